@@ -1,0 +1,1 @@
+//! Shared inputs for the criterion benchmarks in this folder.

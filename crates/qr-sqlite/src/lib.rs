@@ -1,0 +1,1 @@
+//! The SQLite adapter of the `qr-domain` storage traits: the embedded default store.
