@@ -1,1 +1,44 @@
 //! Accounts, API keys, plans, quotas, rate limits, dynamic links, scans and analytics: the service rules, with storage and the clock behind traits.
+//!
+//! The crate holds no SQL and no HTTP types. Storage is reached through the
+//! [`store::Store`] trait (with [`memory::MemoryStore`] here and the SQLite
+//! adapter in `qr-sqlite`), time through [`clock::Clock`], and geolocation
+//! through [`geo::GeoLocator`]. [`service::Service`] ties them together and is
+//! what the HTTP server and the CLI embed.
+#![forbid(unsafe_code)]
+
+pub mod access;
+pub mod account;
+pub mod analytics;
+pub mod clock;
+pub mod error;
+pub mod geo;
+pub mod ids;
+pub mod key;
+pub mod limits;
+pub mod link;
+pub mod memory;
+pub mod plan;
+pub mod random;
+pub mod scan;
+pub mod service;
+pub mod shortcode;
+pub mod store;
+pub mod writer;
+
+#[cfg(feature = "contract-tests")]
+pub mod contract;
+
+pub use account::{Account, Email};
+pub use analytics::{AnalyticsQuery, AnalyticsReport};
+pub use clock::{Clock, SystemClock, TestClock};
+pub use error::StoreError;
+pub use geo::{GeoLocator, Location, MaxMindLocator, NoGeoLocator};
+pub use ids::{AccountId, KeyId, LinkId, ScanId};
+pub use key::{ApiKey, ApiKeySecret, Endpoint, KeyMode, KeySettings};
+pub use limits::{Admission, LimitKind, RateLimitStatus, Rejection};
+pub use link::{Link, LinkName, LinkUpdate, TargetUrl};
+pub use plan::{EnterpriseOverrides, Limit, Plan, PlanLimits};
+pub use service::Service;
+pub use shortcode::ShortCode;
+pub use store::{ReadTx, Store, WriteTx};

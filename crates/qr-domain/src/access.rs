@@ -1,0 +1,373 @@
+//! Per-key access rules: allowed browser origins (CORS), IP allowlists and disabled endpoints.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::str::FromStr;
+
+use ipnet::IpNet;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::key::{Endpoint, KeySettings};
+use crate::plan::PlanLimits;
+
+/// An allowed browser origin: `*`, or `[scheme://]host[:port]` where host may start with `*.`.
+///
+/// Without a scheme both http and https match; without a port only the scheme's
+/// default port matches; `*.example.com` matches every subdomain of
+/// example.com at any depth, but not example.com itself.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct OriginPattern {
+    text: String,
+    scheme: Option<String>,
+    host: HostPattern,
+    port: Option<u16>,
+    any: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum HostPattern {
+    Exact(String),
+    Subdomains(String),
+}
+
+/// An allowed client address or network (IPv4 or IPv6), for example `203.0.113.7` or `2001:db8::/32`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct IpRule(IpNet);
+
+/// Why an origin pattern or IP rule was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AccessRuleError {
+    /// The origin pattern is malformed.
+    #[error("invalid origin pattern {0:?}: expected *, a host, *.domain, or scheme://host[:port] with scheme http or https")]
+    Origin(String),
+    /// The IP rule is neither an address nor a CIDR network.
+    #[error("invalid IP rule {0:?}: expected an IPv4/IPv6 address or a CIDR network such as 10.0.0.0/8")]
+    Ip(String),
+}
+
+/// What a request looks like to the access rules.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AccessRequest<'a> {
+    /// The client's address, if known.
+    pub client_ip: Option<IpAddr>,
+    /// The `Origin` header, if the request came from a browser.
+    pub origin: Option<&'a str>,
+}
+
+/// Why a key may not make a request (HTTP 403).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AccessError {
+    /// The key's settings disable this endpoint.
+    #[error("API key not authorized for this endpoint")]
+    EndpointDisabled(Endpoint),
+    /// The client address is not in the key's IP allowlist (or is unknown while an allowlist is set).
+    #[error("API key not authorized for this endpoint")]
+    IpNotAllowed,
+    /// The browser origin is not among the key's allowed origins.
+    #[error("API key not authorized for this endpoint")]
+    OriginNotAllowed,
+    /// Batch generation on a plan below Pro.
+    #[error("Batch generation requires Pro plan")]
+    BatchRequiresPro,
+}
+
+/// Checks a request against the key's settings and the account's plan.
+///
+/// A request without an `Origin` header is not a browser request and passes the
+/// origin rule (CORS protects browsers; the IP allowlist restricts servers).
+pub fn check_access(
+    settings: &KeySettings,
+    limits: &PlanLimits,
+    endpoint: Endpoint,
+    request: AccessRequest<'_>,
+) -> Result<(), AccessError> {
+    if settings.disabled_endpoints.contains(&endpoint) {
+        return Err(AccessError::EndpointDisabled(endpoint));
+    }
+    if !settings.ip_allowlist.is_empty() {
+        let allowed = request
+            .client_ip
+            .is_some_and(|ip| settings.ip_allowlist.iter().any(|rule| rule.contains(ip)));
+        if !allowed {
+            return Err(AccessError::IpNotAllowed);
+        }
+    }
+    if let (false, Some(origin)) = (settings.allowed_origins.is_empty(), request.origin) {
+        if !settings.allowed_origins.iter().any(|p| p.matches(origin)) {
+            return Err(AccessError::OriginNotAllowed);
+        }
+    }
+    if endpoint == Endpoint::Batch && limits.batch.is_none() {
+        return Err(AccessError::BatchRequiresPro);
+    }
+    Ok(())
+}
+
+impl OriginPattern {
+    /// Parses a pattern.
+    pub fn parse(raw: &str) -> Result<Self, AccessRuleError> {
+        let err = || AccessRuleError::Origin(raw.to_owned());
+        let text = raw.trim().to_ascii_lowercase();
+        if text == "*" {
+            return Ok(Self {
+                text,
+                scheme: None,
+                host: HostPattern::Exact(String::new()),
+                port: None,
+                any: true,
+            });
+        }
+        let (scheme, rest) = match text.split_once("://") {
+            Some((s, rest)) if s == "http" || s == "https" => (Some(s.to_owned()), rest),
+            Some(_) => return Err(err()),
+            None => (None, text.as_str()),
+        };
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let (host, port) = split_host_port(rest).ok_or_else(err)?;
+        let host = match host.strip_prefix("*.") {
+            Some(domain) if valid_host(domain) => HostPattern::Subdomains(domain.to_owned()),
+            Some(_) => return Err(err()),
+            None if valid_host(host) => HostPattern::Exact(host.to_owned()),
+            None => return Err(err()),
+        };
+        Ok(Self {
+            text: text.clone(),
+            scheme,
+            host,
+            port,
+            any: false,
+        })
+    }
+
+    /// Whether an `Origin` header value matches this pattern.
+    pub fn matches(&self, origin: &str) -> bool {
+        if self.any {
+            return true;
+        }
+        let origin = origin.trim().to_ascii_lowercase();
+        let Some((scheme, rest)) = origin.split_once("://") else {
+            return false;
+        };
+        if scheme != "http" && scheme != "https" {
+            return false;
+        }
+        if self.scheme.as_deref().is_some_and(|s| s != scheme) {
+            return false;
+        }
+        let Some((host, port)) = split_host_port(rest) else {
+            return false;
+        };
+        if port != self.port {
+            return false;
+        }
+        match &self.host {
+            HostPattern::Exact(h) => h == host,
+            HostPattern::Subdomains(domain) => host
+                .strip_suffix(domain.as_str())
+                .is_some_and(|sub| sub.len() > 1 && sub.ends_with('.')),
+        }
+    }
+}
+
+fn split_host_port(s: &str) -> Option<(&str, Option<u16>)> {
+    if s.is_empty() || s.contains('/') || s.contains('@') {
+        return None;
+    }
+    if let Some(inner) = s.strip_prefix('[') {
+        let (host, after) = inner.split_once(']')?;
+        let port = match after.strip_prefix(':') {
+            Some(p) => Some(p.parse().ok()?),
+            None if after.is_empty() => None,
+            None => return None,
+        };
+        return Some((host, port));
+    }
+    match s.rsplit_once(':') {
+        Some((host, port)) => Some((host, Some(port.parse().ok()?))),
+        None => Some((s, None)),
+    }
+}
+
+fn valid_host(host: &str) -> bool {
+    !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b':')
+        && !host.starts_with('.')
+        && !host.ends_with('.')
+}
+
+impl fmt::Display for OriginPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl FromStr for OriginPattern {
+    type Err = AccessRuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl TryFrom<String> for OriginPattern {
+    type Error = AccessRuleError;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        Self::parse(&s)
+    }
+}
+
+impl From<OriginPattern> for String {
+    fn from(p: OriginPattern) -> String {
+        p.text
+    }
+}
+
+impl IpRule {
+    /// Parses an address (a single-host network) or a CIDR network.
+    pub fn parse(raw: &str) -> Result<Self, AccessRuleError> {
+        let s = raw.trim();
+        if let Ok(net) = s.parse::<IpNet>() {
+            return Ok(Self(net.trunc()));
+        }
+        s.parse::<IpAddr>()
+            .map(|ip| Self(IpNet::from(canonical(ip))))
+            .map_err(|_| AccessRuleError::Ip(raw.to_owned()))
+    }
+
+    /// Whether `ip` lies in this network (IPv4-mapped IPv6 addresses count as IPv4).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        self.0.contains(&canonical(ip))
+    }
+}
+
+/// Maps an IPv4-mapped IPv6 address to its IPv4 form.
+pub fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        IpAddr::V4(_) => ip,
+    }
+}
+
+impl fmt::Display for IpRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl FromStr for IpRule {
+    type Err = AccessRuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl TryFrom<String> for IpRule {
+    type Error = AccessRuleError;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        Self::parse(&s)
+    }
+}
+
+impl From<IpRule> for String {
+    fn from(r: IpRule) -> String {
+        r.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+
+    fn check(pattern: &str, origin: &str, expected: bool) {
+        let p = OriginPattern::parse(pattern).unwrap();
+        assert_eq!(p.matches(origin), expected, "{pattern} vs {origin}");
+    }
+
+    #[test]
+    fn origin_matching() {
+        check("*", "https://anything.test", true);
+        check("https://app.example.com", "https://app.example.com", true);
+        check("https://app.example.com", "HTTPS://APP.EXAMPLE.COM", true);
+        check("https://app.example.com", "http://app.example.com", false);
+        check("https://app.example.com", "https://app.example.com:8443", false);
+        check("https://app.example.com:8443", "https://app.example.com:8443", true);
+        check("app.example.com", "http://app.example.com", true);
+        check("*.example.com", "https://a.example.com", true);
+        check("*.example.com", "https://a.b.example.com", true);
+        check("*.example.com", "https://example.com", false);
+        check("*.example.com", "https://badexample.com", false);
+        check("*.example.com", "https://example.com.evil.test", false);
+        check("https://*.example.com", "http://a.example.com", false);
+        check("http://localhost:3000", "http://localhost:3000", true);
+        check("http://[::1]:3000", "http://[::1]:3000", true);
+        check("https://app.example.com", "null", false);
+        check("https://app.example.com", "file://app.example.com", false);
+    }
+
+    #[test]
+    fn invalid_origin_patterns() {
+        for bad in ["", "ftp://x.com", "https://", "*.", "a/b", "https://x.com:99999", "*.*.com", "u@x.com"] {
+            assert!(OriginPattern::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    fn ip(rule: &str, addr: &str, expected: bool) {
+        let r = IpRule::parse(rule).unwrap();
+        assert_eq!(r.contains(addr.parse().unwrap()), expected, "{rule} vs {addr}");
+    }
+
+    #[test]
+    fn ip_rules() {
+        ip("203.0.113.7", "203.0.113.7", true);
+        ip("203.0.113.7", "203.0.113.8", false);
+        ip("10.0.0.0/8", "10.200.3.4", true);
+        ip("10.1.2.3/8", "10.200.3.4", true);
+        ip("10.0.0.0/8", "11.0.0.1", false);
+        ip("2001:db8::/32", "2001:db8:1::5", true);
+        ip("2001:db8::/32", "2001:db9::5", false);
+        ip("192.0.2.1", "::ffff:192.0.2.1", true);
+        ip("::1", "::1", true);
+        assert!(IpRule::parse("10.0.0.0/33").is_err());
+        assert!(IpRule::parse("not an ip").is_err());
+    }
+
+    #[test]
+    fn access_checks() {
+        let free = Plan::Free.limits(&Default::default());
+        let pro = Plan::Pro.limits(&Default::default());
+        let mut s = KeySettings::default();
+        let req = AccessRequest {
+            client_ip: Some("198.51.100.1".parse().unwrap()),
+            origin: Some("https://shop.example.com"),
+        };
+        assert_eq!(check_access(&s, &pro, Endpoint::Batch, req), Ok(()));
+        assert_eq!(check_access(&s, &free, Endpoint::Batch, req), Err(AccessError::BatchRequiresPro));
+        s.disabled_endpoints.insert(Endpoint::Links);
+        assert_eq!(
+            check_access(&s, &pro, Endpoint::Links, req),
+            Err(AccessError::EndpointDisabled(Endpoint::Links))
+        );
+        s.ip_allowlist.push(IpRule::parse("198.51.100.0/24").unwrap());
+        assert_eq!(check_access(&s, &pro, Endpoint::Generate, req), Ok(()));
+        let elsewhere = AccessRequest {
+            client_ip: Some("192.0.2.1".parse().unwrap()),
+            ..req
+        };
+        assert_eq!(check_access(&s, &pro, Endpoint::Generate, elsewhere), Err(AccessError::IpNotAllowed));
+        let unknown = AccessRequest { client_ip: None, ..req };
+        assert_eq!(check_access(&s, &pro, Endpoint::Generate, unknown), Err(AccessError::IpNotAllowed));
+        s.allowed_origins.push(OriginPattern::parse("*.example.org").unwrap());
+        assert_eq!(check_access(&s, &pro, Endpoint::Generate, req), Err(AccessError::OriginNotAllowed));
+        let server = AccessRequest { origin: None, ..req };
+        assert_eq!(check_access(&s, &pro, Endpoint::Generate, server), Ok(()));
+    }
+}

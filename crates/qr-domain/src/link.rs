@@ -1,0 +1,275 @@
+//! Dynamic links: validation of names and target URLs, and the link record.
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+use url::Url;
+
+use crate::error::StoreError;
+use crate::ids::{AccountId, LinkId};
+use crate::random::RandomError;
+use crate::shortcode::ShortCode;
+
+/// Maximum length of a link name, in characters, after trimming.
+pub const MAX_NAME_CHARS: usize = 200;
+/// Maximum length of a target URL, in characters, before and after normalisation.
+pub const MAX_URL_CHARS: usize = 2048;
+
+/// A dynamic link, with the spec's fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Link {
+    /// The link's id.
+    pub id: LinkId,
+    /// The owning account (not part of the API's Link object).
+    #[serde(skip_serializing)]
+    pub account_id: AccountId,
+    /// The friendly name.
+    pub name: LinkName,
+    /// The short code used in `/r/<shortCode>`.
+    pub short_code: ShortCode,
+    /// Where the short URL redirects.
+    pub target_url: TargetUrl,
+    /// Every counted scan ever; retention pruning never lowers it.
+    pub scan_count: u64,
+    /// When the link was created.
+    pub created_at: DateTime<Utc>,
+    /// When the link was last changed; equals `created_at` on creation.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A link name: 1 to 200 characters after trimming, no control characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct LinkName(String);
+
+/// A normalised absolute http or https URL with a host, no credentials, at most 2,048 characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct TargetUrl(String);
+
+/// The fields of a link update; `None` leaves a field unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkUpdate {
+    /// A new name.
+    pub name: Option<String>,
+    /// A new target URL.
+    pub target_url: Option<String>,
+}
+
+/// Why a link name was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum NameError {
+    /// Nothing but whitespace.
+    #[error("name must not be empty")]
+    Empty,
+    /// Longer than 200 characters after trimming.
+    #[error("name must be at most 200 characters (got {0})")]
+    TooLong(usize),
+    /// Contains a control character such as a newline.
+    #[error("name must not contain control characters such as line breaks")]
+    ControlCharacter,
+}
+
+/// Why a target URL was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum UrlError {
+    /// Nothing but whitespace.
+    #[error("targetUrl must not be empty")]
+    Empty,
+    /// Longer than 2,048 characters (before or after normalisation).
+    #[error("targetUrl must be at most 2048 characters (got {0})")]
+    TooLong(usize),
+    /// Not an absolute URL.
+    #[error("targetUrl must be an absolute URL such as https://example.com/page")]
+    NotAbsolute,
+    /// Unparseable for another reason (bad host, bad port, ...).
+    #[error("targetUrl is not a valid URL: {0}")]
+    Invalid(String),
+    /// A scheme other than http or https.
+    #[error("targetUrl must use http or https, not {0}")]
+    Scheme(String),
+    /// No host.
+    #[error("targetUrl must have a host")]
+    NoHost,
+    /// A user name or password in the URL.
+    #[error("targetUrl must not contain a user name or password")]
+    Credentials,
+}
+
+/// Errors of link operations.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LinkError {
+    /// The name is invalid.
+    #[error("invalid name: {0}")]
+    Name(#[from] NameError),
+    /// The target URL is invalid.
+    #[error("invalid targetUrl: {0}")]
+    TargetUrl(#[from] UrlError),
+    /// The account already holds as many links as its plan allows.
+    #[error("link limit reached: the {plan} plan allows {limit} links; delete a link or upgrade the plan")]
+    LimitReached {
+        /// The plan's name.
+        plan: String,
+        /// The plan's link limit.
+        limit: u64,
+    },
+    /// No link with this id belongs to the account.
+    #[error("link not found")]
+    NotFound,
+    /// No unused short code could be drawn (practically impossible with 40 random bits).
+    #[error("could not allocate a unique short code; retry the request")]
+    CodeSpace,
+    /// The OS random number generator failed.
+    #[error(transparent)]
+    Random(#[from] RandomError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl LinkName {
+    /// Validates and trims a name.
+    pub fn parse(raw: &str) -> Result<Self, NameError> {
+        let s = raw.trim();
+        if s.is_empty() {
+            return Err(NameError::Empty);
+        }
+        let n = s.chars().count();
+        if n > MAX_NAME_CHARS {
+            return Err(NameError::TooLong(n));
+        }
+        if s.chars().any(char::is_control) {
+            return Err(NameError::ControlCharacter);
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TargetUrl {
+    /// Validates and normalises a target URL (scheme and host lower-cased, IDN hosts in punycode,
+    /// default port removed, empty path made `/`, unsafe characters percent-encoded).
+    pub fn parse(raw: &str) -> Result<Self, UrlError> {
+        let s = raw.trim();
+        if s.is_empty() {
+            return Err(UrlError::Empty);
+        }
+        let n = s.chars().count();
+        if n > MAX_URL_CHARS {
+            return Err(UrlError::TooLong(n));
+        }
+        let url = Url::parse(s).map_err(|e| match e {
+            url::ParseError::RelativeUrlWithoutBase => UrlError::NotAbsolute,
+            url::ParseError::EmptyHost => UrlError::NoHost,
+            other => UrlError::Invalid(other.to_string()),
+        })?;
+        if url.scheme() != "http" && url.scheme() != "https" {
+            return Err(UrlError::Scheme(url.scheme().to_owned()));
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(UrlError::NoHost);
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(UrlError::Credentials);
+        }
+        let normalised = String::from(url);
+        let n = normalised.chars().count();
+        if n > MAX_URL_CHARS {
+            return Err(UrlError::TooLong(n));
+        }
+        Ok(Self(normalised))
+    }
+
+    /// The normalised URL.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+macro_rules! string_newtype {
+    ($name:ident, $err:ty) => {
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = $err;
+
+            fn try_from(s: String) -> Result<Self, Self::Error> {
+                Self::parse(&s)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(v: $name) -> String {
+                v.0
+            }
+        }
+    };
+}
+
+string_newtype!(LinkName, NameError);
+string_newtype!(TargetUrl, UrlError);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(input: &str, expected: Result<&str, NameError>) {
+        let got = LinkName::parse(input);
+        assert_eq!(got.as_ref().map(LinkName::as_str), expected.as_ref().map(|s| *s), "{input:?}");
+    }
+
+    fn url(input: &str, expected: Result<&str, UrlError>) {
+        let got = TargetUrl::parse(input);
+        assert_eq!(got.as_ref().map(TargetUrl::as_str), expected.as_ref().map(|s| *s), "{input:?}");
+    }
+
+    #[test]
+    fn name_cases() {
+        name("  Spring flyer ", Ok("Spring flyer"));
+        name("", Err(NameError::Empty));
+        name(" \t\n ", Err(NameError::Empty));
+        name(&"é".repeat(200), Ok(&"é".repeat(200)));
+        name(&format!("  {}  ", "x".repeat(200)), Ok(&"x".repeat(200)));
+        name(&"x".repeat(201), Err(NameError::TooLong(201)));
+        name("a\nb", Err(NameError::ControlCharacter));
+    }
+
+    #[test]
+    fn url_cases() {
+        url("https://example.com", Ok("https://example.com/"));
+        url("  HTTPS://Example.COM:443/a b?q=1#f ", Ok("https://example.com/a%20b?q=1#f"));
+        url("http://example.com:8080/x", Ok("http://example.com:8080/x"));
+        url("https://bücher.example/", Ok("https://xn--bcher-kva.example/"));
+        url("", Err(UrlError::Empty));
+        url("/relative/path", Err(UrlError::NotAbsolute));
+        url("example.com/page", Err(UrlError::NotAbsolute));
+        url("ftp://example.com/file", Err(UrlError::Scheme("ftp".into())));
+        url("javascript:alert(1)", Err(UrlError::Scheme("javascript".into())));
+        url("mailto:a@example.com", Err(UrlError::Scheme("mailto".into())));
+        url("https://user:pw@example.com/", Err(UrlError::Credentials));
+        url("https://user@example.com/", Err(UrlError::Credentials));
+        url("https:///nohost", Ok("https://nohost/"));
+        url("http://", Err(UrlError::NoHost));
+        url("https://exa mple.com/", Err(UrlError::Invalid("invalid international domain name".into())));
+        url("https://example.com:99999/", Err(UrlError::Invalid("invalid port number".into())));
+        let long = format!("https://example.com/{}", "a".repeat(2048 - 20));
+        assert_eq!(long.len(), 2048);
+        url(&long, Ok(&long));
+        let too_long = format!("{long}a");
+        url(&too_long, Err(UrlError::TooLong(2049)));
+        let grows = format!("https://example.com/{}", "\"".repeat(1000));
+        url(&grows, Err(UrlError::TooLong(20 + 3000)));
+    }
+}

@@ -1,0 +1,438 @@
+//! The in-memory store adapter, for tests and for embedding without a database file.
+//!
+//! A write transaction works on a copy of the state and swaps it in on success, so a
+//! failing closure leaves nothing behind. Scans, rollups and visitor sets sit behind
+//! `Arc`s so that copy stays cheap; scan batches are applied in place under the lock.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::account::Account;
+use crate::analytics::{DayCount, StatsRows};
+use crate::error::StoreError;
+use crate::ids::{AccountId, KeyId, LinkId, ScanId};
+use crate::key::{ApiKey, KeyHash};
+use crate::limits::UsageMonth;
+use crate::link::Link;
+use crate::scan::{Device, NewScan, ScanRecord};
+use crate::shortcode::ShortCode;
+use crate::store::{ReadTx, Store, WriteTx};
+
+/// A store that keeps everything in memory.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    data: Mutex<Data>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Data {
+    accounts: HashMap<AccountId, Account>,
+    keys: HashMap<KeyId, ApiKey>,
+    links: HashMap<LinkId, Link>,
+    codes: HashMap<ShortCode, LinkId>,
+    tombstones: HashSet<ShortCode>,
+    usage: HashMap<(AccountId, UsageMonth), u64>,
+    salts: BTreeMap<NaiveDate, [u8; 32]>,
+    visitors: Arc<HashSet<(LinkId, NaiveDate, [u8; 16])>>,
+    scans: HashMap<LinkId, Arc<Vec<StoredScan>>>,
+    rollups: HashMap<LinkId, Arc<BTreeMap<NaiveDate, DayRollup>>>,
+    next_scan: i64,
+    config_version: u64,
+    config_changed: bool,
+}
+
+#[derive(Debug, Clone)]
+struct StoredScan {
+    id: ScanId,
+    at: DateTime<Utc>,
+    visitor: [u8; 16],
+    country: String,
+    city: String,
+    device: Device,
+    browser: String,
+    os: String,
+    referrer: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct DayRollup {
+    scans: u64,
+    uniques: u64,
+    countries: BTreeMap<String, u64>,
+    devices: BTreeMap<String, u64>,
+    browsers: BTreeMap<String, u64>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Data> {
+        self.data.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Store for MemoryStore {
+    fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&dyn ReadTx) -> Result<T, E>) -> Result<T, E> {
+        let guard = self.lock();
+        f(&*guard)
+    }
+
+    fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>) -> Result<T, E> {
+        let mut guard = self.lock();
+        let mut work = guard.clone();
+        work.config_changed = false;
+        let value = f(&mut work)?;
+        if work.config_changed {
+            work.config_version += 1;
+            work.config_changed = false;
+        }
+        *guard = work;
+        Ok(value)
+    }
+
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+        let mut d = self.lock();
+        let mut out = Vec::with_capacity(scans.len());
+        for scan in scans {
+            let Some(link) = d.links.get_mut(&scan.link_id) else {
+                out.push(None);
+                continue;
+            };
+            link.scan_count += 1;
+            d.next_scan += 1;
+            let id = ScanId(d.next_scan);
+            let day = scan.day();
+            let new_visitor = Arc::make_mut(&mut d.visitors).insert((scan.link_id, day, scan.visitor));
+            let rollups = Arc::make_mut(d.rollups.entry(scan.link_id).or_default());
+            let r = rollups.entry(day).or_default();
+            r.scans += 1;
+            r.uniques += u64::from(new_visitor);
+            *r.countries.entry(scan.country.clone()).or_default() += 1;
+            *r.devices.entry(scan.device.as_str().to_owned()).or_default() += 1;
+            *r.browsers.entry(scan.browser.clone()).or_default() += 1;
+            Arc::make_mut(d.scans.entry(scan.link_id).or_default()).push(StoredScan {
+                id,
+                at: scan.at,
+                visitor: scan.visitor,
+                country: scan.country.clone(),
+                city: scan.city.clone(),
+                device: scan.device,
+                browser: scan.browser.clone(),
+                os: scan.os.clone(),
+                referrer: scan.referrer.clone(),
+            });
+            out.push(Some(id));
+        }
+        Ok(out)
+    }
+
+    fn config_version(&self) -> Result<u64, StoreError> {
+        Ok(self.lock().config_version)
+    }
+}
+
+fn oldest_first<T>(mut v: Vec<T>, key: impl Fn(&T) -> (DateTime<Utc>, uuid::Uuid)) -> Vec<T> {
+    v.sort_by_key(key);
+    v
+}
+
+impl ReadTx for Data {
+    fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
+        Ok(self.accounts.get(&id).cloned())
+    }
+
+    fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        Ok(oldest_first(self.accounts.values().cloned().collect(), |a| {
+            (a.created_at, a.id.as_uuid())
+        }))
+    }
+
+    fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError> {
+        Ok(self.keys.get(&id).cloned())
+    }
+
+    fn key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError> {
+        Ok(self.keys.values().find(|k| k.hash == *hash).cloned())
+    }
+
+    fn keys_of(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError> {
+        let keys = self.keys.values().filter(|k| k.account_id == account).cloned().collect();
+        Ok(oldest_first(keys, |k| (k.created_at, k.id.as_uuid())))
+    }
+
+    fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError> {
+        Ok(self.links.get(&id).filter(|l| l.account_id == account).cloned())
+    }
+
+    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
+        Ok(self.codes.get(code).and_then(|id| self.links.get(id)).cloned())
+    }
+
+    fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
+        let links = self.links.values().filter(|l| l.account_id == account).cloned().collect();
+        Ok(oldest_first(links, |l| (l.created_at, l.id.as_uuid())))
+    }
+
+    fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
+        Ok(self.links.values().filter(|l| l.account_id == account).count() as u64)
+    }
+
+    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
+        Ok(self.codes.contains_key(code) || self.tombstones.contains(code))
+    }
+
+    fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError> {
+        Ok(self
+            .usage
+            .iter()
+            .filter(|((_, m), _)| *m == month)
+            .map(|((a, _), n)| (*a, *n))
+            .collect())
+    }
+
+    fn salt(&self, day: NaiveDate) -> Result<Option<[u8; 32]>, StoreError> {
+        Ok(self.salts.get(&day).copied())
+    }
+
+    fn rollup_stats(&self, link: LinkId, first: NaiveDate, last: NaiveDate) -> Result<StatsRows, StoreError> {
+        let mut rows = StatsRows::default();
+        let Some(days) = self.rollups.get(&link) else {
+            return Ok(rows);
+        };
+        let mut countries = BTreeMap::new();
+        let mut devices = BTreeMap::new();
+        let mut browsers = BTreeMap::new();
+        for (day, r) in days.range(first..=last) {
+            rows.days.push(DayCount {
+                day: *day,
+                scans: r.scans,
+                uniques: r.uniques,
+            });
+            for (acc, src) in [
+                (&mut countries, &r.countries),
+                (&mut devices, &r.devices),
+                (&mut browsers, &r.browsers),
+            ] {
+                for (k, v) in src {
+                    *acc.entry(k.clone()).or_insert(0) += v;
+                }
+            }
+        }
+        rows.countries = countries.into_iter().collect();
+        rows.devices = devices.into_iter().collect();
+        rows.browsers = browsers.into_iter().collect();
+        Ok(rows)
+    }
+
+    fn raw_stats(&self, link: LinkId, from: DateTime<Utc>, to: DateTime<Utc>) -> Result<StatsRows, StoreError> {
+        let mut days: BTreeMap<NaiveDate, (u64, HashSet<[u8; 16]>)> = BTreeMap::new();
+        let mut countries = BTreeMap::new();
+        let mut devices = BTreeMap::new();
+        let mut browsers = BTreeMap::new();
+        for s in self.scans.get(&link).iter().flat_map(|v| v.iter()) {
+            if s.at < from || s.at > to {
+                continue;
+            }
+            let d = days.entry(s.at.date_naive()).or_default();
+            d.0 += 1;
+            d.1.insert(s.visitor);
+            *countries.entry(s.country.clone()).or_insert(0) += 1;
+            *devices.entry(s.device.as_str().to_owned()).or_insert(0) += 1;
+            *browsers.entry(s.browser.clone()).or_insert(0) += 1;
+        }
+        Ok(StatsRows {
+            days: days
+                .into_iter()
+                .map(|(day, (scans, v))| DayCount {
+                    day,
+                    scans,
+                    uniques: v.len() as u64,
+                })
+                .collect(),
+            countries: countries.into_iter().collect(),
+            devices: devices.into_iter().collect(),
+            browsers: browsers.into_iter().collect(),
+        })
+    }
+
+    fn recent_scans(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ScanRecord>, StoreError> {
+        let mut v: Vec<&StoredScan> = self
+            .scans
+            .get(&link)
+            .iter()
+            .flat_map(|v| v.iter())
+            .filter(|s| s.at >= from && s.at <= to)
+            .collect();
+        v.sort_by(|a, b| b.at.cmp(&a.at).then(b.id.cmp(&a.id)));
+        Ok(v.into_iter()
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .map(|s| ScanRecord {
+                id: s.id,
+                timestamp: s.at,
+                country: s.country.clone(),
+                city: s.city.clone(),
+                device: s.device,
+                browser: s.browser.clone(),
+                os: s.os.clone(),
+                referrer: s.referrer.clone(),
+            })
+            .collect())
+    }
+}
+
+impl WriteTx for Data {
+    fn insert_account(&mut self, account: &Account) -> Result<(), StoreError> {
+        if self.accounts.contains_key(&account.id) {
+            return Err(StoreError::Conflict(format!("account {} exists", account.id)));
+        }
+        self.accounts.insert(account.id, account.clone());
+        self.config_changed = true;
+        Ok(())
+    }
+
+    fn update_account(&mut self, account: &Account) -> Result<bool, StoreError> {
+        let Some(slot) = self.accounts.get_mut(&account.id) else {
+            return Ok(false);
+        };
+        slot.email = account.email.clone();
+        slot.plan = account.plan;
+        slot.overrides = account.overrides;
+        self.config_changed = true;
+        Ok(true)
+    }
+
+    fn insert_key(&mut self, key: &ApiKey) -> Result<(), StoreError> {
+        if !self.accounts.contains_key(&key.account_id) {
+            return Err(StoreError::Conflict(format!("account {} does not exist", key.account_id)));
+        }
+        if self.keys.contains_key(&key.id) || self.keys.values().any(|k| k.hash == key.hash) {
+            return Err(StoreError::Conflict(format!("key {} exists", key.id)));
+        }
+        self.keys.insert(key.id, key.clone());
+        self.config_changed = true;
+        Ok(())
+    }
+
+    fn update_key(&mut self, key: &ApiKey) -> Result<bool, StoreError> {
+        if self.keys.values().any(|k| k.hash == key.hash && k.id != key.id) {
+            return Err(StoreError::Conflict("key hash in use".to_owned()));
+        }
+        let Some(slot) = self.keys.get_mut(&key.id) else {
+            return Ok(false);
+        };
+        slot.hash = key.hash;
+        slot.display_prefix = key.display_prefix.clone();
+        slot.settings = key.settings.clone();
+        self.config_changed = true;
+        Ok(true)
+    }
+
+    fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError> {
+        let removed = self.keys.remove(&id).is_some();
+        self.config_changed |= removed;
+        Ok(removed)
+    }
+
+    fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError> {
+        for (id, at) in used {
+            if let Some(k) = self.keys.get_mut(id) {
+                k.last_used_at = Some(k.last_used_at.map_or(*at, |old| old.max(*at)));
+            }
+        }
+        Ok(())
+    }
+
+    fn insert_link(&mut self, link: &Link) -> Result<(), StoreError> {
+        if !self.accounts.contains_key(&link.account_id) {
+            return Err(StoreError::Conflict(format!("account {} does not exist", link.account_id)));
+        }
+        if self.links.contains_key(&link.id) || self.code_taken(&link.short_code)? {
+            return Err(StoreError::Conflict(format!("link {} or its short code exists", link.id)));
+        }
+        self.codes.insert(link.short_code, link.id);
+        self.links.insert(link.id, link.clone());
+        Ok(())
+    }
+
+    fn update_link(&mut self, link: &Link) -> Result<bool, StoreError> {
+        let Some(slot) = self.links.get_mut(&link.id).filter(|l| l.account_id == link.account_id) else {
+            return Ok(false);
+        };
+        slot.name = link.name.clone();
+        slot.target_url = link.target_url.clone();
+        slot.updated_at = link.updated_at;
+        Ok(true)
+    }
+
+    fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError> {
+        if !self.links.get(&id).is_some_and(|l| l.account_id == account) {
+            return Ok(false);
+        }
+        if let Some(link) = self.links.remove(&id) {
+            self.codes.remove(&link.short_code);
+            self.tombstones.insert(link.short_code);
+        }
+        self.scans.remove(&id);
+        self.rollups.remove(&id);
+        Arc::make_mut(&mut self.visitors).retain(|(l, _, _)| *l != id);
+        Ok(true)
+    }
+
+    fn save_usage(&mut self, month: UsageMonth, counts: &[(AccountId, u64)]) -> Result<(), StoreError> {
+        for (account, n) in counts {
+            let slot = self.usage.entry((*account, month)).or_insert(0);
+            *slot = (*slot).max(*n);
+        }
+        Ok(())
+    }
+
+    fn put_salt(&mut self, day: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError> {
+        Ok(*self.salts.entry(day).or_insert(salt))
+    }
+
+    fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError> {
+        self.salts = self.salts.split_off(&day);
+        if self.visitors.iter().any(|(_, d, _)| *d < day) {
+            Arc::make_mut(&mut self.visitors).retain(|(_, d, _)| *d >= day);
+        }
+        Ok(())
+    }
+
+    fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError> {
+        let links: Vec<LinkId> = self
+            .links
+            .values()
+            .filter(|l| l.account_id == account)
+            .map(|l| l.id)
+            .collect();
+        let mut removed = 0u64;
+        for id in links {
+            if let Some(scans) = self.scans.get_mut(&id) {
+                if scans.iter().any(|s| s.at.date_naive() < day) {
+                    let v = Arc::make_mut(scans);
+                    let before = v.len();
+                    v.retain(|s| s.at.date_naive() >= day);
+                    removed += (before - v.len()) as u64;
+                }
+            }
+            if let Some(r) = self.rollups.get_mut(&id) {
+                if r.keys().next().is_some_and(|d| *d < day) {
+                    let kept = Arc::make_mut(r).split_off(&day);
+                    *Arc::make_mut(r) = kept;
+                }
+            }
+        }
+        Ok(removed)
+    }
+}

@@ -1,0 +1,104 @@
+//! The storage traits every adapter implements: read and write transactions as closures, plus scan batches.
+//!
+//! Tenant isolation is part of the contract: every link query takes the owning
+//! account, and a link of another account is simply absent.
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::account::Account;
+use crate::analytics::StatsRows;
+use crate::error::StoreError;
+use crate::ids::{AccountId, KeyId, LinkId, ScanId};
+use crate::key::{ApiKey, KeyHash};
+use crate::limits::UsageMonth;
+use crate::link::Link;
+use crate::scan::{NewScan, ScanRecord};
+use crate::shortcode::ShortCode;
+
+/// A storage backend.
+pub trait Store: Send + Sync + 'static {
+    /// Runs `f` in a read-only transaction with a consistent snapshot.
+    fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&dyn ReadTx) -> Result<T, E>) -> Result<T, E>;
+
+    /// Runs `f` in a write transaction: committed if `f` returns `Ok`, rolled back entirely if it returns `Err`.
+    fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>) -> Result<T, E>;
+
+    /// Stores a batch of scans in one transaction: inserts the scans, updates the daily rollups,
+    /// the visitor set and each link's scan count. A scan whose link no longer exists is skipped
+    /// (`None`); the others get their ids. When this returns `Ok`, the batch is committed.
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError>;
+
+    /// A number that changes whenever accounts or keys change, in this process or in any other
+    /// process sharing the same storage. Caches of keys and accounts compare it on every request.
+    fn config_version(&self) -> Result<u64, StoreError>;
+}
+
+/// Reads available in every transaction.
+pub trait ReadTx {
+    /// The account with this id.
+    fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
+    /// All accounts, oldest first.
+    fn accounts(&self) -> Result<Vec<Account>, StoreError>;
+    /// The key with this id.
+    fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError>;
+    /// The key whose current secret has this hash.
+    fn key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError>;
+    /// The keys of an account, oldest first.
+    fn keys_of(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError>;
+    /// The link `id` if it belongs to `account`.
+    fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError>;
+    /// The live link with this short code, whoever owns it (for redirects).
+    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError>;
+    /// The links of an account, oldest first.
+    fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError>;
+    /// How many links an account holds.
+    fn count_links(&self, account: AccountId) -> Result<u64, StoreError>;
+    /// Whether a code is used by a live link or tombstoned by a deleted one.
+    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError>;
+    /// The persisted usage counts of a month.
+    fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError>;
+    /// The visitor salt of a UTC day, if one exists and has not been destroyed.
+    fn salt(&self, day: NaiveDate) -> Result<Option<[u8; 32]>, StoreError>;
+    /// Statistics of a link over whole days `first..=last`, from the daily rollups.
+    fn rollup_stats(&self, link: LinkId, first: NaiveDate, last: NaiveDate) -> Result<StatsRows, StoreError>;
+    /// Statistics of a link over the instants `from..=to` (within one day), from the scans themselves.
+    fn raw_stats(&self, link: LinkId, from: DateTime<Utc>, to: DateTime<Utc>) -> Result<StatsRows, StoreError>;
+    /// The newest scans of a link in `from..=to`, newest first, at most `limit`.
+    fn recent_scans(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ScanRecord>, StoreError>;
+}
+
+/// Writes, available in write transactions.
+pub trait WriteTx: ReadTx {
+    /// Adds an account.
+    fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
+    /// Replaces an account's e-mail, plan and overrides; `false` if there is no such account.
+    fn update_account(&mut self, account: &Account) -> Result<bool, StoreError>;
+    /// Adds a key.
+    fn insert_key(&mut self, key: &ApiKey) -> Result<(), StoreError>;
+    /// Replaces a key's hash, display prefix and settings; `false` if there is no such key.
+    fn update_key(&mut self, key: &ApiKey) -> Result<bool, StoreError>;
+    /// Removes a key; `false` if there is no such key.
+    fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError>;
+    /// Records last-use times (a later time never moves backwards).
+    fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError>;
+    /// Adds a link; its short code must not be taken.
+    fn insert_link(&mut self, link: &Link) -> Result<(), StoreError>;
+    /// Replaces the name, target URL and updatedAt of a link of `link.account_id`; `false` if absent.
+    fn update_link(&mut self, link: &Link) -> Result<bool, StoreError>;
+    /// Deletes a link of `account` with its scans and rollups, tombstoning its code; `false` if absent.
+    fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError>;
+    /// Stores usage counts of a month; a stored count is never lowered.
+    fn save_usage(&mut self, month: UsageMonth, counts: &[(AccountId, u64)]) -> Result<(), StoreError>;
+    /// Stores the salt of a day unless one exists; returns the salt in force.
+    fn put_salt(&mut self, day: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError>;
+    /// Destroys salts and visitor ids of days before `day`.
+    fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError>;
+    /// Deletes scans and rollups of `account`'s links on days before `day`; returns the scans deleted.
+    fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError>;
+}

@@ -1,0 +1,131 @@
+//! The single scan writer: one thread that commits queued scans in groups (group commit).
+//!
+//! Callers queue a scan with an acknowledgement callback; the writer takes
+//! everything queued (up to a batch limit), stores it with one
+//! [`Store::record_scans`] call, i.e. one transaction, and then runs each
+//! callback. An acknowledged scan is therefore committed.
+
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use crate::error::StoreError;
+use crate::ids::ScanId;
+use crate::scan::NewScan;
+use crate::store::Store;
+
+/// Called once the scan's transaction has committed (`Ok(Some(id))`), was skipped because
+/// its link was deleted (`Ok(None)`), or failed.
+pub type ScanAck = Box<dyn FnOnce(Result<Option<ScanId>, StoreError>) + Send>;
+
+/// Most scans committed in one transaction.
+pub const MAX_BATCH: usize = 4_096;
+/// Most scans waiting in the queue; submitting beyond this blocks (back-pressure).
+pub const QUEUE_CAPACITY: usize = 65_536;
+
+/// Handle to the writer thread. Dropping it drains the queue and joins the thread.
+pub struct ScanWriter {
+    sender: Mutex<Option<SyncSender<Job>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+struct Job {
+    scan: NewScan,
+    ack: ScanAck,
+}
+
+impl ScanWriter {
+    /// Starts the writer thread over `store`.
+    pub fn spawn<S: Store>(store: Arc<S>) -> std::io::Result<Self> {
+        let (sender, receiver) = mpsc::sync_channel(QUEUE_CAPACITY);
+        let thread = std::thread::Builder::new()
+            .name("qr-scan-writer".to_owned())
+            .spawn(move || run(&*store, &receiver))?;
+        Ok(Self {
+            sender: Mutex::new(Some(sender)),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Queues a scan; `ack` runs on the writer thread after the commit. Blocks while the queue is full.
+    pub fn submit(&self, scan: NewScan, ack: ScanAck) -> Result<(), StoreError> {
+        let sender = self
+            .sender
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or(StoreError::WriterStopped)?;
+        let job = Job { scan, ack };
+        match sender.try_send(job) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(job)) => sender.send(job).map_err(|_| StoreError::WriterStopped),
+            Err(TrySendError::Disconnected(_)) => Err(StoreError::WriterStopped),
+        }
+    }
+
+    /// Queues a scan and waits for its commit.
+    pub fn record(&self, scan: NewScan) -> Result<Option<ScanId>, StoreError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.submit(
+            scan,
+            Box::new(move |result| {
+                // The receiver only disappears if the caller is gone, and then nobody needs the answer.
+                let _ = tx.send(result);
+            }),
+        )?;
+        rx.recv().map_err(|_| StoreError::WriterStopped)?
+    }
+
+    /// Stops accepting scans, commits everything queued, and waits for the thread to end.
+    pub fn shutdown(&self) {
+        drop(self.sender.lock().unwrap_or_else(PoisonError::into_inner).take());
+        if let Some(thread) = self.thread.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            // A panic on the writer thread (only possible inside a caller's ack) has already been reported.
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for ScanWriter {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl std::fmt::Debug for ScanWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanWriter").finish_non_exhaustive()
+    }
+}
+
+fn run<S: Store>(store: &S, receiver: &Receiver<Job>) {
+    let mut scans = Vec::with_capacity(MAX_BATCH);
+    let mut acks = Vec::with_capacity(MAX_BATCH);
+    while let Ok(first) = receiver.recv() {
+        scans.push(first.scan);
+        acks.push(first.ack);
+        while scans.len() < MAX_BATCH {
+            match receiver.try_recv() {
+                Ok(job) => {
+                    scans.push(job.scan);
+                    acks.push(job.ack);
+                }
+                Err(_) => break,
+            }
+        }
+        let result = store.record_scans(&scans);
+        scans.clear();
+        match result {
+            Ok(ids) => {
+                for (ack, id) in acks.drain(..).zip(ids) {
+                    ack(Ok(id));
+                }
+            }
+            Err(e) => {
+                for ack in acks.drain(..) {
+                    ack(Err(e.clone()));
+                }
+            }
+        }
+    }
+}
