@@ -1,1 +1,29 @@
-//! QR code encoding and rendering.
+//! QR code encoding and rendering: exact, fast, and with no I/O.
+//!
+//! The pipeline runs by stage, one module each: [`segment`] splits the data into the modes that
+//! give the shortest bit stream, `bits` builds the data codewords, `ec` adds Reed-Solomon error
+//! correction, `canvas` places modules and picks the mask (scored by `penalty`), and [`render`]
+//! turns the module matrix into PNG, SVG or terminal text at an exact pixel size.
+//!
+//! ```
+//! use qr_core::{EcLevel, QrCode};
+//!
+//! let code = QrCode::encode_text("https://qr.example.com/r/7K3M9QXZ", EcLevel::M)?;
+//! assert_eq!(code.version().number(), 3);
+//! assert!(code.is_dark(0, 0)); // The top-left finder pattern.
+//! # Ok::<(), qr_core::EncodeError>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod bits;
+mod canvas;
+mod ec;
+mod encode;
+mod error;
+mod penalty;
+pub mod segment;
+mod version;
+
+pub use encode::{Capacity, EncodeOptions, QrCode};
+pub use error::EncodeError;
+pub use version::{EcLevel, Mask, Version};

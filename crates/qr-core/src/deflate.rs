@@ -1,0 +1,1436 @@
+//! A zlib compressor specialised for PNG scanlines of QR codes: long runs of identical rows and a tiny byte alphabet.
+//!
+//! The input is cut into rows of `stride` bytes. A row identical to the row above is a *copy*; a
+//! maximal run of rows that each differ from the row above is a *segment*, and every segment is
+//! followed by the (possibly empty) run of copies of its last row. Copies are never searched: they
+//! are covered by one long match at distance `stride`, which may start inside the tail of the
+//! segment before them and end inside the head of the segment after them. Only the bytes of the
+//! segments are parsed, by a shortest-path search (dynamic programming) over their positions with
+//! match candidates at distance 1, at distance `stride` and from a short hash chain, priced by the
+//! Huffman code of the previous pass. The result is written as one deflate block (dynamic, fixed or
+//! stored, whichever is smallest), with length-limited Huffman codes, and the Adler-32 checksum of
+//! the copies is derived from the checksum of their row instead of being recomputed byte by byte.
+
+/// The shortest match deflate can express.
+const MIN_MATCH: usize = 3;
+/// The longest match one deflate length code can express.
+const MAX_MATCH: usize = 258;
+/// The largest distance deflate can express.
+const WINDOW: usize = 32768;
+/// The number of literal/length symbols (256 literals, end of block, 29 length codes).
+const LITLEN_SYMBOLS: usize = 286;
+/// The number of distance symbols.
+const DIST_SYMBOLS: usize = 30;
+/// The number of code-length symbols.
+const CLEN_SYMBOLS: usize = 19;
+/// The end-of-block symbol.
+const END_OF_BLOCK: usize = 256;
+/// The longest Huffman code allowed for literal/length and distance symbols.
+const MAX_CODE_BITS: u8 = 15;
+/// The longest Huffman code allowed for code-length symbols.
+const MAX_CLEN_BITS: u8 = 7;
+/// The largest number of bytes in one stored block.
+const MAX_STORED: usize = 65535;
+/// The modulus of Adler-32.
+const ADLER_MOD: u32 = 65521;
+/// The most bytes that can be summed before the Adler-32 sums must be reduced to stay within `u32`.
+const ADLER_CHUNK: usize = 5552;
+
+/// Every match length up to this one is tried at each searched position; longer matches are only
+/// tried at their full length.
+const SHORT_LENGTHS: usize = 64;
+/// A match at least this long is taken as is: the positions it covers are not searched.
+const NICE_LENGTH: usize = 128;
+/// The most hash-chain entries visited at one position.
+const CHAIN_DEPTH: usize = 8;
+/// The number of shortest-path passes, each priced by the Huffman code of the previous one.
+const PASSES: usize = 2;
+/// The cost of an unreachable position, larger than the cost of any real parse.
+const UNREACHABLE: u32 = u32::MAX;
+
+/// The first length of each deflate length code.
+const LENGTH_BASE: [u16; 29] = [
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
+    163, 195, 227, 258,
+];
+/// The number of extra bits of each deflate length code.
+const LENGTH_EXTRA: [u8; 29] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+];
+/// The first distance of each deflate distance code.
+const DIST_BASE: [u16; 30] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
+    2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+];
+/// The number of extra bits of each deflate distance code.
+const DIST_EXTRA: [u8; 30] = [
+    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
+    13,
+];
+/// The order in which the code lengths of the code-length code are written.
+const CLEN_ORDER: [usize; CLEN_SYMBOLS] = [
+    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+];
+/// The number of extra bits of each code-length symbol.
+const CLEN_EXTRA: [u8; CLEN_SYMBOLS] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 7];
+
+/// The length code (0..29) of every match length from 0 to 258 (entries below 3 are unused).
+const LENGTH_CODE: [u8; MAX_MATCH + 1] = length_code_table();
+
+/// Builds [`LENGTH_CODE`].
+const fn length_code_table() -> [u8; MAX_MATCH + 1] {
+    let mut table = [0u8; MAX_MATCH + 1];
+    let mut code = 0;
+    while code < 28 {
+        let base = LENGTH_BASE[code] as usize;
+        let count = 1usize << LENGTH_EXTRA[code];
+        let mut offset = 0;
+        while offset < count {
+            table[base + offset] = code as u8;
+            offset += 1;
+        }
+        code += 1;
+    }
+    // Length 258 has a code of its own, although code 27 could also express it.
+    table[MAX_MATCH] = 28;
+    table
+}
+
+/// Returns the distance code (0..30) of a distance from 1 to 32768.
+fn dist_code(dist: usize) -> usize {
+    if dist <= 4 {
+        dist.saturating_sub(1)
+    } else {
+        let x = (dist - 1) as u32;
+        let log = 31 - x.leading_zeros();
+        (2 * log + ((x >> (log - 1)) & 1)) as usize
+    }
+}
+
+/// Compresses `data` into a complete zlib stream (2-byte header, deflate blocks, Adler-32).
+///
+/// `stride` is the length in bytes of one filtered PNG scanline, filter byte included, so that
+/// `data.len()` is a multiple of `stride` (it may also be called with stride = data.len() for arbitrary data).
+/// The output is deterministic: the same input gives the same bytes.
+pub(crate) fn zlib_compress(data: &[u8], stride: usize) -> Vec<u8> {
+    let stride = if stride == 0 || data.len() % stride != 0 {
+        data.len()
+    } else {
+        stride
+    };
+    let layout = Layout::new(data, stride);
+    let mut writer = BitWriter::with_capacity(data.len() / 16 + 64);
+    // CMF: deflate with a 32 KiB window; FLG: maximum compression, no dictionary, check bits.
+    writer.write_bytes(&[0x78, 0xDA]);
+    if data.is_empty() {
+        // A final fixed-Huffman block holding only the end-of-block code.
+        writer.write_bits(0b011, 3);
+        writer.write_bits(0, 7);
+    } else {
+        let tokens = layout.parse();
+        write_block(&mut writer, data, &tokens);
+    }
+    let mut out = writer.finish();
+    out.extend_from_slice(&layout.adler32().to_be_bytes());
+    out
+}
+
+/// One LZ77 token: a literal byte or a match of at most 258 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Token {
+    /// The literal byte when `dist` is 0, otherwise the match length (3..=258).
+    len: u16,
+    /// The match distance (1..=32768), or 0 for a literal.
+    dist: u16,
+}
+
+/// A maximal run of rows that each differ from the row above, and the copies that follow it.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    /// The position of the first byte of the segment.
+    start: usize,
+    /// The position just past the last byte of the segment, where its copies start.
+    end: usize,
+    /// The number of bytes in the copies of the segment's last row that follow `end`.
+    copy_len: usize,
+    /// The index of the node of `start`; the segment owns the nodes of `start..=end`.
+    base: usize,
+}
+
+/// The input cut into segments and copies, with the per-position facts the parser needs.
+///
+/// The parser works on *nodes*: one for every position of every segment, plus one for each
+/// segment's `end` (the start of its copies, or the end of the data for the last segment).
+struct Layout<'a> {
+    /// The whole input.
+    data: &'a [u8],
+    /// The row length used to detect copies (equal to the input length when rows are not used).
+    stride: usize,
+    /// The distance to the row above when it can be a match distance, otherwise 0.
+    row_dist: usize,
+    /// The segments, in order; the last one ends at the end of the data and has no copies.
+    segments: Vec<Segment>,
+    /// For each node, the length of the match at distance `row_dist` from its position, which for
+    /// a node at or just before copies runs through the copies into the next segment.
+    row_run: Vec<u32>,
+    /// For each node, the length of the match at distance 1 from its position, within its segment.
+    byte_run: Vec<u32>,
+}
+
+impl<'a> Layout<'a> {
+    /// Cuts `data` into segments of rows of `stride` bytes; `stride` divides the length.
+    fn new(data: &'a [u8], stride: usize) -> Self {
+        let n = data.len();
+        let row_dist = if stride < n && stride <= WINDOW {
+            stride
+        } else {
+            0
+        };
+        let mut segments = Vec::new();
+        // Copies are only worth detecting when a whole row is at least one minimal match long.
+        if row_dist >= MIN_MATCH {
+            let mut start = 0;
+            let mut end = stride;
+            let mut copy_len = 0;
+            let mut above = data.get(..stride).unwrap_or_default();
+            for (index, row) in data.chunks_exact(stride).enumerate().skip(1) {
+                if row == above {
+                    copy_len += stride;
+                } else {
+                    let row_start = index * stride;
+                    if copy_len == 0 {
+                        end = row_start + stride;
+                    } else {
+                        segments.push(Segment {
+                            start,
+                            end,
+                            copy_len,
+                            base: 0,
+                        });
+                        start = row_start;
+                        end = row_start + stride;
+                        copy_len = 0;
+                    }
+                }
+                above = row;
+            }
+            segments.push(Segment {
+                start,
+                end,
+                copy_len,
+                base: 0,
+            });
+            if copy_len > 0 {
+                segments.push(Segment {
+                    start: n,
+                    end: n,
+                    copy_len: 0,
+                    base: 0,
+                });
+            }
+        } else {
+            segments.push(Segment {
+                start: 0,
+                end: n,
+                copy_len: 0,
+                base: 0,
+            });
+        }
+        let mut nodes = 0;
+        for segment in &mut segments {
+            segment.base = nodes;
+            nodes += segment.end - segment.start + 1;
+        }
+
+        let mut row_run = vec![0u32; nodes];
+        let mut byte_run = vec![0u32; nodes];
+        let mut next_start_run = 0u32;
+        let mut next_start_byte_run = 0u32;
+        for segment in segments.iter().rev() {
+            let count = segment.end - segment.start;
+            let (Some(rows), Some(bytes), Some(seg_data)) = (
+                row_run.get_mut(segment.base..=segment.base + count),
+                byte_run.get_mut(segment.base..=segment.base + count),
+                data.get(segment.start..segment.end),
+            ) else {
+                continue;
+            };
+            let mut row_len = if segment.copy_len > 0 {
+                next_start_run.saturating_add(segment.copy_len as u32)
+            } else {
+                0
+            };
+            // When the copied row is one repeated byte, the run of that byte goes on through the
+            // copies into the next segment.
+            let last_row = seg_data.get(count.saturating_sub(stride)..).unwrap_or_default();
+            let uniform = last_row
+                .split_first()
+                .is_some_and(|(first, rest)| rest.iter().all(|byte| byte == first));
+            let mut byte_len = if segment.copy_len > 0 && uniform {
+                next_start_byte_run.saturating_add(segment.copy_len as u32)
+            } else {
+                0
+            };
+            if let (Some(last_row), Some(last_byte)) = (rows.last_mut(), bytes.last_mut()) {
+                *last_row = row_len;
+                *last_byte = byte_len;
+            }
+            for offset in (0..count).rev() {
+                let pos = segment.start + offset;
+                let byte = seg_data.get(offset).copied();
+                let above = if row_dist > 0 && pos >= row_dist {
+                    data.get(pos - row_dist).copied()
+                } else {
+                    None
+                };
+                row_len = if byte.is_some() && byte == above {
+                    row_len.saturating_add(1)
+                } else {
+                    0
+                };
+                let before = if pos >= 1 {
+                    data.get(pos - 1).copied()
+                } else {
+                    None
+                };
+                byte_len = if byte.is_some() && byte == before {
+                    byte_len.saturating_add(1)
+                } else {
+                    0
+                };
+                if let (Some(row_slot), Some(byte_slot)) = (rows.get_mut(offset), bytes.get_mut(offset)) {
+                    *row_slot = row_len;
+                    *byte_slot = byte_len;
+                }
+            }
+            next_start_run = rows.first().copied().unwrap_or(0);
+            next_start_byte_run = bytes.first().copied().unwrap_or(0);
+        }
+
+        Layout {
+            data,
+            stride,
+            row_dist,
+            segments,
+            row_run,
+            byte_run,
+        }
+    }
+
+    /// Returns the number of parser nodes.
+    fn node_count(&self) -> usize {
+        self.segments
+            .last()
+            .map_or(0, |last| last.base + last.end - last.start + 1)
+    }
+
+    /// Returns the Adler-32 checksum of the data, summing each run of copies from its row's sums.
+    fn adler32(&self) -> u32 {
+        let mut adler = Adler32::new();
+        for segment in &self.segments {
+            if let Some(bytes) = self.data.get(segment.start..segment.end) {
+                adler.update(bytes);
+            }
+            if segment.copy_len > 0 && self.stride > 0 {
+                let row = self
+                    .data
+                    .get(segment.end.saturating_sub(self.stride)..segment.end)
+                    .unwrap_or_default();
+                let mut row_sums = Adler32 { a: 0, b: 0 };
+                row_sums.update(row);
+                for _ in 0..segment.copy_len / self.stride {
+                    adler.append_block(row.len(), row_sums);
+                }
+            }
+        }
+        adler.value()
+    }
+
+    /// Finds a cheap parse of the data into tokens by repeated shortest-path searches.
+    fn parse(&self) -> Vec<Token> {
+        let mut search = Search::new(self);
+        let mut costs = CostModel::initial(self.data);
+        let mut tokens = Vec::new();
+        for pass in 0..PASSES {
+            tokens = search.run(self, &costs);
+            if pass + 1 < PASSES {
+                costs = CostModel::from_tokens(&tokens);
+            }
+        }
+        tokens
+    }
+}
+
+/// The running Adler-32 sums.
+#[derive(Clone, Copy)]
+struct Adler32 {
+    /// The sum of the bytes plus one, modulo 65521.
+    a: u32,
+    /// The sum of the successive values of `a`, modulo 65521.
+    b: u32,
+}
+
+impl Adler32 {
+    /// Returns the sums of the empty input.
+    fn new() -> Self {
+        Adler32 { a: 1, b: 0 }
+    }
+
+    /// Adds `bytes` to the sums.
+    fn update(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(ADLER_CHUNK) {
+            let (mut a, mut b) = (self.a, self.b);
+            for &byte in chunk {
+                a += u32::from(byte);
+                b += a;
+            }
+            self.a = a % ADLER_MOD;
+            self.b = b % ADLER_MOD;
+        }
+    }
+
+    /// Adds a block of `len` bytes whose own sums, started from zero, are `block`.
+    fn append_block(&mut self, len: usize, block: Adler32) {
+        let modulus = u64::from(ADLER_MOD);
+        let len = len as u64 % modulus;
+        let a = u64::from(self.a);
+        let b = (u64::from(self.b) + len * a + u64::from(block.b)) % modulus;
+        self.a = ((a + u64::from(block.a)) % modulus) as u32;
+        self.b = b as u32;
+    }
+
+    /// Returns the checksum.
+    fn value(&self) -> u32 {
+        (self.b << 16) | self.a
+    }
+}
+
+/// The price in bits of every literal, match length and distance code.
+struct CostModel {
+    /// The cost of each literal byte.
+    literal: [u32; 256],
+    /// The cost of each match length from 0 to 258, extra bits included (entries below 3 unused).
+    length: [u32; MAX_MATCH + 1],
+    /// The cost of each distance code, extra bits included.
+    distance: [u32; DIST_SYMBOLS],
+}
+
+impl CostModel {
+    /// Returns a first guess: literals priced by their frequency in the data, matches by the
+    /// fixed Huffman code.
+    fn initial(data: &[u8]) -> Self {
+        let mut histogram = [0u32; 256];
+        // A sample is enough to tell the frequent bytes from the rare ones.
+        for &byte in data.iter().take(4096) {
+            histogram[usize::from(byte)] += 1;
+        }
+        let total: u32 = histogram.iter().sum::<u32>().max(1);
+        let mut literal = [0u32; 256];
+        for (cost, &count) in literal.iter_mut().zip(&histogram) {
+            // Roughly -log2 of the frequency, between 2 and 12 bits.
+            let ratio = total / count.max(1);
+            *cost = (32 - ratio.leading_zeros()).clamp(2, 12);
+        }
+        let mut litlen_bits = [0u32; LITLEN_SYMBOLS];
+        for (symbol, bits) in litlen_bits.iter_mut().enumerate() {
+            *bits = if (256..280).contains(&symbol) { 7 } else { 8 };
+        }
+        let dist_bits = [5u32; DIST_SYMBOLS];
+        let mut model = CostModel {
+            literal,
+            length: [0; MAX_MATCH + 1],
+            distance: [0; DIST_SYMBOLS],
+        };
+        model.set_match_costs(&litlen_bits, &dist_bits);
+        model
+    }
+
+    /// Returns the costs of the Huffman code that would encode `tokens`.
+    fn from_tokens(tokens: &[Token]) -> Self {
+        let (litlen_freq, dist_freq) = symbol_frequencies(tokens);
+        let litlen_lengths = huffman_lengths(&litlen_freq, MAX_CODE_BITS);
+        let dist_lengths = huffman_lengths(&dist_freq, MAX_CODE_BITS);
+        let litlen_bits = unused_symbol_costs(&litlen_lengths);
+        let dist_bits = unused_symbol_costs(&dist_lengths);
+        let mut literal = [0u32; 256];
+        literal.copy_from_slice(litlen_bits.get(..256).unwrap_or(&[0; 256]));
+        let mut model = CostModel {
+            literal,
+            length: [0; MAX_MATCH + 1],
+            distance: [0; DIST_SYMBOLS],
+        };
+        model.set_match_costs(&litlen_bits, &dist_bits);
+        model
+    }
+
+    /// Fills the length and distance tables from the bit costs of the symbols.
+    fn set_match_costs(&mut self, litlen_bits: &[u32], dist_bits: &[u32]) {
+        for len in MIN_MATCH..=MAX_MATCH {
+            let code = usize::from(LENGTH_CODE[len]);
+            let symbol_bits = litlen_bits.get(257 + code).copied().unwrap_or(15);
+            self.length[len] = symbol_bits + u32::from(LENGTH_EXTRA[code]);
+        }
+        for (code, cost) in self.distance.iter_mut().enumerate() {
+            *cost = dist_bits.get(code).copied().unwrap_or(15) + u32::from(DIST_EXTRA[code]);
+        }
+    }
+
+    /// Returns the cost of a match of any length of at least 3, split into pieces of at most 258
+    /// that each pay `dist_cost` for their distance.
+    fn long_match(&self, len: usize, dist_cost: u32) -> u32 {
+        if len <= MAX_MATCH {
+            return self.length[len.max(MIN_MATCH)] + dist_cost;
+        }
+        let pieces = (len / MAX_MATCH) as u32;
+        let rest = len % MAX_MATCH;
+        let full = self.length[MAX_MATCH] + dist_cost;
+        match rest {
+            0 => pieces * full,
+            1 | 2 => {
+                (pieces - 1) * full
+                    + self.length[MAX_MATCH + rest - MIN_MATCH]
+                    + self.length[MIN_MATCH]
+                    + 2 * dist_cost
+            }
+            _ => pieces * full + self.length[rest] + dist_cost,
+        }
+    }
+
+    /// Returns the cost of the distance code of `dist`, extra bits included.
+    fn distance(&self, dist: usize) -> u32 {
+        self.distance[dist_code(dist)]
+    }
+}
+
+/// Turns Huffman code lengths into bit costs, pricing unused symbols a little above the longest
+/// used code so that the parser avoids them unless they save a lot.
+fn unused_symbol_costs(lengths: &[u8]) -> Vec<u32> {
+    let longest = lengths.iter().copied().max().unwrap_or(0);
+    let unused = u32::from(longest) + 2;
+    lengths
+        .iter()
+        .map(|&len| if len == 0 { unused } else { u32::from(len) })
+        .collect()
+}
+
+/// The match candidates of every node, found once and shared by all passes.
+///
+/// The candidates of a node are the match at distance 1, the match at the row distance, and the
+/// matches from the hash chain that are longer than both, by increasing distance and length.
+struct Candidates {
+    /// For each node, the index of its first candidate in `list`; one extra entry ends the last.
+    first: Vec<u32>,
+    /// The candidates of all nodes, as (length, distance); a length may exceed 258.
+    list: Vec<(u32, u16)>,
+    /// For each node, the position just past its longest candidate (its own position if none).
+    reach: Vec<u32>,
+}
+
+impl Candidates {
+    /// Finds the candidates of every segment position of `layout`.
+    #[inline(never)]
+    fn find(layout: &Layout<'_>) -> Self {
+        let data = layout.data;
+        let n = data.len();
+        let nodes = layout.node_count();
+        let row_dist = layout.row_dist;
+        let hashed = nodes + layout.segments.len() * layout.stride.min(WINDOW);
+        let hash_bits = (usize::BITS - hashed.leading_zeros()).clamp(8, 15);
+        let mut chain = HashChain::new(hash_bits, hashed);
+        let mut first = Vec::with_capacity(nodes + 1);
+        let mut list = Vec::with_capacity(nodes);
+        let mut reach = Vec::with_capacity(nodes);
+        for (index, segment) in layout.segments.iter().enumerate() {
+            for pos in segment.start..segment.end {
+                first.push(list.len() as u32);
+                let node = segment.base + pos - segment.start;
+                let mut longest = push_runs(layout, node, pos > segment.start, &mut list);
+                let limit = (segment.end - pos).min(MAX_MATCH);
+                if (longest as usize) < NICE_LENGTH && (longest as usize) < limit {
+                    chain.search(data, pos, limit, longest as usize, row_dist, &mut list);
+                    longest = list.last().map_or(longest, |&(len, _)| longest.max(len));
+                }
+                chain.insert(data, pos);
+                reach.push((pos as u32).saturating_add(longest));
+            }
+            // The end node only has the matches that run through the copies.
+            first.push(list.len() as u32);
+            let node = segment.base + segment.end - segment.start;
+            let longest = if segment.copy_len > 0 {
+                push_runs(layout, node, segment.end > segment.start, &mut list)
+            } else {
+                0
+            };
+            reach.push((segment.end as u32).saturating_add(longest));
+            if segment.copy_len > 0 {
+                // Later rows see the copies through their last row, the nearest occurrence.
+                let next_start = layout
+                    .segments
+                    .get(index + 1)
+                    .map_or(n, |next| next.start);
+                for pos in next_start.saturating_sub(layout.stride)..next_start {
+                    chain.insert(data, pos);
+                }
+            }
+        }
+        first.push(list.len() as u32);
+        Candidates { first, list, reach }
+    }
+
+    /// Returns the position just past the longest candidate of `node`.
+    #[inline]
+    fn reach(&self, node: usize) -> usize {
+        self.reach.get(node).copied().unwrap_or(0) as usize
+    }
+
+    /// Returns the candidates of `node`.
+    fn of(&self, node: usize) -> &[(u32, u16)] {
+        let start = self.first.get(node).copied().unwrap_or(0) as usize;
+        let end = self.first.get(node + 1).copied().unwrap_or(0) as usize;
+        self.list.get(start..end).unwrap_or_default()
+    }
+}
+
+/// Marks a candidate that continues a candidate of the previous position: same distance, same end.
+const CONTINUED: u32 = 1 << 31;
+
+/// Appends to `list` the matches of `node` at distance 1 and at the row distance, and returns the
+/// longest length. A match is marked [`CONTINUED`] when the previous position (which exists when
+/// `has_previous`) had the same match one byte longer.
+fn push_runs(layout: &Layout<'_>, node: usize, has_previous: bool, list: &mut Vec<(u32, u16)>) -> u32 {
+    let mut longest = 0;
+    let mut push = |run: &[u32], dist: usize| {
+        let len = run.get(node).copied().unwrap_or(0);
+        if len as usize >= MIN_MATCH {
+            let continued = has_previous
+                && node
+                    .checked_sub(1)
+                    .and_then(|previous| run.get(previous))
+                    .is_some_and(|&previous| previous as usize > MIN_MATCH);
+            list.push((if continued { len | CONTINUED } else { len }, dist as u16));
+            longest = longest.max(len);
+        }
+    };
+    push(&layout.byte_run, 1);
+    if layout.row_dist > 1 {
+        push(&layout.row_run, layout.row_dist);
+    }
+    longest
+}
+
+/// A hash chain over 3-byte prefixes, holding positions in increasing order.
+struct HashChain {
+    /// The number of bits of a hash.
+    bits: u32,
+    /// For each hash, the index in `pos` of the most recent position with that hash.
+    head: Vec<u32>,
+    /// The inserted positions.
+    pos: Vec<u32>,
+    /// For each inserted position, the index of the previous position with the same hash.
+    next: Vec<u32>,
+}
+
+/// Marks the end of a hash chain.
+const NO_ENTRY: u32 = u32::MAX;
+
+impl HashChain {
+    /// Returns an empty chain with `1 << bits` heads and room for `capacity` positions.
+    fn new(bits: u32, capacity: usize) -> Self {
+        HashChain {
+            bits,
+            head: vec![NO_ENTRY; 1 << bits],
+            pos: Vec::with_capacity(capacity),
+            next: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// Returns the hash of the 3 bytes at `pos`, or `None` near the end of the data.
+    fn hash(&self, data: &[u8], pos: usize) -> Option<usize> {
+        let bytes = data.get(pos..pos + MIN_MATCH)?;
+        let key = u32::from(bytes[0]) | u32::from(bytes[1]) << 8 | u32::from(bytes[2]) << 16;
+        Some((key.wrapping_mul(0x9E37_79B1) >> (32 - self.bits)) as usize)
+    }
+
+    /// Adds `pos` to its chain.
+    fn insert(&mut self, data: &[u8], pos: usize) {
+        if let Some(hash) = self.hash(data, pos)
+            && let Some(head) = self.head.get_mut(hash)
+        {
+            self.next.push(*head);
+            *head = self.pos.len() as u32;
+            self.pos.push(pos as u32);
+        }
+    }
+
+    /// Appends to `out` the matches for `pos` found on its chain that are longer than `longest`
+    /// and every match before them, skipping distances 1 and `row_dist`, which are known.
+    fn search(
+        &self,
+        data: &[u8],
+        pos: usize,
+        limit: usize,
+        mut longest: usize,
+        row_dist: usize,
+        out: &mut Vec<(u32, u16)>,
+    ) {
+        let Some(hash) = self.hash(data, pos) else {
+            return;
+        };
+        let Some(here) = data.get(pos..pos + limit) else {
+            return;
+        };
+        let mut entry = self.head.get(hash).copied().unwrap_or(NO_ENTRY);
+        let mut visited = 0;
+        while entry != NO_ENTRY && visited < CHAIN_DEPTH {
+            let index = entry as usize;
+            let (Some(&candidate), Some(&next)) = (self.pos.get(index), self.next.get(index))
+            else {
+                break;
+            };
+            entry = next;
+            visited += 1;
+            let dist = pos - candidate as usize;
+            if dist > WINDOW {
+                break;
+            }
+            if dist == 1 || dist == row_dist {
+                continue;
+            }
+            let Some(there) = data.get(candidate as usize..candidate as usize + limit) else {
+                continue;
+            };
+            // A candidate that differs at the byte just past the longest match cannot beat it.
+            if here.get(longest) != there.get(longest) {
+                continue;
+            }
+            let len = common_prefix(here, there);
+            if len > longest && len >= MIN_MATCH {
+                longest = len;
+                out.push((len as u32, dist as u16));
+                if len >= limit {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Returns the length of the common prefix of `x` and `y`.
+fn common_prefix(x: &[u8], y: &[u8]) -> usize {
+    let mut len = 0;
+    for (word_x, word_y) in x.chunks_exact(8).zip(y.chunks_exact(8)) {
+        let mut bytes_x = [0u8; 8];
+        let mut bytes_y = [0u8; 8];
+        bytes_x.copy_from_slice(word_x);
+        bytes_y.copy_from_slice(word_y);
+        let diff = u64::from_le_bytes(bytes_x) ^ u64::from_le_bytes(bytes_y);
+        if diff != 0 {
+            return len + (diff.trailing_zeros() / 8) as usize;
+        }
+        len += 8;
+    }
+    let rest_x = x.get(len..).unwrap_or_default();
+    let rest_y = y.get(len..).unwrap_or_default();
+    len + rest_x
+        .iter()
+        .zip(rest_y)
+        .take_while(|(byte_x, byte_y)| byte_x == byte_y)
+        .count()
+}
+
+/// The state of the shortest-path search, kept between passes.
+struct Search {
+    /// The match candidates of every node.
+    candidates: Candidates,
+    /// The cheapest known cost of reaching each node.
+    cost: Vec<u32>,
+    /// The node each node is best reached from.
+    from: Vec<u32>,
+    /// The step that reaches each node from `from`: (literal byte or length, distance or 0).
+    step: Vec<(u32, u16)>,
+}
+
+impl Search {
+    /// Finds the candidates and allocates the search state for `layout`.
+    fn new(layout: &Layout<'_>) -> Self {
+        let nodes = layout.node_count();
+        Search {
+            candidates: Candidates::find(layout),
+            cost: vec![UNREACHABLE; nodes],
+            from: vec![0; nodes],
+            step: vec![(0, 0); nodes],
+        }
+    }
+
+    /// Lowers the cost of `node` to `cost` through `step` from `from` if that is cheaper.
+    fn relax(&mut self, node: usize, cost: u32, from: usize, step: (u32, u16)) {
+        if let Some(slot) = self.cost.get_mut(node)
+            && cost < *slot
+        {
+            *slot = cost;
+            if let (Some(from_slot), Some(step_slot)) =
+                (self.from.get_mut(node), self.step.get_mut(node))
+            {
+                *from_slot = from as u32;
+                *step_slot = step;
+            }
+        }
+    }
+
+    /// Runs one shortest-path pass priced by `costs` and returns the tokens of the best path.
+    #[inline(never)]
+    fn run(&mut self, layout: &Layout<'_>, costs: &CostModel) -> Vec<Token> {
+        let data = layout.data;
+        self.cost.fill(UNREACHABLE);
+        if let Some(first) = self.cost.first_mut() {
+            *first = 0;
+        }
+        // Nodes below this one lie inside a long match that was taken as is.
+        let mut skip_to = 0;
+        let mut sorted: Vec<(u32, u32, u16)> = Vec::with_capacity(CHAIN_DEPTH + 2);
+        for (index, segment) in layout.segments.iter().enumerate() {
+            let next = layout.segments.get(index + 1);
+            // Returns the node of `pos`, which lies in this segment or the next.
+            let node_of = |pos: usize| -> Option<usize> {
+                if pos <= segment.end {
+                    Some(segment.base + pos - segment.start)
+                } else {
+                    next.filter(|next| (next.start..=next.end).contains(&pos))
+                        .map(|next| next.base + pos - next.start)
+                }
+            };
+            for pos in segment.start..=segment.end {
+                let node = segment.base + pos - segment.start;
+                let here = self.cost.get(node).copied().unwrap_or(UNREACHABLE);
+                if here == UNREACHABLE || node < skip_to {
+                    continue;
+                }
+                if let Some(&byte) = data.get(pos).filter(|_| pos < segment.end) {
+                    let cost = here.saturating_add(costs.literal[usize::from(byte)]);
+                    self.relax(node + 1, cost, node, (u32::from(byte), 0));
+                }
+                // Order the candidates by the cost of their distance; keep those that are longer
+                // than every cheaper one, since only they offer a cheapest way to some length.
+                sorted.clear();
+                for &(len, dist) in self.candidates.of(node) {
+                    let dist_cost = costs.distance(usize::from(dist));
+                    let at = sorted.partition_point(|&(cost, _, _)| cost <= dist_cost);
+                    sorted.insert(at, (dist_cost, len, dist));
+                }
+                let mut covered = MIN_MATCH - 1;
+                let mut longest = (0usize, 0usize);
+                for &(dist_cost, len, dist) in &sorted {
+                    let continued = len & CONTINUED != 0;
+                    let len = (len & !CONTINUED) as usize;
+                    if len <= covered {
+                        continue;
+                    }
+                    let end = pos + len;
+                    // A shorter match is only worth ending where a match reaching past the end
+                    // of this one starts; a continued match leaves that to the match it continues.
+                    let short_end = if continued {
+                        covered
+                    } else {
+                        len.min(SHORT_LENGTHS + 1)
+                    };
+                    for short in covered + 1..short_end {
+                        if let Some(target) = node_of(pos + short)
+                            && self.candidates.reach(target) > end
+                        {
+                            let cost = here
+                                .saturating_add(costs.length[short])
+                                .saturating_add(dist_cost);
+                            self.relax(target, cost, node, (short as u32, dist));
+                        }
+                    }
+                    if let Some(target) = node_of(end) {
+                        let cost = here.saturating_add(costs.long_match(len, dist_cost));
+                        self.relax(target, cost, node, (len as u32, dist));
+                        if len > longest.0 {
+                            longest = (len, target);
+                        }
+                    }
+                    covered = len;
+                }
+                if longest.0 >= NICE_LENGTH {
+                    skip_to = longest.1;
+                }
+            }
+        }
+        self.best_path(data)
+    }
+
+    /// Returns the tokens of the cheapest path to the last node, or literals if there is none.
+    #[inline(never)]
+    fn best_path(&self, data: &[u8]) -> Vec<Token> {
+        let last = self.cost.len().saturating_sub(1);
+        if self.cost.get(last).is_none_or(|&cost| cost == UNREACHABLE) {
+            return data
+                .iter()
+                .map(|&byte| Token {
+                    len: u16::from(byte),
+                    dist: 0,
+                })
+                .collect();
+        }
+        let mut steps = Vec::new();
+        let mut node = last;
+        while node > 0 {
+            let (Some(&step), Some(&from)) = (self.step.get(node), self.from.get(node)) else {
+                break;
+            };
+            steps.push(step);
+            // Every step moves forward, so this walk ends.
+            node = (from as usize).min(node - 1);
+        }
+        let mut tokens = Vec::with_capacity(steps.len() + steps.len() / 4);
+        for &(len, dist) in steps.iter().rev() {
+            if dist == 0 {
+                tokens.push(Token {
+                    len: len as u16,
+                    dist: 0,
+                });
+                continue;
+            }
+            let mut rest = len as usize;
+            while rest > MAX_MATCH {
+                let piece = if rest - MAX_MATCH >= MIN_MATCH {
+                    MAX_MATCH
+                } else {
+                    rest - MIN_MATCH
+                };
+                tokens.push(Token {
+                    len: piece as u16,
+                    dist,
+                });
+                rest -= piece;
+            }
+            tokens.push(Token {
+                len: rest as u16,
+                dist,
+            });
+        }
+        tokens
+    }
+}
+
+/// Counts the literal/length and distance symbols of `tokens`, plus one end-of-block symbol.
+fn symbol_frequencies(tokens: &[Token]) -> ([u32; LITLEN_SYMBOLS], [u32; DIST_SYMBOLS]) {
+    let mut litlen = [0u32; LITLEN_SYMBOLS];
+    let mut dist = [0u32; DIST_SYMBOLS];
+    for token in tokens {
+        if token.dist == 0 {
+            litlen[usize::from(token.len & 0xFF)] += 1;
+        } else {
+            let len = usize::from(token.len).min(MAX_MATCH);
+            litlen[257 + usize::from(LENGTH_CODE[len])] += 1;
+            dist[dist_code(usize::from(token.dist))] += 1;
+        }
+    }
+    litlen[END_OF_BLOCK] += 1;
+    (litlen, dist)
+}
+
+/// Returns Huffman code lengths of at most `limit` bits for `freqs` (0 for unused symbols).
+///
+/// A single used symbol gets a 1-bit code. The lengths are optimal when the plain Huffman code
+/// fits the limit, and come from package-merge (optimal too) when it does not.
+fn huffman_lengths(freqs: &[u32], limit: u8) -> Vec<u8> {
+    let mut lengths = vec![0u8; freqs.len()];
+    let mut leaves: Vec<(u32, u16)> = freqs
+        .iter()
+        .enumerate()
+        .filter(|&(_, &freq)| freq > 0)
+        .map(|(symbol, &freq)| (freq, symbol as u16))
+        .collect();
+    if leaves.len() <= 1 {
+        for &(_, symbol) in &leaves {
+            if let Some(len) = lengths.get_mut(usize::from(symbol)) {
+                *len = 1;
+            }
+        }
+        return lengths;
+    }
+    leaves.sort_unstable();
+    let count = leaves.len();
+    // Two-queue Huffman: leaves come sorted, and the merged nodes are created in sorted order.
+    let mut weight: Vec<u64> = leaves.iter().map(|&(freq, _)| u64::from(freq)).collect();
+    let mut parent = vec![0usize; 2 * count - 1];
+    let (mut next_leaf, mut next_inner) = (0, count);
+    for new_node in count..2 * count - 1 {
+        let mut pick = || {
+            let leaf = weight.get(next_leaf).copied().filter(|_| next_leaf < count);
+            let inner = weight.get(next_inner).copied().filter(|_| next_inner < new_node);
+            match (leaf, inner) {
+                (Some(leaf_weight), Some(inner_weight)) if inner_weight < leaf_weight => {
+                    next_inner += 1;
+                    next_inner - 1
+                }
+                (Some(_), _) => {
+                    next_leaf += 1;
+                    next_leaf - 1
+                }
+                _ => {
+                    next_inner += 1;
+                    next_inner - 1
+                }
+            }
+        };
+        let first = pick();
+        let second = pick();
+        let sum = weight.get(first).copied().unwrap_or(0) + weight.get(second).copied().unwrap_or(0);
+        weight.push(sum);
+        if let Some(slot) = parent.get_mut(first) {
+            *slot = new_node;
+        }
+        if let Some(slot) = parent.get_mut(second) {
+            *slot = new_node;
+        }
+    }
+    // Parents come after their children, so depths can be filled from the root down.
+    let mut depth = vec![0u8; 2 * count - 1];
+    for node in (0..2 * count - 2).rev() {
+        let up = parent.get(node).and_then(|&up| depth.get(up)).copied().unwrap_or(0);
+        if let Some(slot) = depth.get_mut(node) {
+            *slot = up.saturating_add(1);
+        }
+    }
+    let longest = depth.iter().take(count).copied().max().unwrap_or(0);
+    let leaf_lengths = if longest > limit {
+        package_merge(&leaves, limit)
+    } else {
+        depth.truncate(count);
+        depth
+    };
+    for (&(_, symbol), &len) in leaves.iter().zip(&leaf_lengths) {
+        if let Some(slot) = lengths.get_mut(usize::from(symbol)) {
+            *slot = len;
+        }
+    }
+    lengths
+}
+
+/// Returns optimal code lengths of at most `limit` bits for `leaves` (sorted by increasing
+/// frequency, at least two, at most `1 << limit`), by the package-merge algorithm.
+fn package_merge(leaves: &[(u32, u16)], limit: u8) -> Vec<u8> {
+    let count = leaves.len();
+    // Items are leaves (indices below `count`) or packages of two earlier items.
+    let mut weight: Vec<u64> = leaves.iter().map(|&(freq, _)| u64::from(freq)).collect();
+    let mut children: Vec<(u32, u32)> = vec![(0, 0); count];
+    let mut list: Vec<u32> = (0..count as u32).collect();
+    for _ in 1..limit {
+        let mut packages = Vec::with_capacity(list.len() / 2);
+        for pair in list.chunks_exact(2) {
+            let sum = pair
+                .iter()
+                .map(|&item| weight.get(item as usize).copied().unwrap_or(0))
+                .sum();
+            packages.push(weight.len() as u32);
+            weight.push(sum);
+            children.push((pair[0], pair[1]));
+        }
+        // Merge the leaves with the packages by weight, leaves first on ties.
+        let mut merged = Vec::with_capacity(count + packages.len());
+        let (mut leaf, mut package) = (0usize, 0usize);
+        while leaf < count || package < packages.len() {
+            let leaf_weight = weight.get(leaf).copied().filter(|_| leaf < count);
+            let package_item = packages.get(package).copied();
+            let package_weight = package_item.and_then(|item| weight.get(item as usize).copied());
+            match (leaf_weight, package_weight) {
+                (Some(lw), Some(pw)) if pw < lw => {
+                    merged.push(package_item.unwrap_or(0));
+                    package += 1;
+                }
+                (Some(_), _) => {
+                    merged.push(leaf as u32);
+                    leaf += 1;
+                }
+                (None, _) => {
+                    merged.push(package_item.unwrap_or(0));
+                    package += 1;
+                }
+            }
+        }
+        list = merged;
+    }
+    // A leaf's code length is the number of times it occurs in the first 2n - 2 items.
+    let mut lengths = vec![0u8; count];
+    let mut stack: Vec<u32> = list.iter().take(2 * count - 2).copied().collect();
+    while let Some(item) = stack.pop() {
+        let item = item as usize;
+        if item < count {
+            if let Some(len) = lengths.get_mut(item) {
+                *len += 1;
+            }
+        } else if let Some(&(left, right)) = children.get(item) {
+            stack.push(left);
+            stack.push(right);
+        }
+    }
+    lengths
+}
+
+/// Returns the canonical codes of `lengths`, bit-reversed so they can be written least
+/// significant bit first.
+fn canonical_codes(lengths: &[u8]) -> Vec<u16> {
+    let mut count = [0u16; 16];
+    for &len in lengths {
+        if let Some(slot) = count.get_mut(usize::from(len)) {
+            *slot += 1;
+        }
+    }
+    count[0] = 0;
+    let mut next = [0u16; 16];
+    let mut code = 0u16;
+    for bits in 1..16 {
+        code = (code + count[bits - 1]) << 1;
+        next[bits] = code;
+    }
+    lengths
+        .iter()
+        .map(|&len| {
+            let Some(slot) = next.get_mut(usize::from(len)).filter(|_| len > 0) else {
+                return 0;
+            };
+            let code = *slot;
+            *slot += 1;
+            code.reverse_bits() >> (16 - u32::from(len))
+        })
+        .collect()
+}
+
+/// The header of a dynamic-Huffman block: the code lengths of both codes, run-length coded.
+struct DynamicHeader {
+    /// The number of literal/length code lengths written (257..=286).
+    hlit: usize,
+    /// The number of distance code lengths written (1..=30).
+    hdist: usize,
+    /// The number of code-length code lengths written (4..=19).
+    hclen: usize,
+    /// The run-length coded code lengths, as (code-length symbol, extra bits value).
+    runs: Vec<(u8, u8)>,
+    /// The code lengths of the code-length code.
+    clen_lengths: Vec<u8>,
+    /// The size of the header in bits, block type bits excluded.
+    bits: u64,
+}
+
+impl DynamicHeader {
+    /// Builds the header for the given literal/length and distance code lengths.
+    fn new(litlen_lengths: &[u8], dist_lengths: &[u8]) -> Self {
+        let hlit = litlen_lengths
+            .iter()
+            .rposition(|&len| len > 0)
+            .map_or(257, |last| (last + 1).max(257));
+        let hdist = dist_lengths
+            .iter()
+            .rposition(|&len| len > 0)
+            .map_or(1, |last| last + 1);
+        let mut all = Vec::with_capacity(hlit + hdist);
+        all.extend_from_slice(litlen_lengths.get(..hlit).unwrap_or(litlen_lengths));
+        all.extend_from_slice(dist_lengths.get(..hdist).unwrap_or(dist_lengths));
+        let runs = run_length_code(&all);
+        let mut freqs = [0u32; CLEN_SYMBOLS];
+        for &(symbol, _) in &runs {
+            if let Some(freq) = freqs.get_mut(usize::from(symbol)) {
+                *freq += 1;
+            }
+        }
+        let mut clen_lengths = huffman_lengths(&freqs, MAX_CLEN_BITS);
+        // Decoders reject an incomplete code-length code, so a lone symbol gets a partner.
+        if clen_lengths.iter().filter(|&&len| len > 0).count() == 1
+            && let Some(&partner) = CLEN_ORDER
+                .iter()
+                .find(|&&symbol| clen_lengths.get(symbol) == Some(&0))
+            && let Some(slot) = clen_lengths.get_mut(partner)
+        {
+            *slot = 1;
+        }
+        let hclen = CLEN_ORDER
+            .iter()
+            .rposition(|&symbol| clen_lengths.get(symbol).is_some_and(|&len| len > 0))
+            .map_or(4, |last| (last + 1).max(4));
+        let mut bits = 5 + 5 + 4 + 3 * hclen as u64;
+        for &(symbol, _) in &runs {
+            let symbol = usize::from(symbol);
+            bits += u64::from(clen_lengths.get(symbol).copied().unwrap_or(0))
+                + u64::from(CLEN_EXTRA.get(symbol).copied().unwrap_or(0));
+        }
+        DynamicHeader {
+            hlit,
+            hdist,
+            hclen,
+            runs,
+            clen_lengths,
+            bits,
+        }
+    }
+
+    /// Writes the header (after the block type bits).
+    fn write(&self, writer: &mut BitWriter) {
+        writer.write_bits((self.hlit - 257) as u32, 5);
+        writer.write_bits((self.hdist - 1) as u32, 5);
+        writer.write_bits((self.hclen - 4) as u32, 4);
+        for &symbol in CLEN_ORDER.iter().take(self.hclen) {
+            writer.write_bits(u32::from(self.clen_lengths.get(symbol).copied().unwrap_or(0)), 3);
+        }
+        let codes = canonical_codes(&self.clen_lengths);
+        for &(symbol, extra) in &self.runs {
+            let symbol = usize::from(symbol);
+            let len = self.clen_lengths.get(symbol).copied().unwrap_or(0);
+            writer.write_bits(u32::from(codes.get(symbol).copied().unwrap_or(0)), u32::from(len));
+            let extra_bits = CLEN_EXTRA.get(symbol).copied().unwrap_or(0);
+            if extra_bits > 0 {
+                writer.write_bits(u32::from(extra), u32::from(extra_bits));
+            }
+        }
+    }
+}
+
+/// Run-length codes a sequence of code lengths with the code-length symbols 0..=18.
+fn run_length_code(lengths: &[u8]) -> Vec<(u8, u8)> {
+    let mut runs = Vec::with_capacity(lengths.len() / 2);
+    let mut index = 0;
+    while let Some(&len) = lengths.get(index) {
+        let mut run = lengths
+            .get(index..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&other| other == len)
+            .count();
+        index += run;
+        if len == 0 {
+            while run >= 11 {
+                let take = run.min(138);
+                runs.push((18, (take - 11) as u8));
+                run -= take;
+            }
+            if run >= 3 {
+                runs.push((17, (run - 3) as u8));
+                run = 0;
+            }
+        } else {
+            runs.push((len, 0));
+            run -= 1;
+            while run >= 3 {
+                let take = run.min(6);
+                runs.push((16, (take - 3) as u8));
+                run -= take;
+            }
+        }
+        for _ in 0..run {
+            runs.push((len, 0));
+        }
+    }
+    runs
+}
+
+/// Returns the bits needed to encode symbols with the given frequencies and code lengths, extra
+/// bits included.
+fn data_bits(
+    litlen_freq: &[u32],
+    dist_freq: &[u32],
+    litlen_lengths: &[u8],
+    dist_lengths: &[u8],
+) -> u64 {
+    let mut bits = 0u64;
+    for (symbol, (&freq, &len)) in litlen_freq.iter().zip(litlen_lengths).enumerate() {
+        let extra = symbol
+            .checked_sub(257)
+            .and_then(|code| LENGTH_EXTRA.get(code))
+            .copied()
+            .unwrap_or(0);
+        bits += u64::from(freq) * (u64::from(len) + u64::from(extra));
+    }
+    for ((&freq, &len), &extra) in dist_freq.iter().zip(dist_lengths).zip(&DIST_EXTRA) {
+        bits += u64::from(freq) * (u64::from(len) + u64::from(extra));
+    }
+    bits
+}
+
+/// Returns the code lengths of the fixed Huffman code: literal/length, then distance.
+///
+/// The code covers 288 literal/length symbols and 32 distance symbols, two of each never used
+/// but needed for the canonical codes to come out right.
+fn fixed_lengths() -> (Vec<u8>, Vec<u8>) {
+    let litlen = (0..LITLEN_SYMBOLS + 2)
+        .map(|symbol| match symbol {
+            0..=143 => 8,
+            144..=255 => 9,
+            256..=279 => 7,
+            _ => 8,
+        })
+        .collect();
+    (litlen, vec![5; DIST_SYMBOLS + 2])
+}
+
+/// Writes `tokens` (which encode `data`) as one final deflate block of the smallest type.
+fn write_block(writer: &mut BitWriter, data: &[u8], tokens: &[Token]) {
+    let (litlen_freq, dist_freq) = symbol_frequencies(tokens);
+    let litlen_lengths = huffman_lengths(&litlen_freq, MAX_CODE_BITS);
+    let mut dist_lengths = huffman_lengths(&dist_freq, MAX_CODE_BITS);
+    if dist_lengths.iter().all(|&len| len == 0) {
+        // Some decoders want at least one distance code even if none is used.
+        dist_lengths[0] = 1;
+    }
+    let header = DynamicHeader::new(&litlen_lengths, &dist_lengths);
+    let dynamic_bits =
+        3 + header.bits + data_bits(&litlen_freq, &dist_freq, &litlen_lengths, &dist_lengths);
+    let (fixed_litlen, fixed_dist) = fixed_lengths();
+    let fixed_bits = 3 + data_bits(&litlen_freq, &dist_freq, &fixed_litlen, &fixed_dist);
+    // The writer is byte-aligned here; each stored block takes 3 bits padded to a byte, 4 bytes
+    // of lengths and its data.
+    let stored_blocks = data.len().div_ceil(MAX_STORED).max(1) as u64;
+    let stored_bits = 8 * (5 * stored_blocks + data.len() as u64);
+    let dynamic_bytes = dynamic_bits.div_ceil(8);
+    let fixed_bytes = fixed_bits.div_ceil(8);
+    if stored_bits / 8 < dynamic_bytes.min(fixed_bytes) {
+        write_stored(writer, data);
+    } else if fixed_bytes < dynamic_bytes {
+        writer.write_bits(0b011, 3);
+        write_tokens(writer, tokens, &fixed_litlen, &fixed_dist);
+    } else {
+        writer.write_bits(0b101, 3);
+        header.write(writer);
+        write_tokens(writer, tokens, &litlen_lengths, &dist_lengths);
+    }
+}
+
+/// Writes `data` as stored blocks, the last one final.
+fn write_stored(writer: &mut BitWriter, data: &[u8]) {
+    let mut chunks = data.chunks(MAX_STORED).peekable();
+    if chunks.peek().is_none() {
+        writer.write_bits(1, 3);
+        writer.write_bytes(&[0, 0, 0xFF, 0xFF]);
+    }
+    while let Some(chunk) = chunks.next() {
+        let last = chunks.peek().is_none();
+        writer.write_bits(u32::from(last), 3);
+        let len = chunk.len() as u16;
+        writer.write_bytes(&len.to_le_bytes());
+        writer.write_bytes(&(!len).to_le_bytes());
+        writer.write_bytes(chunk);
+    }
+}
+
+/// Writes `tokens` and the end-of-block symbol with the given code lengths.
+fn write_tokens(writer: &mut BitWriter, tokens: &[Token], litlen_lengths: &[u8], dist_lengths: &[u8]) {
+    let litlen_codes = canonical_codes(litlen_lengths);
+    let dist_codes = canonical_codes(dist_lengths);
+    let code = |codes: &[u16], lengths: &[u8], symbol: usize| {
+        (
+            u32::from(codes.get(symbol).copied().unwrap_or(0)),
+            u32::from(lengths.get(symbol).copied().unwrap_or(0)),
+        )
+    };
+    for token in tokens {
+        if token.dist == 0 {
+            let (bits, count) = code(&litlen_codes, litlen_lengths, usize::from(token.len & 0xFF));
+            writer.write_bits(bits, count);
+            continue;
+        }
+        let len = usize::from(token.len).clamp(MIN_MATCH, MAX_MATCH);
+        let len_code = usize::from(LENGTH_CODE[len]);
+        let (bits, count) = code(&litlen_codes, litlen_lengths, 257 + len_code);
+        writer.write_bits(bits, count);
+        let extra = u32::from(LENGTH_EXTRA[len_code]);
+        if extra > 0 {
+            writer.write_bits((len - usize::from(LENGTH_BASE[len_code])) as u32, extra);
+        }
+        let dist = usize::from(token.dist);
+        let dcode = dist_code(dist);
+        let (bits, count) = code(&dist_codes, dist_lengths, dcode);
+        writer.write_bits(bits, count);
+        let extra = u32::from(DIST_EXTRA[dcode]);
+        if extra > 0 {
+            writer.write_bits((dist - usize::from(DIST_BASE[dcode])) as u32, extra);
+        }
+    }
+    let (bits, count) = code(&litlen_codes, litlen_lengths, END_OF_BLOCK);
+    writer.write_bits(bits, count);
+}
+
+/// Writes bits least significant first, as deflate requires.
+struct BitWriter {
+    /// The bytes written so far.
+    out: Vec<u8>,
+    /// Bits not yet written to `out`, least significant first.
+    acc: u64,
+    /// The number of valid bits in `acc`.
+    count: u32,
+}
+
+impl BitWriter {
+    /// Returns an empty writer with room for `capacity` bytes.
+    fn with_capacity(capacity: usize) -> Self {
+        BitWriter {
+            out: Vec::with_capacity(capacity),
+            acc: 0,
+            count: 0,
+        }
+    }
+
+    /// Writes the low `count` bits of `bits` (at most 32).
+    fn write_bits(&mut self, bits: u32, count: u32) {
+        self.acc |= u64::from(bits) << self.count;
+        self.count += count;
+        if self.count >= 32 {
+            self.out
+                .extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.count -= 32;
+        }
+    }
+
+    /// Pads to a byte boundary with zero bits.
+    fn align(&mut self) {
+        while self.count > 0 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.count = self.count.saturating_sub(8);
+        }
+        self.acc = 0;
+    }
+
+    /// Writes whole bytes, after padding to a byte boundary.
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        self.align();
+        self.out.extend_from_slice(bytes);
+    }
+
+    /// Pads to a byte boundary and returns the bytes.
+    fn finish(mut self) -> Vec<u8> {
+        self.align();
+        self.out
+    }
+}
+pub(crate) fn debug_info(data: &[u8], stride: usize) {
+    let layout = Layout::new(data, stride);
+    let tokens = layout.parse();
+    let c = Candidates::find(&layout);
+    eprintln!("nodes {} cands {}", layout.node_count(), c.list.len());
+    let (lf, df) = symbol_frequencies(&tokens);
+    let ll = huffman_lengths(&lf, 15);
+    let dl = huffman_lengths(&df, 15);
+    eprintln!("tokens {} maxll {:?} maxdl {:?} segs {}", tokens.len(), ll.iter().max(), dl.iter().max(), layout.segments.len());
+    let mut hist = std::collections::BTreeMap::new();
+    for t in &tokens { if t.dist > 0 { *hist.entry((t.dist, t.len.min(258) / 10 * 10)).or_insert(0) += 1; } else { *hist.entry((0, t.len)).or_insert(0) += 1; } }
+    let mut hv: Vec<_> = hist.into_iter().collect(); hv.sort_by_key(|x| std::cmp::Reverse(x.1));
+    eprintln!("top (dist, len/10): {:?}", &hv[..hv.len().min(30)]);
+    let mut pos = 0usize;
+    for (i, t) in tokens.iter().enumerate() {
+        if (120..150).contains(&pos) { eprintln!("pos {pos} {t:?}"); }
+        if t.dist == 0 { if data[pos] as u16 != t.len { eprintln!("bad literal at {pos} tok {i}"); return; } pos += 1; }
+        else {
+            let d = t.dist as usize; let l = t.len as usize;
+            if d > pos || l < 3 || l > 258 { eprintln!("bad match at {pos} tok {i} {t:?}"); return; }
+            for k in 0..l { if data[pos + k] != data[pos + k - d] { eprintln!("mismatch at {pos} tok {i} {t:?} k {k}"); return; } }
+            pos += l;
+        }
+    }
+    eprintln!("covered {pos} of {}", data.len());
+    let kraft = |l: &[u8]| l.iter().filter(|&&x| x > 0).map(|&x| 1.0f64 / (1u64 << x) as f64).sum::<f64>();
+    let mut dl2 = dl.clone(); if dl2.iter().all(|&x| x == 0) { dl2[0] = 1; }
+    let h = DynamicHeader::new(&ll, &dl2);
+    eprintln!("kraft ll {} dl {} clen {} {:?} hlit {} hdist {} hclen {}", kraft(&ll), kraft(&dl), kraft(&h.clen_lengths), h.clen_lengths, h.hlit, h.hdist, h.hclen);
+}

@@ -1,0 +1,216 @@
+//! The encoding pipeline: choose segments and version, build codewords, place them, pick the mask.
+
+use crate::bits::data_codewords;
+use crate::canvas::{self, BitGrid};
+use crate::ec::add_error_correction;
+use crate::error::EncodeError;
+use crate::segment::{Mode, Segment, alphanumeric_value, bit_length, optimal_segments};
+use crate::version::{EcLevel, Mask, Version};
+
+/// How to encode: the error-correction level and the constraints on version and mask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncodeOptions {
+    /// The lowest acceptable error-correction level.
+    pub level: EcLevel,
+    /// Raise the level as far as the data still fits in the chosen version (on by default).
+    pub boost_level: bool,
+    /// The smallest version to use.
+    pub min_version: Version,
+    /// The largest version to use.
+    pub max_version: Version,
+    /// A fixed mask, or `None` to choose the one with the lowest penalty score.
+    pub mask: Option<Mask>,
+}
+
+impl EncodeOptions {
+    /// Options for `level` with every default: level boosting on, any version, automatic mask.
+    pub const fn new(level: EcLevel) -> EncodeOptions {
+        EncodeOptions {
+            level,
+            boost_level: true,
+            min_version: Version::MIN,
+            max_version: Version::MAX,
+            mask: None,
+        }
+    }
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions::new(EcLevel::M)
+    }
+}
+
+/// An encoded QR code symbol: its modules and the parameters it was built with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QrCode {
+    version: Version,
+    level: EcLevel,
+    mask: Mask,
+    segments: Vec<Segment>,
+    modules: BitGrid,
+}
+
+impl QrCode {
+    /// Encodes UTF-8 `text` at `level` or higher, in the smallest version that fits.
+    pub fn encode_text(text: &str, level: EcLevel) -> Result<QrCode, EncodeError> {
+        QrCode::encode_with(text.as_bytes(), &EncodeOptions::new(level))
+    }
+
+    /// Encodes arbitrary `data` at `level` or higher, in the smallest version that fits.
+    pub fn encode_bytes(data: &[u8], level: EcLevel) -> Result<QrCode, EncodeError> {
+        QrCode::encode_with(data, &EncodeOptions::new(level))
+    }
+
+    /// Encodes `data` with explicit options.
+    ///
+    /// The data is split into numeric, alphanumeric and byte segments so that the bit stream is as
+    /// short as possible, which gives the smallest version; then the level is raised while the
+    /// data still fits in that version (when `boost_level` is set).
+    pub fn encode_with(data: &[u8], options: &EncodeOptions) -> Result<QrCode, EncodeError> {
+        if options.min_version > options.max_version {
+            return Err(EncodeError::VersionRange {
+                min: options.min_version,
+                max: options.max_version,
+            });
+        }
+        let mut level = options.level;
+        let mut chosen: Option<(Version, Vec<Segment>, usize)> = None;
+        let mut group_cache: Option<(usize, Vec<Segment>, usize)> = None;
+        for number in options.min_version.number()..=options.max_version.number() {
+            let Some(version) = Version::new(number) else {
+                break;
+            };
+            let group = version.group();
+            if group_cache.as_ref().is_none_or(|(g, _, _)| *g != group) {
+                let (segments, bits) = optimal_segments(data, group);
+                group_cache = Some((group, segments, bits));
+            }
+            if let Some((_, segments, bits)) = &group_cache {
+                if *bits <= version.data_codewords(level) * 8 {
+                    chosen = Some((version, segments.clone(), *bits));
+                    break;
+                }
+            }
+        }
+        let Some((version, segments, bits)) = chosen else {
+            return Err(EncodeError::DataTooLong {
+                level,
+                capacity: Capacity::for_data(data, options.max_version, level),
+                length: Capacity::length_of(data),
+            });
+        };
+        if options.boost_level {
+            for higher in [EcLevel::M, EcLevel::Q, EcLevel::H] {
+                if higher > level && bits <= version.data_codewords(higher) * 8 {
+                    level = higher;
+                }
+            }
+        }
+        debug_assert_eq!(bits, bit_length(&segments, version.group()));
+        let data_words = data_codewords(data, &segments, version.group(), version.data_codewords(level));
+        let codewords = add_error_correction(&data_words, version, level);
+        let (modules, mask) = canvas::build(version, level, &codewords, options.mask);
+        Ok(QrCode {
+            version,
+            level,
+            mask,
+            segments,
+            modules,
+        })
+    }
+
+    /// The symbol's version.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The error-correction level used (possibly higher than the one asked for).
+    pub fn ec_level(&self) -> EcLevel {
+        self.level
+    }
+
+    /// The data mask used.
+    pub fn mask(&self) -> Mask {
+        self.mask
+    }
+
+    /// The number of modules per side, without quiet zone.
+    pub fn size(&self) -> usize {
+        self.modules.size()
+    }
+
+    /// Whether the module at column `x`, row `y` is dark; positions outside the symbol are light.
+    pub fn is_dark(&self, x: usize, y: usize) -> bool {
+        x < self.size() && y < self.size() && self.modules.get(x, y)
+    }
+
+    /// The segments the data was split into, in order.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// The modules as rows of booleans (`true` is dark), top row first.
+    pub fn to_rows(&self) -> Vec<Vec<bool>> {
+        (0..self.size())
+            .map(|y| (0..self.size()).map(|x| self.modules.get(x, y)).collect())
+            .collect()
+    }
+
+    /// Row `y` as bits, module `x` at bit `x % 64` of word `x / 64` (three words cover version 40).
+    pub(crate) fn row_words(&self, y: usize) -> &[u64] {
+        self.modules.line(y)
+    }
+}
+
+/// How much data the largest allowed version holds at a level, in the unit that fits the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capacity {
+    /// Decimal digits, for data made only of digits.
+    Digits(usize),
+    /// Alphanumeric characters, for data made only of the 45 alphanumeric characters.
+    Alphanumeric(usize),
+    /// Bytes, for any other data (UTF-8 text counts its encoded bytes).
+    Bytes(usize),
+}
+
+impl Capacity {
+    fn for_data(data: &[u8], version: Version, level: EcLevel) -> Capacity {
+        let available = version.data_codewords(level) * 8;
+        let mode = Capacity::mode_of(data);
+        let bits = available.saturating_sub(4 + mode.count_bits(version.group()));
+        match mode {
+            Mode::Numeric => Capacity::Digits(bits / 10 * 3 + [0, 0, 0, 0, 1, 1, 1, 2, 2, 2][bits % 10]),
+            Mode::Alphanumeric => Capacity::Alphanumeric(bits / 11 * 2 + usize::from(bits % 11 >= 6)),
+            Mode::Byte => Capacity::Bytes(bits / 8),
+        }
+    }
+
+    fn length_of(data: &[u8]) -> Capacity {
+        match Capacity::mode_of(data) {
+            Mode::Numeric => Capacity::Digits(data.len()),
+            Mode::Alphanumeric => Capacity::Alphanumeric(data.len()),
+            Mode::Byte => Capacity::Bytes(data.len()),
+        }
+    }
+
+    fn mode_of(data: &[u8]) -> Mode {
+        if data.iter().all(u8::is_ascii_digit) {
+            Mode::Numeric
+        } else if data.iter().all(|&b| alphanumeric_value(b).is_some()) {
+            Mode::Alphanumeric
+        } else {
+            Mode::Byte
+        }
+    }
+}
+
+impl std::fmt::Display for Capacity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Capacity::Digits(n) => write!(f, "{n} digits"),
+            Capacity::Alphanumeric(n) => write!(f, "{n} alphanumeric characters"),
+            Capacity::Bytes(n) => write!(f, "{n} bytes"),
+        }
+    }
+}

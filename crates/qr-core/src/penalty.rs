@@ -1,0 +1,155 @@
+//! The mask penalty score of ISO/IEC 18004 section 7.8.3, computed a line at a time over bit words.
+//!
+//! The finder-like pattern rule follows the reading qrcodegen uses (a 1:1:3:1:1 dark-light run
+//! pattern with four light modules on one side, the area outside the symbol counting as light), so
+//! that both choose the same mask for the same modules.
+
+use crate::canvas::{BitGrid, WORDS};
+
+const N1: u32 = 3;
+const N2: u32 = 3;
+const N3: u32 = 40;
+const N4: u32 = 10;
+
+/// The penalty score of a masked matrix given by rows and by columns, or `None` as soon as it is
+/// known to be at least `give_up_at` (it cannot win then).
+pub(crate) fn score(rows: &BitGrid, columns: &BitGrid, give_up_at: u32) -> Option<u32> {
+    let size = rows.size();
+    let mut total = balance(rows) + blocks(rows);
+    for line in 0..size {
+        total += line_score(rows.line(line), size) + line_score(columns.line(line), size);
+        if total >= give_up_at {
+            return None;
+        }
+    }
+    Some(total)
+}
+
+/// Rule 4: ten points for every 5% the dark share strays from one half.
+fn balance(rows: &BitGrid) -> u32 {
+    let size = rows.size() as u32;
+    let dark: u32 = rows.words().iter().map(|w| w.count_ones()).sum();
+    let total = size * size;
+    let deviation = (dark * 20).abs_diff(total * 10);
+    // Round up, minus one: the same integer arithmetic as qrcodegen.
+    (deviation.div_ceil(total)).saturating_sub(1) * N4
+}
+
+/// Rule 2: three points for every 2x2 block of one colour (overlapping blocks count separately).
+fn blocks(rows: &BitGrid) -> u32 {
+    let size = rows.size();
+    let mut count = 0;
+    for y in 0..size.saturating_sub(1) {
+        let above = rows.line(y);
+        let below = rows.line(y + 1);
+        let mut same_vertical = [0u64; WORDS];
+        let mut same_horizontal = [0u64; WORDS];
+        for k in 0..WORDS {
+            same_vertical[k] = !(above[k] ^ below[k]);
+        }
+        let next_vertical = shift_down(&same_vertical);
+        let next_above = shift_down(above);
+        for k in 0..WORDS {
+            same_horizontal[k] = !(above[k] ^ next_above[k]);
+        }
+        for k in 0..WORDS {
+            let valid = valid_bits(k, size - 1);
+            count += (same_vertical[k] & next_vertical[k] & same_horizontal[k] & valid).count_ones();
+        }
+    }
+    count * N2
+}
+
+/// Bits of word `k` that stand for positions below `limit`.
+fn valid_bits(k: usize, limit: usize) -> u64 {
+    let start = k * 64;
+    if limit <= start {
+        0
+    } else if limit >= start + 64 {
+        u64::MAX
+    } else {
+        (1u64 << (limit - start)) - 1
+    }
+}
+
+/// The line shifted so that position `x` holds what was at `x + 1`.
+fn shift_down(line: &[u64]) -> [u64; WORDS] {
+    let mut out = [0u64; WORDS];
+    for k in 0..WORDS {
+        let carry = if k + 1 < WORDS { line[k + 1] << 63 } else { 0 };
+        out[k] = (line[k] >> 1) | carry;
+    }
+    out
+}
+
+/// Rules 1 and 3 along one line of `size` modules.
+fn line_score(line: &[u64], size: usize) -> u32 {
+    let mut history = RunHistory::new(size as u32);
+    let mut score = 0;
+    let first_dark = line[0] & 1 == 1;
+    if first_dark {
+        // An empty light run before the first dark one; the border still counts as light.
+        history.push(0);
+    }
+    let mut dark = first_dark;
+    let mut run_start = 0usize;
+    // Positions where the colour changes: bit x set when module x differs from module x - 1.
+    for k in 0..WORDS {
+        let carry = if k == 0 { line[0] & 1 } else { line[k - 1] >> 63 };
+        let mut changes = (line[k] ^ ((line[k] << 1) | carry)) & valid_bits(k, size);
+        while changes != 0 {
+            let x = k * 64 + changes.trailing_zeros() as usize;
+            changes &= changes - 1;
+            let length = (x - run_start) as u32;
+            score += run_score(length);
+            history.push(length);
+            if !dark {
+                score += history.finder_like_patterns() * N3;
+            }
+            dark = !dark;
+            run_start = x;
+        }
+    }
+    let mut length = (size - run_start) as u32;
+    score += run_score(length);
+    if dark {
+        history.push(length);
+        length = 0;
+    }
+    history.push(length + size as u32);
+    score + history.finder_like_patterns() * N3
+}
+
+/// Rule 1: a run of five or more modules of one colour scores three, plus one per module over five.
+fn run_score(length: u32) -> u32 {
+    if length >= 5 { N1 + length - 5 } else { 0 }
+}
+
+/// The lengths of the last seven runs, newest first.
+struct RunHistory {
+    size: u32,
+    runs: [u32; 7],
+}
+
+impl RunHistory {
+    fn new(size: u32) -> RunHistory {
+        RunHistory { size, runs: [0; 7] }
+    }
+
+    fn push(&mut self, mut length: u32) {
+        if self.runs[0] == 0 {
+            // The first run is light and extends into the border outside the symbol.
+            length += self.size;
+        }
+        self.runs.copy_within(0..6, 1);
+        self.runs[0] = length;
+    }
+
+    /// How many 1:1:3:1:1 patterns with four light modules on a side end at the newest light run.
+    fn finder_like_patterns(&self) -> u32 {
+        let r = &self.runs;
+        let n = r[1];
+        let core = n > 0 && r[2] == n && r[3] == n * 3 && r[4] == n && r[5] == n;
+        u32::from(core && r[0] >= n * 4 && r[6] >= n) + u32::from(core && r[6] >= n * 4 && r[0] >= n)
+    }
+}
