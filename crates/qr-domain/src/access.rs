@@ -41,10 +41,14 @@ pub struct IpRule(IpNet);
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AccessRuleError {
     /// The origin pattern is malformed.
-    #[error("invalid origin pattern {0:?}: expected *, a host, *.domain, or scheme://host[:port] with scheme http or https")]
+    #[error(
+        "invalid origin pattern {0:?}: expected *, a host, *.domain, or scheme://host[:port] with scheme http or https"
+    )]
     Origin(String),
     /// The IP rule is neither an address nor a CIDR network.
-    #[error("invalid IP rule {0:?}: expected an IPv4/IPv6 address or a CIDR network such as 10.0.0.0/8")]
+    #[error(
+        "invalid IP rule {0:?}: expected an IPv4/IPv6 address or a CIDR network such as 10.0.0.0/8"
+    )]
     Ip(String),
 }
 
@@ -298,8 +302,16 @@ mod tests {
         check("https://app.example.com", "https://app.example.com", true);
         check("https://app.example.com", "HTTPS://APP.EXAMPLE.COM", true);
         check("https://app.example.com", "http://app.example.com", false);
-        check("https://app.example.com", "https://app.example.com:8443", false);
-        check("https://app.example.com:8443", "https://app.example.com:8443", true);
+        check(
+            "https://app.example.com",
+            "https://app.example.com:8443",
+            false,
+        );
+        check(
+            "https://app.example.com:8443",
+            "https://app.example.com:8443",
+            true,
+        );
         check("app.example.com", "http://app.example.com", true);
         check("*.example.com", "https://a.example.com", true);
         check("*.example.com", "https://a.b.example.com", true);
@@ -315,14 +327,27 @@ mod tests {
 
     #[test]
     fn invalid_origin_patterns() {
-        for bad in ["", "ftp://x.com", "https://", "*.", "a/b", "https://x.com:99999", "*.*.com", "u@x.com"] {
+        for bad in [
+            "",
+            "ftp://x.com",
+            "https://",
+            "*.",
+            "a/b",
+            "https://x.com:99999",
+            "*.*.com",
+            "u@x.com",
+        ] {
             assert!(OriginPattern::parse(bad).is_err(), "{bad:?}");
         }
     }
 
     fn ip(rule: &str, addr: &str, expected: bool) {
         let r = IpRule::parse(rule).unwrap();
-        assert_eq!(r.contains(addr.parse().unwrap()), expected, "{rule} vs {addr}");
+        assert_eq!(
+            r.contains(addr.parse().unwrap()),
+            expected,
+            "{rule} vs {addr}"
+        );
     }
 
     #[test]
@@ -350,24 +375,44 @@ mod tests {
             origin: Some("https://shop.example.com"),
         };
         assert_eq!(check_access(&s, &pro, Endpoint::Batch, req), Ok(()));
-        assert_eq!(check_access(&s, &free, Endpoint::Batch, req), Err(AccessError::BatchRequiresPro));
+        assert_eq!(
+            check_access(&s, &free, Endpoint::Batch, req),
+            Err(AccessError::BatchRequiresPro)
+        );
         s.disabled_endpoints.insert(Endpoint::Links);
         assert_eq!(
             check_access(&s, &pro, Endpoint::Links, req),
             Err(AccessError::EndpointDisabled(Endpoint::Links))
         );
-        s.ip_allowlist.push(IpRule::parse("198.51.100.0/24").unwrap());
+        s.ip_allowlist
+            .push(IpRule::parse("198.51.100.0/24").unwrap());
         assert_eq!(check_access(&s, &pro, Endpoint::Generate, req), Ok(()));
         let elsewhere = AccessRequest {
             client_ip: Some("192.0.2.1".parse().unwrap()),
             ..req
         };
-        assert_eq!(check_access(&s, &pro, Endpoint::Generate, elsewhere), Err(AccessError::IpNotAllowed));
-        let unknown = AccessRequest { client_ip: None, ..req };
-        assert_eq!(check_access(&s, &pro, Endpoint::Generate, unknown), Err(AccessError::IpNotAllowed));
-        s.allowed_origins.push(OriginPattern::parse("*.example.org").unwrap());
-        assert_eq!(check_access(&s, &pro, Endpoint::Generate, req), Err(AccessError::OriginNotAllowed));
-        let server = AccessRequest { origin: None, ..req };
+        assert_eq!(
+            check_access(&s, &pro, Endpoint::Generate, elsewhere),
+            Err(AccessError::IpNotAllowed)
+        );
+        let unknown = AccessRequest {
+            client_ip: None,
+            ..req
+        };
+        assert_eq!(
+            check_access(&s, &pro, Endpoint::Generate, unknown),
+            Err(AccessError::IpNotAllowed)
+        );
+        s.allowed_origins
+            .push(OriginPattern::parse("*.example.org").unwrap());
+        assert_eq!(
+            check_access(&s, &pro, Endpoint::Generate, req),
+            Err(AccessError::OriginNotAllowed)
+        );
+        let server = AccessRequest {
+            origin: None,
+            ..req
+        };
         assert_eq!(check_access(&s, &pro, Endpoint::Generate, server), Ok(()));
     }
 }

@@ -62,7 +62,9 @@ impl Email {
             return Err(EmailError::TooLong);
         }
         let (local, domain) = s.split_once('@').ok_or(EmailError::Malformed)?;
-        let bad = |part: &str| part.is_empty() || part.chars().any(|c| c.is_whitespace() || c.is_control());
+        let bad = |part: &str| {
+            part.is_empty() || part.chars().any(|c| c.is_whitespace() || c.is_control())
+        };
         if bad(local) || bad(domain) || domain.contains('@') || !domain.contains('.') {
             return Err(EmailError::Malformed);
         }
@@ -100,7 +102,11 @@ mod tests {
     use super::*;
 
     fn check(input: &str, expected: Result<&str, EmailError>) {
-        assert_eq!(Email::parse(input).as_ref().map(Email::as_str), expected.as_deref(), "{input:?}");
+        assert_eq!(
+            Email::parse(input).as_ref().map(Email::as_str),
+            expected.as_deref(),
+            "{input:?}"
+        );
     }
 
     #[test]
@@ -113,6 +119,9 @@ mod tests {
         check("@example.com", Err(EmailError::Malformed));
         check("a@localhost", Err(EmailError::Malformed));
         check("a b@example.com", Err(EmailError::Malformed));
-        check(&format!("{}@example.com", "a".repeat(250)), Err(EmailError::TooLong));
+        check(
+            &format!("{}@example.com", "a".repeat(250)),
+            Err(EmailError::TooLong),
+        );
     }
 }

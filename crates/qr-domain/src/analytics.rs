@@ -37,10 +37,14 @@ pub struct RecentLimit(u16);
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AnalyticsError {
     /// startDate is neither YYYY-MM-DD nor an ISO 8601 date-time.
-    #[error("invalid startDate {0:?}: use YYYY-MM-DD or an ISO 8601 date-time such as 2024-05-01T00:00:00Z")]
+    #[error(
+        "invalid startDate {0:?}: use YYYY-MM-DD or an ISO 8601 date-time such as 2024-05-01T00:00:00Z"
+    )]
     InvalidStartDate(String),
     /// endDate is neither YYYY-MM-DD nor an ISO 8601 date-time.
-    #[error("invalid endDate {0:?}: use YYYY-MM-DD or an ISO 8601 date-time such as 2024-05-31T23:59:59Z")]
+    #[error(
+        "invalid endDate {0:?}: use YYYY-MM-DD or an ISO 8601 date-time such as 2024-05-31T23:59:59Z"
+    )]
     InvalidEndDate(String),
     /// startDate is after endDate.
     #[error("startDate must not be after endDate")]
@@ -195,12 +199,21 @@ impl Default for RecentLimit {
 
 impl AnalyticsQuery {
     /// Parses the raw query parameters.
-    pub fn parse(start: Option<&str>, end: Option<&str>, limit: Option<&str>) -> Result<Self, AnalyticsError> {
+    pub fn parse(
+        start: Option<&str>,
+        end: Option<&str>,
+        limit: Option<&str>,
+    ) -> Result<Self, AnalyticsError> {
         let start = start
-            .map(|s| parse_instant(s, false).ok_or_else(|| AnalyticsError::InvalidStartDate(s.to_owned())))
+            .map(|s| {
+                parse_instant(s, false)
+                    .ok_or_else(|| AnalyticsError::InvalidStartDate(s.to_owned()))
+            })
             .transpose()?;
         let end = end
-            .map(|s| parse_instant(s, true).ok_or_else(|| AnalyticsError::InvalidEndDate(s.to_owned())))
+            .map(|s| {
+                parse_instant(s, true).ok_or_else(|| AnalyticsError::InvalidEndDate(s.to_owned()))
+            })
             .transpose()?;
         if let (Some(s), Some(e)) = (start, end) {
             if s > e {
@@ -221,11 +234,16 @@ impl AnalyticsQuery {
     /// `None` when nothing of the requested range is retained.
     pub fn window(&self, now: DateTime<Utc>, link: &Link, retention: Retention) -> Option<Window> {
         let today = now.date_naive();
-        let mut from = self.start.unwrap_or_else(|| day_start(link.created_at.date_naive()));
+        let mut from = self
+            .start
+            .unwrap_or_else(|| day_start(link.created_at.date_naive()));
         if let Some(first) = retention_first_day(today, retention) {
             from = from.max(day_start(first));
         }
-        let to = self.end.unwrap_or_else(|| day_end(today)).min(day_end(today));
+        let to = self
+            .end
+            .unwrap_or_else(|| day_end(today))
+            .min(day_end(today));
         (from <= to).then_some(Window { from, to })
     }
 }
@@ -286,8 +304,16 @@ impl Window {
                 }
             };
         }
-        let full_from = if first_whole { Some(first) } else { first.succ_opt() };
-        let full_to = if last_whole { Some(last) } else { last.pred_opt() };
+        let full_from = if first_whole {
+            Some(first)
+        } else {
+            first.succ_opt()
+        };
+        let full_to = if last_whole {
+            Some(last)
+        } else {
+            last.pred_opt()
+        };
         let full_days = match (full_from, full_to) {
             (Some(a), Some(b)) if a <= b => Some((a, b)),
             _ => None,
@@ -310,7 +336,10 @@ impl Window {
     /// Every day of the window, ascending.
     pub fn days(&self) -> impl Iterator<Item = NaiveDate> + use<> {
         let last = self.to.date_naive();
-        self.from.date_naive().iter_days().take_while(move |d| *d <= last)
+        self.from
+            .date_naive()
+            .iter_days()
+            .take_while(move |d| *d <= last)
     }
 }
 
@@ -355,7 +384,9 @@ pub fn summarize(window: Option<&Window>, parts: Vec<StatsRows>) -> Summary {
         scans_by_country: ranked(countries)
             .map(|(country, scans)| CountryScans { country, scans })
             .collect(),
-        scans_by_device: ranked(devices).map(|(device, scans)| DeviceScans { device, scans }).collect(),
+        scans_by_device: ranked(devices)
+            .map(|(device, scans)| DeviceScans { device, scans })
+            .collect(),
         scans_by_browser: ranked(browsers)
             .map(|(browser, scans)| BrowserScans { browser, scans })
             .collect(),
@@ -390,7 +421,12 @@ mod tests {
         s.parse().unwrap()
     }
 
-    fn check(start: Option<&str>, end: Option<&str>, limit: Option<&str>, expected: Result<(Option<&str>, Option<&str>, u16), AnalyticsError>) {
+    fn check(
+        start: Option<&str>,
+        end: Option<&str>,
+        limit: Option<&str>,
+        expected: Result<(Option<&str>, Option<&str>, u16), AnalyticsError>,
+    ) {
         let got = AnalyticsQuery::parse(start, end, limit);
         let want = expected.map(|(s, e, l)| AnalyticsQuery {
             start: s.map(at),
@@ -403,37 +439,125 @@ mod tests {
     #[test]
     fn query_parsing() {
         check(None, None, None, Ok((None, None, 100)));
-        check(Some("2024-05-01"), Some("2024-05-31"), Some("10"), Ok((Some("2024-05-01T00:00:00Z"), Some("2024-05-31T23:59:59.999999Z"), 10)));
-        check(Some("2024-05-01T10:00:00+02:00"), None, None, Ok((Some("2024-05-01T08:00:00Z"), None, 100)));
-        check(None, Some("2024-05-01T10:00:00Z"), None, Ok((None, Some("2024-05-01T10:00:00Z"), 100)));
-        check(None, Some("2024-05-01T10:00:00"), None, Ok((None, Some("2024-05-01T10:00:00Z"), 100)));
-        check(Some("2024-05-01"), Some("2024-05-01"), None, Ok((Some("2024-05-01T00:00:00Z"), Some("2024-05-01T23:59:59.999999Z"), 100)));
-        check(Some("2024-13-01"), None, None, Err(AnalyticsError::InvalidStartDate("2024-13-01".into())));
-        check(Some("yesterday"), None, None, Err(AnalyticsError::InvalidStartDate("yesterday".into())));
-        check(None, Some("2024-02-30"), None, Err(AnalyticsError::InvalidEndDate("2024-02-30".into())));
-        check(Some("2024-05-02"), Some("2024-05-01"), None, Err(AnalyticsError::StartAfterEnd));
-        check(None, None, Some("0"), Err(AnalyticsError::InvalidLimit("0".into())));
-        check(None, None, Some("1001"), Err(AnalyticsError::InvalidLimit("1001".into())));
-        check(None, None, Some("-1"), Err(AnalyticsError::InvalidLimit("-1".into())));
-        check(None, None, Some("ten"), Err(AnalyticsError::InvalidLimit("ten".into())));
+        check(
+            Some("2024-05-01"),
+            Some("2024-05-31"),
+            Some("10"),
+            Ok((
+                Some("2024-05-01T00:00:00Z"),
+                Some("2024-05-31T23:59:59.999999Z"),
+                10,
+            )),
+        );
+        check(
+            Some("2024-05-01T10:00:00+02:00"),
+            None,
+            None,
+            Ok((Some("2024-05-01T08:00:00Z"), None, 100)),
+        );
+        check(
+            None,
+            Some("2024-05-01T10:00:00Z"),
+            None,
+            Ok((None, Some("2024-05-01T10:00:00Z"), 100)),
+        );
+        check(
+            None,
+            Some("2024-05-01T10:00:00"),
+            None,
+            Ok((None, Some("2024-05-01T10:00:00Z"), 100)),
+        );
+        check(
+            Some("2024-05-01"),
+            Some("2024-05-01"),
+            None,
+            Ok((
+                Some("2024-05-01T00:00:00Z"),
+                Some("2024-05-01T23:59:59.999999Z"),
+                100,
+            )),
+        );
+        check(
+            Some("2024-13-01"),
+            None,
+            None,
+            Err(AnalyticsError::InvalidStartDate("2024-13-01".into())),
+        );
+        check(
+            Some("yesterday"),
+            None,
+            None,
+            Err(AnalyticsError::InvalidStartDate("yesterday".into())),
+        );
+        check(
+            None,
+            Some("2024-02-30"),
+            None,
+            Err(AnalyticsError::InvalidEndDate("2024-02-30".into())),
+        );
+        check(
+            Some("2024-05-02"),
+            Some("2024-05-01"),
+            None,
+            Err(AnalyticsError::StartAfterEnd),
+        );
+        check(
+            None,
+            None,
+            Some("0"),
+            Err(AnalyticsError::InvalidLimit("0".into())),
+        );
+        check(
+            None,
+            None,
+            Some("1001"),
+            Err(AnalyticsError::InvalidLimit("1001".into())),
+        );
+        check(
+            None,
+            None,
+            Some("-1"),
+            Err(AnalyticsError::InvalidLimit("-1".into())),
+        );
+        check(
+            None,
+            None,
+            Some("ten"),
+            Err(AnalyticsError::InvalidLimit("ten".into())),
+        );
         check(None, None, Some("1000"), Ok((None, None, 1000)));
         check(None, None, Some("1"), Ok((None, None, 1)));
     }
 
     #[test]
     fn window_plans() {
-        let w = |a: &str, b: &str| Window { from: at(a), to: at(b) };
+        let w = |a: &str, b: &str| Window {
+            from: at(a),
+            to: at(b),
+        };
         let d = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
         let whole = w("2024-05-01T00:00:00Z", "2024-05-03T23:59:59.999999Z").plan();
         assert_eq!(whole.full_days, Some((d("2024-05-01"), d("2024-05-03"))));
         assert_eq!(whole.partial, [None, None]);
         let edges = w("2024-05-01T12:00:00Z", "2024-05-03T06:00:00Z").plan();
         assert_eq!(edges.full_days, Some((d("2024-05-02"), d("2024-05-02"))));
-        assert_eq!(edges.partial[0], Some(w("2024-05-01T12:00:00Z", "2024-05-01T23:59:59.999999Z")));
-        assert_eq!(edges.partial[1], Some(w("2024-05-03T00:00:00Z", "2024-05-03T06:00:00Z")));
+        assert_eq!(
+            edges.partial[0],
+            Some(w("2024-05-01T12:00:00Z", "2024-05-01T23:59:59.999999Z"))
+        );
+        assert_eq!(
+            edges.partial[1],
+            Some(w("2024-05-03T00:00:00Z", "2024-05-03T06:00:00Z"))
+        );
         let inside = w("2024-05-01T01:00:00Z", "2024-05-01T02:00:00Z").plan();
         assert_eq!(inside.full_days, None);
-        assert_eq!(inside.partial, [Some(w("2024-05-01T01:00:00Z", "2024-05-01T02:00:00Z")), None]);
+        assert_eq!(
+            inside.partial,
+            [
+                Some(w("2024-05-01T01:00:00Z", "2024-05-01T02:00:00Z")),
+                None
+            ]
+        );
         let adjacent = w("2024-05-01T01:00:00Z", "2024-05-02T02:00:00Z").plan();
         assert_eq!(adjacent.full_days, None);
     }
@@ -441,14 +565,30 @@ mod tests {
     #[test]
     fn retention_window_keeps_the_last_n_days() {
         let today = NaiveDate::from_ymd_opt(2024, 3, 31).unwrap();
-        assert_eq!(retention_first_day(today, Retention::Days(30)), NaiveDate::from_ymd_opt(2024, 3, 2));
+        assert_eq!(
+            retention_first_day(today, Retention::Days(30)),
+            NaiveDate::from_ymd_opt(2024, 3, 2)
+        );
         assert_eq!(retention_first_day(today, Retention::Days(1)), Some(today));
         assert_eq!(retention_first_day(today, Retention::Unlimited), None);
     }
 
     #[test]
     fn breakdowns_sort_by_scans_then_name() {
-        let v: Vec<_> = ranked(HashMap::from([("b".to_owned(), 2), ("a".to_owned(), 2), ("c".to_owned(), 5), ("z".to_owned(), 0)])).collect();
-        assert_eq!(v, vec![("c".to_owned(), 5), ("a".to_owned(), 2), ("b".to_owned(), 2)]);
+        let v: Vec<_> = ranked(HashMap::from([
+            ("b".to_owned(), 2),
+            ("a".to_owned(), 2),
+            ("c".to_owned(), 5),
+            ("z".to_owned(), 0),
+        ]))
+        .collect();
+        assert_eq!(
+            v,
+            vec![
+                ("c".to_owned(), 5),
+                ("a".to_owned(), 2),
+                ("b".to_owned(), 2)
+            ]
+        );
     }
 }

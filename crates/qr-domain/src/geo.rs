@@ -59,7 +59,9 @@ pub enum GeoError {
         message: String,
     },
     /// The file is a MaxMind DB file but its content is corrupt.
-    #[error("the geolocation database {path} is corrupt: {message}; replace it with a fresh download")]
+    #[error(
+        "the geolocation database {path} is corrupt: {message}; replace it with a fresh download"
+    )]
     Corrupt {
         /// The database path.
         path: PathBuf,
@@ -89,11 +91,9 @@ impl Location {
             .filter(|c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_alphabetic()))
             .map(str::to_ascii_uppercase)
             .filter(|c| c != UNKNOWN_COUNTRY);
-        let hinted_city = hint
-            .city
-            .as_deref()
-            .map(str::trim)
-            .filter(|c| !c.is_empty() && c.chars().count() <= 100 && !c.chars().any(char::is_control));
+        let hinted_city = hint.city.as_deref().map(str::trim).filter(|c| {
+            !c.is_empty() && c.chars().count() <= 100 && !c.chars().any(char::is_control)
+        });
         match hinted {
             Some(country) => {
                 let city = match hinted_city {
@@ -156,7 +156,10 @@ impl GeoLocator for MaxMindLocator {
             .filter(|c| !c.is_empty())
             .unwrap_or(UNKNOWN_CITY)
             .to_owned();
-        Location { country, city: name }
+        Location {
+            country,
+            city: name,
+        }
     }
 }
 
@@ -183,7 +186,14 @@ mod tests {
             city: city.map(Into::into),
         };
         let check = |h: GeoHint, country: &str, city: &str| {
-            assert_eq!(db.clone().with_hint(&h), Location { country: country.into(), city: city.into() }, "{h:?}");
+            assert_eq!(
+                db.clone().with_hint(&h),
+                Location {
+                    country: country.into(),
+                    city: city.into()
+                },
+                "{h:?}"
+            );
         };
         check(hint(None, None), "GB", "London");
         check(hint(Some("gb"), None), "GB", "London");

@@ -181,7 +181,10 @@ impl ApiKeySecret {
 
     /// The display prefix: the mode prefix and the first four secret characters.
     pub fn display_prefix(&self) -> String {
-        self.0.chars().take(LIVE_PREFIX.len() + DISPLAY_CHARS).collect()
+        self.0
+            .chars()
+            .take(LIVE_PREFIX.len() + DISPLAY_CHARS)
+            .collect()
     }
 
     /// The secret itself, to show once to its owner.
@@ -302,7 +305,11 @@ mod tests {
     use super::*;
 
     fn check(input: &str, expected: Result<KeyMode, KeyFormatError>) {
-        assert_eq!(ApiKeySecret::parse(input).map(|k| k.mode()), expected, "{input:?}");
+        assert_eq!(
+            ApiKeySecret::parse(input).map(|k| k.mode()),
+            expected,
+            "{input:?}"
+        );
     }
 
     #[test]
@@ -313,10 +320,22 @@ mod tests {
         check(&format!("qrapi_prod_{body}"), Err(KeyFormatError::Prefix));
         check(&format!("QRAPI_LIVE_{body}"), Err(KeyFormatError::Prefix));
         check(&format!(" qrapi_live_{body}"), Err(KeyFormatError::Prefix));
-        check(&format!("qrapi_live_{}", "A".repeat(31)), Err(KeyFormatError::Length));
-        check(&format!("qrapi_live_{}", "A".repeat(33)), Err(KeyFormatError::Length));
-        check(&format!("qrapi_live_{}-", "A".repeat(31)), Err(KeyFormatError::Alphabet));
-        check(&format!("qrapi_live_{}é", "A".repeat(30)), Err(KeyFormatError::Alphabet));
+        check(
+            &format!("qrapi_live_{}", "A".repeat(31)),
+            Err(KeyFormatError::Length),
+        );
+        check(
+            &format!("qrapi_live_{}", "A".repeat(33)),
+            Err(KeyFormatError::Length),
+        );
+        check(
+            &format!("qrapi_live_{}-", "A".repeat(31)),
+            Err(KeyFormatError::Alphabet),
+        );
+        check(
+            &format!("qrapi_live_{}é", "A".repeat(30)),
+            Err(KeyFormatError::Alphabet),
+        );
         check("", Err(KeyFormatError::Prefix));
     }
 
@@ -327,7 +346,10 @@ mod tests {
         assert_eq!(a.expose_secret().len(), 43);
         assert_eq!(ApiKeySecret::parse(a.expose_secret()).unwrap(), a);
         assert_eq!(b.mode(), KeyMode::Test);
-        assert_ne!(a.hash(), ApiKeySecret::generate(KeyMode::Live).unwrap().hash());
+        assert_ne!(
+            a.hash(),
+            ApiKeySecret::generate(KeyMode::Live).unwrap().hash()
+        );
         let shown = format!("{a:?}");
         assert!(!shown.contains(&a.expose_secret()[15..]), "{shown}");
         assert_eq!(a.display_prefix().len(), 15);
@@ -342,7 +364,13 @@ mod tests {
         assert!(s.validate(&limits).is_ok());
         assert_eq!(s.effective_rate(&limits).get(), 1);
         s.rate_per_second = Some(PerSecond::new(5).unwrap());
-        assert!(matches!(s.validate(&limits), Err(SettingsError::RateAbovePlan { requested: 5, plan: 2 })));
+        assert!(matches!(
+            s.validate(&limits),
+            Err(SettingsError::RateAbovePlan {
+                requested: 5,
+                plan: 2
+            })
+        ));
         assert_eq!(s.effective_rate(&limits).get(), 2);
     }
 }

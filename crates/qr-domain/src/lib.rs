@@ -26,7 +26,7 @@ pub mod shortcode;
 pub mod store;
 pub mod writer;
 
-#[cfg(feature = "contract-tests")]
+#[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
 
 pub use account::{Account, Email};

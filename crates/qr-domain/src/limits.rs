@@ -228,18 +228,33 @@ impl Meter {
 
     /// Requests counted for `account` in `month`.
     pub fn used(&self, account: AccountId, month: UsageMonth) -> u64 {
-        self.lock().usage.get(&(account, month)).copied().unwrap_or(0)
+        self.lock()
+            .usage
+            .get(&(account, month))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The header figures for `account` at `now`, without counting anything.
-    pub fn status(&self, now: DateTime<Utc>, account: AccountId, limits: &PlanLimits) -> RateLimitStatus {
+    pub fn status(
+        &self,
+        now: DateTime<Utc>,
+        account: AccountId,
+        limits: &PlanLimits,
+    ) -> RateLimitStatus {
         let month = UsageMonth::of(now);
         let used = self.used(account, month);
         status(limits, used, month)
     }
 
     /// The usage object for `account`.
-    pub fn report(&self, now: DateTime<Utc>, account: AccountId, plan: Plan, limits: &PlanLimits) -> UsageReport {
+    pub fn report(
+        &self,
+        now: DateTime<Utc>,
+        account: AccountId,
+        plan: Plan,
+        limits: &PlanLimits,
+    ) -> UsageReport {
         let month = UsageMonth::of(now);
         UsageReport {
             plan: plan.as_str().to_owned(),
@@ -365,12 +380,23 @@ mod tests {
         assert_eq!(m.start(), at("2024-12-01T00:00:00Z"));
         assert_eq!(m.next_start(), at("2025-01-01T00:00:00Z"));
         assert_eq!(UsageMonth::from_index(m.index()), Some(m));
-        assert_eq!(UsageMonth::of(at("2024-02-29T12:00:00Z")).next_start(), at("2024-03-01T00:00:00Z"));
+        assert_eq!(
+            UsageMonth::of(at("2024-02-29T12:00:00Z")).next_start(),
+            at("2024-03-01T00:00:00Z")
+        );
     }
 
     #[test]
     fn retry_after_rounds_up_to_at_least_one_second() {
-        for (micros, secs) in [(-5, 1), (0, 1), (1, 1), (999_999, 1), (1_000_000, 1), (1_000_001, 2), (59_500_000, 60)] {
+        for (micros, secs) in [
+            (-5, 1),
+            (0, 1),
+            (1, 1),
+            (999_999, 1),
+            (1_000_000, 1),
+            (1_000_001, 2),
+            (59_500_000, 60),
+        ] {
             assert_eq!(whole_seconds(micros), secs, "{micros}");
         }
     }
@@ -394,7 +420,8 @@ mod tests {
         let limits = Plan::Free.limits(&Default::default());
         let (k, a) = (KeyId::random(), AccountId::random());
         let now = at("2024-05-31T23:59:59Z");
-        m.admit(now, k, a, &limits, limits.per_second, false).unwrap();
+        m.admit(now, k, a, &limits, limits.per_second, false)
+            .unwrap();
         m.touch(k, now);
         let d = m.take_dirty(now);
         assert_eq!(d.usage, vec![(UsageMonth::of(now), vec![(a, 1)])]);

@@ -110,7 +110,9 @@ pub enum LinkError {
     #[error("invalid targetUrl: {0}")]
     TargetUrl(#[from] UrlError),
     /// The account already holds as many links as its plan allows.
-    #[error("link limit reached: the {plan} plan allows {limit} links; delete a link or upgrade the plan")]
+    #[error(
+        "link limit reached: the {plan} plan allows {limit} links; delete a link or upgrade the plan"
+    )]
     LimitReached {
         /// The plan's name.
         plan: String,
@@ -227,12 +229,20 @@ mod tests {
 
     fn name(input: &str, expected: Result<&str, NameError>) {
         let got = LinkName::parse(input);
-        assert_eq!(got.as_ref().map(LinkName::as_str), expected.as_ref().map(|s| *s), "{input:?}");
+        assert_eq!(
+            got.as_ref().map(LinkName::as_str),
+            expected.as_ref().map(|s| *s),
+            "{input:?}"
+        );
     }
 
     fn url(input: &str, expected: Result<&str, UrlError>) {
         let got = TargetUrl::parse(input);
-        assert_eq!(got.as_ref().map(TargetUrl::as_str), expected.as_ref().map(|s| *s), "{input:?}");
+        assert_eq!(
+            got.as_ref().map(TargetUrl::as_str),
+            expected.as_ref().map(|s| *s),
+            "{input:?}"
+        );
     }
 
     #[test]
@@ -249,21 +259,44 @@ mod tests {
     #[test]
     fn url_cases() {
         url("https://example.com", Ok("https://example.com/"));
-        url("  HTTPS://Example.COM:443/a b?q=1#f ", Ok("https://example.com/a%20b?q=1#f"));
+        url(
+            "  HTTPS://Example.COM:443/a b?q=1#f ",
+            Ok("https://example.com/a%20b?q=1#f"),
+        );
         url("http://example.com:8080/x", Ok("http://example.com:8080/x"));
-        url("https://bücher.example/", Ok("https://xn--bcher-kva.example/"));
+        url(
+            "https://bücher.example/",
+            Ok("https://xn--bcher-kva.example/"),
+        );
         url("", Err(UrlError::Empty));
         url("/relative/path", Err(UrlError::NotAbsolute));
         url("example.com/page", Err(UrlError::NotAbsolute));
-        url("ftp://example.com/file", Err(UrlError::Scheme("ftp".into())));
-        url("javascript:alert(1)", Err(UrlError::Scheme("javascript".into())));
-        url("mailto:a@example.com", Err(UrlError::Scheme("mailto".into())));
+        url(
+            "ftp://example.com/file",
+            Err(UrlError::Scheme("ftp".into())),
+        );
+        url(
+            "javascript:alert(1)",
+            Err(UrlError::Scheme("javascript".into())),
+        );
+        url(
+            "mailto:a@example.com",
+            Err(UrlError::Scheme("mailto".into())),
+        );
         url("https://user:pw@example.com/", Err(UrlError::Credentials));
         url("https://user@example.com/", Err(UrlError::Credentials));
         url("https:///nohost", Ok("https://nohost/"));
         url("http://", Err(UrlError::NoHost));
-        url("https://exa mple.com/", Err(UrlError::Invalid("invalid international domain name".into())));
-        url("https://example.com:99999/", Err(UrlError::Invalid("invalid port number".into())));
+        url(
+            "https://exa mple.com/",
+            Err(UrlError::Invalid(
+                "invalid international domain name".into(),
+            )),
+        );
+        url(
+            "https://example.com:99999/",
+            Err(UrlError::Invalid("invalid port number".into())),
+        );
         let long = format!("https://example.com/{}", "a".repeat(2048 - 20));
         assert_eq!(long.len(), 2048);
         url(&long, Ok(&long));

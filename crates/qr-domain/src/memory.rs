@@ -77,12 +77,18 @@ impl MemoryStore {
 }
 
 impl Store for MemoryStore {
-    fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&dyn ReadTx) -> Result<T, E>) -> Result<T, E> {
+    fn read<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&dyn ReadTx) -> Result<T, E>,
+    ) -> Result<T, E> {
         let guard = self.lock();
         f(&*guard)
     }
 
-    fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>) -> Result<T, E> {
+    fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut guard = self.lock();
         let mut work = guard.clone();
         work.config_changed = false;
@@ -107,13 +113,16 @@ impl Store for MemoryStore {
             d.next_scan += 1;
             let id = ScanId(d.next_scan);
             let day = scan.day();
-            let new_visitor = Arc::make_mut(&mut d.visitors).insert((scan.link_id, day, scan.visitor));
+            let new_visitor =
+                Arc::make_mut(&mut d.visitors).insert((scan.link_id, day, scan.visitor));
             let rollups = Arc::make_mut(d.rollups.entry(scan.link_id).or_default());
             let r = rollups.entry(day).or_default();
             r.scans += 1;
             r.uniques += u64::from(new_visitor);
             *r.countries.entry(scan.country.clone()).or_default() += 1;
-            *r.devices.entry(scan.device.as_str().to_owned()).or_default() += 1;
+            *r.devices
+                .entry(scan.device.as_str().to_owned())
+                .or_default() += 1;
             *r.browsers.entry(scan.browser.clone()).or_default() += 1;
             Arc::make_mut(d.scans.entry(scan.link_id).or_default()).push(StoredScan {
                 id,
@@ -147,9 +156,10 @@ impl ReadTx for Data {
     }
 
     fn accounts(&self) -> Result<Vec<Account>, StoreError> {
-        Ok(oldest_first(self.accounts.values().cloned().collect(), |a| {
-            (a.created_at, a.id.as_uuid())
-        }))
+        Ok(oldest_first(
+            self.accounts.values().cloned().collect(),
+            |a| (a.created_at, a.id.as_uuid()),
+        ))
     }
 
     fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError> {
@@ -161,25 +171,47 @@ impl ReadTx for Data {
     }
 
     fn keys_of(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError> {
-        let keys = self.keys.values().filter(|k| k.account_id == account).cloned().collect();
+        let keys = self
+            .keys
+            .values()
+            .filter(|k| k.account_id == account)
+            .cloned()
+            .collect();
         Ok(oldest_first(keys, |k| (k.created_at, k.id.as_uuid())))
     }
 
     fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError> {
-        Ok(self.links.get(&id).filter(|l| l.account_id == account).cloned())
+        Ok(self
+            .links
+            .get(&id)
+            .filter(|l| l.account_id == account)
+            .cloned())
     }
 
     fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
-        Ok(self.codes.get(code).and_then(|id| self.links.get(id)).cloned())
+        Ok(self
+            .codes
+            .get(code)
+            .and_then(|id| self.links.get(id))
+            .cloned())
     }
 
     fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
-        let links = self.links.values().filter(|l| l.account_id == account).cloned().collect();
+        let links = self
+            .links
+            .values()
+            .filter(|l| l.account_id == account)
+            .cloned()
+            .collect();
         Ok(oldest_first(links, |l| (l.created_at, l.id.as_uuid())))
     }
 
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
-        Ok(self.links.values().filter(|l| l.account_id == account).count() as u64)
+        Ok(self
+            .links
+            .values()
+            .filter(|l| l.account_id == account)
+            .count() as u64)
     }
 
     fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
@@ -199,7 +231,12 @@ impl ReadTx for Data {
         Ok(self.salts.get(&day).copied())
     }
 
-    fn rollup_stats(&self, link: LinkId, first: NaiveDate, last: NaiveDate) -> Result<StatsRows, StoreError> {
+    fn rollup_stats(
+        &self,
+        link: LinkId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<StatsRows, StoreError> {
         let mut rows = StatsRows::default();
         let Some(days) = self.rollups.get(&link) else {
             return Ok(rows);
@@ -229,7 +266,12 @@ impl ReadTx for Data {
         Ok(rows)
     }
 
-    fn raw_stats(&self, link: LinkId, from: DateTime<Utc>, to: DateTime<Utc>) -> Result<StatsRows, StoreError> {
+    fn raw_stats(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<StatsRows, StoreError> {
         let mut days: BTreeMap<NaiveDate, (u64, HashSet<[u8; 16]>)> = BTreeMap::new();
         let mut countries = BTreeMap::new();
         let mut devices = BTreeMap::new();
@@ -294,7 +336,10 @@ impl ReadTx for Data {
 impl WriteTx for Data {
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError> {
         if self.accounts.contains_key(&account.id) {
-            return Err(StoreError::Conflict(format!("account {} exists", account.id)));
+            return Err(StoreError::Conflict(format!(
+                "account {} exists",
+                account.id
+            )));
         }
         self.accounts.insert(account.id, account.clone());
         self.config_changed = true;
@@ -314,7 +359,10 @@ impl WriteTx for Data {
 
     fn insert_key(&mut self, key: &ApiKey) -> Result<(), StoreError> {
         if !self.accounts.contains_key(&key.account_id) {
-            return Err(StoreError::Conflict(format!("account {} does not exist", key.account_id)));
+            return Err(StoreError::Conflict(format!(
+                "account {} does not exist",
+                key.account_id
+            )));
         }
         if self.keys.contains_key(&key.id) || self.keys.values().any(|k| k.hash == key.hash) {
             return Err(StoreError::Conflict(format!("key {} exists", key.id)));
@@ -325,7 +373,11 @@ impl WriteTx for Data {
     }
 
     fn update_key(&mut self, key: &ApiKey) -> Result<bool, StoreError> {
-        if self.keys.values().any(|k| k.hash == key.hash && k.id != key.id) {
+        if self
+            .keys
+            .values()
+            .any(|k| k.hash == key.hash && k.id != key.id)
+        {
             return Err(StoreError::Conflict("key hash in use".to_owned()));
         }
         let Some(slot) = self.keys.get_mut(&key.id) else {
@@ -355,10 +407,16 @@ impl WriteTx for Data {
 
     fn insert_link(&mut self, link: &Link) -> Result<(), StoreError> {
         if !self.accounts.contains_key(&link.account_id) {
-            return Err(StoreError::Conflict(format!("account {} does not exist", link.account_id)));
+            return Err(StoreError::Conflict(format!(
+                "account {} does not exist",
+                link.account_id
+            )));
         }
         if self.links.contains_key(&link.id) || self.code_taken(&link.short_code)? {
-            return Err(StoreError::Conflict(format!("link {} or its short code exists", link.id)));
+            return Err(StoreError::Conflict(format!(
+                "link {} or its short code exists",
+                link.id
+            )));
         }
         self.codes.insert(link.short_code, link.id);
         self.links.insert(link.id, link.clone());
@@ -366,7 +424,11 @@ impl WriteTx for Data {
     }
 
     fn update_link(&mut self, link: &Link) -> Result<bool, StoreError> {
-        let Some(slot) = self.links.get_mut(&link.id).filter(|l| l.account_id == link.account_id) else {
+        let Some(slot) = self
+            .links
+            .get_mut(&link.id)
+            .filter(|l| l.account_id == link.account_id)
+        else {
             return Ok(false);
         };
         slot.name = link.name.clone();
@@ -389,7 +451,11 @@ impl WriteTx for Data {
         Ok(true)
     }
 
-    fn save_usage(&mut self, month: UsageMonth, counts: &[(AccountId, u64)]) -> Result<(), StoreError> {
+    fn save_usage(
+        &mut self,
+        month: UsageMonth,
+        counts: &[(AccountId, u64)],
+    ) -> Result<(), StoreError> {
         for (account, n) in counts {
             let slot = self.usage.entry((*account, month)).or_insert(0);
             *slot = (*slot).max(*n);
@@ -435,4 +501,9 @@ impl WriteTx for Data {
         }
         Ok(removed)
     }
+}
+
+#[cfg(test)]
+mod contract {
+    crate::contract_suite!(|| ((), super::MemoryStore::new()));
 }

@@ -146,7 +146,9 @@ impl Plan {
                 365,
             ),
             Plan::Enterprise => PlanLimits {
-                monthly_requests: overrides.monthly_requests.map_or(Limit::Unlimited, Limit::Max),
+                monthly_requests: overrides
+                    .monthly_requests
+                    .map_or(Limit::Unlimited, Limit::Max),
                 per_second: overrides
                     .per_second
                     .unwrap_or(PerSecond(ENTERPRISE_DEFAULT_PER_SECOND)),
@@ -266,11 +268,29 @@ mod tests {
             assert_eq!(l.monthly_requests, monthly, "{plan} monthly");
             assert_eq!(l.per_second.get(), rate, "{plan} rate");
             assert_eq!(l.links, links, "{plan} links");
-            assert_eq!(l.batch.map(|b| (b.max_items, b.per_minute)), batch, "{plan} batch");
+            assert_eq!(
+                l.batch.map(|b| (b.max_items, b.per_minute)),
+                batch,
+                "{plan} batch"
+            );
             assert_eq!(l.retention, retention, "{plan} retention");
         };
-        check(Plan::Free, Limit::Max(1_000), 2, Limit::Max(5), None, Retention::Days(30));
-        check(Plan::Starter, Limit::Max(10_000), 10, Limit::Max(50), None, Retention::Days(90));
+        check(
+            Plan::Free,
+            Limit::Max(1_000),
+            2,
+            Limit::Max(5),
+            None,
+            Retention::Days(30),
+        );
+        check(
+            Plan::Starter,
+            Limit::Max(10_000),
+            10,
+            Limit::Max(50),
+            None,
+            Retention::Days(90),
+        );
         check(
             Plan::Pro,
             Limit::Max(100_000),
@@ -302,10 +322,19 @@ mod tests {
         let e = Plan::Enterprise.limits(&o);
         assert_eq!(e.monthly_requests, Limit::Max(7));
         assert_eq!(e.per_second.get(), 3);
-        assert_eq!(e.batch, Some(BatchLimits { max_items: 5, per_minute: 6 }));
+        assert_eq!(
+            e.batch,
+            Some(BatchLimits {
+                max_items: 5,
+                per_minute: 6
+            })
+        );
         assert_eq!(e.links, Limit::Max(8));
         assert_eq!(e.retention, Retention::Days(9));
-        assert_eq!(Plan::Free.limits(&o), Plan::Free.limits(&EnterpriseOverrides::default()));
+        assert_eq!(
+            Plan::Free.limits(&o),
+            Plan::Free.limits(&EnterpriseOverrides::default())
+        );
     }
 
     #[test]

@@ -179,7 +179,13 @@ pub fn classify_user_agent(user_agent: Option<&str>) -> UserAgentInfo {
         "pc" | "appliance" => Device::Desktop,
         _ => Device::Unknown,
     };
-    let known = |s: &str| if s.is_empty() || s == "UNKNOWN" { UNKNOWN.to_owned() } else { s.to_owned() };
+    let known = |s: &str| {
+        if s.is_empty() || s == "UNKNOWN" {
+            UNKNOWN.to_owned()
+        } else {
+            s.to_owned()
+        }
+    };
     let os = match r.os {
         "iPhone" | "iPad" | "iPod" => "iOS".to_owned(),
         "Mac OSX" => "macOS".to_owned(),
@@ -217,12 +223,29 @@ pub fn clean_referrer(referer: Option<&str>) -> Option<String> {
 ///
 /// The salt is random per UTC day and destroyed after two days, after which the id can no
 /// longer be linked to an IP address.
-pub fn visitor_id(salt: &[u8; 32], ip: Option<IpAddr>, user_agent: Option<&str>, link: LinkId) -> [u8; 16] {
+pub fn visitor_id(
+    salt: &[u8; 32],
+    ip: Option<IpAddr>,
+    user_agent: Option<&str>,
+    link: LinkId,
+) -> [u8; 16] {
     let mut h = Sha256::new();
     h.update(salt);
     match ip.map(canonical) {
-        Some(IpAddr::V4(v4)) => h.update([4u8].iter().chain(v4.octets().iter()).copied().collect::<Vec<u8>>()),
-        Some(IpAddr::V6(v6)) => h.update([6u8].iter().chain(v6.octets().iter()).copied().collect::<Vec<u8>>()),
+        Some(IpAddr::V4(v4)) => h.update(
+            [4u8]
+                .iter()
+                .chain(v4.octets().iter())
+                .copied()
+                .collect::<Vec<u8>>(),
+        ),
+        Some(IpAddr::V6(v6)) => h.update(
+            [6u8]
+                .iter()
+                .chain(v6.octets().iter())
+                .copied()
+                .collect::<Vec<u8>>(),
+        ),
         None => h.update([0u8]),
     }
     let ua = user_agent.unwrap_or("").as_bytes();
@@ -305,17 +328,40 @@ mod tests {
 
     #[test]
     fn bots_are_recognised() {
-        let bot = |ua: &str, expected: bool| assert_eq!(classify_user_agent(Some(ua)).is_bot, expected, "{ua}");
-        bot("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", true);
-        bot("Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", true);
-        bot("facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)", true);
-        bot("Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", true);
+        let bot = |ua: &str, expected: bool| {
+            assert_eq!(classify_user_agent(Some(ua)).is_bot, expected, "{ua}")
+        };
+        bot(
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            true,
+        );
+        bot(
+            "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+            true,
+        );
+        bot(
+            "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+            true,
+        );
+        bot(
+            "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+            true,
+        );
         bot("WhatsApp/2.23.20.0", true);
-        bot("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36", true);
+        bot(
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36",
+            true,
+        );
         bot("curl/8.4.0", true);
         bot("python-requests/2.31.0", true);
-        bot("Mozilla/5.0 (Linux; Android 12; CUBOT X50) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/118.0.0.0 Mobile Safari/537.36", false);
-        bot("Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0", false);
+        bot(
+            "Mozilla/5.0 (Linux; Android 12; CUBOT X50) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/118.0.0.0 Mobile Safari/537.36",
+            false,
+        );
+        bot(
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0",
+            false,
+        );
     }
 
     #[test]
@@ -335,9 +381,18 @@ mod tests {
         referrer(None, None);
         referrer(Some(""), None);
         referrer(Some("not a url"), None);
-        referrer(Some("https://news.example.com/a/b?utm=1&x=2#top"), Some("https://news.example.com/a/b"));
-        referrer(Some("https://u:p@example.com/x?q"), Some("https://example.com/x"));
-        referrer(Some("android-app://com.google.android.gm/"), Some("android-app://com.google.android.gm/"));
+        referrer(
+            Some("https://news.example.com/a/b?utm=1&x=2#top"),
+            Some("https://news.example.com/a/b"),
+        );
+        referrer(
+            Some("https://u:p@example.com/x?q"),
+            Some("https://example.com/x"),
+        );
+        referrer(
+            Some("android-app://com.google.android.gm/"),
+            Some("android-app://com.google.android.gm/"),
+        );
         let long = format!("https://example.com/{}", "a".repeat(3000));
         referrer(Some(&long), Some("https://example.com"));
     }
@@ -349,10 +404,24 @@ mod tests {
         let ip: IpAddr = "192.0.2.1".parse().unwrap();
         let base = visitor_id(&salt, Some(ip), Some("UA"), link);
         assert_eq!(base, visitor_id(&salt, Some(ip), Some("UA"), link));
-        assert_eq!(base, visitor_id(&salt, Some("::ffff:192.0.2.1".parse().unwrap()), Some("UA"), link));
+        assert_eq!(
+            base,
+            visitor_id(
+                &salt,
+                Some("::ffff:192.0.2.1".parse().unwrap()),
+                Some("UA"),
+                link
+            )
+        );
         assert_ne!(base, visitor_id(&[2u8; 32], Some(ip), Some("UA"), link));
-        assert_ne!(base, visitor_id(&salt, Some("192.0.2.2".parse().unwrap()), Some("UA"), link));
+        assert_ne!(
+            base,
+            visitor_id(&salt, Some("192.0.2.2".parse().unwrap()), Some("UA"), link)
+        );
         assert_ne!(base, visitor_id(&salt, Some(ip), Some("UB"), link));
-        assert_ne!(base, visitor_id(&salt, Some(ip), Some("UA"), LinkId::random()));
+        assert_ne!(
+            base,
+            visitor_id(&salt, Some(ip), Some("UA"), LinkId::random())
+        );
     }
 }

@@ -17,12 +17,17 @@ use thiserror::Error;
 
 use crate::access::{AccessError, AccessRequest, check_access};
 use crate::account::{Account, Email, EmailError};
-use crate::analytics::{AnalyticsError, AnalyticsQuery, AnalyticsReport, LinkSummary, retention_first_day, summarize};
+use crate::analytics::{
+    AnalyticsError, AnalyticsQuery, AnalyticsReport, LinkSummary, retention_first_day, summarize,
+};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::geo::{GeoHint, GeoLocator, Location};
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
-use crate::key::{ApiKey, ApiKeySecret, Endpoint, KeyFormatError, KeyGenError, KeyHash, KeyMode, KeySettings, SettingsError};
+use crate::key::{
+    ApiKey, ApiKeySecret, Endpoint, KeyFormatError, KeyGenError, KeyHash, KeyMode, KeySettings,
+    SettingsError,
+};
 use crate::limits::{Admission, Meter, RateLimitStatus, Rejection, UsageMonth, UsageReport};
 use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
 use crate::plan::{EnterpriseOverrides, Limit, Plan, PlanError, PlanLimits};
@@ -163,8 +168,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         let meter = Meter::new();
         let counts = store.read(|tx| tx.usage(month))?;
         meter.load(month, &counts);
-        let writer = ScanWriter::spawn(Arc::clone(&store))
-            .map_err(|e| StoreError::Backend(format!("cannot start the scan writer thread: {e}")))?;
+        let writer = ScanWriter::spawn(Arc::clone(&store)).map_err(|e| {
+            StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
+        })?;
         Ok(Self {
             store,
             clock,
@@ -215,7 +221,9 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// The account with this id.
     pub fn account(&self, id: AccountId) -> Result<Account, AdminError> {
-        self.store.read(|tx| tx.account(id))?.ok_or(AdminError::AccountNotFound(id))
+        self.store
+            .read(|tx| tx.account(id))?
+            .ok_or(AdminError::AccountNotFound(id))
     }
 
     /// All accounts, oldest first.
@@ -223,7 +231,11 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.read(|tx| tx.accounts())
     }
 
-    fn change_account(&self, id: AccountId, change: impl FnOnce(&mut Account) -> Result<(), AdminError>) -> Result<Account, AdminError> {
+    fn change_account(
+        &self,
+        id: AccountId,
+        change: impl FnOnce(&mut Account) -> Result<(), AdminError>,
+    ) -> Result<Account, AdminError> {
         let account = self.store.write(|tx| {
             let mut account = tx.account(id)?.ok_or(AdminError::AccountNotFound(id))?;
             change(&mut account)?;
@@ -252,7 +264,11 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Sets the enterprise overrides of an account (they apply while it is on Enterprise).
-    pub fn set_overrides(&self, id: AccountId, overrides: EnterpriseOverrides) -> Result<Account, AdminError> {
+    pub fn set_overrides(
+        &self,
+        id: AccountId,
+        overrides: EnterpriseOverrides,
+    ) -> Result<Account, AdminError> {
         overrides.validate()?;
         self.change_account(id, |a| {
             a.overrides = overrides;
@@ -263,7 +279,11 @@ impl<S: Store, C: Clock> Service<S, C> {
     // ----- Keys -----
 
     /// Creates a key for an account; the secret is returned once and only its hash is stored.
-    pub fn create_key(&self, account: AccountId, mode: KeyMode) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+    pub fn create_key(
+        &self,
+        account: AccountId,
+        mode: KeyMode,
+    ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let secret = ApiKeySecret::generate(mode)?;
         let key = ApiKey {
             id: KeyId::random(),
@@ -288,7 +308,9 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// The key with this id.
     pub fn key(&self, id: KeyId) -> Result<ApiKey, AdminError> {
-        self.store.read(|tx| tx.key(id))?.ok_or(AdminError::KeyNotFound(id))
+        self.store
+            .read(|tx| tx.key(id))?
+            .ok_or(AdminError::KeyNotFound(id))
     }
 
     /// The keys of an account, oldest first.
@@ -313,7 +335,11 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Replaces a key's settings after checking them against its account's plan.
-    pub fn update_key_settings(&self, id: KeyId, settings: KeySettings) -> Result<ApiKey, AdminError> {
+    pub fn update_key_settings(
+        &self,
+        id: KeyId,
+        settings: KeySettings,
+    ) -> Result<ApiKey, AdminError> {
         let key = self.store.write(|tx| {
             let mut key = tx.key(id)?.ok_or(AdminError::KeyNotFound(id))?;
             let account = tx
@@ -360,7 +386,9 @@ impl<S: Store, C: Clock> Service<S, C> {
                     let Some(key) = tx.key_by_hash(&hash)? else {
                         return Ok::<_, StoreError>(None);
                     };
-                    Ok(tx.account(key.account_id)?.map(|account| Arc::new(AuthContext { key, account })))
+                    Ok(tx
+                        .account(key.account_id)?
+                        .map(|account| Arc::new(AuthContext { key, account })))
                 })?;
                 let mut c = self.cache();
                 if c.version == Some(version) {
@@ -378,7 +406,12 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Applies the key's restrictions and the plan's feature rules (HTTP 403 on failure).
-    pub fn authorize(&self, ctx: &AuthContext, endpoint: Endpoint, request: AccessRequest<'_>) -> Result<(), AccessError> {
+    pub fn authorize(
+        &self,
+        ctx: &AuthContext,
+        endpoint: Endpoint,
+        request: AccessRequest<'_>,
+    ) -> Result<(), AccessError> {
         check_access(&ctx.key.settings, &ctx.limits(), endpoint, request)
     }
 
@@ -387,33 +420,52 @@ impl<S: Store, C: Clock> Service<S, C> {
     pub fn admit(&self, ctx: &AuthContext, batch: bool) -> Result<Admission, Rejection> {
         let limits = ctx.limits();
         let rate = ctx.key.settings.effective_rate(&limits);
-        self.meter
-            .admit(self.clock.now(), ctx.key.id, ctx.account.id, &limits, rate, batch)
+        self.meter.admit(
+            self.clock.now(),
+            ctx.key.id,
+            ctx.account.id,
+            &limits,
+            rate,
+            batch,
+        )
     }
 
     /// The X-RateLimit-* figures without counting a request (for 401/403 responses and the like).
     pub fn rate_limit_status(&self, ctx: &AuthContext) -> RateLimitStatus {
-        self.meter.status(self.clock.now(), ctx.account.id, &ctx.limits())
+        self.meter
+            .status(self.clock.now(), ctx.account.id, &ctx.limits())
     }
 
     /// The usage object for the caller's account.
     pub fn usage(&self, ctx: &AuthContext) -> UsageReport {
-        self.meter
-            .report(self.clock.now(), ctx.account.id, ctx.account.plan, &ctx.limits())
+        self.meter.report(
+            self.clock.now(),
+            ctx.account.id,
+            ctx.account.plan,
+            &ctx.limits(),
+        )
     }
 
     /// The usage object of any account (for the CLI); counts from this process's memory.
     pub fn usage_of(&self, account: AccountId) -> Result<UsageReport, AdminError> {
         let account = self.account(account)?;
-        Ok(self
-            .meter
-            .report(self.clock.now(), account.id, account.plan, &account.limits()))
+        Ok(self.meter.report(
+            self.clock.now(),
+            account.id,
+            account.plan,
+            &account.limits(),
+        ))
     }
 
     // ----- Links -----
 
     /// Creates a link for `account`, enforcing the plan's link limit.
-    pub fn create_link(&self, account: &Account, name: &str, target_url: &str) -> Result<Link, LinkError> {
+    pub fn create_link(
+        &self,
+        account: &Account,
+        name: &str,
+        target_url: &str,
+    ) -> Result<Link, LinkError> {
         let name = LinkName::parse(name)?;
         let target_url = TargetUrl::parse(target_url)?;
         let now = self.clock.now();
@@ -459,7 +511,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         let Ok(id) = id.parse::<LinkId>() else {
             return Err(LinkError::NotFound);
         };
-        self.store.read(|tx| tx.link(account, id))?.ok_or(LinkError::NotFound)
+        self.store
+            .read(|tx| tx.link(account, id))?
+            .ok_or(LinkError::NotFound)
     }
 
     /// The account's links, oldest first.
@@ -469,9 +523,18 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// Changes the given fields; updatedAt is set whenever at least one field is given.
     /// An update without fields returns the link unchanged.
-    pub fn update_link(&self, account: AccountId, id: &str, update: &LinkUpdate) -> Result<Link, LinkError> {
+    pub fn update_link(
+        &self,
+        account: AccountId,
+        id: &str,
+        update: &LinkUpdate,
+    ) -> Result<Link, LinkError> {
         let name = update.name.as_deref().map(LinkName::parse).transpose()?;
-        let target = update.target_url.as_deref().map(TargetUrl::parse).transpose()?;
+        let target = update
+            .target_url
+            .as_deref()
+            .map(TargetUrl::parse)
+            .transpose()?;
         let Ok(id) = id.parse::<LinkId>() else {
             return Err(LinkError::NotFound);
         };
@@ -595,8 +658,14 @@ impl<S: Store, C: Clock> Service<S, C> {
         };
         let now = self.clock.now();
         self.store.read(|tx| {
-            let link = tx.link(account.id, id)?.ok_or(AnalyticsError::LinkNotFound)?;
-            let retention = tx.account(account.id)?.unwrap_or_else(|| account.clone()).limits().retention;
+            let link = tx
+                .link(account.id, id)?
+                .ok_or(AnalyticsError::LinkNotFound)?;
+            let retention = tx
+                .account(account.id)?
+                .unwrap_or_else(|| account.clone())
+                .limits()
+                .retention;
             let window = query.window(now, &link, retention);
             let mut parts = Vec::new();
             let mut recent = Vec::new();
@@ -650,7 +719,8 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
         }
         let keep_from = today.checked_sub_days(Days::new(1)).unwrap_or(today);
-        self.store.write(|tx| tx.forget_visitors_before(keep_from))?;
+        self.store
+            .write(|tx| tx.forget_visitors_before(keep_from))?;
         Ok(report)
     }
 
@@ -687,7 +757,10 @@ impl Limit {
 impl Flusher {
     /// Starts a thread calling `service.flush()` every `period`, and once more on [`Flusher::stop`].
     /// Flush errors are retried at the next tick (the counters stay dirty).
-    pub fn spawn<S: Store, C: Clock>(service: Arc<Service<S, C>>, period: StdDuration) -> std::io::Result<Self> {
+    pub fn spawn<S: Store, C: Clock>(
+        service: Arc<Service<S, C>>,
+        period: StdDuration,
+    ) -> std::io::Result<Self> {
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("qr-usage-flusher".to_owned())

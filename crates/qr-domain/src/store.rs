@@ -18,10 +18,16 @@ use crate::shortcode::ShortCode;
 /// A storage backend.
 pub trait Store: Send + Sync + 'static {
     /// Runs `f` in a read-only transaction with a consistent snapshot.
-    fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&dyn ReadTx) -> Result<T, E>) -> Result<T, E>;
+    fn read<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&dyn ReadTx) -> Result<T, E>,
+    ) -> Result<T, E>;
 
     /// Runs `f` in a write transaction: committed if `f` returns `Ok`, rolled back entirely if it returns `Err`.
-    fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>) -> Result<T, E>;
+    fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>,
+    ) -> Result<T, E>;
 
     /// Stores a batch of scans in one transaction: inserts the scans, updates the daily rollups,
     /// the visitor set and each link's scan count. A scan whose link no longer exists is skipped
@@ -60,9 +66,19 @@ pub trait ReadTx {
     /// The visitor salt of a UTC day, if one exists and has not been destroyed.
     fn salt(&self, day: NaiveDate) -> Result<Option<[u8; 32]>, StoreError>;
     /// Statistics of a link over whole days `first..=last`, from the daily rollups.
-    fn rollup_stats(&self, link: LinkId, first: NaiveDate, last: NaiveDate) -> Result<StatsRows, StoreError>;
+    fn rollup_stats(
+        &self,
+        link: LinkId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<StatsRows, StoreError>;
     /// Statistics of a link over the instants `from..=to` (within one day), from the scans themselves.
-    fn raw_stats(&self, link: LinkId, from: DateTime<Utc>, to: DateTime<Utc>) -> Result<StatsRows, StoreError>;
+    fn raw_stats(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<StatsRows, StoreError>;
     /// The newest scans of a link in `from..=to`, newest first, at most `limit`.
     fn recent_scans(
         &self,
@@ -94,7 +110,11 @@ pub trait WriteTx: ReadTx {
     /// Deletes a link of `account` with its scans and rollups, tombstoning its code; `false` if absent.
     fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError>;
     /// Stores usage counts of a month; a stored count is never lowered.
-    fn save_usage(&mut self, month: UsageMonth, counts: &[(AccountId, u64)]) -> Result<(), StoreError>;
+    fn save_usage(
+        &mut self,
+        month: UsageMonth,
+        counts: &[(AccountId, u64)],
+    ) -> Result<(), StoreError>;
     /// Stores the salt of a day unless one exists; returns the salt in force.
     fn put_salt(&mut self, day: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError>;
     /// Destroys salts and visitor ids of days before `day`.

@@ -78,8 +78,18 @@ impl ScanWriter {
 
     /// Stops accepting scans, commits everything queued, and waits for the thread to end.
     pub fn shutdown(&self) {
-        drop(self.sender.lock().unwrap_or_else(PoisonError::into_inner).take());
-        if let Some(thread) = self.thread.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        drop(
+            self.sender
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+        if let Some(thread) = self
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
             // A panic on the writer thread (only possible inside a caller's ack) has already been reported.
             let _ = thread.join();
         }

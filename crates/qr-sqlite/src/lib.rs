@@ -1,1 +1,18 @@
 //! The SQLite adapter of the `qr-domain` storage traits: the embedded default store.
+//!
+//! [`SqliteStore::open`] creates the file if missing, refuses files that are not
+//! databases or come from a newer schema (without writing to them), switches to
+//! WAL with `synchronous=FULL`, a busy timeout and foreign keys, and migrates via
+//! `PRAGMA user_version`. One connection writes (configuration changes and scan
+//! batches from the scan writer), one read-only connection serves reads; other
+//! processes (the CLI) may open the same file at the same time.
+#![forbid(unsafe_code)]
+
+mod error;
+mod schema;
+mod sql;
+mod store;
+
+pub use error::OpenError;
+pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use store::SqliteStore;

@@ -1,0 +1,1134 @@
+//! The storage contract suite: every store adapter runs these checks (feature `contract-tests`).
+//!
+//! An adapter crate invokes [`contract_suite!`](crate::contract_suite) with a factory
+//! returning `(guard, store)`; the guard (for example a temporary directory) lives as
+//! long as the test. Each check gets a fresh store. The checks cover the store traits
+//! directly and the service rules on top of them, so both adapters prove the same behaviour.
+#![allow(clippy::missing_panics_doc)]
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+
+use crate::access::{AccessRequest, IpRule};
+use crate::account::{Account, Email};
+use crate::analytics::AnalyticsError;
+use crate::clock::TestClock;
+use crate::error::StoreError;
+use crate::geo::NoGeoLocator;
+use crate::ids::{AccountId, KeyId, LinkId};
+use crate::key::{ApiKey, ApiKeySecret, Endpoint, KeyMode, KeySettings};
+use crate::limits::{LimitKind, UsageMonth};
+use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
+use crate::plan::{EnterpriseOverrides, Limit, PerSecond, Plan};
+use crate::scan::{Device, NewScan};
+use crate::service::{AuthError, ScanOutcome, Service, Visit};
+use crate::shortcode::ShortCode;
+use crate::store::Store;
+
+/// Expands to one `#[test]` per contract check, each calling `$make()` for a fresh `(guard, store)`.
+#[macro_export]
+macro_rules! contract_suite {
+    ($make:expr) => {
+        $crate::contract_suite!(@each $make;
+            accounts_roundtrip, write_rolls_back_on_error, keys_roundtrip_and_hash_lookup,
+            config_version_tracks_accounts_and_keys, links_are_isolated_per_account,
+            deleted_codes_are_tombstoned, usage_is_never_lowered, salts_and_visitors_are_forgotten,
+            scans_update_rollups_and_stats, scans_of_deleted_links_are_skipped,
+            delete_link_removes_its_scans, pruning_keeps_scan_count,
+            service_month_rollover_resets_quota, service_rate_limit_edges,
+            service_usage_and_unlimited_headers, service_plan_link_limits,
+            service_key_regeneration, service_cross_account_isolation, service_bot_exclusion,
+            service_unique_counting, service_retention, service_analytics_window,
+            service_short_code_lookup, service_sees_changes_made_elsewhere,
+            service_counters_survive_restart, service_access_rules);
+    };
+    (@each $make:expr; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                // The guard (for example a temporary directory) lives until the check ends.
+                let (_guard, store) = ($make)();
+                $crate::contract::$name(store);
+            }
+        )*
+    };
+}
+
+fn t(s: &str) -> DateTime<Utc> {
+    s.parse().expect("test timestamps are valid")
+}
+
+fn day(s: &str) -> NaiveDate {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").expect("test dates are valid")
+}
+
+fn account(plan: Plan) -> Account {
+    Account {
+        id: AccountId::random(),
+        email: Email::parse("owner@example.com").expect("valid"),
+        plan,
+        overrides: EnterpriseOverrides::default(),
+        created_at: t("2024-01-01T00:00:00Z"),
+    }
+}
+
+fn key_for(account: AccountId) -> (ApiKey, ApiKeySecret) {
+    let secret = ApiKeySecret::generate(KeyMode::Live).expect("rng");
+    let key = ApiKey {
+        id: KeyId::random(),
+        account_id: account,
+        mode: KeyMode::Live,
+        hash: secret.hash(),
+        display_prefix: secret.display_prefix(),
+        created_at: t("2024-01-01T00:00:00Z"),
+        last_used_at: None,
+        settings: KeySettings::default(),
+    };
+    (key, secret)
+}
+
+fn link_for(account: AccountId, at: &str) -> Link {
+    Link {
+        id: LinkId::random(),
+        account_id: account,
+        name: LinkName::parse("Flyer").expect("valid"),
+        short_code: ShortCode::generate().expect("rng"),
+        target_url: TargetUrl::parse("https://example.com/").expect("valid"),
+        scan_count: 0,
+        created_at: t(at),
+        updated_at: t(at),
+    }
+}
+
+fn scan(
+    link: LinkId,
+    at: &str,
+    visitor: u8,
+    country: &str,
+    device: Device,
+    browser: &str,
+) -> NewScan {
+    NewScan {
+        link_id: link,
+        at: t(at),
+        visitor: [visitor; 16],
+        country: country.to_owned(),
+        city: "Unknown".to_owned(),
+        device,
+        browser: browser.to_owned(),
+        os: "Android".to_owned(),
+        referrer: Some("https://ref.example/".to_owned()),
+    }
+}
+
+fn setup<S: Store>(store: &S, plan: Plan) -> Account {
+    let a = account(plan);
+    store
+        .write(|tx| tx.insert_account(&a))
+        .expect("insert account");
+    a
+}
+
+fn service<S: Store>(store: S, at: &str) -> (Service<S, TestClock>, TestClock) {
+    let clock = TestClock::new(t(at));
+    let svc = Service::new(Arc::new(store), clock.clone(), Arc::new(NoGeoLocator))
+        .expect("service starts");
+    (svc, clock)
+}
+
+const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const DESKTOP: &str =
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0";
+
+fn visit(ip: &str, ua: &str) -> Visit {
+    Visit {
+        ip: Some(ip.parse().expect("valid ip")),
+        user_agent: Some(ua.to_owned()),
+        referer: Some("https://social.example/post?id=7#c".to_owned()),
+        hint: Default::default(),
+    }
+}
+
+/// Accounts are stored, listed oldest first and updated; updating a missing account reports `false`.
+pub fn accounts_roundtrip<S: Store>(store: S) {
+    let mut a = account(Plan::Free);
+    let mut b = account(Plan::Pro);
+    b.created_at = t("2024-02-01T00:00:00Z");
+    store
+        .write(|tx| {
+            tx.insert_account(&b)?;
+            tx.insert_account(&a)
+        })
+        .unwrap();
+    assert_eq!(store.read(|tx| tx.account(a.id)).unwrap(), Some(a.clone()));
+    assert_eq!(
+        store.read(|tx| tx.accounts()).unwrap(),
+        vec![a.clone(), b.clone()]
+    );
+    a.plan = Plan::Enterprise;
+    a.overrides.links = Some(3);
+    a.overrides.per_second = Some(PerSecond::new(7).unwrap());
+    assert!(store.write(|tx| tx.update_account(&a)).unwrap());
+    assert_eq!(store.read(|tx| tx.account(a.id)).unwrap(), Some(a.clone()));
+    assert!(
+        !store
+            .write(|tx| tx.update_account(&account(Plan::Free)))
+            .unwrap()
+    );
+    assert!(
+        store.write(|tx| tx.insert_account(&a)).is_err(),
+        "duplicate ids are refused"
+    );
+}
+
+/// A closure returning `Err` leaves no trace of its writes.
+pub fn write_rolls_back_on_error<S: Store>(store: S) {
+    let a = account(Plan::Free);
+    let result: Result<(), StoreError> = store.write(|tx| {
+        tx.insert_account(&a)?;
+        Err(StoreError::Conflict("abort".into()))
+    });
+    assert!(result.is_err());
+    assert_eq!(store.read(|tx| tx.account(a.id)).unwrap(), None);
+}
+
+/// Keys are found by hash; a new hash replaces the old one; last-use times only move forward.
+pub fn keys_roundtrip_and_hash_lookup<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let (mut k, secret) = key_for(a.id);
+    k.settings
+        .ip_allowlist
+        .push(IpRule::parse("10.0.0.0/8").unwrap());
+    k.settings.disabled_endpoints.insert(Endpoint::Batch);
+    store.write(|tx| tx.insert_key(&k)).unwrap();
+    assert_eq!(
+        store.read(|tx| tx.key_by_hash(&secret.hash())).unwrap(),
+        Some(k.clone())
+    );
+    assert_eq!(store.read(|tx| tx.keys_of(a.id)).unwrap(), vec![k.clone()]);
+    let fresh = ApiKeySecret::generate(KeyMode::Live).unwrap();
+    let old_hash = k.hash;
+    k.hash = fresh.hash();
+    k.display_prefix = fresh.display_prefix();
+    assert!(store.write(|tx| tx.update_key(&k)).unwrap());
+    assert_eq!(store.read(|tx| tx.key_by_hash(&old_hash)).unwrap(), None);
+    assert_eq!(
+        store
+            .read(|tx| tx.key_by_hash(&fresh.hash()))
+            .unwrap()
+            .map(|x| x.id),
+        Some(k.id)
+    );
+    let later = t("2024-03-01T00:00:00Z");
+    store.write(|tx| tx.touch_keys(&[(k.id, later)])).unwrap();
+    store
+        .write(|tx| tx.touch_keys(&[(k.id, t("2024-02-01T00:00:00Z"))]))
+        .unwrap();
+    assert_eq!(
+        store.read(|tx| tx.key(k.id)).unwrap().unwrap().last_used_at,
+        Some(later)
+    );
+    assert!(store.write(|tx| tx.delete_key(k.id)).unwrap());
+    assert_eq!(store.read(|tx| tx.key(k.id)).unwrap(), None);
+    assert!(!store.write(|tx| tx.delete_key(k.id)).unwrap());
+}
+
+/// The configuration version moves on account and key changes, not on usage, links or scans.
+pub fn config_version_tracks_accounts_and_keys<S: Store>(store: S) {
+    let v0 = store.config_version().unwrap();
+    let mut a = setup(&store, Plan::Free);
+    let v1 = store.config_version().unwrap();
+    assert_ne!(v0, v1);
+    let (k, _) = key_for(a.id);
+    store.write(|tx| tx.insert_key(&k)).unwrap();
+    let v2 = store.config_version().unwrap();
+    assert_ne!(v1, v2);
+    let l = link_for(a.id, "2024-01-02T00:00:00Z");
+    store
+        .write(|tx| {
+            tx.insert_link(&l)?;
+            tx.save_usage(UsageMonth::of(t("2024-01-02T00:00:00Z")), &[(a.id, 5)])?;
+            tx.touch_keys(&[(k.id, t("2024-01-02T00:00:00Z"))])
+        })
+        .unwrap();
+    store
+        .record_scans(&[scan(
+            l.id,
+            "2024-01-02T10:00:00Z",
+            1,
+            "GB",
+            Device::Mobile,
+            "Chrome",
+        )])
+        .unwrap();
+    assert_eq!(store.config_version().unwrap(), v2);
+    a.plan = Plan::Pro;
+    store.write(|tx| tx.update_account(&a)).unwrap();
+    assert_ne!(store.config_version().unwrap(), v2);
+}
+
+/// Another account's link is absent for every link operation.
+pub fn links_are_isolated_per_account<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let b = setup(&store, Plan::Free);
+    let l = link_for(a.id, "2024-01-02T00:00:00Z");
+    store.write(|tx| tx.insert_link(&l)).unwrap();
+    assert_eq!(
+        store.read(|tx| tx.link(a.id, l.id)).unwrap(),
+        Some(l.clone())
+    );
+    assert_eq!(store.read(|tx| tx.link(b.id, l.id)).unwrap(), None);
+    assert_eq!(store.read(|tx| tx.links_of(b.id)).unwrap(), vec![]);
+    assert_eq!(store.read(|tx| tx.count_links(a.id)).unwrap(), 1);
+    assert_eq!(store.read(|tx| tx.count_links(b.id)).unwrap(), 0);
+    let mut stolen = l.clone();
+    stolen.account_id = b.id;
+    stolen.name = LinkName::parse("mine now").unwrap();
+    assert!(!store.write(|tx| tx.update_link(&stolen)).unwrap());
+    assert!(!store.write(|tx| tx.delete_link(b.id, l.id)).unwrap());
+    assert_eq!(store.read(|tx| tx.link(a.id, l.id)).unwrap(), Some(l));
+}
+
+/// A deleted link's code stays taken and cannot be inserted again.
+pub fn deleted_codes_are_tombstoned<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let l = link_for(a.id, "2024-01-02T00:00:00Z");
+    store.write(|tx| tx.insert_link(&l)).unwrap();
+    assert!(store.read(|tx| tx.code_taken(&l.short_code)).unwrap());
+    assert_eq!(
+        store
+            .read(|tx| tx.link_by_code(&l.short_code))
+            .unwrap()
+            .map(|x| x.id),
+        Some(l.id)
+    );
+    assert!(store.write(|tx| tx.delete_link(a.id, l.id)).unwrap());
+    assert_eq!(
+        store.read(|tx| tx.link_by_code(&l.short_code)).unwrap(),
+        None
+    );
+    assert!(store.read(|tx| tx.code_taken(&l.short_code)).unwrap());
+    let mut again = link_for(a.id, "2024-01-03T00:00:00Z");
+    again.short_code = l.short_code;
+    assert!(store.write(|tx| tx.insert_link(&again)).is_err());
+}
+
+/// Saved usage counts only grow.
+pub fn usage_is_never_lowered<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let may = UsageMonth::of(t("2024-05-10T00:00:00Z"));
+    let june = UsageMonth::of(t("2024-06-10T00:00:00Z"));
+    store.write(|tx| tx.save_usage(may, &[(a.id, 10)])).unwrap();
+    store.write(|tx| tx.save_usage(may, &[(a.id, 4)])).unwrap();
+    store.write(|tx| tx.save_usage(june, &[(a.id, 1)])).unwrap();
+    assert_eq!(store.read(|tx| tx.usage(may)).unwrap(), vec![(a.id, 10)]);
+    assert_eq!(store.read(|tx| tx.usage(june)).unwrap(), vec![(a.id, 1)]);
+}
+
+/// The first salt of a day wins; salts and visitor ids before a day are destroyed on request.
+pub fn salts_and_visitors_are_forgotten<S: Store>(store: S) {
+    let first = store
+        .write(|tx| tx.put_salt(day("2024-05-01"), [1; 32]))
+        .unwrap();
+    let second = store
+        .write(|tx| tx.put_salt(day("2024-05-01"), [2; 32]))
+        .unwrap();
+    assert_eq!((first, second), ([1; 32], [1; 32]));
+    store
+        .write(|tx| tx.put_salt(day("2024-05-03"), [3; 32]))
+        .unwrap();
+    store
+        .write(|tx| tx.forget_visitors_before(day("2024-05-02")))
+        .unwrap();
+    assert_eq!(store.read(|tx| tx.salt(day("2024-05-01"))).unwrap(), None);
+    assert_eq!(
+        store.read(|tx| tx.salt(day("2024-05-03"))).unwrap(),
+        Some([3; 32])
+    );
+}
+
+/// Scans feed the rollups; rollups and raw statistics agree; recent scans come newest first.
+pub fn scans_update_rollups_and_stats<S: Store>(store: S) {
+    let a = setup(&store, Plan::Pro);
+    let l = link_for(a.id, "2024-05-01T00:00:00Z");
+    store.write(|tx| tx.insert_link(&l)).unwrap();
+    let batch = vec![
+        scan(
+            l.id,
+            "2024-05-01T08:00:00Z",
+            1,
+            "GB",
+            Device::Mobile,
+            "Chrome",
+        ),
+        scan(
+            l.id,
+            "2024-05-01T09:00:00Z",
+            1,
+            "GB",
+            Device::Mobile,
+            "Chrome",
+        ),
+        scan(
+            l.id,
+            "2024-05-01T10:00:00Z",
+            2,
+            "US",
+            Device::Desktop,
+            "Firefox",
+        ),
+        scan(
+            l.id,
+            "2024-05-02T08:00:00Z",
+            1,
+            "GB",
+            Device::Tablet,
+            "Safari",
+        ),
+    ];
+    let ids = store.record_scans(&batch).unwrap();
+    assert!(ids.iter().all(Option::is_some));
+    let rolled = store
+        .read(|tx| tx.rollup_stats(l.id, day("2024-05-01"), day("2024-05-02")))
+        .unwrap();
+    let raw = store
+        .read(|tx| tx.raw_stats(l.id, t("2024-05-01T00:00:00Z"), t("2024-05-02T23:59:59Z")))
+        .unwrap();
+    for rows in [&rolled, &raw] {
+        let mut days = rows.days.clone();
+        days.sort_by_key(|d| d.day);
+        let got: Vec<_> = days.iter().map(|d| (d.day, d.scans, d.uniques)).collect();
+        assert_eq!(
+            got,
+            vec![(day("2024-05-01"), 3, 2), (day("2024-05-02"), 1, 1)]
+        );
+        let mut countries = rows.countries.clone();
+        countries.sort();
+        assert_eq!(countries, vec![("GB".to_owned(), 3), ("US".to_owned(), 1)]);
+        let mut devices = rows.devices.clone();
+        devices.sort();
+        assert_eq!(
+            devices,
+            vec![
+                ("desktop".to_owned(), 1),
+                ("mobile".to_owned(), 2),
+                ("tablet".to_owned(), 1)
+            ]
+        );
+    }
+    let part = store
+        .read(|tx| tx.raw_stats(l.id, t("2024-05-01T08:30:00Z"), t("2024-05-01T23:59:59Z")))
+        .unwrap();
+    assert_eq!(
+        part.days
+            .iter()
+            .map(|d| (d.scans, d.uniques))
+            .collect::<Vec<_>>(),
+        vec![(2, 2)]
+    );
+    let recent = store
+        .read(|tx| {
+            tx.recent_scans(
+                l.id,
+                t("2024-05-01T00:00:00Z"),
+                t("2024-05-02T23:59:59Z"),
+                3,
+            )
+        })
+        .unwrap();
+    let times: Vec<_> = recent.iter().map(|s| s.timestamp).collect();
+    assert_eq!(
+        times,
+        vec![
+            t("2024-05-02T08:00:00Z"),
+            t("2024-05-01T10:00:00Z"),
+            t("2024-05-01T09:00:00Z")
+        ]
+    );
+    assert_eq!(recent[0].referrer.as_deref(), Some("https://ref.example/"));
+    assert_eq!(
+        store
+            .read(|tx| tx.link(a.id, l.id))
+            .unwrap()
+            .unwrap()
+            .scan_count,
+        4
+    );
+    // A later batch sees the visitor ids of earlier batches.
+    store
+        .record_scans(&[scan(
+            l.id,
+            "2024-05-02T12:00:00Z",
+            1,
+            "GB",
+            Device::Tablet,
+            "Safari",
+        )])
+        .unwrap();
+    let d2 = store
+        .read(|tx| tx.rollup_stats(l.id, day("2024-05-02"), day("2024-05-02")))
+        .unwrap();
+    assert_eq!(
+        d2.days
+            .iter()
+            .map(|d| (d.scans, d.uniques))
+            .collect::<Vec<_>>(),
+        vec![(2, 1)]
+    );
+}
+
+/// A scan of a deleted link is skipped; the rest of its batch is stored.
+pub fn scans_of_deleted_links_are_skipped<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let l = link_for(a.id, "2024-05-01T00:00:00Z");
+    store.write(|tx| tx.insert_link(&l)).unwrap();
+    let ids = store
+        .record_scans(&[
+            scan(
+                LinkId::random(),
+                "2024-05-01T08:00:00Z",
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            ),
+            scan(
+                l.id,
+                "2024-05-01T08:00:01Z",
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            ),
+        ])
+        .unwrap();
+    assert!(ids[0].is_none());
+    assert!(ids[1].is_some());
+}
+
+/// Deleting a link deletes its scans and rollups for good.
+pub fn delete_link_removes_its_scans<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let l = link_for(a.id, "2024-05-01T00:00:00Z");
+    let keep = link_for(a.id, "2024-05-01T00:00:00Z");
+    store
+        .write(|tx| {
+            tx.insert_link(&l)?;
+            tx.insert_link(&keep)
+        })
+        .unwrap();
+    store
+        .record_scans(&[
+            scan(
+                l.id,
+                "2024-05-01T08:00:00Z",
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            ),
+            scan(
+                keep.id,
+                "2024-05-01T08:00:00Z",
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            ),
+        ])
+        .unwrap();
+    assert!(store.write(|tx| tx.delete_link(a.id, l.id)).unwrap());
+    let (from, to) = (t("2024-05-01T00:00:00Z"), t("2024-05-01T23:59:59Z"));
+    assert!(
+        store
+            .read(|tx| tx.recent_scans(l.id, from, to, 10))
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .read(|tx| tx.rollup_stats(l.id, day("2024-05-01"), day("2024-05-01")))
+            .unwrap()
+            .days
+            .is_empty()
+    );
+    assert_eq!(
+        store
+            .read(|tx| tx.recent_scans(keep.id, from, to, 10))
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+/// Pruning removes old scans and rollups of one account only and keeps scanCount.
+pub fn pruning_keeps_scan_count<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let b = setup(&store, Plan::Free);
+    let la = link_for(a.id, "2024-01-01T00:00:00Z");
+    let lb = link_for(b.id, "2024-01-01T00:00:00Z");
+    store
+        .write(|tx| {
+            tx.insert_link(&la)?;
+            tx.insert_link(&lb)
+        })
+        .unwrap();
+    store
+        .record_scans(&[
+            scan(
+                la.id,
+                "2024-01-05T08:00:00Z",
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            ),
+            scan(
+                la.id,
+                "2024-03-05T08:00:00Z",
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            ),
+            scan(
+                lb.id,
+                "2024-01-05T08:00:00Z",
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            ),
+        ])
+        .unwrap();
+    assert_eq!(
+        store
+            .write(|tx| tx.prune_scans(a.id, day("2024-03-01")))
+            .unwrap(),
+        1
+    );
+    let all = |l: LinkId| {
+        store
+            .read(|tx| {
+                tx.recent_scans(l, t("2000-01-01T00:00:00Z"), t("2100-01-01T00:00:00Z"), 100)
+            })
+            .unwrap()
+            .len()
+    };
+    assert_eq!((all(la.id), all(lb.id)), (1, 1));
+    let rolled = store
+        .read(|tx| tx.rollup_stats(la.id, day("2024-01-01"), day("2024-12-31")))
+        .unwrap();
+    assert_eq!(rolled.days.len(), 1);
+    assert_eq!(
+        store
+            .read(|tx| tx.link(a.id, la.id))
+            .unwrap()
+            .unwrap()
+            .scan_count,
+        2
+    );
+}
+
+/// The monthly quota counts per UTC month and resets on the 1st at 00:00 UTC.
+pub fn service_month_rollover_resets_quota<S: Store>(store: S) {
+    let (svc, clock) = service(store, "2024-01-31T23:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let (_, secret) = svc.create_key(a.id, KeyMode::Live).unwrap();
+    let ctx = svc.authenticate(secret.expose_secret()).unwrap();
+    for i in 0..1_000 {
+        clock.advance(Duration::milliseconds(500));
+        let ok = svc
+            .admit(&ctx, false)
+            .unwrap_or_else(|r| panic!("request {i} rejected: {r:?}"));
+        assert_eq!(ok.status.remaining, Limit::Max(999 - i));
+    }
+    clock.set(t("2024-01-31T23:59:59.250Z"));
+    let r = svc.admit(&ctx, false).unwrap_err();
+    assert_eq!(r.kind, LimitKind::MonthlyQuota);
+    assert_eq!(r.retry_after_secs, 1);
+    assert_eq!(r.status.reset, t("2024-02-01T00:00:00Z"));
+    clock.set(t("2024-01-31T22:59:59Z"));
+    assert_eq!(svc.admit(&ctx, false).unwrap_err().retry_after_secs, 3601);
+    assert_eq!(
+        svc.usage(&ctx).usage.current,
+        1_000,
+        "rejections are not counted"
+    );
+    clock.set(t("2024-02-01T00:00:00Z"));
+    let ok = svc.admit(&ctx, false).unwrap();
+    assert_eq!(ok.status.remaining, Limit::Max(999));
+    assert_eq!(ok.status.reset, t("2024-03-01T00:00:00Z"));
+    assert_eq!(svc.usage(&ctx).usage.current, 1);
+}
+
+/// Per-second GCRA per key (burst of one second), batch requests per minute per account.
+pub fn service_rate_limit_edges<S: Store>(store: S) {
+    let (svc, clock) = service(store, "2024-03-10T12:00:00Z");
+    let free = svc.create_account("f@example.com", Plan::Free).unwrap();
+    let (k1, s1) = svc.create_key(free.id, KeyMode::Live).unwrap();
+    let (_, s2) = svc.create_key(free.id, KeyMode::Test).unwrap();
+    let c1 = svc.authenticate(s1.expose_secret()).unwrap();
+    let c2 = svc.authenticate(s2.expose_secret()).unwrap();
+    assert!(svc.admit(&c1, false).is_ok());
+    assert!(svc.admit(&c1, false).is_ok());
+    let r = svc.admit(&c1, false).unwrap_err();
+    assert_eq!((r.kind, r.retry_after_secs), (LimitKind::PerSecond, 1));
+    assert!(svc.admit(&c2, false).is_ok(), "the rate is per key");
+    clock.advance(Duration::milliseconds(499));
+    assert!(svc.admit(&c1, false).is_err());
+    clock.advance(Duration::milliseconds(1));
+    assert!(svc.admit(&c1, false).is_ok());
+    assert_eq!(svc.usage(&c1).usage.current, 4);
+    // A key's own lower rate applies.
+    let mut settings = KeySettings::default();
+    settings.rate_per_second = Some(PerSecond::new(1).unwrap());
+    svc.update_key_settings(k1.id, settings.clone()).unwrap();
+    clock.advance(Duration::seconds(10));
+    let c1 = svc.authenticate(s1.expose_secret()).unwrap();
+    assert!(svc.admit(&c1, false).is_ok());
+    assert_eq!(
+        svc.admit(&c1, false).unwrap_err().kind,
+        LimitKind::PerSecond
+    );
+    settings.rate_per_second = Some(PerSecond::new(3).unwrap());
+    assert!(
+        svc.update_key_settings(k1.id, settings).is_err(),
+        "above the plan's rate"
+    );
+    // Batch: Pro allows 10 per minute per account.
+    let pro = svc.create_account("p@example.com", Plan::Pro).unwrap();
+    let (_, sp) = svc.create_key(pro.id, KeyMode::Live).unwrap();
+    let cp = svc.authenticate(sp.expose_secret()).unwrap();
+    for _ in 0..10 {
+        assert!(svc.admit(&cp, true).is_ok());
+    }
+    let r = svc.admit(&cp, true).unwrap_err();
+    assert_eq!((r.kind, r.retry_after_secs), (LimitKind::BatchPerMinute, 6));
+    assert!(
+        svc.admit(&cp, false).is_ok(),
+        "other requests are not batch-limited"
+    );
+    clock.advance(Duration::seconds(6));
+    assert!(svc.admit(&cp, true).is_ok());
+    assert!(svc.admit(&cp, true).is_err());
+}
+
+/// The usage object and header figures; unlimited shows as -1.
+pub fn service_usage_and_unlimited_headers<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
+    let e = svc
+        .create_account("e@example.com", Plan::Enterprise)
+        .unwrap();
+    let (_, s) = svc.create_key(e.id, KeyMode::Live).unwrap();
+    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let ok = svc.admit(&ctx, false).unwrap();
+    assert_eq!(
+        ok.status.header_values(),
+        ("-1".to_owned(), "-1".to_owned(), "1711929600".to_owned())
+    );
+    let json = serde_json::to_value(svc.usage(&ctx)).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"plan": "enterprise", "usage": {"current": 1, "limit": -1, "resetDate": "2024-04-01T00:00:00Z"}})
+    );
+    let f = svc.create_account("f@example.com", Plan::Free).unwrap();
+    let (_, s) = svc.create_key(f.id, KeyMode::Live).unwrap();
+    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    assert_eq!(svc.rate_limit_status(&ctx).header_values().0, "1000");
+    assert_eq!(svc.usage_of(f.id).unwrap().usage.limit, 1000);
+}
+
+/// The plan's link limit counts existing links and is a distinct error.
+pub fn service_plan_link_limits<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        ids.push(
+            svc.create_link(&a, &format!("L{i}"), "https://example.com")
+                .unwrap()
+                .id,
+        );
+    }
+    let err = svc
+        .create_link(&a, "L5", "https://example.com")
+        .unwrap_err();
+    assert_eq!(
+        err,
+        LinkError::LimitReached {
+            plan: "free".into(),
+            limit: 5
+        }
+    );
+    svc.delete_link(a.id, &ids[0].to_string()).unwrap();
+    assert!(svc.create_link(&a, "L5", "https://example.com").is_ok());
+    let a = svc.set_plan(a.id, Plan::Enterprise).unwrap();
+    let a = svc
+        .set_overrides(
+            a.id,
+            EnterpriseOverrides {
+                links: Some(6),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(svc.create_link(&a, "L6", "https://example.com").is_ok());
+    assert!(matches!(
+        svc.create_link(&a, "L7", "https://example.com"),
+        Err(LinkError::LimitReached { limit: 6, .. })
+    ));
+    assert!(matches!(
+        svc.create_link(&a, " ", "https://example.com"),
+        Err(LinkError::Name(_))
+    ));
+    assert!(matches!(
+        svc.create_link(&a, "x", "ftp://example.com"),
+        Err(LinkError::TargetUrl(_))
+    ));
+}
+
+/// Regeneration: same key id, settings and usage; the old secret is dead at once.
+pub fn service_key_regeneration<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Starter).unwrap();
+    let (k, old) = svc.create_key(a.id, KeyMode::Live).unwrap();
+    let mut settings = KeySettings::default();
+    settings.disabled_endpoints.insert(Endpoint::Batch);
+    svc.update_key_settings(k.id, settings.clone()).unwrap();
+    let ctx = svc.authenticate(old.expose_secret()).unwrap();
+    svc.admit(&ctx, false).unwrap();
+    let (k2, new) = svc.regenerate_key(k.id).unwrap();
+    assert_eq!(k2.id, k.id);
+    assert_ne!(old.expose_secret(), new.expose_secret());
+    assert_eq!(
+        svc.authenticate(old.expose_secret()).unwrap_err(),
+        AuthError::Unknown
+    );
+    let ctx = svc.authenticate(new.expose_secret()).unwrap();
+    assert_eq!(ctx.key.id, k.id);
+    assert_eq!(ctx.key.settings, settings);
+    assert_eq!(svc.usage(&ctx).usage.current, 1);
+    assert!(matches!(
+        svc.authenticate("qrapi_live_short"),
+        Err(AuthError::Malformed(_))
+    ));
+}
+
+/// Another account's link is "not found" for get, update, delete and analytics.
+pub fn service_cross_account_isolation<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let b = svc.create_account("b@example.com", Plan::Free).unwrap();
+    let l = svc.create_link(&a, "Mine", "https://example.com").unwrap();
+    let id = l.id.to_string();
+    assert_eq!(svc.link(b.id, &id), Err(LinkError::NotFound));
+    let upd = LinkUpdate {
+        name: Some("x".into()),
+        target_url: None,
+    };
+    assert_eq!(svc.update_link(b.id, &id, &upd), Err(LinkError::NotFound));
+    assert_eq!(svc.delete_link(b.id, &id), Err(LinkError::NotFound));
+    assert_eq!(
+        svc.analytics(&b, &id, None, None, None),
+        Err(AnalyticsError::LinkNotFound)
+    );
+    assert_eq!(svc.link(a.id, "not-a-uuid"), Err(LinkError::NotFound));
+    assert!(svc.links(b.id).unwrap().is_empty());
+    assert_eq!(svc.link(a.id, &id).unwrap(), l);
+}
+
+/// Bots are redirected but not counted.
+pub fn service_bot_exclusion<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let bot = visit(
+        "66.249.66.1",
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    );
+    assert_eq!(svc.record_scan(&l, &bot).unwrap(), ScanOutcome::Bot);
+    assert!(matches!(
+        svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
+        ScanOutcome::Recorded(_)
+    ));
+    let l = svc.link(a.id, &l.id.to_string()).unwrap();
+    assert_eq!(l.scan_count, 1);
+    let report = svc
+        .analytics(&a, &l.id.to_string(), None, None, None)
+        .unwrap();
+    assert_eq!(report.analytics.total_scans, 1);
+    assert_eq!(
+        report.recent_scans[0].referrer.as_deref(),
+        Some("https://social.example/post")
+    );
+    assert_eq!(report.recent_scans[0].device, Device::Mobile);
+}
+
+/// uniqueScans counts distinct (day, visitor) pairs.
+pub fn service_unique_counting<S: Store>(store: S) {
+    let (svc, clock) = service(store, "2024-03-10T08:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let other = svc.create_link(&a, "M", "https://example.com").unwrap();
+    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
+    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
+    svc.record_scan(&l, &visit("192.0.2.1", DESKTOP)).unwrap();
+    svc.record_scan(&l, &visit("192.0.2.2", PHONE)).unwrap();
+    svc.record_scan(&other, &visit("192.0.2.1", PHONE)).unwrap();
+    clock.advance(Duration::days(1));
+    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
+    let r = svc
+        .analytics(&a, &l.id.to_string(), None, None, None)
+        .unwrap();
+    assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (5, 4));
+    let r = svc
+        .analytics(
+            &a,
+            &l.id.to_string(),
+            Some("2024-03-10T09:00:00Z"),
+            Some("2024-03-10"),
+            None,
+        )
+        .unwrap();
+    assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (0, 0));
+    let r = svc
+        .analytics(
+            &a,
+            &l.id.to_string(),
+            Some("2024-03-10T07:00:00Z"),
+            Some("2024-03-10"),
+            None,
+        )
+        .unwrap();
+    assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (4, 3));
+}
+
+/// Scans older than the plan's retention are neither reported nor kept.
+pub fn service_retention<S: Store>(store: S) {
+    let (svc, clock) = service(store, "2024-01-01T10:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
+    clock.set(t("2024-01-30T10:00:00Z"));
+    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
+    let id = l.id.to_string();
+    let r = svc.analytics(&a, &id, None, None, None).unwrap();
+    assert_eq!(
+        r.analytics.total_scans, 2,
+        "day 30 of 30 still includes Jan 1"
+    );
+    assert_eq!(r.analytics.scans_by_day.len(), 30);
+    clock.set(t("2024-01-31T00:00:00Z"));
+    let r = svc
+        .analytics(&a, &id, Some("2023-12-01"), None, None)
+        .unwrap();
+    assert_eq!(r.analytics.total_scans, 1);
+    assert_eq!(
+        r.analytics.scans_by_day.first().map(|d| d.date.as_str()),
+        Some("2024-01-02")
+    );
+    assert_eq!(r.recent_scans.len(), 1);
+    let gone = svc
+        .analytics(&a, &id, Some("2023-12-01"), Some("2023-12-31"), None)
+        .unwrap();
+    assert_eq!(gone.analytics.total_scans, 0);
+    assert!(gone.analytics.scans_by_day.is_empty());
+    assert_eq!(svc.prune().unwrap().scans_deleted, 1);
+    assert_eq!(
+        svc.link(a.id, &id).unwrap().scan_count,
+        2,
+        "pruning never lowers scanCount"
+    );
+    // Upgrading widens the window only for scans still kept.
+    let a = svc.set_plan(a.id, Plan::Pro).unwrap();
+    let r = svc.analytics(&a, &id, None, None, None).unwrap();
+    assert_eq!(r.analytics.total_scans, 1);
+}
+
+/// Dense days, sorting, limits and partial-day edges.
+pub fn service_analytics_window<S: Store>(store: S) {
+    let (svc, clock) = service(store, "2024-05-01T10:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
+    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let id = l.id.to_string();
+    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
+    svc.record_scan(&l, &visit("192.0.2.2", DESKTOP)).unwrap();
+    clock.set(t("2024-05-03T18:00:00Z"));
+    svc.record_scan(&l, &visit("192.0.2.3", DESKTOP)).unwrap();
+    clock.set(t("2024-05-04T12:00:00Z"));
+    let r = svc.analytics(&a, &id, None, None, Some("2")).unwrap();
+    let days: Vec<_> = r
+        .analytics
+        .scans_by_day
+        .iter()
+        .map(|d| (d.date.as_str(), d.scans))
+        .collect();
+    assert_eq!(
+        days,
+        vec![
+            ("2024-05-01", 2),
+            ("2024-05-02", 0),
+            ("2024-05-03", 1),
+            ("2024-05-04", 0)
+        ]
+    );
+    let devices: Vec<_> = r
+        .analytics
+        .scans_by_device
+        .iter()
+        .map(|d| (d.device.as_str(), d.scans))
+        .collect();
+    assert_eq!(devices, vec![("desktop", 2), ("mobile", 1)]);
+    let browsers: Vec<_> = r
+        .analytics
+        .scans_by_browser
+        .iter()
+        .map(|d| (d.browser.as_str(), d.scans))
+        .collect();
+    assert_eq!(browsers, vec![("Firefox", 2), ("Chrome", 1)]);
+    assert_eq!(r.analytics.scans_by_country[0].country, "XX");
+    assert_eq!(r.recent_scans.len(), 2);
+    assert_eq!(r.recent_scans[0].timestamp, t("2024-05-03T18:00:00Z"));
+    assert_eq!(r.link.scan_count, 3);
+    let r = svc
+        .analytics(
+            &a,
+            &id,
+            Some("2024-05-01T10:00:00Z"),
+            Some("2024-05-03T17:00:00Z"),
+            None,
+        )
+        .unwrap();
+    assert_eq!(r.analytics.total_scans, 2);
+    assert_eq!(r.analytics.scans_by_day.len(), 3);
+    let r = svc
+        .analytics(&a, &id, Some("2024-05-02"), Some("2024-05-02"), None)
+        .unwrap();
+    assert_eq!(
+        (r.analytics.total_scans, r.analytics.scans_by_day.len()),
+        (0, 1)
+    );
+    assert_eq!(
+        svc.analytics(&a, &id, Some("2024-05-03"), Some("2024-05-02"), None),
+        Err(AnalyticsError::StartAfterEnd)
+    );
+    assert!(matches!(
+        svc.analytics(&a, &id, None, None, Some("0")),
+        Err(AnalyticsError::InvalidLimit(_))
+    ));
+    let json =
+        serde_json::to_value(svc.analytics(&a, &id, None, None, Some("1")).unwrap()).unwrap();
+    for field in [
+        "totalScans",
+        "uniqueScans",
+        "scansByDay",
+        "scansByCountry",
+        "scansByDevice",
+        "scansByBrowser",
+    ] {
+        assert!(json["analytics"].get(field).is_some(), "{field}");
+    }
+    assert_eq!(json["link"]["shortCode"], l.short_code.to_string());
+    assert!(json["recentScans"][0].get("referrer").is_some());
+}
+
+/// Short codes resolve case-insensitively with Crockford aliases; deleted codes never resolve.
+pub fn service_short_code_lookup<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let code = l.short_code.to_string();
+    let aliased: String = code
+        .chars()
+        .map(|c| match c {
+            '0' => 'o',
+            '1' => 'l',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect();
+    assert_eq!(svc.resolve(&aliased).unwrap().map(|x| x.id), Some(l.id));
+    assert_eq!(svc.resolve("not a code").unwrap(), None);
+    svc.delete_link(a.id, &l.id.to_string()).unwrap();
+    assert_eq!(svc.resolve(&code).unwrap(), None);
+    assert_eq!(
+        svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
+        ScanOutcome::LinkGone
+    );
+}
+
+/// Changes written straight to the store (as another process would) apply on the next request.
+pub fn service_sees_changes_made_elsewhere<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let (k, old) = svc.create_key(a.id, KeyMode::Live).unwrap();
+    assert_eq!(
+        svc.authenticate(old.expose_secret()).unwrap().account.plan,
+        Plan::Free
+    );
+    let mut changed = a.clone();
+    changed.plan = Plan::Pro;
+    svc.store().write(|tx| tx.update_account(&changed)).unwrap();
+    assert_eq!(
+        svc.authenticate(old.expose_secret()).unwrap().account.plan,
+        Plan::Pro
+    );
+    let new = ApiKeySecret::generate(KeyMode::Live).unwrap();
+    let mut k2 = k.clone();
+    k2.hash = new.hash();
+    svc.store().write(|tx| tx.update_key(&k2)).unwrap();
+    assert_eq!(
+        svc.authenticate(old.expose_secret()).unwrap_err(),
+        AuthError::Unknown
+    );
+    assert!(svc.authenticate(new.expose_secret()).is_ok());
+}
+
+/// Usage counters are persisted by flush and reloaded by a new service.
+pub fn service_counters_survive_restart<S: Store>(store: S) {
+    let store = Arc::new(store);
+    let clock = TestClock::new(t("2024-05-01T10:00:00Z"));
+    let svc = Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator)).unwrap();
+    let a = svc.create_account("a@example.com", Plan::Starter).unwrap();
+    let (k, s) = svc.create_key(a.id, KeyMode::Live).unwrap();
+    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    for _ in 0..3 {
+        svc.admit(&ctx, false).unwrap();
+    }
+    svc.flush().unwrap();
+    svc.admit(&ctx, false).unwrap();
+    drop(svc);
+    let svc = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).unwrap();
+    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    assert_eq!(
+        svc.usage(&ctx).usage.current,
+        4,
+        "shutdown flushes the last counts"
+    );
+    assert_eq!(
+        svc.key(k.id).unwrap().last_used_at,
+        Some(t("2024-05-01T10:00:00Z"))
+    );
+}
+
+/// Key restrictions and plan features give 403s.
+pub fn service_access_rules<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let (k, s) = svc.create_key(a.id, KeyMode::Live).unwrap();
+    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let req = AccessRequest {
+        client_ip: Some("203.0.113.9".parse().unwrap()),
+        origin: Some("https://app.example.com"),
+    };
+    assert!(svc.authorize(&ctx, Endpoint::Generate, req).is_ok());
+    assert!(svc.authorize(&ctx, Endpoint::Batch, req).is_err());
+    let mut settings = KeySettings::default();
+    settings
+        .ip_allowlist
+        .push(IpRule::parse("198.51.100.0/24").unwrap());
+    svc.update_key_settings(k.id, settings).unwrap();
+    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    assert!(svc.authorize(&ctx, Endpoint::Generate, req).is_err());
+}

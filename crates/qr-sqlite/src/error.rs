@@ -1,0 +1,87 @@
+//! Errors of opening a database, and the mapping of SQLite errors to `StoreError`.
+
+use std::path::PathBuf;
+
+use qr_domain::StoreError;
+use rusqlite::ErrorCode;
+use thiserror::Error;
+
+/// Why a database file could not be opened. Nothing is written to a refused file.
+#[derive(Debug, Error)]
+pub enum OpenError {
+    /// The file exists but is not an SQLite database.
+    #[error(
+        "{path} is not an SQLite database; pass the path of a qr-platform database or a new file name"
+    )]
+    NotADatabase {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The file is an SQLite database of another application.
+    #[error(
+        "{path} is an SQLite database of another application (it has tables but no qr-platform schema)"
+    )]
+    ForeignDatabase {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The schema is newer than this build understands.
+    #[error(
+        "{path} has schema version {found}, newer than the {supported} this build supports; upgrade the software instead of downgrading the database"
+    )]
+    NewerSchema {
+        /// The path given.
+        path: PathBuf,
+        /// The file's schema version.
+        found: i64,
+        /// The newest version this build knows.
+        supported: i64,
+    },
+    /// The database is damaged.
+    #[error("{path} is corrupt: {message}; restore it from a backup")]
+    Corrupt {
+        /// The path given.
+        path: PathBuf,
+        /// SQLite's message.
+        message: String,
+    },
+    /// Any other SQLite failure (permissions, missing directory, full disk, ...).
+    #[error("cannot open {path}: {source}")]
+    Sqlite {
+        /// The path given.
+        path: PathBuf,
+        /// The SQLite error.
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+impl OpenError {
+    pub(crate) fn from_sqlite(path: &std::path::Path, e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(ErrorCode::NotADatabase) => OpenError::NotADatabase {
+                path: path.to_owned(),
+            },
+            Some(ErrorCode::DatabaseCorrupt) => OpenError::Corrupt {
+                path: path.to_owned(),
+                message: e.to_string(),
+            },
+            _ => OpenError::Sqlite {
+                path: path.to_owned(),
+                source: e,
+            },
+        }
+    }
+}
+
+/// Maps an SQLite error to the adapter-independent storage error.
+pub(crate) fn store_err(e: rusqlite::Error) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Busy,
+        Some(ErrorCode::ConstraintViolation) => StoreError::Conflict(e.to_string()),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+            StoreError::Corrupt(e.to_string())
+        }
+        _ => StoreError::Backend(e.to_string()),
+    }
+}

@@ -1,0 +1,150 @@
+//! The schema and its versioned migrations (`PRAGMA user_version`).
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use crate::error::OpenError;
+
+/// `PRAGMA application_id` of qr-platform databases ("QRPL").
+pub const APPLICATION_ID: i32 = 0x5152_504C;
+
+/// Migrations in order; migration `i` brings the schema to version `i + 1`.
+const MIGRATIONS: &[&str] = &[r"
+CREATE TABLE accounts (
+    id BLOB PRIMARY KEY,
+    email TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    overrides TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE TABLE api_keys (
+    id BLOB PRIMARY KEY,
+    account_id BLOB NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    mode TEXT NOT NULL,
+    hash BLOB NOT NULL UNIQUE,
+    display_prefix TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    settings TEXT NOT NULL
+);
+CREATE INDEX api_keys_by_account ON api_keys(account_id, created_at);
+CREATE TABLE links (
+    id BLOB PRIMARY KEY,
+    account_id BLOB NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    short_code TEXT NOT NULL UNIQUE,
+    target_url TEXT NOT NULL,
+    scan_count INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX links_by_account ON links(account_id, created_at);
+CREATE TABLE tombstones (short_code TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE scans (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    link_id BLOB NOT NULL REFERENCES links(id) ON DELETE CASCADE,
+    at INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    visitor BLOB NOT NULL,
+    country TEXT NOT NULL,
+    city TEXT NOT NULL,
+    device TEXT NOT NULL,
+    browser TEXT NOT NULL,
+    os TEXT NOT NULL,
+    referrer TEXT
+);
+CREATE INDEX scans_by_link_time ON scans(link_id, at);
+CREATE TABLE daily (
+    link_id BLOB NOT NULL REFERENCES links(id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    scans INTEGER NOT NULL,
+    uniques INTEGER NOT NULL,
+    PRIMARY KEY (link_id, day)
+) WITHOUT ROWID;
+CREATE TABLE daily_dims (
+    link_id BLOB NOT NULL REFERENCES links(id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    dim INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    scans INTEGER NOT NULL,
+    PRIMARY KEY (link_id, day, dim, value)
+) WITHOUT ROWID;
+CREATE TABLE visitors (
+    link_id BLOB NOT NULL,
+    day INTEGER NOT NULL,
+    visitor BLOB NOT NULL,
+    PRIMARY KEY (link_id, day, visitor)
+) WITHOUT ROWID;
+CREATE INDEX visitors_by_day ON visitors(day);
+CREATE TABLE usage (
+    account_id BLOB NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    month INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (account_id, month)
+) WITHOUT ROWID;
+CREATE TABLE salts (day INTEGER PRIMARY KEY, salt BLOB NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO meta (key, value) VALUES ('config_version', 0);
+CREATE TRIGGER accounts_insert AFTER INSERT ON accounts
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'config_version'; END;
+CREATE TRIGGER accounts_update AFTER UPDATE ON accounts
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'config_version'; END;
+CREATE TRIGGER accounts_delete AFTER DELETE ON accounts
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'config_version'; END;
+CREATE TRIGGER api_keys_insert AFTER INSERT ON api_keys
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'config_version'; END;
+CREATE TRIGGER api_keys_update AFTER UPDATE OF account_id, mode, hash, display_prefix, settings ON api_keys
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'config_version'; END;
+CREATE TRIGGER api_keys_delete AFTER DELETE ON api_keys
+    BEGIN UPDATE meta SET value = value + 1 WHERE key = 'config_version'; END;
+"];
+
+/// The schema version this build creates and understands.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Checks that `conn` is a qr-platform database this build can use, reading only.
+pub(crate) fn check(conn: &Connection, path: &Path) -> Result<i64, OpenError> {
+    let err = |e| OpenError::from_sqlite(path, e);
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(err)?;
+    let app: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(err)?;
+    if version > SCHEMA_VERSION {
+        return Err(OpenError::NewerSchema {
+            path: path.to_owned(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+        .map_err(err)?;
+    if (version > 0 && app != APPLICATION_ID) || (version == 0 && tables > 0) {
+        return Err(OpenError::ForeignDatabase {
+            path: path.to_owned(),
+        });
+    }
+    Ok(version)
+}
+
+/// Applies the migrations after `from`, each in its own transaction with its version bump.
+pub(crate) fn migrate(conn: &mut Connection, from: i64, path: &Path) -> Result<(), OpenError> {
+    let err = |e| OpenError::from_sqlite(path, e);
+    for (i, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(usize::try_from(from).unwrap_or(0))
+    {
+        let tx = conn.transaction().map_err(err)?;
+        tx.execute_batch(sql).map_err(err)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(err)?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)
+            .map_err(err)?;
+        tx.commit().map_err(err)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,672 @@
+//! The transaction type implementing the domain's `ReadTx` and `WriteTx` with SQL.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use qr_domain::analytics::{DayCount, StatsRows};
+use qr_domain::ids::ScanId;
+use qr_domain::key::KeyHash;
+use qr_domain::limits::UsageMonth;
+use qr_domain::scan::{NewScan, ScanRecord};
+use qr_domain::{
+    Account, AccountId, ApiKey, KeyId, KeyMode, Link, LinkId, ReadTx, ShortCode, StoreError,
+    WriteTx,
+};
+use rusqlite::{Connection, OptionalExtension, Params, Row, params};
+use uuid::Uuid;
+
+use crate::error::store_err;
+
+/// A transaction (or snapshot) on one connection.
+pub(crate) struct SqlTx<'c> {
+    pub(crate) conn: &'c Connection,
+}
+
+const DIM_COUNTRY: i64 = 0;
+const DIM_DEVICE: i64 = 1;
+const DIM_BROWSER: i64 = 2;
+
+fn corrupt(what: &str) -> StoreError {
+    StoreError::Corrupt(format!("unreadable {what} column"))
+}
+
+pub(crate) fn micros(t: DateTime<Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+fn time(v: i64) -> Result<DateTime<Utc>, StoreError> {
+    DateTime::from_timestamp_micros(v).ok_or_else(|| corrupt("timestamp"))
+}
+
+pub(crate) fn day_num(d: NaiveDate) -> i64 {
+    i64::from(d.num_days_from_ce())
+}
+
+fn day(v: i64) -> Result<NaiveDate, StoreError> {
+    i32::try_from(v)
+        .ok()
+        .and_then(NaiveDate::from_num_days_from_ce_opt)
+        .ok_or_else(|| corrupt("day"))
+}
+
+fn uuid(v: &[u8]) -> Result<Uuid, StoreError> {
+    Uuid::from_slice(v).map_err(|_| corrupt("id"))
+}
+
+fn count(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+fn signed(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn get<T: rusqlite::types::FromSql>(r: &Row<'_>, i: usize) -> Result<T, StoreError> {
+    r.get(i).map_err(store_err)
+}
+
+fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("unreadable {what}: {e}")))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
+    serde_json::to_string(v)
+        .map_err(|e| StoreError::Backend(format!("cannot encode settings: {e}")))
+}
+
+fn account_from(r: &Row<'_>) -> Result<Account, StoreError> {
+    Ok(Account {
+        id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
+        email: get::<String>(r, 1)?
+            .try_into()
+            .map_err(|_| corrupt("email"))?,
+        plan: get::<String>(r, 2)?.parse().map_err(|_| corrupt("plan"))?,
+        overrides: json(&get::<String>(r, 3)?, "overrides")?,
+        created_at: time(get(r, 4)?)?,
+    })
+}
+
+const ACCOUNT_COLS: &str = "id, email, plan, overrides, created_at";
+
+fn key_from(r: &Row<'_>) -> Result<ApiKey, StoreError> {
+    let hash: Vec<u8> = get(r, 3)?;
+    Ok(ApiKey {
+        id: KeyId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
+        account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 1)?)?),
+        mode: KeyMode::parse(&get::<String>(r, 2)?).ok_or_else(|| corrupt("mode"))?,
+        hash: KeyHash(hash.try_into().map_err(|_| corrupt("hash"))?),
+        display_prefix: get(r, 4)?,
+        created_at: time(get(r, 5)?)?,
+        last_used_at: get::<Option<i64>>(r, 6)?.map(time).transpose()?,
+        settings: json(&get::<String>(r, 7)?, "key settings")?,
+    })
+}
+
+const KEY_COLS: &str =
+    "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings";
+
+fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
+    Ok(Link {
+        id: LinkId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
+        account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 1)?)?),
+        name: get::<String>(r, 2)?
+            .try_into()
+            .map_err(|_| corrupt("name"))?,
+        short_code: get::<String>(r, 3)?
+            .try_into()
+            .map_err(|_| corrupt("short_code"))?,
+        target_url: get::<String>(r, 4)?
+            .try_into()
+            .map_err(|_| corrupt("target_url"))?,
+        scan_count: count(get(r, 5)?),
+        created_at: time(get(r, 6)?)?,
+        updated_at: time(get(r, 7)?)?,
+    })
+}
+
+const LINK_COLS: &str =
+    "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at";
+
+impl SqlTx<'_> {
+    fn all<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        f: impl Fn(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(store_err)?;
+        let mut rows = stmt.query(params).map_err(store_err)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(store_err)? {
+            out.push(f(row)?);
+        }
+        Ok(out)
+    }
+
+    fn one<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        f: impl Fn(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(store_err)?;
+        let mut rows = stmt.query(params).map_err(store_err)?;
+        rows.next().map_err(store_err)?.map(f).transpose()
+    }
+
+    fn exec(&self, sql: &str, params: impl Params) -> Result<usize, StoreError> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.execute(params))
+            .map_err(store_err)
+    }
+
+    fn breakdown(
+        &self,
+        sql: &str,
+        params: impl Params + Copy,
+    ) -> Result<[Vec<(String, u64)>; 3], StoreError> {
+        let rows = self.all(sql, params, |r| {
+            Ok((get::<i64>(r, 0)?, get::<String>(r, 1)?, count(get(r, 2)?)))
+        })?;
+        let mut out: [Vec<(String, u64)>; 3] = Default::default();
+        for (dim, value, n) in rows {
+            if let Some(slot) = usize::try_from(dim).ok().and_then(|d| out.get_mut(d)) {
+                slot.push((value, n));
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl ReadTx for SqlTx<'_> {
+    fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
+        let sql = format!("SELECT {ACCOUNT_COLS} FROM accounts WHERE id = ?1");
+        self.one(&sql, [&id.as_uuid().as_bytes()[..]], account_from)
+    }
+
+    fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        let sql = format!("SELECT {ACCOUNT_COLS} FROM accounts ORDER BY created_at, id");
+        self.all(&sql, [], account_from)
+    }
+
+    fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError> {
+        let sql = format!("SELECT {KEY_COLS} FROM api_keys WHERE id = ?1");
+        self.one(&sql, [&id.as_uuid().as_bytes()[..]], key_from)
+    }
+
+    fn key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError> {
+        let sql = format!("SELECT {KEY_COLS} FROM api_keys WHERE hash = ?1");
+        self.one(&sql, [&hash.0[..]], key_from)
+    }
+
+    fn keys_of(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError> {
+        let sql = format!(
+            "SELECT {KEY_COLS} FROM api_keys WHERE account_id = ?1 ORDER BY created_at, id"
+        );
+        self.all(&sql, [&account.as_uuid().as_bytes()[..]], key_from)
+    }
+
+    fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError> {
+        let sql = format!("SELECT {LINK_COLS} FROM links WHERE id = ?1 AND account_id = ?2");
+        self.one(
+            &sql,
+            [
+                &id.as_uuid().as_bytes()[..],
+                &account.as_uuid().as_bytes()[..],
+            ],
+            link_from,
+        )
+    }
+
+    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
+        let sql = format!("SELECT {LINK_COLS} FROM links WHERE short_code = ?1");
+        self.one(&sql, [code.as_str()], link_from)
+    }
+
+    fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
+        let sql =
+            format!("SELECT {LINK_COLS} FROM links WHERE account_id = ?1 ORDER BY created_at, id");
+        self.all(&sql, [&account.as_uuid().as_bytes()[..]], link_from)
+    }
+
+    fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
+        let n = self.one(
+            "SELECT count(*) FROM links WHERE account_id = ?1",
+            [&account.as_uuid().as_bytes()[..]],
+            |r| get::<i64>(r, 0),
+        )?;
+        Ok(count(n.unwrap_or(0)))
+    }
+
+    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
+        let found = self.one(
+            "SELECT 1 FROM links WHERE short_code = ?1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = ?1",
+            [code.as_str()],
+            |_| Ok(()),
+        )?;
+        Ok(found.is_some())
+    }
+
+    fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError> {
+        self.all(
+            "SELECT account_id, count FROM usage WHERE month = ?1",
+            [month.index()],
+            |r| {
+                Ok((
+                    AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
+                    count(get(r, 1)?),
+                ))
+            },
+        )
+    }
+
+    fn salt(&self, d: NaiveDate) -> Result<Option<[u8; 32]>, StoreError> {
+        self.one("SELECT salt FROM salts WHERE day = ?1", [day_num(d)], |r| {
+            get::<Vec<u8>>(r, 0)?
+                .try_into()
+                .map_err(|_| corrupt("salt"))
+        })
+    }
+
+    fn rollup_stats(
+        &self,
+        link: LinkId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<StatsRows, StoreError> {
+        let id_bytes = link.as_uuid().into_bytes();
+        let id = &id_bytes[..];
+        let (a, b) = (day_num(first), day_num(last));
+        let days = self.all(
+            "SELECT day, scans, uniques FROM daily WHERE link_id = ?1 AND day BETWEEN ?2 AND ?3",
+            params![id, a, b],
+            |r| {
+                Ok(DayCount {
+                    day: day(get(r, 0)?)?,
+                    scans: count(get(r, 1)?),
+                    uniques: count(get(r, 2)?),
+                })
+            },
+        )?;
+        let [countries, devices, browsers] = self.breakdown(
+            "SELECT dim, value, sum(scans) FROM daily_dims WHERE link_id = ?1 AND day BETWEEN ?2 AND ?3 GROUP BY dim, value",
+            params![id, a, b],
+        )?;
+        Ok(StatsRows {
+            days,
+            countries,
+            devices,
+            browsers,
+        })
+    }
+
+    fn raw_stats(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<StatsRows, StoreError> {
+        let id_bytes = link.as_uuid().into_bytes();
+        let id = &id_bytes[..];
+        let (a, b) = (micros(from), micros(to));
+        let days = self.all(
+            "SELECT day, count(*), count(DISTINCT visitor) FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 GROUP BY day",
+            params![id, a, b],
+            |r| {
+                Ok(DayCount {
+                    day: day(get(r, 0)?)?,
+                    scans: count(get(r, 1)?),
+                    uniques: count(get(r, 2)?),
+                })
+            },
+        )?;
+        let [countries, devices, browsers] = self.breakdown(
+            "SELECT 0, country, count(*) FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 GROUP BY country
+             UNION ALL SELECT 1, device, count(*) FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 GROUP BY device
+             UNION ALL SELECT 2, browser, count(*) FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 GROUP BY browser",
+            params![id, a, b],
+        )?;
+        Ok(StatsRows {
+            days,
+            countries,
+            devices,
+            browsers,
+        })
+    }
+
+    fn recent_scans(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ScanRecord>, StoreError> {
+        self.all(
+            "SELECT id, at, country, city, device, browser, os, referrer FROM scans
+             WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 ORDER BY at DESC, id DESC LIMIT ?4",
+            params![
+                &link.as_uuid().as_bytes()[..],
+                micros(from),
+                micros(to),
+                i64::from(limit)
+            ],
+            |r| {
+                Ok(ScanRecord {
+                    id: ScanId(get(r, 0)?),
+                    timestamp: time(get(r, 1)?)?,
+                    country: get(r, 2)?,
+                    city: get(r, 3)?,
+                    device: get::<String>(r, 4)?
+                        .parse()
+                        .map_err(|_| corrupt("device"))?,
+                    browser: get(r, 5)?,
+                    os: get(r, 6)?,
+                    referrer: get(r, 7)?,
+                })
+            },
+        )
+    }
+}
+
+impl WriteTx for SqlTx<'_> {
+    fn insert_account(&mut self, a: &Account) -> Result<(), StoreError> {
+        self.exec(
+            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                &a.id.as_uuid().as_bytes()[..],
+                a.email.as_str(),
+                a.plan.as_str(),
+                to_json(&a.overrides)?,
+                micros(a.created_at)
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn update_account(&mut self, a: &Account) -> Result<bool, StoreError> {
+        let n = self.exec(
+            "UPDATE accounts SET email = ?2, plan = ?3, overrides = ?4 WHERE id = ?1",
+            params![
+                &a.id.as_uuid().as_bytes()[..],
+                a.email.as_str(),
+                a.plan.as_str(),
+                to_json(&a.overrides)?
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
+    fn insert_key(&mut self, k: &ApiKey) -> Result<(), StoreError> {
+        self.exec(
+            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                &k.id.as_uuid().as_bytes()[..],
+                &k.account_id.as_uuid().as_bytes()[..],
+                k.mode.as_str(),
+                &k.hash.0[..],
+                k.display_prefix,
+                micros(k.created_at),
+                k.last_used_at.map(micros),
+                to_json(&k.settings)?
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn update_key(&mut self, k: &ApiKey) -> Result<bool, StoreError> {
+        let n = self.exec(
+            "UPDATE api_keys SET hash = ?2, display_prefix = ?3, settings = ?4 WHERE id = ?1",
+            params![
+                &k.id.as_uuid().as_bytes()[..],
+                &k.hash.0[..],
+                k.display_prefix,
+                to_json(&k.settings)?
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
+    fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError> {
+        Ok(self.exec(
+            "DELETE FROM api_keys WHERE id = ?1",
+            [&id.as_uuid().as_bytes()[..]],
+        )? > 0)
+    }
+
+    fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError> {
+        for (id, at) in used {
+            self.exec(
+                "UPDATE api_keys SET last_used_at = max(coalesce(last_used_at, ?2), ?2) WHERE id = ?1",
+                params![&id.as_uuid().as_bytes()[..], micros(*at)],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
+        if self.code_taken(&l.short_code)? {
+            return Err(StoreError::Conflict(format!(
+                "short code {} was already issued",
+                l.short_code
+            )));
+        }
+        self.exec(
+            "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                &l.id.as_uuid().as_bytes()[..],
+                &l.account_id.as_uuid().as_bytes()[..],
+                l.name.as_str(),
+                l.short_code.as_str(),
+                l.target_url.as_str(),
+                signed(l.scan_count),
+                micros(l.created_at),
+                micros(l.updated_at)
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn update_link(&mut self, l: &Link) -> Result<bool, StoreError> {
+        let n = self.exec(
+            "UPDATE links SET name = ?3, target_url = ?4, updated_at = ?5 WHERE id = ?1 AND account_id = ?2",
+            params![
+                &l.id.as_uuid().as_bytes()[..],
+                &l.account_id.as_uuid().as_bytes()[..],
+                l.name.as_str(),
+                l.target_url.as_str(),
+                micros(l.updated_at)
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
+    fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError> {
+        let lid_bytes = id.as_uuid().into_bytes();
+        let lid = &lid_bytes[..];
+        let code = self.one(
+            "SELECT short_code FROM links WHERE id = ?1 AND account_id = ?2",
+            [lid, &account.as_uuid().as_bytes()[..]],
+            |r| get::<String>(r, 0),
+        )?;
+        let Some(code) = code else {
+            return Ok(false);
+        };
+        self.exec(
+            "INSERT OR IGNORE INTO tombstones (short_code) VALUES (?1)",
+            [&code],
+        )?;
+        self.exec("DELETE FROM visitors WHERE link_id = ?1", [lid])?;
+        // Scans and rollups go with the link (ON DELETE CASCADE).
+        self.exec("DELETE FROM links WHERE id = ?1", [lid])?;
+        Ok(true)
+    }
+
+    fn save_usage(
+        &mut self,
+        month: UsageMonth,
+        counts: &[(AccountId, u64)],
+    ) -> Result<(), StoreError> {
+        for (account, n) in counts {
+            self.exec(
+                "INSERT INTO usage (account_id, month, count) SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?1)
+                 ON CONFLICT (account_id, month) DO UPDATE SET count = max(count, excluded.count)",
+                params![&account.as_uuid().as_bytes()[..], month.index(), signed(*n)],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn put_salt(&mut self, d: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError> {
+        self.exec(
+            "INSERT OR IGNORE INTO salts (day, salt) VALUES (?1, ?2)",
+            params![day_num(d), &salt[..]],
+        )?;
+        self.salt(d)?
+            .ok_or_else(|| StoreError::Backend("salt vanished after insert".into()))
+    }
+
+    fn forget_visitors_before(&mut self, d: NaiveDate) -> Result<(), StoreError> {
+        self.exec("DELETE FROM salts WHERE day < ?1", [day_num(d)])?;
+        self.exec("DELETE FROM visitors WHERE day < ?1", [day_num(d)])?;
+        Ok(())
+    }
+
+    fn prune_scans(&mut self, account: AccountId, d: NaiveDate) -> Result<u64, StoreError> {
+        let links = self.all(
+            "SELECT id FROM links WHERE account_id = ?1",
+            [&account.as_uuid().as_bytes()[..]],
+            |r| get::<Vec<u8>>(r, 0),
+        )?;
+        let mut removed = 0;
+        for id in links {
+            removed += self.exec(
+                "DELETE FROM scans WHERE link_id = ?1 AND day < ?2",
+                params![id, day_num(d)],
+            )?;
+            self.exec(
+                "DELETE FROM daily WHERE link_id = ?1 AND day < ?2",
+                params![id, day_num(d)],
+            )?;
+            self.exec(
+                "DELETE FROM daily_dims WHERE link_id = ?1 AND day < ?2",
+                params![id, day_num(d)],
+            )?;
+        }
+        Ok(removed as u64)
+    }
+}
+
+/// Stores a batch of scans in the caller's transaction: scans, visitors, rollups and link counts.
+pub(crate) fn insert_scans(
+    conn: &Connection,
+    scans: &[NewScan],
+) -> Result<Vec<Option<ScanId>>, StoreError> {
+    let mut per_link: HashMap<LinkId, (u64, bool)> = HashMap::new();
+    for s in scans {
+        per_link.entry(s.link_id).or_insert((0, false)).0 += 1;
+    }
+    {
+        let mut bump = conn
+            .prepare_cached("UPDATE links SET scan_count = scan_count + ?2 WHERE id = ?1")
+            .map_err(store_err)?;
+        for (link, (n, exists)) in &mut per_link {
+            *exists = bump
+                .execute(params![&link.as_uuid().as_bytes()[..], signed(*n)])
+                .map_err(store_err)?
+                > 0;
+        }
+    }
+    let mut insert = conn
+        .prepare_cached(
+            "INSERT INTO scans (link_id, at, day, visitor, country, city, device, browser, os, referrer)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )
+        .map_err(store_err)?;
+    let mut visitor = conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO visitors (link_id, day, visitor) VALUES (?1, ?2, ?3)",
+        )
+        .map_err(store_err)?;
+    let mut daily: HashMap<(LinkId, i64), (i64, i64)> = HashMap::new();
+    let mut dims: HashMap<(LinkId, i64, i64, &str), i64> = HashMap::new();
+    let mut out = Vec::with_capacity(scans.len());
+    for s in scans {
+        if !per_link.get(&s.link_id).is_some_and(|(_, exists)| *exists) {
+            out.push(None);
+            continue;
+        }
+        let id_bytes = s.link_id.as_uuid().into_bytes();
+        let id = &id_bytes[..];
+        let d = day_num(s.day());
+        insert
+            .execute(params![
+                id,
+                micros(s.at),
+                d,
+                &s.visitor[..],
+                s.country,
+                s.city,
+                s.device.as_str(),
+                s.browser,
+                s.os,
+                s.referrer
+            ])
+            .map_err(store_err)?;
+        out.push(Some(ScanId(conn.last_insert_rowid())));
+        let new_visitor = visitor
+            .execute(params![id, d, &s.visitor[..]])
+            .map_err(store_err)?
+            > 0;
+        let slot = daily.entry((s.link_id, d)).or_default();
+        slot.0 += 1;
+        slot.1 += i64::from(new_visitor);
+        *dims
+            .entry((s.link_id, d, DIM_COUNTRY, s.country.as_str()))
+            .or_default() += 1;
+        *dims
+            .entry((s.link_id, d, DIM_DEVICE, s.device.as_str()))
+            .or_default() += 1;
+        *dims
+            .entry((s.link_id, d, DIM_BROWSER, s.browser.as_str()))
+            .or_default() += 1;
+    }
+    let mut up_daily = conn
+        .prepare_cached(
+            "INSERT INTO daily (link_id, day, scans, uniques) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (link_id, day) DO UPDATE SET scans = scans + excluded.scans, uniques = uniques + excluded.uniques",
+        )
+        .map_err(store_err)?;
+    for ((link, d), (n, u)) in daily {
+        up_daily
+            .execute(params![&link.as_uuid().as_bytes()[..], d, n, u])
+            .map_err(store_err)?;
+    }
+    let mut up_dims = conn
+        .prepare_cached(
+            "INSERT INTO daily_dims (link_id, day, dim, value, scans) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (link_id, day, dim, value) DO UPDATE SET scans = scans + excluded.scans",
+        )
+        .map_err(store_err)?;
+    for ((link, d, dim, value), n) in dims {
+        up_dims
+            .execute(params![&link.as_uuid().as_bytes()[..], d, dim, value, n])
+            .map_err(store_err)?;
+    }
+    Ok(out)
+}
+
+/// Reads the configuration version counter.
+pub(crate) fn config_version(conn: &Connection) -> Result<u64, StoreError> {
+    let v: Option<i64> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'config_version'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(store_err)?;
+    Ok(count(v.unwrap_or(0)))
+}

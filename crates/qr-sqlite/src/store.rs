@@ -1,0 +1,167 @@
+//! `SqliteStore`: opening, connection setup, and the `Store` implementation.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use qr_domain::ids::ScanId;
+use qr_domain::scan::NewScan;
+use qr_domain::{ReadTx, Store, StoreError, WriteTx};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use crate::error::{OpenError, store_err};
+use crate::schema;
+use crate::sql::{self, SqlTx};
+
+/// How long a statement waits for another process's lock before failing with `Busy`.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The SQLite store: one writing and one read-only connection to the same file.
+pub struct SqliteStore {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    reader: Mutex<Reader>,
+}
+
+struct Reader {
+    conn: Connection,
+    data_version: Option<i64>,
+    config_version: u64,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) and migrates the database at `path`.
+    ///
+    /// Refuses, without writing to the file, a file that is not an SQLite database, a
+    /// database of another application, and a database from a newer schema version.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
+        let path = path.as_ref().to_owned();
+        let err = |e| OpenError::from_sqlite(&path, e);
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut writer = Connection::open_with_flags(&path, flags).map_err(err)?;
+        writer.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        // Everything up to here only reads, so a refused file stays untouched.
+        let version = schema::check(&writer, &path)?;
+        let mode: String = writer
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(err)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(OpenError::Sqlite {
+                path: path.clone(),
+                source: rusqlite::Error::InvalidParameterName(format!(
+                    "journal_mode stayed {mode}"
+                )),
+            });
+        }
+        // FULL makes every commit durable at the price of one fsync, paid once per scan batch.
+        writer
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(err)?;
+        writer
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(err)?;
+        schema::migrate(&mut writer, version, &path)?;
+        let reader = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(err)?;
+        reader.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        reader
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(err)?;
+        Ok(Self {
+            path,
+            writer: Mutex::new(writer),
+            reader: Mutex::new(Reader {
+                conn: reader,
+                data_version: None,
+                config_version: 0,
+            }),
+        })
+    }
+
+    /// The database file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// SQLite's `PRAGMA data_version` on the read connection: it changes whenever another
+    /// connection (this process's writer or another process) commits.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        let r = self.reader();
+        r.conn
+            .query_row("PRAGMA data_version", [], |row| row.get(0))
+            .map_err(store_err)
+    }
+
+    fn writer(&self) -> MutexGuard<'_, Connection> {
+        self.writer.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn reader(&self) -> MutexGuard<'_, Reader> {
+        self.reader.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Store for SqliteStore {
+    fn read<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&dyn ReadTx) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut r = self.reader();
+        let tx = r
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)
+            .map_err(store_err)?;
+        let value = f(&SqlTx { conn: &tx })?;
+        tx.commit().map_err(store_err)?;
+        Ok(value)
+    }
+
+    fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut w = self.writer();
+        let tx = w
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(store_err)?;
+        let value = f(&mut SqlTx { conn: &tx })?;
+        tx.commit().map_err(store_err)?;
+        Ok(value)
+    }
+
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+        let mut w = self.writer();
+        let tx = w
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(store_err)?;
+        let ids = sql::insert_scans(&tx, scans)?;
+        tx.commit().map_err(store_err)?;
+        Ok(ids)
+    }
+
+    fn config_version(&self) -> Result<u64, StoreError> {
+        let mut r = self.reader();
+        let dv: i64 = r
+            .conn
+            .query_row("PRAGMA data_version", [], |row| row.get(0))
+            .map_err(store_err)?;
+        if r.data_version != Some(dv) {
+            r.config_version = sql::config_version(&r.conn)?;
+            r.data_version = Some(dv);
+        }
+        Ok(r.config_version)
+    }
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
