@@ -1,0 +1,68 @@
+//! Two stores on one file stand for the HTTP server and the CLI: changes made by one
+//! take effect on the other's next request.
+
+use std::sync::Arc;
+
+use qr_domain::{KeyMode, LinkUpdate, NoGeoLocator, Plan, Service, Store, SystemClock};
+use qr_sqlite::SqliteStore;
+
+#[test]
+fn changes_by_another_process_apply_on_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.db");
+    let server = Service::new(
+        Arc::new(SqliteStore::open(&path).unwrap()),
+        SystemClock,
+        Arc::new(NoGeoLocator),
+    )
+    .unwrap();
+    let cli = Service::new(
+        Arc::new(SqliteStore::open(&path).unwrap()),
+        SystemClock,
+        Arc::new(NoGeoLocator),
+    )
+    .unwrap();
+
+    let account = cli.create_account("owner@example.com", Plan::Free).unwrap();
+    let (key, old) = cli.create_key(account.id, KeyMode::Live).unwrap();
+    let ctx = server.authenticate(old.expose_secret()).unwrap();
+    assert_eq!(ctx.account.plan, Plan::Free);
+
+    cli.set_plan(account.id, Plan::Pro).unwrap();
+    assert_eq!(
+        server
+            .authenticate(old.expose_secret())
+            .unwrap()
+            .account
+            .plan,
+        Plan::Pro
+    );
+
+    let (_, new) = cli.regenerate_key(key.id).unwrap();
+    assert!(
+        server.authenticate(old.expose_secret()).is_err(),
+        "the old secret is dead at once"
+    );
+    assert_eq!(
+        server.authenticate(new.expose_secret()).unwrap().key.id,
+        key.id
+    );
+
+    let link = server
+        .create_link(&ctx.account, "Poster", "https://example.com/a")
+        .unwrap();
+    let update = LinkUpdate {
+        target_url: Some("https://example.com/b".into()),
+        ..Default::default()
+    };
+    cli.update_link(account.id, &link.id.to_string(), &update)
+        .unwrap();
+    let resolved = server.resolve(link.short_code.as_str()).unwrap().unwrap();
+    assert_eq!(resolved.target_url.as_str(), "https://example.com/b");
+
+    // Scans written by the server's writer do not invalidate key caches.
+    let before = server.store().config_version().unwrap();
+    server.record_scan(&resolved, &Default::default()).unwrap();
+    assert_eq!(server.store().config_version().unwrap(), before);
+    assert!(server.store().data_version().is_ok());
+}

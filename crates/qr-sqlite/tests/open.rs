@@ -1,0 +1,107 @@
+//! Opening databases: creation, reopening, and refusal of files that must not be touched.
+
+use std::fs;
+use std::path::Path;
+
+use qr_sqlite::{OpenError, SCHEMA_VERSION, SqliteStore};
+use rusqlite::Connection;
+
+fn refuse(path: &Path) -> OpenError {
+    let before = fs::read(path).expect("the file exists");
+    let err = SqliteStore::open(path).expect_err("the file must be refused");
+    assert_eq!(
+        fs::read(path).expect("the file still exists"),
+        before,
+        "a refused file is not modified"
+    );
+    err
+}
+
+#[test]
+fn creates_a_missing_file_and_reopens_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.db");
+    let store = SqliteStore::open(&path).unwrap();
+    assert!(path.exists());
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.path(), path);
+    let conn = Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!((version, mode.as_str()), (SCHEMA_VERSION, "wal"));
+}
+
+#[test]
+fn refuses_a_garbage_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("garbage.db");
+    fs::write(
+        &path,
+        b"this is not a database, just some text that is long enough to have a header".repeat(100),
+    )
+    .unwrap();
+    let err = refuse(&path);
+    assert!(matches!(err, OpenError::NotADatabase { .. }), "{err}");
+    assert!(err.to_string().contains("not an SQLite database"), "{err}");
+}
+
+#[test]
+fn refuses_a_newer_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("newer.db");
+    drop(SqliteStore::open(&path).unwrap());
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    }
+    let err = refuse(&path);
+    assert!(
+        matches!(err, OpenError::NewerSchema { found, supported, .. } if found == SCHEMA_VERSION + 1 && supported == SCHEMA_VERSION),
+        "{err}"
+    );
+}
+
+#[test]
+fn refuses_another_applications_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me');")
+            .unwrap();
+    }
+    let err = refuse(&path);
+    assert!(matches!(err, OpenError::ForeignDatabase { .. }), "{err}");
+}
+
+#[test]
+fn reports_a_corrupt_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("corrupt.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("PRAGMA page_size = 1024; CREATE TABLE t (x); INSERT INTO t VALUES (randomblob(50000));")
+            .unwrap();
+    }
+    // Keep the valid 100-byte header, wreck the schema page and the rest.
+    let mut bytes = fs::read(&path).unwrap();
+    for b in bytes.iter_mut().skip(100) {
+        *b = 0xA5;
+    }
+    fs::write(&path, &bytes).unwrap();
+    let err = refuse(&path);
+    assert!(
+        matches!(
+            err,
+            OpenError::Corrupt { .. } | OpenError::NotADatabase { .. }
+        ),
+        "a clear corruption error, got {err}"
+    );
+}
