@@ -120,7 +120,8 @@ impl Canvas {
         let last = positions.len().saturating_sub(1);
         for (i, &x) in positions.iter().enumerate() {
             for (j, &y) in positions.iter().enumerate() {
-                let on_finder = (i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0);
+                let on_finder =
+                    (i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0);
                 if !on_finder {
                     for dy in 0..5usize {
                         for dx in 0..5usize {
@@ -153,7 +154,8 @@ impl Canvas {
     fn draw_finder(&mut self, cx: usize, cy: usize) {
         for dy in 0..9usize {
             for dx in 0..9usize {
-                let (Some(x), Some(y)) = ((cx + dx).checked_sub(4), (cy + dy).checked_sub(4)) else {
+                let (Some(x), Some(y)) = ((cx + dx).checked_sub(4), (cy + dy).checked_sub(4))
+                else {
                     continue;
                 };
                 if x < self.size && y < self.size {
@@ -176,7 +178,11 @@ impl Canvas {
             }
             let upward = (right + 1) & 2 == 0;
             for vertical in 0..size {
-                let y = if upward { size - 1 - vertical } else { vertical };
+                let y = if upward {
+                    size - 1 - vertical
+                } else {
+                    vertical
+                };
                 for x in [right, right - 1] {
                     if !self.function_rows.get(x, y) {
                         // Remainder bits past the codewords stay light.

@@ -42,7 +42,14 @@ const SHORT_LENGTHS: usize = 64;
 /// A match at least this long is taken as is: the positions it covers are not searched.
 const NICE_LENGTH: usize = 128;
 /// The most hash-chain entries visited at one position.
-const CHAIN_DEPTH: usize = 8;
+const CHAIN_DEPTH: usize = 2;
+/// The number of bytes hashed for the hash chain.
+const KEY_LEN: usize = 5;
+/// Selects the first [`KEY_LEN`] bytes of a little-endian word.
+const KEY_MASK: u64 = u64::MAX >> (64 - 8 * KEY_LEN);
+/// A hash-chain match at least this long is carried on to the next position instead of
+/// searching the chain again there.
+const CARRY_LENGTH: usize = 1000;
 /// The number of shortest-path passes, each priced by the Huffman code of the previous one.
 const PASSES: usize = 2;
 /// The cost of an unreachable position, larger than the cost of any real parse.
@@ -262,7 +269,9 @@ impl<'a> Layout<'a> {
             };
             // When the copied row is one repeated byte, the run of that byte goes on through the
             // copies into the next segment.
-            let last_row = seg_data.get(count.saturating_sub(stride)..).unwrap_or_default();
+            let last_row = seg_data
+                .get(count.saturating_sub(stride)..)
+                .unwrap_or_default();
             let uniform = last_row
                 .split_first()
                 .is_some_and(|(first, rest)| rest.iter().all(|byte| byte == first));
@@ -298,7 +307,9 @@ impl<'a> Layout<'a> {
                 } else {
                     0
                 };
-                if let (Some(row_slot), Some(byte_slot)) = (rows.get_mut(offset), bytes.get_mut(offset)) {
+                if let (Some(row_slot), Some(byte_slot)) =
+                    (rows.get_mut(offset), bytes.get_mut(offset))
+                {
                     *row_slot = row_len;
                     *byte_slot = byte_len;
                 }
@@ -540,17 +551,46 @@ impl Candidates {
         let mut first = Vec::with_capacity(nodes + 1);
         let mut list = Vec::with_capacity(nodes);
         let mut reach = Vec::with_capacity(nodes);
+        // The longest hash-chain match of the previous position, as (length, distance).
+        let mut carried = (0u32, 0u16);
         for (index, segment) in layout.segments.iter().enumerate() {
             for pos in segment.start..segment.end {
                 first.push(list.len() as u32);
                 let node = segment.base + pos - segment.start;
+                let run = 1 + layout.byte_run.get(node + 1).copied().unwrap_or(0) as usize;
+                let hash = chain.hash(data, pos, run);
                 let mut longest = push_runs(layout, node, pos > segment.start, &mut list);
                 let limit = (segment.end - pos).min(MAX_MATCH);
-                if (longest as usize) < NICE_LENGTH && (longest as usize) < limit {
-                    chain.search(data, pos, limit, longest as usize, row_dist, &mut list);
-                    longest = list.last().map_or(longest, |&(len, _)| longest.max(len));
+                let (carried_len, carried_dist) = carried;
+                let carried_len = carried_len.saturating_sub(1);
+                carried = (0, 0);
+                if carried_len as usize >= CARRY_LENGTH && pos > segment.start {
+                    // The long hash-chain match of the previous position goes on here, so there
+                    // is no need to search again.
+                    if carried_len > longest {
+                        list.push((carried_len | CONTINUED, carried_dist));
+                        longest = carried_len;
+                    }
+                    carried = (carried_len, carried_dist);
+                } else if (longest as usize) < NICE_LENGTH && (longest as usize) < limit {
+                    let before = list.len();
+                    chain.search(
+                        data,
+                        pos,
+                        hash,
+                        limit,
+                        longest as usize,
+                        row_dist,
+                        &mut list,
+                    );
+                    if list.len() > before
+                        && let Some(&(len, dist)) = list.last()
+                    {
+                        carried = (len, dist);
+                        longest = longest.max(len);
+                    }
                 }
-                chain.insert(data, pos);
+                chain.insert(hash, pos);
                 reach.push((pos as u32).saturating_add(longest));
             }
             // The end node only has the matches that run through the copies.
@@ -564,12 +604,13 @@ impl Candidates {
             reach.push((segment.end as u32).saturating_add(longest));
             if segment.copy_len > 0 {
                 // Later rows see the copies through their last row, the nearest occurrence.
-                let next_start = layout
-                    .segments
-                    .get(index + 1)
-                    .map_or(n, |next| next.start);
+                let next_start = layout.segments.get(index + 1).map_or(n, |next| next.start);
+                // The copied row has the runs of the segment's last row.
+                let shift = next_start - segment.end;
                 for pos in next_start.saturating_sub(layout.stride)..next_start {
-                    chain.insert(data, pos);
+                    let node = segment.base + pos - shift - segment.start;
+                    let run = 1 + layout.byte_run.get(node + 1).copied().unwrap_or(0) as usize;
+                    chain.insert(chain.hash(data, pos, run), pos);
                 }
             }
         }
@@ -597,7 +638,12 @@ const CONTINUED: u32 = 1 << 31;
 /// Appends to `list` the matches of `node` at distance 1 and at the row distance, and returns the
 /// longest length. A match is marked [`CONTINUED`] when the previous position (which exists when
 /// `has_previous`) had the same match one byte longer.
-fn push_runs(layout: &Layout<'_>, node: usize, has_previous: bool, list: &mut Vec<(u32, u16)>) -> u32 {
+fn push_runs(
+    layout: &Layout<'_>,
+    node: usize,
+    has_previous: bool,
+    list: &mut Vec<(u32, u16)>,
+) -> u32 {
     let mut longest = 0;
     let mut push = |run: &[u32], dist: usize| {
         let len = run.get(node).copied().unwrap_or(0);
@@ -622,94 +668,143 @@ fn push_runs(layout: &Layout<'_>, node: usize, has_previous: bool, list: &mut Ve
 struct HashChain {
     /// The number of bits of a hash.
     bits: u32,
-    /// For each hash, the index in `pos` of the most recent position with that hash.
+    /// For each hash of 3 bytes, the most recent position with that hash, plus one (0 for none).
+    recent: Vec<u32>,
+    /// For each hash of [`KEY_LEN`] bytes, the index in `entries` of the most recent position.
     head: Vec<u32>,
-    /// The inserted positions.
-    pos: Vec<u32>,
-    /// For each inserted position, the index of the previous position with the same hash.
-    next: Vec<u32>,
+    /// The inserted positions, each with the index of the previous entry with the same hash.
+    entries: Vec<(u32, u32)>,
 }
 
 /// Marks the end of a hash chain.
 const NO_ENTRY: u32 = u32::MAX;
+
+/// The hashes of one position: of its first 3 bytes and of its first [`KEY_LEN`] bytes.
+#[derive(Clone, Copy)]
+struct Hashes {
+    /// The hash of the first 3 bytes, if there are 3 bytes left.
+    short: Option<usize>,
+    /// The hash of the first [`KEY_LEN`] bytes, if there are that many left.
+    long: Option<usize>,
+}
 
 impl HashChain {
     /// Returns an empty chain with `1 << bits` heads and room for `capacity` positions.
     fn new(bits: u32, capacity: usize) -> Self {
         HashChain {
             bits,
+            recent: vec![0; 1 << bits],
             head: vec![NO_ENTRY; 1 << bits],
-            pos: Vec::with_capacity(capacity),
-            next: Vec::with_capacity(capacity),
+            entries: Vec::with_capacity(capacity),
         }
     }
 
-    /// Returns the hash of the 3 bytes at `pos`, or `None` near the end of the data.
-    fn hash(&self, data: &[u8], pos: usize) -> Option<usize> {
-        let bytes = data.get(pos..pos + MIN_MATCH)?;
-        let key = u32::from(bytes[0]) | u32::from(bytes[1]) << 8 | u32::from(bytes[2]) << 16;
-        Some((key.wrapping_mul(0x9E37_79B1) >> (32 - self.bits)) as usize)
-    }
-
-    /// Adds `pos` to its chain.
-    fn insert(&mut self, data: &[u8], pos: usize) {
-        if let Some(hash) = self.hash(data, pos)
-            && let Some(head) = self.head.get_mut(hash)
-        {
-            self.next.push(*head);
-            *head = self.pos.len() as u32;
-            self.pos.push(pos as u32);
+    /// Returns the hashes of the bytes at `pos`, where a run of `run` equal bytes starts.
+    ///
+    /// The chain key of a position inside a long run is the byte, the length of the run and the
+    /// bytes after it, so that the chain only holds runs that end at the same offset, the only
+    /// ones that can match past the run (the match at distance 1 covers the run itself).
+    #[inline]
+    fn hash(&self, data: &[u8], pos: usize, run: usize) -> Hashes {
+        let read = |at: usize| {
+            if let Some(bytes) = data.get(at..at + 8) {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(bytes);
+                return (u64::from_le_bytes(word), 8);
+            }
+            let available = data.get(at..).unwrap_or_default();
+            let word = available
+                .iter()
+                .rev()
+                .fold(0u64, |word, &byte| word << 8 | u64::from(byte));
+            (word, available.len())
+        };
+        let hash =
+            |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize;
+        let (word, len) = read(pos);
+        let long = if run >= KEY_LEN {
+            let (after, _) = read(pos + run);
+            let run_key = (run.min(0xFFFF) as u64) << 8;
+            Some(hash(
+                (1 << 63) | (after & 0xFF_FFFF) << 24 | run_key | (word & 0xFF),
+            ))
+        } else {
+            (len >= KEY_LEN).then(|| hash(word & KEY_MASK))
+        };
+        Hashes {
+            short: (len >= MIN_MATCH).then(|| hash(word & 0xFF_FFFF)),
+            long,
         }
     }
 
-    /// Appends to `out` the matches for `pos` found on its chain that are longer than `longest`
-    /// and every match before them, skipping distances 1 and `row_dist`, which are known.
+    /// Adds `pos`, whose hashes are `hashes`, to the tables.
+    #[inline]
+    fn insert(&mut self, hashes: Hashes, pos: usize) {
+        if let Some(slot) = hashes.short.and_then(|hash| self.recent.get_mut(hash)) {
+            *slot = pos as u32 + 1;
+        }
+        if let Some(head) = hashes.long.and_then(|hash| self.head.get_mut(hash)) {
+            self.entries.push((pos as u32, *head));
+            *head = (self.entries.len() - 1) as u32;
+        }
+    }
+
+    /// Appends to `out` the matches for `pos` (whose hashes are `hashes`) that are longer than
+    /// `longest` and every match before them: the most recent position with the same 3 bytes,
+    /// then the positions on the chain. Distances 1 and `row_dist` are skipped, as they are
+    /// known, and a match may not run past `limit` bytes.
+    #[allow(clippy::too_many_arguments)]
     fn search(
         &self,
         data: &[u8],
         pos: usize,
+        hashes: Hashes,
         limit: usize,
         mut longest: usize,
         row_dist: usize,
         out: &mut Vec<(u32, u16)>,
     ) {
-        let Some(hash) = self.hash(data, pos) else {
-            return;
-        };
         let Some(here) = data.get(pos..pos + limit) else {
             return;
         };
-        let mut entry = self.head.get(hash).copied().unwrap_or(NO_ENTRY);
-        let mut visited = 0;
-        while entry != NO_ENTRY && visited < CHAIN_DEPTH {
-            let index = entry as usize;
-            let (Some(&candidate), Some(&next)) = (self.pos.get(index), self.next.get(index))
-            else {
+        let mut try_candidate = |candidate: usize, longest: &mut usize| -> bool {
+            let dist = pos - candidate;
+            if dist > WINDOW {
+                return false;
+            }
+            if dist != 1
+                && dist != row_dist
+                && let Some(there) = data.get(candidate..candidate + limit)
+                && here.get(*longest) == there.get(*longest)
+            {
+                let len = common_prefix(here, there);
+                if len > *longest && len >= MIN_MATCH {
+                    *longest = len;
+                    out.push((len as u32, dist as u16));
+                }
+            }
+            true
+        };
+        if let Some(&recent) = hashes.short.and_then(|hash| self.recent.get(hash))
+            && recent > 0
+        {
+            try_candidate(recent as usize - 1, &mut longest);
+        }
+        let mut entry = hashes
+            .long
+            .and_then(|hash| self.head.get(hash))
+            .copied()
+            .unwrap_or(NO_ENTRY);
+        for _ in 0..CHAIN_DEPTH {
+            if longest >= limit {
+                break;
+            }
+            let Some(&(candidate, next)) = self.entries.get(entry as usize) else {
                 break;
             };
             entry = next;
-            visited += 1;
-            let dist = pos - candidate as usize;
-            if dist > WINDOW {
+            if !try_candidate(candidate as usize, &mut longest) {
                 break;
-            }
-            if dist == 1 || dist == row_dist {
-                continue;
-            }
-            let Some(there) = data.get(candidate as usize..candidate as usize + limit) else {
-                continue;
-            };
-            // A candidate that differs at the byte just past the longest match cannot beat it.
-            if here.get(longest) != there.get(longest) {
-                continue;
-            }
-            let len = common_prefix(here, there);
-            if len > longest && len >= MIN_MATCH {
-                longest = len;
-                out.push((len as u32, dist as u16));
-                if len >= limit {
-                    break;
-                }
             }
         }
     }
@@ -738,88 +833,118 @@ fn common_prefix(x: &[u8], y: &[u8]) -> usize {
         .count()
 }
 
+/// The best known way of reaching one node.
+#[derive(Clone, Copy)]
+struct Arrival {
+    /// The cost in bits of the cheapest known path to the node.
+    cost: u32,
+    /// The node this path comes from.
+    from: u32,
+    /// The literal byte (when `dist` is 0) or the match length of the last step of the path.
+    len: u32,
+    /// The match distance of the last step, or 0 for a literal.
+    dist: u16,
+}
+
+/// The arrival of a node no path reaches yet.
+const NO_ARRIVAL: Arrival = Arrival {
+    cost: UNREACHABLE,
+    from: 0,
+    len: 0,
+    dist: 0,
+};
+
+/// The most candidates one node can have: the two runs, then the hash-chain matches.
+const MAX_CANDIDATES: usize = CHAIN_DEPTH + 3;
+
+/// Lowers the cost of reaching `node` to `cost`, by a step of `len` and `dist` from `from`, if
+/// that is cheaper than the best known way.
+#[inline(always)]
+fn relax(arrivals: &mut [Arrival], node: usize, cost: u32, from: usize, len: u32, dist: u16) {
+    if let Some(arrival) = arrivals.get_mut(node)
+        && cost < arrival.cost
+    {
+        *arrival = Arrival {
+            cost,
+            from: from as u32,
+            len,
+            dist,
+        };
+    }
+}
+
 /// The state of the shortest-path search, kept between passes.
 struct Search {
     /// The match candidates of every node.
     candidates: Candidates,
-    /// The cheapest known cost of reaching each node.
-    cost: Vec<u32>,
-    /// The node each node is best reached from.
-    from: Vec<u32>,
-    /// The step that reaches each node from `from`: (literal byte or length, distance or 0).
-    step: Vec<(u32, u16)>,
+    /// The best known arrival at every node.
+    arrivals: Vec<Arrival>,
 }
 
 impl Search {
     /// Finds the candidates and allocates the search state for `layout`.
     fn new(layout: &Layout<'_>) -> Self {
-        let nodes = layout.node_count();
         Search {
             candidates: Candidates::find(layout),
-            cost: vec![UNREACHABLE; nodes],
-            from: vec![0; nodes],
-            step: vec![(0, 0); nodes],
-        }
-    }
-
-    /// Lowers the cost of `node` to `cost` through `step` from `from` if that is cheaper.
-    fn relax(&mut self, node: usize, cost: u32, from: usize, step: (u32, u16)) {
-        if let Some(slot) = self.cost.get_mut(node)
-            && cost < *slot
-        {
-            *slot = cost;
-            if let (Some(from_slot), Some(step_slot)) =
-                (self.from.get_mut(node), self.step.get_mut(node))
-            {
-                *from_slot = from as u32;
-                *step_slot = step;
-            }
+            arrivals: vec![NO_ARRIVAL; layout.node_count()],
         }
     }
 
     /// Runs one shortest-path pass priced by `costs` and returns the tokens of the best path.
-    #[inline(never)]
     fn run(&mut self, layout: &Layout<'_>, costs: &CostModel) -> Vec<Token> {
         let data = layout.data;
-        self.cost.fill(UNREACHABLE);
-        if let Some(first) = self.cost.first_mut() {
-            *first = 0;
+        let arrivals = &mut self.arrivals[..];
+        let candidates = &self.candidates;
+        arrivals.fill(NO_ARRIVAL);
+        if let Some(first) = arrivals.first_mut() {
+            first.cost = 0;
         }
         // Nodes below this one lie inside a long match that was taken as is.
         let mut skip_to = 0;
-        let mut sorted: Vec<(u32, u32, u16)> = Vec::with_capacity(CHAIN_DEPTH + 2);
+        let mut sorted = [(0u32, 0u32, 0u16); MAX_CANDIDATES];
         for (index, segment) in layout.segments.iter().enumerate() {
-            let next = layout.segments.get(index + 1);
+            let (next_start, next_end, next_base) = layout
+                .segments
+                .get(index + 1)
+                .map_or((usize::MAX, 0, 0), |next| (next.start, next.end, next.base));
             // Returns the node of `pos`, which lies in this segment or the next.
             let node_of = |pos: usize| -> Option<usize> {
                 if pos <= segment.end {
                     Some(segment.base + pos - segment.start)
+                } else if (next_start..=next_end).contains(&pos) {
+                    Some(next_base + pos - next_start)
                 } else {
-                    next.filter(|next| (next.start..=next.end).contains(&pos))
-                        .map(|next| next.base + pos - next.start)
+                    None
                 }
             };
-            for pos in segment.start..=segment.end {
-                let node = segment.base + pos - segment.start;
-                let here = self.cost.get(node).copied().unwrap_or(UNREACHABLE);
-                if here == UNREACHABLE || node < skip_to {
-                    continue;
-                }
-                if let Some(&byte) = data.get(pos).filter(|_| pos < segment.end) {
+            let segment_data = data.get(segment.start..segment.end).unwrap_or_default();
+            for offset in 0..=segment.end - segment.start {
+                let node = segment.base + offset;
+                let pos = segment.start + offset;
+                let here = match arrivals.get(node) {
+                    Some(arrival) if arrival.cost != UNREACHABLE && node >= skip_to => arrival.cost,
+                    _ => continue,
+                };
+                if let Some(&byte) = segment_data.get(offset) {
                     let cost = here.saturating_add(costs.literal[usize::from(byte)]);
-                    self.relax(node + 1, cost, node, (u32::from(byte), 0));
+                    relax(arrivals, node + 1, cost, node, u32::from(byte), 0);
                 }
                 // Order the candidates by the cost of their distance; keep those that are longer
                 // than every cheaper one, since only they offer a cheapest way to some length.
-                sorted.clear();
-                for &(len, dist) in self.candidates.of(node) {
+                let mut count = 0;
+                for &(len, dist) in candidates.of(node).iter().take(MAX_CANDIDATES) {
                     let dist_cost = costs.distance(usize::from(dist));
-                    let at = sorted.partition_point(|&(cost, _, _)| cost <= dist_cost);
-                    sorted.insert(at, (dist_cost, len, dist));
+                    let mut at = count;
+                    while at > 0 && sorted[at - 1].0 > dist_cost {
+                        sorted[at] = sorted[at - 1];
+                        at -= 1;
+                    }
+                    sorted[at] = (dist_cost, len, dist);
+                    count += 1;
                 }
                 let mut covered = MIN_MATCH - 1;
                 let mut longest = (0usize, 0usize);
-                for &(dist_cost, len, dist) in &sorted {
+                for &(dist_cost, len, dist) in sorted.iter().take(count) {
                     let continued = len & CONTINUED != 0;
                     let len = (len & !CONTINUED) as usize;
                     if len <= covered {
@@ -828,24 +953,18 @@ impl Search {
                     let end = pos + len;
                     // A shorter match is only worth ending where a match reaching past the end
                     // of this one starts; a continued match leaves that to the match it continues.
-                    let short_end = if continued {
-                        covered
-                    } else {
-                        len.min(SHORT_LENGTHS + 1)
-                    };
-                    for short in covered + 1..short_end {
-                        if let Some(target) = node_of(pos + short)
-                            && self.candidates.reach(target) > end
-                        {
-                            let cost = here
-                                .saturating_add(costs.length[short])
-                                .saturating_add(dist_cost);
-                            self.relax(target, cost, node, (short as u32, dist));
+                    if !continued {
+                        let short_end = len.min(SHORT_LENGTHS + 1).min(segment.end - pos + 1);
+                        for short in covered + 1..short_end {
+                            if candidates.reach(node + short) > end {
+                                let cost = here.saturating_add(costs.length[short] + dist_cost);
+                                relax(arrivals, node + short, cost, node, short as u32, dist);
+                            }
                         }
                     }
                     if let Some(target) = node_of(end) {
                         let cost = here.saturating_add(costs.long_match(len, dist_cost));
-                        self.relax(target, cost, node, (len as u32, dist));
+                        relax(arrivals, target, cost, node, len as u32, dist);
                         if len > longest.0 {
                             longest = (len, target);
                         }
@@ -863,8 +982,12 @@ impl Search {
     /// Returns the tokens of the cheapest path to the last node, or literals if there is none.
     #[inline(never)]
     fn best_path(&self, data: &[u8]) -> Vec<Token> {
-        let last = self.cost.len().saturating_sub(1);
-        if self.cost.get(last).is_none_or(|&cost| cost == UNREACHABLE) {
+        let last = self.arrivals.len().saturating_sub(1);
+        if self
+            .arrivals
+            .get(last)
+            .is_none_or(|arrival| arrival.cost == UNREACHABLE)
+        {
             return data
                 .iter()
                 .map(|&byte| Token {
@@ -876,12 +999,12 @@ impl Search {
         let mut steps = Vec::new();
         let mut node = last;
         while node > 0 {
-            let (Some(&step), Some(&from)) = (self.step.get(node), self.from.get(node)) else {
+            let Some(arrival) = self.arrivals.get(node) else {
                 break;
             };
-            steps.push(step);
+            steps.push((arrival.len, arrival.dist));
             // Every step moves forward, so this walk ends.
-            node = (from as usize).min(node - 1);
+            node = (arrival.from as usize).min(node - 1);
         }
         let mut tokens = Vec::with_capacity(steps.len() + steps.len() / 4);
         for &(len, dist) in steps.iter().rev() {
@@ -960,7 +1083,10 @@ fn huffman_lengths(freqs: &[u32], limit: u8) -> Vec<u8> {
     for new_node in count..2 * count - 1 {
         let mut pick = || {
             let leaf = weight.get(next_leaf).copied().filter(|_| next_leaf < count);
-            let inner = weight.get(next_inner).copied().filter(|_| next_inner < new_node);
+            let inner = weight
+                .get(next_inner)
+                .copied()
+                .filter(|_| next_inner < new_node);
             match (leaf, inner) {
                 (Some(leaf_weight), Some(inner_weight)) if inner_weight < leaf_weight => {
                     next_inner += 1;
@@ -978,7 +1104,8 @@ fn huffman_lengths(freqs: &[u32], limit: u8) -> Vec<u8> {
         };
         let first = pick();
         let second = pick();
-        let sum = weight.get(first).copied().unwrap_or(0) + weight.get(second).copied().unwrap_or(0);
+        let sum =
+            weight.get(first).copied().unwrap_or(0) + weight.get(second).copied().unwrap_or(0);
         weight.push(sum);
         if let Some(slot) = parent.get_mut(first) {
             *slot = new_node;
@@ -990,7 +1117,11 @@ fn huffman_lengths(freqs: &[u32], limit: u8) -> Vec<u8> {
     // Parents come after their children, so depths can be filled from the root down.
     let mut depth = vec![0u8; 2 * count - 1];
     for node in (0..2 * count - 2).rev() {
-        let up = parent.get(node).and_then(|&up| depth.get(up)).copied().unwrap_or(0);
+        let up = parent
+            .get(node)
+            .and_then(|&up| depth.get(up))
+            .copied()
+            .unwrap_or(0);
         if let Some(slot) = depth.get_mut(node) {
             *slot = up.saturating_add(1);
         }
@@ -1172,13 +1303,19 @@ impl DynamicHeader {
         writer.write_bits((self.hdist - 1) as u32, 5);
         writer.write_bits((self.hclen - 4) as u32, 4);
         for &symbol in CLEN_ORDER.iter().take(self.hclen) {
-            writer.write_bits(u32::from(self.clen_lengths.get(symbol).copied().unwrap_or(0)), 3);
+            writer.write_bits(
+                u32::from(self.clen_lengths.get(symbol).copied().unwrap_or(0)),
+                3,
+            );
         }
         let codes = canonical_codes(&self.clen_lengths);
         for &(symbol, extra) in &self.runs {
             let symbol = usize::from(symbol);
             let len = self.clen_lengths.get(symbol).copied().unwrap_or(0);
-            writer.write_bits(u32::from(codes.get(symbol).copied().unwrap_or(0)), u32::from(len));
+            writer.write_bits(
+                u32::from(codes.get(symbol).copied().unwrap_or(0)),
+                u32::from(len),
+            );
             let extra_bits = CLEN_EXTRA.get(symbol).copied().unwrap_or(0);
             if extra_bits > 0 {
                 writer.write_bits(u32::from(extra), u32::from(extra_bits));
@@ -1314,7 +1451,12 @@ fn write_stored(writer: &mut BitWriter, data: &[u8]) {
 }
 
 /// Writes `tokens` and the end-of-block symbol with the given code lengths.
-fn write_tokens(writer: &mut BitWriter, tokens: &[Token], litlen_lengths: &[u8], dist_lengths: &[u8]) {
+fn write_tokens(
+    writer: &mut BitWriter,
+    tokens: &[Token],
+    litlen_lengths: &[u8],
+    dist_lengths: &[u8],
+) {
     let litlen_codes = canonical_codes(litlen_lengths);
     let dist_codes = canonical_codes(dist_lengths);
     let code = |codes: &[u16], lengths: &[u8], symbol: usize| {
@@ -1375,8 +1517,7 @@ impl BitWriter {
         self.acc |= u64::from(bits) << self.count;
         self.count += count;
         if self.count >= 32 {
-            self.out
-                .extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
             self.acc >>= 32;
             self.count -= 32;
         }
@@ -1404,33 +1545,189 @@ impl BitWriter {
         self.out
     }
 }
+pub(crate) static RELAX: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+pub(crate) static SCAN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+pub(crate) static EXPAND: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 pub(crate) fn debug_info(data: &[u8], stride: usize) {
     let layout = Layout::new(data, stride);
     let tokens = layout.parse();
+    RELAX.store(0, std::sync::atomic::Ordering::Relaxed);
+    EXPAND.store(0, std::sync::atomic::Ordering::Relaxed);
+    SCAN.store(0, std::sync::atomic::Ordering::Relaxed);
     let c = Candidates::find(&layout);
-    eprintln!("nodes {} cands {}", layout.node_count(), c.list.len());
+    eprintln!(
+        "nodes {} cands {} relax {:?} expand {:?} scan {:?}",
+        layout.node_count(),
+        c.list.len(),
+        RELAX,
+        EXPAND,
+        SCAN
+    );
     let (lf, df) = symbol_frequencies(&tokens);
     let ll = huffman_lengths(&lf, 15);
     let dl = huffman_lengths(&df, 15);
-    eprintln!("tokens {} maxll {:?} maxdl {:?} segs {}", tokens.len(), ll.iter().max(), dl.iter().max(), layout.segments.len());
+    eprintln!(
+        "tokens {} maxll {:?} maxdl {:?} segs {}",
+        tokens.len(),
+        ll.iter().max(),
+        dl.iter().max(),
+        layout.segments.len()
+    );
     let mut hist = std::collections::BTreeMap::new();
-    for t in &tokens { if t.dist > 0 { *hist.entry((t.dist, t.len.min(258) / 10 * 10)).or_insert(0) += 1; } else { *hist.entry((0, t.len)).or_insert(0) += 1; } }
-    let mut hv: Vec<_> = hist.into_iter().collect(); hv.sort_by_key(|x| std::cmp::Reverse(x.1));
+    for t in &tokens {
+        if t.dist > 0 {
+            *hist.entry((t.dist, t.len.min(258) / 10 * 10)).or_insert(0) += 1;
+        } else {
+            *hist.entry((0, t.len)).or_insert(0) += 1;
+        }
+    }
+    let mut hv: Vec<_> = hist.into_iter().collect();
+    hv.sort_by_key(|x| std::cmp::Reverse(x.1));
     eprintln!("top (dist, len/10): {:?}", &hv[..hv.len().min(30)]);
     let mut pos = 0usize;
     for (i, t) in tokens.iter().enumerate() {
-        if (120..150).contains(&pos) { eprintln!("pos {pos} {t:?}"); }
-        if t.dist == 0 { if data[pos] as u16 != t.len { eprintln!("bad literal at {pos} tok {i}"); return; } pos += 1; }
-        else {
-            let d = t.dist as usize; let l = t.len as usize;
-            if d > pos || l < 3 || l > 258 { eprintln!("bad match at {pos} tok {i} {t:?}"); return; }
-            for k in 0..l { if data[pos + k] != data[pos + k - d] { eprintln!("mismatch at {pos} tok {i} {t:?} k {k}"); return; } }
+        if (120..150).contains(&pos) {
+            eprintln!("pos {pos} {t:?}");
+        }
+        if t.dist == 0 {
+            if data[pos] as u16 != t.len {
+                eprintln!("bad literal at {pos} tok {i}");
+                return;
+            }
+            pos += 1;
+        } else {
+            let d = t.dist as usize;
+            let l = t.len as usize;
+            if d > pos || l < 3 || l > 258 {
+                eprintln!("bad match at {pos} tok {i} {t:?}");
+                return;
+            }
+            for k in 0..l {
+                if data[pos + k] != data[pos + k - d] {
+                    eprintln!("mismatch at {pos} tok {i} {t:?} k {k}");
+                    return;
+                }
+            }
             pos += l;
         }
     }
     eprintln!("covered {pos} of {}", data.len());
-    let kraft = |l: &[u8]| l.iter().filter(|&&x| x > 0).map(|&x| 1.0f64 / (1u64 << x) as f64).sum::<f64>();
-    let mut dl2 = dl.clone(); if dl2.iter().all(|&x| x == 0) { dl2[0] = 1; }
+    let kraft = |l: &[u8]| {
+        l.iter()
+            .filter(|&&x| x > 0)
+            .map(|&x| 1.0f64 / (1u64 << x) as f64)
+            .sum::<f64>()
+    };
+    let mut dl2 = dl.clone();
+    if dl2.iter().all(|&x| x == 0) {
+        dl2[0] = 1;
+    }
     let h = DynamicHeader::new(&ll, &dl2);
-    eprintln!("kraft ll {} dl {} clen {} {:?} hlit {} hdist {} hclen {}", kraft(&ll), kraft(&dl), kraft(&h.clen_lengths), h.clen_lengths, h.hlit, h.hdist, h.hclen);
+    eprintln!(
+        "kraft ll {} dl {} clen {} {:?} hlit {} hdist {} hclen {}",
+        kraft(&ll),
+        kraft(&dl),
+        kraft(&h.clen_lengths),
+        h.clen_lengths,
+        h.hlit,
+        h.hdist,
+        h.hclen
+    );
+}
+fn best_of<F: FnMut()>(mut f: F) -> std::time::Duration {
+    let mut best = std::time::Duration::MAX;
+    for _ in 0..40 {
+        let t = std::time::Instant::now();
+        for _ in 0..100 {
+            f();
+        }
+        best = best.min(t.elapsed() / 100);
+    }
+    best
+}
+pub(crate) fn debug_timing(data: &[u8], stride: usize) {
+    eprintln!(
+        "layout {:?}",
+        best_of(|| {
+            std::hint::black_box(Layout::new(data, stride));
+        })
+    );
+    let layout = Layout::new(data, stride);
+    eprintln!(
+        "find {:?}",
+        best_of(|| {
+            std::hint::black_box(Candidates::find(&layout));
+        })
+    );
+    let mut search = Search::new(&layout);
+    let costs = CostModel::initial(data);
+    eprintln!(
+        "run {:?}",
+        best_of(|| {
+            std::hint::black_box(search.run(&layout, &costs));
+        })
+    );
+    let tokens = search.run(&layout, &costs);
+    eprintln!(
+        "costmodel {:?}",
+        best_of(|| {
+            std::hint::black_box(CostModel::from_tokens(&tokens));
+        })
+    );
+    eprintln!(
+        "write {:?}",
+        best_of(|| {
+            let mut w = BitWriter::with_capacity(1000);
+            write_block(&mut w, data, &tokens);
+            std::hint::black_box(w.finish());
+        })
+    );
+    eprintln!(
+        "adler {:?}",
+        best_of(|| {
+            std::hint::black_box(layout.adler32());
+        })
+    );
+    eprintln!(
+        "total {:?}",
+        best_of(|| {
+            std::hint::black_box(zlib_compress(data, stride));
+        })
+    );
+}
+pub(crate) fn debug_find(data: &[u8], stride: usize, n: usize) -> usize {
+    let layout = Layout::new(data, stride);
+    let mut t = 0;
+    for _ in 0..n {
+        t += Candidates::find(&layout).list.len();
+    }
+    t
+}
+pub(crate) fn debug_cands(data: &[u8], stride: usize, positions: &[usize]) {
+    let layout = Layout::new(data, stride);
+    let c = Candidates::find(&layout);
+    let search = {
+        let mut s = Search::new(&layout);
+        let costs = CostModel::initial(data);
+        let t = s.run(&layout, &costs);
+        let costs = CostModel::from_tokens(&t);
+        s.run(&layout, &costs);
+        s
+    };
+    for &p in positions {
+        for seg in &layout.segments {
+            if (seg.start..seg.end).contains(&p) {
+                let node = seg.base + p - seg.start;
+                let cands: Vec<_> = c
+                    .of(node)
+                    .iter()
+                    .map(|&(l, d)| (l & !CONTINUED, d, l & CONTINUED != 0))
+                    .collect();
+                eprintln!(
+                    "pos {p} cands {cands:?} byte_run {} row_run {} cost {}",
+                    layout.byte_run[node], layout.row_run[node], search.arrivals[node].cost
+                );
+            }
+        }
+    }
 }

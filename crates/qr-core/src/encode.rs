@@ -108,7 +108,12 @@ impl QrCode {
             }
         }
         debug_assert_eq!(bits, bit_length(&segments, version.group()));
-        let data_words = data_codewords(data, &segments, version.group(), version.data_codewords(level));
+        let data_words = data_codewords(
+            data,
+            &segments,
+            version.group(),
+            version.data_codewords(level),
+        );
         let codewords = add_error_correction(&data_words, version, level);
         let (modules, mask) = canvas::build(version, level, &codewords, options.mask);
         Ok(QrCode {
@@ -180,8 +185,12 @@ impl Capacity {
         let mode = Capacity::mode_of(data);
         let bits = available.saturating_sub(4 + mode.count_bits(version.group()));
         match mode {
-            Mode::Numeric => Capacity::Digits(bits / 10 * 3 + [0, 0, 0, 0, 1, 1, 1, 2, 2, 2][bits % 10]),
-            Mode::Alphanumeric => Capacity::Alphanumeric(bits / 11 * 2 + usize::from(bits % 11 >= 6)),
+            Mode::Numeric => {
+                Capacity::Digits(bits / 10 * 3 + [0, 0, 0, 0, 1, 1, 1, 2, 2, 2][bits % 10])
+            }
+            Mode::Alphanumeric => {
+                Capacity::Alphanumeric(bits / 11 * 2 + usize::from(bits % 11 >= 6))
+            }
             Mode::Byte => Capacity::Bytes(bits / 8),
         }
     }

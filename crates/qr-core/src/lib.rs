@@ -17,13 +17,18 @@
 
 mod bits;
 mod canvas;
+mod deflate;
 mod ec;
 mod encode;
 mod error;
+mod options;
 mod penalty;
+pub mod render;
 pub mod segment;
 mod version;
 
 pub use encode::{Capacity, EncodeOptions, QrCode};
-pub use error::EncodeError;
+pub use error::{EncodeError, LogoError, OptionError, RenderError};
+pub use options::{Color, Format, LogoSize, Margin, Size};
+pub use render::{Logo, RenderOptions, render, render_code, render_terminal};
 pub use version::{EcLevel, Mask, Version};

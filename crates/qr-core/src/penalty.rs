@@ -54,7 +54,8 @@ fn blocks(rows: &BitGrid) -> u32 {
         }
         for k in 0..WORDS {
             let valid = valid_bits(k, size - 1);
-            count += (same_vertical[k] & next_vertical[k] & same_horizontal[k] & valid).count_ones();
+            count +=
+                (same_vertical[k] & next_vertical[k] & same_horizontal[k] & valid).count_ones();
         }
     }
     count * N2
@@ -95,7 +96,11 @@ fn line_score(line: &[u64], size: usize) -> u32 {
     let mut run_start = 0usize;
     // Positions where the colour changes: bit x set when module x differs from module x - 1.
     for k in 0..WORDS {
-        let carry = if k == 0 { line[0] & 1 } else { line[k - 1] >> 63 };
+        let carry = if k == 0 {
+            line[0] & 1
+        } else {
+            line[k - 1] >> 63
+        };
         let mut changes = (line[k] ^ ((line[k] << 1) | carry)) & valid_bits(k, size);
         while changes != 0 {
             let x = k * 64 + changes.trailing_zeros() as usize;
@@ -150,6 +155,7 @@ impl RunHistory {
         let r = &self.runs;
         let n = r[1];
         let core = n > 0 && r[2] == n && r[3] == n * 3 && r[4] == n && r[5] == n;
-        u32::from(core && r[0] >= n * 4 && r[6] >= n) + u32::from(core && r[6] >= n * 4 && r[0] >= n)
+        u32::from(core && r[0] >= n * 4 && r[6] >= n)
+            + u32::from(core && r[6] >= n * 4 && r[0] >= n)
     }
 }

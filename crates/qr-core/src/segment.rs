@@ -94,7 +94,11 @@ pub(crate) fn optimal_segments(data: &[u8], group: usize) -> (Vec<Segment>, usiz
             cost.iter()
                 .enumerate()
                 .fold((INFINITE, NO_STATE), |(c, s), (state, &value)| {
-                    if value < c { (value, state as u8) } else { (c, s) }
+                    if value < c {
+                        (value, state as u8)
+                    } else {
+                        (c, s)
+                    }
                 })
         };
         let mut next = [INFINITE; STATES];
@@ -106,13 +110,23 @@ pub(crate) fn optimal_segments(data: &[u8], group: usize) -> (Vec<Segment>, usiz
             }
         };
         if byte.is_ascii_digit() {
-            relax(N1, best_previous + header(Mode::Numeric) + 4, best_state, true);
+            relax(
+                N1,
+                best_previous + header(Mode::Numeric) + 4,
+                best_state,
+                true,
+            );
             relax(N1, cost[N0].saturating_add(4), N0 as u8, false);
             relax(N2, cost[N1].saturating_add(3), N1 as u8, false);
             relax(N0, cost[N2].saturating_add(3), N2 as u8, false);
         }
         if alphanumeric_value(byte).is_some() {
-            relax(A1, best_previous + header(Mode::Alphanumeric) + 6, best_state, true);
+            relax(
+                A1,
+                best_previous + header(Mode::Alphanumeric) + 6,
+                best_state,
+                true,
+            );
             relax(A1, cost[A0].saturating_add(6), A0 as u8, false);
             relax(A0, cost[A1].saturating_add(5), A1 as u8, false);
         }
@@ -122,12 +136,12 @@ pub(crate) fn optimal_segments(data: &[u8], group: usize) -> (Vec<Segment>, usiz
         steps.push(step);
     }
 
-    let (total, mut state) = cost
-        .iter()
-        .enumerate()
-        .fold((INFINITE, 0usize), |(c, s), (state, &value)| {
-            if value < c { (value, state) } else { (c, s) }
-        });
+    let (total, mut state) =
+        cost.iter()
+            .enumerate()
+            .fold((INFINITE, 0usize), |(c, s), (state, &value)| {
+                if value < c { (value, state) } else { (c, s) }
+            });
     // Walk the steps back, closing a segment wherever one was opened.
     let mut segments = Vec::new();
     let mut end = n;

@@ -74,7 +74,13 @@ impl Version {
         // except the first, which is always on the timing pattern at 6.
         let last = self.size() - 7;
         (0..count)
-            .map(|i| if i == 0 { 6 } else { last - (count - 1 - i) * step })
+            .map(|i| {
+                if i == 0 {
+                    6
+                } else {
+                    last - (count - 1 - i) * step
+                }
+            })
             .collect()
     }
 }
@@ -161,7 +167,11 @@ pub struct Mask(u8);
 impl Mask {
     /// Returns the mask `number`, or `None` when it is outside 0..=7.
     pub const fn new(number: u8) -> Option<Mask> {
-        if number <= 7 { Some(Mask(number)) } else { None }
+        if number <= 7 {
+            Some(Mask(number))
+        } else {
+            None
+        }
     }
 
     /// The mask number, 0 to 7.
@@ -205,8 +215,8 @@ impl fmt::Display for Mask {
 /// Error-correction codewords per block, indexed by level (L, M, Q, H) then version (index 0 unused).
 const ECC_CODEWORDS_PER_BLOCK: [[u8; 41]; 4] = [
     [
-        0, 7, 10, 15, 20, 26, 18, 20, 24, 30, 18, 20, 24, 26, 30, 22, 24, 28, 30, 28, 28, 28, 28, 30,
-        30, 26, 28, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+        0, 7, 10, 15, 20, 26, 18, 20, 24, 30, 18, 20, 24, 26, 30, 22, 24, 28, 30, 28, 28, 28, 28,
+        30, 30, 26, 28, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
     ],
     [
         0, 10, 16, 26, 18, 24, 16, 18, 22, 22, 26, 30, 22, 22, 24, 24, 28, 28, 26, 26, 26, 26, 28,
@@ -229,16 +239,16 @@ const ERROR_CORRECTION_BLOCKS: [[u8; 41]; 4] = [
         14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 24, 25,
     ],
     [
-        0, 1, 1, 1, 2, 2, 4, 4, 4, 5, 5, 5, 8, 9, 9, 10, 10, 11, 13, 14, 16, 17, 17, 18, 20, 21, 23,
-        25, 26, 28, 29, 31, 33, 35, 37, 38, 40, 43, 45, 47, 49,
+        0, 1, 1, 1, 2, 2, 4, 4, 4, 5, 5, 5, 8, 9, 9, 10, 10, 11, 13, 14, 16, 17, 17, 18, 20, 21,
+        23, 25, 26, 28, 29, 31, 33, 35, 37, 38, 40, 43, 45, 47, 49,
     ],
     [
         0, 1, 1, 2, 2, 4, 4, 6, 6, 8, 8, 8, 10, 12, 16, 12, 17, 16, 18, 21, 20, 23, 23, 25, 27, 29,
         34, 34, 35, 38, 40, 43, 45, 48, 51, 53, 56, 59, 62, 65, 68,
     ],
     [
-        0, 1, 1, 2, 4, 4, 4, 5, 6, 8, 8, 11, 11, 16, 16, 18, 16, 19, 21, 25, 25, 25, 34, 30, 32, 35,
-        37, 40, 42, 45, 48, 51, 54, 57, 60, 63, 66, 70, 74, 77, 81,
+        0, 1, 1, 2, 4, 4, 4, 5, 6, 8, 8, 11, 11, 16, 16, 18, 16, 19, 21, 25, 25, 25, 34, 30, 32,
+        35, 37, 40, 42, 45, 48, 51, 54, 57, 60, 63, 66, 70, 74, 77, 81,
     ],
 ];
 
@@ -257,7 +267,11 @@ mod tests {
     fn data_codewords_match_the_standard() {
         fn check(version: u8, level: EcLevel, expected: usize) {
             let v = Version::new(version).expect("valid version");
-            assert_eq!(v.data_codewords(level), expected, "version {version} {level}");
+            assert_eq!(
+                v.data_codewords(level),
+                expected,
+                "version {version} {level}"
+            );
         }
         check(1, EcLevel::L, 19);
         check(1, EcLevel::H, 9);

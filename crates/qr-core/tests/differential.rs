@@ -47,8 +47,16 @@ fn check(data: &[u8], level: EcLevel, mask: Option<u8>) {
         true,
     )
     .expect("oracle accepts the same segments in the same version");
-    assert_eq!(oracle.error_correction_level(), oracle_level(ours.ec_level()), "level of {data:?}");
-    assert_eq!(oracle.mask().value(), ours.mask().number(), "mask of {data:?} at {level}");
+    assert_eq!(
+        oracle.error_correction_level(),
+        oracle_level(ours.ec_level()),
+        "level of {data:?}"
+    );
+    assert_eq!(
+        oracle.mask().value(),
+        ours.mask().number(),
+        "mask of {data:?} at {level}"
+    );
     let size = ours.size();
     assert_eq!(oracle.size() as usize, size);
     for y in 0..size {
@@ -148,7 +156,12 @@ fn data_strategy() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn level_strategy() -> impl Strategy<Value = EcLevel> {
-    prop_oneof![Just(EcLevel::L), Just(EcLevel::M), Just(EcLevel::Q), Just(EcLevel::H)]
+    prop_oneof![
+        Just(EcLevel::L),
+        Just(EcLevel::M),
+        Just(EcLevel::Q),
+        Just(EcLevel::H)
+    ]
 }
 
 proptest! {

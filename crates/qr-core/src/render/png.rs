@@ -1,0 +1,202 @@
+//! PNG output: a 1-bit image (grey or a two-entry palette with tRNS) compressed by our scanline deflate.
+
+use crate::deflate::zlib_compress;
+use crate::encode::QrCode;
+use crate::options::Color;
+use crate::render::layout::Layout;
+use crate::render::logo::ClearedArea;
+
+/// Encodes the code as a 1-bit PNG: dark modules in `color`, everything else in `background`.
+///
+/// Modules inside `cleared` are drawn light. Black on white becomes a greyscale image (no
+/// palette needed); any other pair a two-entry palette, with a tRNS chunk when either colour has
+/// alpha.
+pub(crate) fn encode(
+    code: &QrCode,
+    layout: &Layout,
+    color: Color,
+    background: Color,
+    cleared: Option<&ClearedArea>,
+) -> Vec<u8> {
+    let palette = Palette::choose(color, background);
+    let size = layout.size as usize;
+    let stride = 1 + size.div_ceil(8);
+    let mut raw = vec![0u8; stride * size];
+    let s = layout.module_pixels as usize;
+    let offset = layout.offset as usize;
+    let mut row = vec![0u8; stride];
+    for my in 0..code.size() {
+        row.fill(0);
+        for mx in runs_of_dark(code, my, cleared) {
+            fill_bits(&mut row[1..], offset + mx.0 * s, offset + mx.1 * s);
+        }
+        let first = (offset + my * s) * stride;
+        for y in 0..s {
+            raw[first + y * stride..first + (y + 1) * stride].copy_from_slice(&row);
+        }
+    }
+    if palette.dark_bit == 0 {
+        // Dark modules are stored as 0 and light as 1: invert every pixel byte, leave filter bytes.
+        let unused_bits = stride * 8 - 8 - size;
+        let last_mask = !((1u16 << unused_bits) - 1) as u8;
+        for line in raw.chunks_mut(stride) {
+            for byte in &mut line[1..] {
+                *byte = !*byte;
+            }
+            if let Some(last) = line.last_mut() {
+                *last &= last_mask;
+            }
+        }
+    }
+    let compressed = zlib_compress(&raw, stride);
+
+    let mut png = Vec::with_capacity(compressed.len() + 80);
+    png.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    let mut header = [0u8; 13];
+    header[0..4].copy_from_slice(&layout.size.to_be_bytes());
+    header[4..8].copy_from_slice(&layout.size.to_be_bytes());
+    header[8] = 1; // Bit depth.
+    header[9] = palette.color_type;
+    chunk(&mut png, b"IHDR", &header);
+    if let Some(entries) = &palette.entries {
+        chunk(&mut png, b"PLTE", entries);
+    }
+    if let Some(alpha) = &palette.alpha {
+        chunk(&mut png, b"tRNS", alpha);
+    }
+    chunk(&mut png, b"IDAT", &compressed);
+    chunk(&mut png, b"IEND", &[]);
+    png
+}
+
+/// How the two colours are stored.
+struct Palette {
+    color_type: u8,
+    /// The pixel value of dark modules.
+    dark_bit: u8,
+    entries: Option<Vec<u8>>,
+    alpha: Option<Vec<u8>>,
+}
+
+impl Palette {
+    fn choose(color: Color, background: Color) -> Palette {
+        if color == Color::BLACK && background == Color::WHITE {
+            return Palette {
+                color_type: 0,
+                dark_bit: 0,
+                entries: None,
+                alpha: None,
+            };
+        }
+        if color == Color::WHITE && background == Color::BLACK {
+            return Palette {
+                color_type: 0,
+                dark_bit: 1,
+                entries: None,
+                alpha: None,
+            };
+        }
+        // Index 0 is the background, so the quiet zone is all zero bits.
+        let entries = vec![
+            background.r,
+            background.g,
+            background.b,
+            color.r,
+            color.g,
+            color.b,
+        ];
+        let alpha = if background.is_opaque() && color.is_opaque() {
+            None
+        } else if color.is_opaque() {
+            Some(vec![background.a])
+        } else {
+            Some(vec![background.a, color.a])
+        };
+        Palette {
+            color_type: 3,
+            dark_bit: 1,
+            entries: Some(entries),
+            alpha,
+        }
+    }
+}
+
+/// The half-open module ranges of dark runs on row `y`, with cleared modules taken out.
+fn runs_of_dark(
+    code: &QrCode,
+    y: usize,
+    cleared: Option<&ClearedArea>,
+) -> impl Iterator<Item = (usize, usize)> {
+    let size = code.size();
+    let words = code.row_words(y);
+    let mut x = 0;
+    let cleared = cleared.copied();
+    std::iter::from_fn(move || {
+        while x < size {
+            let dark = |x: usize| {
+                (words[x / 64] >> (x % 64)) & 1 == 1
+                    && !cleared.is_some_and(|area| area.contains(x, y))
+            };
+            if !dark(x) {
+                x += 1;
+                continue;
+            }
+            let start = x;
+            while x < size && dark(x) {
+                x += 1;
+            }
+            return Some((start, x));
+        }
+        None
+    })
+}
+
+/// Sets bits `start..end` of a most-significant-bit-first bit row.
+fn fill_bits(row: &mut [u8], start: usize, end: usize) {
+    if start >= end {
+        return;
+    }
+    let (first, last) = (start / 8, (end - 1) / 8);
+    let head = 0xFFu8 >> (start % 8);
+    let tail = 0xFFu8 << (7 - (end - 1) % 8);
+    if first == last {
+        row[first] |= head & tail;
+        return;
+    }
+    row[first] |= head;
+    for byte in &mut row[first + 1..last] {
+        *byte = 0xFF;
+    }
+    row[last] |= tail;
+}
+
+/// Appends a PNG chunk: length, type, data and the CRC of type and data.
+fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    png.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    png.extend_from_slice(kind);
+    png.extend_from_slice(data);
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(kind);
+    crc.update(data);
+    png.extend_from_slice(&crc.finalize().to_be_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_bits;
+
+    #[test]
+    fn fill_bits_sets_exactly_the_range() {
+        fn check(start: usize, end: usize, expected: [u8; 3]) {
+            let mut row = [0u8; 3];
+            fill_bits(&mut row, start, end);
+            assert_eq!(row, expected, "{start}..{end}");
+        }
+        check(0, 0, [0, 0, 0]);
+        check(0, 1, [0x80, 0, 0]);
+        check(2, 6, [0x3C, 0, 0]);
+        check(6, 10, [0x03, 0xC0, 0]);
+        check(0, 24, [0xFF, 0xFF, 0xFF]);
+        check(7, 17, [0x01, 0xFF, 0x80]);
+    }
+}

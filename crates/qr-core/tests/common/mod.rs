@@ -1,0 +1,102 @@
+//! Test helpers: decode rendered images back to their content with rqrr.
+
+#![allow(dead_code)]
+
+use resvg::{tiny_skia, usvg};
+
+/// A decoded raster: width, height and one luma byte per pixel, composited over white.
+pub struct Luma {
+    pub width: usize,
+    pub height: usize,
+    pub pixels: Vec<u8>,
+}
+
+/// Decodes PNG bytes into luma (any colour type and bit depth, alpha composited over white).
+pub fn png_luma(bytes: &[u8]) -> Luma {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().expect("a valid PNG header");
+    let mut buffer = vec![0; reader.output_buffer_size().expect("a bounded PNG")];
+    let info = reader.next_frame(&mut buffer).expect("valid PNG data");
+    let (width, height) = (info.width as usize, info.height as usize);
+    let channels = info.color_type.samples();
+    let pixels = buffer[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| match channels {
+            1 => p[0],
+            2 => over_white(p[0], p[1]),
+            3 => luma(p[0], p[1], p[2]),
+            _ => over_white(luma(p[0], p[1], p[2]), p[3]),
+        })
+        .collect();
+    Luma {
+        width,
+        height,
+        pixels,
+    }
+}
+
+/// Rasterises an SVG document with resvg at its own size into luma over white.
+pub fn svg_luma(svg: &[u8]) -> Luma {
+    let tree = usvg::Tree::from_data(svg, &usvg::Options::default()).expect("valid SVG");
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).expect("non-empty SVG");
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    let pixels = pixmap
+        .data()
+        .chunks(4)
+        .map(|p| luma(p[0], p[1], p[2]))
+        .collect();
+    Luma {
+        width: size.width() as usize,
+        height: size.height() as usize,
+        pixels,
+    }
+}
+
+/// Decodes the single QR code in the image to its raw bytes.
+pub fn decode(image: &Luma) -> Result<Vec<u8>, String> {
+    let mut prepared =
+        rqrr::PreparedImage::prepare_from_greyscale(image.width, image.height, |x, y| {
+            image.pixels[y * image.width + x]
+        });
+    let grids = prepared.detect_grids();
+    let grid = grids.first().ok_or("no QR code found")?;
+    let mut content = Vec::new();
+    grid.decode_to(&mut content).map_err(|e| e.to_string())?;
+    Ok(content)
+}
+
+/// Maps every pixel to black or white at the midpoint between the luma of two colours composited
+/// over white, as a reader's binarisation would; returns the image unchanged if they are equal.
+pub fn binarize(image: &Luma, dark: qr_core::Color, light: qr_core::Color) -> Luma {
+    let value = |c: qr_core::Color| u32::from(over_white(luma(c.r, c.g, c.b), c.a));
+    let (d, l) = (value(dark), value(light));
+    let threshold = (d + l) / 2;
+    let pixels = image
+        .pixels
+        .iter()
+        .map(|&p| {
+            if (u32::from(p) <= threshold) == (d < l) {
+                0
+            } else {
+                255
+            }
+        })
+        .collect();
+    Luma {
+        width: image.width,
+        height: image.height,
+        pixels,
+    }
+}
+
+fn luma(r: u8, g: u8, b: u8) -> u8 {
+    ((u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114) / 1000) as u8
+}
+
+fn over_white(value: u8, alpha: u8) -> u8 {
+    let a = u32::from(alpha);
+    ((u32::from(value) * a + 255 * (255 - a)) / 255) as u8
+}
