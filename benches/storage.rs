@@ -1,7 +1,160 @@
-//! Storage benchmarks (scan write throughput, analytics scaling); filled in by the qr-domain/qr-sqlite work.
-use criterion::{Criterion, criterion_group, criterion_main};
+//! Storage benchmarks: scan write throughput with group commit, and analytics cost at 10k vs 1M scans.
+//!
+//! Run: `cargo bench -p qr-benches --bench storage`. Both use SQLite files in a
+//! temporary directory with the production settings (WAL, synchronous=FULL).
 
-fn storage(_c: &mut Criterion) {}
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 
-criterion_group!(benches, storage);
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use qr_domain::chrono::{DateTime, Duration, Utc};
+use qr_domain::link::{Link, LinkName, TargetUrl};
+use qr_domain::scan::{Device, NewScan};
+use qr_domain::writer::ScanWriter;
+use qr_domain::{
+    Account, AccountId, EnterpriseOverrides, LinkId, NoGeoLocator, Plan, Service, ShortCode, Store,
+    TestClock,
+};
+use qr_sqlite::SqliteStore;
+
+const COUNTRIES: [&str; 8] = ["GB", "US", "DE", "FR", "SE", "CN", "JP", "XX"];
+const BROWSERS: [&str; 5] = ["Chrome", "Safari", "Firefox", "Edge", "Samsung Internet"];
+const DEVICES: [Device; 3] = [Device::Mobile, Device::Desktop, Device::Tablet];
+const DAYS: i64 = 90;
+
+fn start() -> DateTime<Utc> {
+    DateTime::from_timestamp(1_714_521_600, 0).unwrap_or_default() // 2024-05-01T00:00:00Z
+}
+
+/// The i-th of `total` scans of `link`, spread evenly over `DAYS` days with fixed cardinalities.
+fn scan(link: LinkId, i: u64, total: u64) -> NewScan {
+    let span = DAYS * 86_400_000_000;
+    let offset = i64::try_from(i).unwrap_or(0) * (span / i64::try_from(total.max(1)).unwrap_or(1));
+    let mut visitor = [0u8; 16];
+    visitor[..8].copy_from_slice(&(i % 5_000).to_le_bytes());
+    let k = usize::try_from(i).unwrap_or(0);
+    NewScan {
+        link_id: link,
+        at: start() + Duration::microseconds(offset),
+        visitor,
+        country: COUNTRIES[k % COUNTRIES.len()].to_owned(),
+        city: "Unknown".to_owned(),
+        device: DEVICES[k % DEVICES.len()],
+        browser: BROWSERS[k % BROWSERS.len()].to_owned(),
+        os: "Android".to_owned(),
+        referrer: Some("https://news.example/article".to_owned()),
+    }
+}
+
+fn setup(store: &SqliteStore, links: usize) -> (Account, Vec<LinkId>) {
+    let account = Account {
+        id: AccountId::random(),
+        email: qr_domain::Email::parse("bench@example.com").expect("valid e-mail"),
+        plan: Plan::Enterprise,
+        overrides: EnterpriseOverrides::default(),
+        created_at: start(),
+    };
+    let ids: Vec<LinkId> = (0..links).map(|_| LinkId::random()).collect();
+    store
+        .write(|tx| {
+            tx.insert_account(&account)?;
+            for id in &ids {
+                tx.insert_link(&Link {
+                    id: *id,
+                    account_id: account.id,
+                    name: LinkName::parse("bench").expect("valid name"),
+                    short_code: ShortCode::generate().expect("rng"),
+                    target_url: TargetUrl::parse("https://example.com/").expect("valid url"),
+                    scan_count: 0,
+                    created_at: start(),
+                    updated_at: start(),
+                })?;
+            }
+            Ok::<_, qr_domain::StoreError>(())
+        })
+        .expect("setup");
+    (account, ids)
+}
+
+/// Many concurrent visits, each acknowledged only after its commit: what the redirect handler does.
+fn write_throughput(c: &mut Criterion) {
+    const N: u64 = 20_000;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Arc::new(SqliteStore::open(dir.path().join("bench.db")).expect("open"));
+    let (_, links) = setup(&store, 100);
+    let writer = ScanWriter::spawn(Arc::clone(&store)).expect("writer thread");
+    let mut group = c.benchmark_group("scan_writes");
+    group.throughput(Throughput::Elements(N));
+    group.sample_size(10);
+    group.bench_function("group_commit_20k_acknowledged", |b| {
+        b.iter_batched(
+            || {
+                (0..N)
+                    .map(|i| scan(links[(i % 100) as usize], i, N))
+                    .collect::<Vec<_>>()
+            },
+            |scans| {
+                let acked = Arc::new(AtomicUsize::new(0));
+                let (done, wait) = mpsc::channel();
+                for s in scans {
+                    let acked = Arc::clone(&acked);
+                    let done = done.clone();
+                    writer
+                        .submit(
+                            s,
+                            Box::new(move |r| {
+                                assert!(matches!(r, Ok(Some(_))), "scan committed");
+                                if acked.fetch_add(1, Ordering::Relaxed) + 1 == N as usize {
+                                    let _ = done.send(());
+                                }
+                            }),
+                        )
+                        .expect("writer running");
+                }
+                wait.recv().expect("all acknowledged");
+            },
+            criterion::BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
+/// Analytics of a link with 10,000 scans versus one with 1,000,000, same days and cardinalities.
+fn analytics_scaling(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Arc::new(SqliteStore::open(dir.path().join("analytics.db")).expect("open"));
+    let (account, links) = setup(&store, 2);
+    for (link, total) in [(links[0], 10_000u64), (links[1], 1_000_000u64)] {
+        let mut i = 0;
+        while i < total {
+            let batch: Vec<NewScan> = (i..(i + 10_000).min(total))
+                .map(|k| scan(link, k, total))
+                .collect();
+            store.record_scans(&batch).expect("populate");
+            i += 10_000;
+        }
+    }
+    let clock = TestClock::new(start() + Duration::days(DAYS - 1) + Duration::hours(12));
+    let svc = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).expect("service");
+    let mut group = c.benchmark_group("analytics");
+    for (link, label) in [(links[0], "10k_scans"), (links[1], "1M_scans")] {
+        let id = link.to_string();
+        let report = svc
+            .analytics(&account, &id, None, None, None)
+            .expect("analytics");
+        assert_eq!(report.analytics.scans_by_day.len(), DAYS as usize);
+        group.bench_with_input(BenchmarkId::new("default_window", label), &id, |b, id| {
+            b.iter(|| {
+                black_box(
+                    svc.analytics(&account, id, None, None, None)
+                        .expect("analytics"),
+                )
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, write_throughput, analytics_scaling);
 criterion_main!(benches);

@@ -682,8 +682,10 @@ pub fn service_rate_limit_edges<S: Store>(store: S) {
     assert!(svc.admit(&c1, false).is_ok());
     assert_eq!(svc.usage(&c1).usage.current, 4);
     // A key's own lower rate applies.
-    let mut settings = KeySettings::default();
-    settings.rate_per_second = Some(PerSecond::new(1).unwrap());
+    let mut settings = KeySettings {
+        rate_per_second: Some(PerSecond::new(1).unwrap()),
+        ..Default::default()
+    };
     svc.update_key_settings(k1.id, settings.clone()).unwrap();
     clock.advance(Duration::seconds(10));
     let c1 = svc.authenticate(s1.expose_secret()).unwrap();

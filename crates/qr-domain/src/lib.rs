@@ -29,6 +29,9 @@ pub mod writer;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
 
+/// The date-time crate used in this API, re-exported so embedders need not pin it.
+pub use chrono;
+
 pub use account::{Account, Email};
 pub use analytics::{AnalyticsQuery, AnalyticsReport};
 pub use clock::{Clock, SystemClock, TestClock};

@@ -438,7 +438,7 @@ impl WriteTx for Data {
     }
 
     fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError> {
-        if !self.links.get(&id).is_some_and(|l| l.account_id == account) {
+        if self.links.get(&id).is_none_or(|l| l.account_id != account) {
             return Ok(false);
         }
         if let Some(link) = self.links.remove(&id) {
