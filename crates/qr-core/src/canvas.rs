@@ -66,6 +66,22 @@ pub(crate) fn build(
     (rows, mask)
 }
 
+/// For each module (index `y * size + x`), the index of the codeword whose bit it holds in the
+/// interleaved sequence, or `None` for function modules and remainder bits.
+pub(crate) fn codeword_map(version: Version) -> Vec<Option<u16>> {
+    let mut canvas = Canvas::new(version);
+    canvas.draw_function_patterns();
+    let size = canvas.size;
+    let codewords = version.raw_data_modules() / 8;
+    let mut map = vec![None; size * size];
+    canvas.walk_data_modules(|bit, x, y| {
+        if bit / 8 < codewords {
+            map[y * size + x] = Some((bit / 8) as u16);
+        }
+    });
+    map
+}
+
 /// The matrix under construction, kept both by rows and by columns so that penalties of either
 /// direction are computed with the same word-wise line scan.
 struct Canvas {
@@ -168,8 +184,24 @@ impl Canvas {
 
     /// Places the codeword bits in the two-column zigzag, skipping function modules.
     fn place_codewords(&mut self, codewords: &[u8]) {
-        let size = self.size;
         let total_bits = codewords.len() * 8;
+        let mut dark_modules = Vec::with_capacity(total_bits / 2);
+        self.walk_data_modules(|bit, x, y| {
+            // Remainder bits past the codewords stay light.
+            if bit < total_bits && (codewords[bit / 8] >> (7 - bit % 8)) & 1 == 1 {
+                dark_modules.push((x, y));
+            }
+        });
+        for (x, y) in dark_modules {
+            self.rows.set(x, y, true);
+            self.columns.set(y, x, true);
+        }
+    }
+
+    /// Calls `visit(bit, x, y)` for every data module in placement order: two-column strips from
+    /// the right, alternately upwards and downwards, skipping the vertical timing pattern.
+    fn walk_data_modules(&self, mut visit: impl FnMut(usize, usize, usize)) {
+        let size = self.size;
         let mut bit = 0;
         let mut right = size - 1;
         loop {
@@ -185,11 +217,7 @@ impl Canvas {
                 };
                 for x in [right, right - 1] {
                     if !self.function_rows.get(x, y) {
-                        // Remainder bits past the codewords stay light.
-                        if bit < total_bits && (codewords[bit / 8] >> (7 - bit % 8)) & 1 == 1 {
-                            self.rows.set(x, y, true);
-                            self.columns.set(y, x, true);
-                        }
+                        visit(bit, x, y);
                         bit += 1;
                     }
                 }

@@ -42,9 +42,9 @@ const SHORT_LENGTHS: usize = 64;
 /// A match at least this long is taken as is: the positions it covers are not searched.
 const NICE_LENGTH: usize = 128;
 /// The most hash-chain entries visited at one position.
-const CHAIN_DEPTH: usize = 2;
+const CHAIN_DEPTH: usize = 512;
 /// The number of bytes hashed for the hash chain.
-const KEY_LEN: usize = 5;
+const KEY_LEN: usize = 3;
 /// Selects the first [`KEY_LEN`] bytes of a little-endian word.
 const KEY_MASK: u64 = u64::MAX >> (64 - 8 * KEY_LEN);
 /// A hash-chain match at least this long is carried on to the next position instead of
@@ -557,7 +557,7 @@ impl Candidates {
             for pos in segment.start..segment.end {
                 first.push(list.len() as u32);
                 let node = segment.base + pos - segment.start;
-                let run = 1 + layout.byte_run.get(node + 1).copied().unwrap_or(0) as usize;
+                let run = run_inside(layout, node);
                 let hash = chain.hash(data, pos, run);
                 let mut longest = push_runs(layout, node, pos > segment.start, &mut list);
                 let limit = (segment.end - pos).min(MAX_MATCH);
@@ -609,7 +609,7 @@ impl Candidates {
                 let shift = next_start - segment.end;
                 for pos in next_start.saturating_sub(layout.stride)..next_start {
                     let node = segment.base + pos - shift - segment.start;
-                    let run = 1 + layout.byte_run.get(node + 1).copied().unwrap_or(0) as usize;
+                    let run = run_inside(layout, node);
                     chain.insert(chain.hash(data, pos, run), pos);
                 }
             }
@@ -629,6 +629,16 @@ impl Candidates {
         let start = self.first.get(node).copied().unwrap_or(0) as usize;
         let end = self.first.get(node + 1).copied().unwrap_or(0) as usize;
         self.list.get(start..end).unwrap_or_default()
+    }
+}
+
+/// Returns the number of bytes left in the run of equal bytes that the position of `node` lies
+/// inside of, or 0 if the position starts a run (differs from the byte before it).
+fn run_inside(layout: &Layout<'_>, node: usize) -> usize {
+    if layout.byte_run.get(node).is_some_and(|&run| run > 0) {
+        1 + layout.byte_run.get(node + 1).copied().unwrap_or(0) as usize
+    } else {
+        0
     }
 }
 
@@ -699,11 +709,13 @@ impl HashChain {
         }
     }
 
-    /// Returns the hashes of the bytes at `pos`, where a run of `run` equal bytes starts.
+    /// Returns the hashes of the bytes at `pos`, which lies inside a run of equal bytes with
+    /// `run` bytes left (0 if `pos` starts a run).
     ///
-    /// The chain key of a position inside a long run is the byte, the length of the run and the
-    /// bytes after it, so that the chain only holds runs that end at the same offset, the only
-    /// ones that can match past the run (the match at distance 1 covers the run itself).
+    /// The chain key of a position inside a long run is the byte, the length of the rest of the
+    /// run and the bytes after it, so that the chain only holds runs that end at the same offset,
+    /// the only ones that can match past the run (the match at distance 1 covers the run itself).
+    /// A position that starts a run keeps the plain key, so it finds the starts of earlier runs.
     #[inline]
     fn hash(&self, data: &[u8], pos: usize, run: usize) -> Hashes {
         let read = |at: usize| {
@@ -1729,5 +1741,50 @@ pub(crate) fn debug_cands(data: &[u8], stride: usize, positions: &[usize]) {
                 );
             }
         }
+    }
+}
+pub(crate) fn debug_write_tokens(data: &[u8], toks: &[(u16, u16)]) -> usize {
+    let tokens: Vec<Token> = toks
+        .iter()
+        .map(|&(len, dist)| Token { len, dist })
+        .collect();
+    let mut w = BitWriter::with_capacity(1000);
+    write_block(&mut w, data, &tokens);
+    w.finish().len()
+}
+pub(crate) fn debug_missing(data: &[u8], stride: usize, toks: &[(u16, u16)]) {
+    let layout = Layout::new(data, stride);
+    let c = Candidates::find(&layout);
+    let mut pos = 0usize;
+    let mut missing = 0;
+    for &(len, dist) in toks {
+        if dist == 0 {
+            pos += 1;
+            continue;
+        }
+        for seg in &layout.segments {
+            if (seg.start..seg.end).contains(&pos) {
+                let node = seg.base + pos - seg.start;
+                let best = c
+                    .of(node)
+                    .iter()
+                    .map(|&(l, _)| (l & !CONTINUED))
+                    .max()
+                    .unwrap_or(0);
+                if best < u32::from(len) && missing < 25 {
+                    missing += 1;
+                    eprintln!(
+                        "pos {pos} m9 ({len},{dist}) ours {:?} seg {}..{}",
+                        c.of(node)
+                            .iter()
+                            .map(|&(l, d)| (l & !CONTINUED, d))
+                            .collect::<Vec<_>>(),
+                        seg.start,
+                        seg.end
+                    );
+                }
+            }
+        }
+        pos += usize::from(len);
     }
 }

@@ -46,6 +46,28 @@ pub(crate) fn add_error_correction(data: &[u8], version: Version, level: EcLevel
     result
 }
 
+/// For each codeword of the interleaved sequence of `version` at `level`, the block it belongs to,
+/// and the number of error-correction codewords per block.
+pub(crate) fn codeword_blocks(version: Version, level: EcLevel) -> (Vec<u8>, usize) {
+    let (ecc_len, block_count) = level.blocks(version);
+    let raw_codewords = version.raw_data_modules() / 8;
+    let short_blocks = block_count - raw_codewords % block_count;
+    let short_data_len = raw_codewords / block_count - ecc_len;
+    let mut blocks = Vec::with_capacity(raw_codewords);
+    for i in 0..=short_data_len {
+        for block in 0..block_count {
+            let len = short_data_len + usize::from(block >= short_blocks);
+            if i < len {
+                blocks.push(block as u8);
+            }
+        }
+    }
+    for _ in 0..ecc_len {
+        blocks.extend((0..block_count).map(|block| block as u8));
+    }
+    (blocks, ecc_len)
+}
+
 /// Writes into `out` the remainder of `data` times x^n divided by the generator, whose non-leading
 /// coefficients are given as logarithms in `generator_logs`.
 fn remainder(data: &[u8], generator_logs: &[u8], out: &mut [u8]) {

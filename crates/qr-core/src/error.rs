@@ -107,6 +107,14 @@ pub enum RenderError {
         /// The smallest size that works.
         minimum: u32,
     },
+    /// No version can carry this data with the logo and stay reliably readable.
+    #[error(
+        "a logo of {percent}% hides more of this code than error correction can restore; use a smaller logoSize or shorter data"
+    )]
+    LogoDoesNotFit {
+        /// The requested logo size.
+        percent: u8,
+    },
     /// The PNG encoder failed (it works in memory, so this signals a bug, reported rather than hidden).
     #[error("PNG encoding failed: {0}")]
     PngEncoding(String),

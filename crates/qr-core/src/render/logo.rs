@@ -5,10 +5,12 @@ use std::sync::Arc;
 use base64::Engine as _;
 use tiny_skia::{IntSize, Pixmap};
 
+use crate::encode::QrCode;
 use crate::error::LogoError;
 use crate::options::LogoSize;
 use crate::render::layout::Layout;
 use crate::version::Version;
+use crate::{canvas, ec};
 
 /// The largest logo width and height accepted, in pixels; larger images are refused before decoding.
 pub const MAX_LOGO_DIMENSION: u32 = 4096;
@@ -217,6 +219,41 @@ impl LogoPlacement {
             height,
         }
     }
+}
+
+/// Whether a logo of `percent` leaves `code` safely readable: in every Reed-Solomon block, the
+/// codewords the cleared area touches are at most three quarters of what the block can correct
+/// (half its error-correction codewords), leaving the last quarter for real-world damage.
+pub(crate) fn logo_fits(code: &QrCode, percent: LogoSize) -> bool {
+    let version = code.version();
+    let modules = version.size();
+    let cleared = ClearedArea::for_symbol(modules, percent.percent());
+    if !cleared.fits(modules) {
+        return false;
+    }
+    let codewords = canvas::codeword_map(version);
+    let (blocks, ecc_len) = ec::codeword_blocks(version, code.ec_level());
+    let mut touched = vec![false; blocks.len()];
+    for y in cleared.start..cleared.end {
+        for x in cleared.start..cleared.end {
+            if let Some(index) = codewords[y * modules + x] {
+                touched[usize::from(index)] = true;
+            }
+        }
+    }
+    let block_count = blocks
+        .iter()
+        .map(|&b| usize::from(b) + 1)
+        .max()
+        .unwrap_or(0);
+    let mut damaged = vec![0usize; block_count];
+    for (index, &block) in blocks.iter().enumerate() {
+        if touched[index] {
+            damaged[usize::from(block)] += 1;
+        }
+    }
+    let budget = ecc_len / 2 * 3 / 4;
+    damaged.iter().all(|&count| count <= budget)
 }
 
 /// The smallest version whose cleared area for a logo of `percent` stays clear of the finders.

@@ -16,7 +16,8 @@ use crate::encode::{EncodeOptions, QrCode};
 use crate::error::RenderError;
 use crate::options::{Color, Format, LogoSize, Margin, Size};
 use crate::version::EcLevel;
-use logo::{LogoPlacement, min_version_for_logo};
+use crate::version::Version;
+use logo::{LogoPlacement, logo_fits, min_version_for_logo};
 
 /// The most characters of data the service accepts (the byte capacity of version 40 at level L).
 pub const MAX_DATA_CHARS: usize = 2953;
@@ -84,8 +85,19 @@ pub fn render(data: &str, options: &RenderOptions) -> Result<Vec<u8>, RenderErro
             max: MAX_DATA_CHARS,
         });
     }
-    let code = QrCode::encode_with(data.as_bytes(), &options.encode_options())?;
-    render_code(&code, options)
+    let mut encode_options = options.encode_options();
+    loop {
+        let code = QrCode::encode_with(data.as_bytes(), &encode_options)?;
+        if options.logo.is_none() || logo_fits(&code, options.logo_size) {
+            return render_code(&code, options);
+        }
+        // The logo hides too much of this version: the same data in a larger one spreads its
+        // codewords over more modules, so the logo covers fewer of each block.
+        encode_options.min_version =
+            Version::new(code.version().number() + 1).ok_or(RenderError::LogoDoesNotFit {
+                percent: options.logo_size.percent(),
+            })?;
+    }
 }
 
 /// Renders an already encoded `code` with `options` (its level and logo version rules are the
