@@ -99,10 +99,19 @@ impl Canvas {
     fn new(version: Version) -> Canvas {
         let size = version.size();
         let mut function_rows = BitGrid::new(size);
-        for y in 0..size {
-            for x in size..WORDS * 64 {
-                function_rows.set(x, y, true);
+        // Every bit at or beyond `size` in each line is marked as a function module.
+        let beyond: [u64; WORDS] = std::array::from_fn(|k| {
+            let start = k * 64;
+            if size <= start {
+                u64::MAX
+            } else if size >= start + 64 {
+                0
+            } else {
+                !((1u64 << (size - start)) - 1)
             }
+        });
+        for line in function_rows.words.chunks_exact_mut(WORDS) {
+            line.copy_from_slice(&beyond);
         }
         let function_columns = function_rows.clone();
         Canvas {

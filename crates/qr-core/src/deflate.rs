@@ -42,7 +42,7 @@ const SHORT_LENGTHS: usize = 64;
 /// A match at least this long is taken as is: the positions it covers are not searched.
 const NICE_LENGTH: usize = 128;
 /// The most hash-chain entries visited at one position.
-const CHAIN_DEPTH: usize = 512;
+const CHAIN_DEPTH: usize = 8;
 /// The number of bytes hashed for the hash chain.
 const KEY_LEN: usize = 3;
 /// Selects the first [`KEY_LEN`] bytes of a little-endian word.
@@ -50,6 +50,9 @@ const KEY_MASK: u64 = u64::MAX >> (64 - 8 * KEY_LEN);
 /// A hash-chain match at least this long is carried on to the next position instead of
 /// searching the chain again there.
 const CARRY_LENGTH: usize = 1000;
+/// Data whose sample has more distinct byte values than this also gets a parse that starts
+/// from flat literal prices.
+const VARIED_ALPHABET: usize = 32;
 /// The number of shortest-path passes, each priced by the Huffman code of the previous one.
 const PASSES: usize = 2;
 /// The cost of an unreachable position, larger than the cost of any real parse.
@@ -134,8 +137,8 @@ pub(crate) fn zlib_compress(data: &[u8], stride: usize) -> Vec<u8> {
         writer.write_bits(0b011, 3);
         writer.write_bits(0, 7);
     } else {
-        let tokens = layout.parse();
-        write_block(&mut writer, data, &tokens);
+        let (tokens, plan) = layout.parse();
+        plan.write(&mut writer, data, &tokens);
     }
     let mut out = writer.finish();
     out.extend_from_slice(&layout.adler32().to_be_bytes());
@@ -357,18 +360,28 @@ impl<'a> Layout<'a> {
         adler.value()
     }
 
-    /// Finds a cheap parse of the data into tokens by repeated shortest-path searches.
-    fn parse(&self) -> Vec<Token> {
+    /// Finds a cheap parse of the data into tokens by repeated shortest-path searches, and the
+    /// codes to write it with.
+    ///
+    /// The first pass is priced by a guess. For data with a varied alphabet, a second series of
+    /// passes starts from a guess that favours matches more, and the smaller result is kept.
+    fn parse(&self) -> (Vec<Token>, BlockPlan) {
         let mut search = Search::new(self);
-        let mut costs = CostModel::initial(self.data);
-        let mut tokens = Vec::new();
-        for pass in 0..PASSES {
-            tokens = search.run(self, &costs);
-            if pass + 1 < PASSES {
-                costs = CostModel::from_tokens(&tokens);
+        let mut histogram = [0u32; 256];
+        for &byte in self.data.iter().take(4096) {
+            histogram[usize::from(byte)] += 1;
+        }
+        let mut best = search.refine(self, CostModel::initial(&histogram, false));
+        let mut best_plan = BlockPlan::new(&best);
+        if histogram.iter().filter(|&&count| count > 0).count() > VARIED_ALPHABET {
+            let other = search.refine(self, CostModel::initial(&histogram, true));
+            let other_plan = BlockPlan::new(&other);
+            if other_plan.bits() < best_plan.bits() {
+                best = other;
+                best_plan = other_plan;
             }
         }
-        tokens
+        (best, best_plan)
     }
 }
 
@@ -416,7 +429,10 @@ impl Adler32 {
     }
 }
 
-/// The price in bits of every literal, match length and distance code.
+/// The unit of costs: 1/16 bit.
+const COST_SCALE: u32 = 16;
+
+/// The price, in units of 1/[`COST_SCALE`] bit, of every literal, match length and distance.
 struct CostModel {
     /// The cost of each literal byte.
     literal: [u32; 256],
@@ -427,62 +443,51 @@ struct CostModel {
 }
 
 impl CostModel {
-    /// Returns a first guess: literals priced by their frequency in the data, matches by the
-    /// fixed Huffman code.
-    fn initial(data: &[u8]) -> Self {
-        let mut histogram = [0u32; 256];
-        // A sample is enough to tell the frequent bytes from the rare ones.
-        for &byte in data.iter().take(4096) {
-            histogram[usize::from(byte)] += 1;
+    /// Returns a first guess: literals priced by their frequency in `histogram` (of a sample of
+    /// the data) or, if `flat`, at 8 bits each, and lengths and distances by the fixed code.
+    fn initial(histogram: &[u32; 256], flat: bool) -> Self {
+        let mut literal = [8 * COST_SCALE; 256];
+        if !flat {
+            literal.copy_from_slice(&entropy_costs(histogram));
         }
-        let total: u32 = histogram.iter().sum::<u32>().max(1);
-        let mut literal = [0u32; 256];
-        for (cost, &count) in literal.iter_mut().zip(&histogram) {
-            // Roughly -log2 of the frequency, between 2 and 12 bits.
-            let ratio = total / count.max(1);
-            *cost = (32 - ratio.leading_zeros()).clamp(2, 12);
+        let mut litlen = [0u32; LITLEN_SYMBOLS];
+        for (symbol, cost) in litlen.iter_mut().enumerate() {
+            *cost = COST_SCALE * if symbol < 280 { 7 } else { 8 };
         }
-        let mut litlen_bits = [0u32; LITLEN_SYMBOLS];
-        for (symbol, bits) in litlen_bits.iter_mut().enumerate() {
-            *bits = if (256..280).contains(&symbol) { 7 } else { 8 };
-        }
-        let dist_bits = [5u32; DIST_SYMBOLS];
         let mut model = CostModel {
             literal,
             length: [0; MAX_MATCH + 1],
             distance: [0; DIST_SYMBOLS],
         };
-        model.set_match_costs(&litlen_bits, &dist_bits);
+        model.set_match_costs(&litlen, &[5 * COST_SCALE; DIST_SYMBOLS]);
         model
     }
 
-    /// Returns the costs of the Huffman code that would encode `tokens`.
+    /// Returns the costs of the symbols of `tokens`, by their entropy.
     fn from_tokens(tokens: &[Token]) -> Self {
         let (litlen_freq, dist_freq) = symbol_frequencies(tokens);
-        let litlen_lengths = huffman_lengths(&litlen_freq, MAX_CODE_BITS);
-        let dist_lengths = huffman_lengths(&dist_freq, MAX_CODE_BITS);
-        let litlen_bits = unused_symbol_costs(&litlen_lengths);
-        let dist_bits = unused_symbol_costs(&dist_lengths);
+        let litlen = entropy_costs(&litlen_freq);
         let mut literal = [0u32; 256];
-        literal.copy_from_slice(litlen_bits.get(..256).unwrap_or(&[0; 256]));
+        literal.copy_from_slice(litlen.get(..256).unwrap_or(&[0; 256]));
         let mut model = CostModel {
             literal,
             length: [0; MAX_MATCH + 1],
             distance: [0; DIST_SYMBOLS],
         };
-        model.set_match_costs(&litlen_bits, &dist_bits);
+        model.set_match_costs(&litlen, &entropy_costs(&dist_freq));
         model
     }
 
-    /// Fills the length and distance tables from the bit costs of the symbols.
-    fn set_match_costs(&mut self, litlen_bits: &[u32], dist_bits: &[u32]) {
+    /// Fills the length and distance tables from the costs of the symbols.
+    fn set_match_costs(&mut self, litlen: &[u32], dist: &[u32]) {
         for len in MIN_MATCH..=MAX_MATCH {
             let code = usize::from(LENGTH_CODE[len]);
-            let symbol_bits = litlen_bits.get(257 + code).copied().unwrap_or(15);
-            self.length[len] = symbol_bits + u32::from(LENGTH_EXTRA[code]);
+            let symbol = litlen.get(257 + code).copied().unwrap_or(15 * COST_SCALE);
+            self.length[len] = symbol + COST_SCALE * u32::from(LENGTH_EXTRA[code]);
         }
         for (code, cost) in self.distance.iter_mut().enumerate() {
-            *cost = dist_bits.get(code).copied().unwrap_or(15) + u32::from(DIST_EXTRA[code]);
+            let symbol = dist.get(code).copied().unwrap_or(15 * COST_SCALE);
+            *cost = symbol + COST_SCALE * u32::from(DIST_EXTRA[code]);
         }
     }
 
@@ -513,14 +518,22 @@ impl CostModel {
     }
 }
 
-/// Turns Huffman code lengths into bit costs, pricing unused symbols a little above the longest
-/// used code so that the parser avoids them unless they save a lot.
-fn unused_symbol_costs(lengths: &[u8]) -> Vec<u32> {
-    let longest = lengths.iter().copied().max().unwrap_or(0);
-    let unused = u32::from(longest) + 2;
-    lengths
+/// Returns the cost of each symbol, in units of 1/[`COST_SCALE`] bit, from its frequency:
+/// -log2 of its probability, at least 1 bit. An unused symbol costs 2 bits more than a symbol
+/// used once, so the parser only picks it up when it saves a lot.
+fn entropy_costs(freqs: &[u32]) -> Vec<u32> {
+    let total = f64::from(freqs.iter().sum::<u32>().max(1));
+    let scale = f64::from(COST_SCALE);
+    let unused = ((total.log2() + 2.0) * scale) as u32;
+    freqs
         .iter()
-        .map(|&len| if len == 0 { unused } else { u32::from(len) })
+        .map(|&freq| {
+            if freq == 0 {
+                unused
+            } else {
+                (((total / f64::from(freq)).log2() * scale) as u32).max(COST_SCALE)
+            }
+        })
         .collect()
 }
 
@@ -539,7 +552,6 @@ struct Candidates {
 
 impl Candidates {
     /// Finds the candidates of every segment position of `layout`.
-    #[inline(never)]
     fn find(layout: &Layout<'_>) -> Self {
         let data = layout.data;
         let n = data.len();
@@ -560,7 +572,8 @@ impl Candidates {
                 let run = run_inside(layout, node);
                 let hash = chain.hash(data, pos, run);
                 let mut longest = push_runs(layout, node, pos > segment.start, &mut list);
-                let limit = (segment.end - pos).min(MAX_MATCH);
+                // Hash-chain matches may run on into the copies after the segment.
+                let limit = (n - pos).min(MAX_MATCH);
                 let (carried_len, carried_dist) = carried;
                 let carried_len = carried_len.saturating_sub(1);
                 carried = (0, 0);
@@ -856,6 +869,8 @@ struct Arrival {
     len: u32,
     /// The match distance of the last step, or 0 for a literal.
     dist: u16,
+    /// The length of a match at the row distance that follows the last step, or 0 for none.
+    then: u32,
 }
 
 /// The arrival of a node no path reaches yet.
@@ -864,6 +879,7 @@ const NO_ARRIVAL: Arrival = Arrival {
     from: 0,
     len: 0,
     dist: 0,
+    then: 0,
 };
 
 /// The most candidates one node can have: the two runs, then the hash-chain matches.
@@ -881,11 +897,37 @@ fn relax(arrivals: &mut [Arrival], node: usize, cost: u32, from: usize, len: u32
             from: from as u32,
             len,
             dist,
+            then: 0,
+        };
+    }
+}
+
+/// Like [`relax`], for a step made of the match `(len, dist)` followed by a match of `then`
+/// bytes at the row distance.
+fn relax_then(
+    arrivals: &mut [Arrival],
+    node: usize,
+    cost: u32,
+    from: usize,
+    (len, dist): (usize, u16),
+    then: usize,
+) {
+    if let Some(arrival) = arrivals.get_mut(node)
+        && cost < arrival.cost
+    {
+        *arrival = Arrival {
+            cost,
+            from: from as u32,
+            len: len as u32,
+            dist,
+            then: then as u32,
         };
     }
 }
 
 /// The state of the shortest-path search, kept between passes.
+///
+/// Each pass prices the tokens by the frequencies of the previous pass.
 struct Search {
     /// The match candidates of every node.
     candidates: Candidates,
@@ -900,6 +942,16 @@ impl Search {
             candidates: Candidates::find(layout),
             arrivals: vec![NO_ARRIVAL; layout.node_count()],
         }
+    }
+
+    /// Runs [`PASSES`] passes, the first priced by `costs`, and returns the tokens of the last.
+    fn refine(&mut self, layout: &Layout<'_>, mut costs: CostModel) -> Vec<Token> {
+        let mut tokens = self.run(layout, &costs);
+        for _ in 1..PASSES {
+            costs = CostModel::from_tokens(&tokens);
+            tokens = self.run(layout, &costs);
+        }
+        tokens
     }
 
     /// Runs one shortest-path pass priced by `costs` and returns the tokens of the best path.
@@ -930,6 +982,10 @@ impl Search {
                 }
             };
             let segment_data = data.get(segment.start..segment.end).unwrap_or_default();
+            let end_node = segment.base + (segment.end - segment.start);
+            // The length of the match at the row distance from the start of the copies.
+            let end_run = layout.row_run.get(end_node).copied().unwrap_or(0) as usize;
+            let row_dist_cost = costs.distance(layout.row_dist.max(1));
             for offset in 0..=segment.end - segment.start {
                 let node = segment.base + offset;
                 let pos = segment.start + offset;
@@ -980,6 +1036,24 @@ impl Search {
                         if len > longest.0 {
                             longest = (len, target);
                         }
+                    } else if end < next_start {
+                        // The match ends inside the copies: either cut it at their start, or let
+                        // the match at the row distance carry on from its end.
+                        let cut = segment.end - pos;
+                        if cut >= MIN_MATCH {
+                            let cost = here.saturating_add(costs.long_match(cut, dist_cost));
+                            relax(arrivals, end_node, cost, node, cut as u32, dist);
+                        }
+                        let rest = (end_run + segment.end).saturating_sub(end);
+                        if rest >= MIN_MATCH
+                            && let Some(target) = node_of(end + rest)
+                        {
+                            let cost = here.saturating_add(
+                                costs.long_match(len, dist_cost)
+                                    + costs.long_match(rest, row_dist_cost),
+                            );
+                            relax_then(arrivals, target, cost, node, (len, dist), rest);
+                        }
                     }
                     covered = len;
                 }
@@ -988,12 +1062,11 @@ impl Search {
                 }
             }
         }
-        self.best_path(data)
+        self.best_path(data, layout.row_dist)
     }
 
     /// Returns the tokens of the cheapest path to the last node, or literals if there is none.
-    #[inline(never)]
-    fn best_path(&self, data: &[u8]) -> Vec<Token> {
+    fn best_path(&self, data: &[u8], row_dist: usize) -> Vec<Token> {
         let last = self.arrivals.len().saturating_sub(1);
         if self
             .arrivals
@@ -1014,6 +1087,9 @@ impl Search {
             let Some(arrival) = self.arrivals.get(node) else {
                 break;
             };
+            if arrival.then > 0 {
+                steps.push((arrival.then, row_dist as u16));
+            }
             steps.push((arrival.len, arrival.dist));
             // Every step moves forward, so this walk ends.
             node = (arrival.from as usize).min(node - 1);
@@ -1414,34 +1490,73 @@ fn fixed_lengths() -> (Vec<u8>, Vec<u8>) {
 }
 
 /// Writes `tokens` (which encode `data`) as one final deflate block of the smallest type.
+#[cfg(test)]
 fn write_block(writer: &mut BitWriter, data: &[u8], tokens: &[Token]) {
-    let (litlen_freq, dist_freq) = symbol_frequencies(tokens);
-    let litlen_lengths = huffman_lengths(&litlen_freq, MAX_CODE_BITS);
-    let mut dist_lengths = huffman_lengths(&dist_freq, MAX_CODE_BITS);
-    if dist_lengths.iter().all(|&len| len == 0) {
-        // Some decoders want at least one distance code even if none is used.
-        dist_lengths[0] = 1;
+    BlockPlan::new(tokens).write(writer, data, tokens);
+}
+
+/// The codes chosen for one deflate block of tokens, and its exact size.
+struct BlockPlan {
+    /// The literal/length code lengths of the dynamic code.
+    litlen_lengths: Vec<u8>,
+    /// The distance code lengths of the dynamic code.
+    dist_lengths: Vec<u8>,
+    /// The header of the dynamic code.
+    header: DynamicHeader,
+    /// The size in bits of the block with the dynamic code.
+    dynamic_bits: u64,
+    /// The size in bits of the block with the fixed code.
+    fixed_bits: u64,
+}
+
+impl BlockPlan {
+    /// Chooses the codes for `tokens`.
+    fn new(tokens: &[Token]) -> Self {
+        let (litlen_freq, dist_freq) = symbol_frequencies(tokens);
+        let litlen_lengths = huffman_lengths(&litlen_freq, MAX_CODE_BITS);
+        let mut dist_lengths = huffman_lengths(&dist_freq, MAX_CODE_BITS);
+        if dist_lengths.iter().all(|&len| len == 0) {
+            // Some decoders want at least one distance code even if none is used.
+            dist_lengths[0] = 1;
+        }
+        let header = DynamicHeader::new(&litlen_lengths, &dist_lengths);
+        let dynamic_bits =
+            3 + header.bits + data_bits(&litlen_freq, &dist_freq, &litlen_lengths, &dist_lengths);
+        let (fixed_litlen, fixed_dist) = fixed_lengths();
+        let fixed_bits = 3 + data_bits(&litlen_freq, &dist_freq, &fixed_litlen, &fixed_dist);
+        BlockPlan {
+            litlen_lengths,
+            dist_lengths,
+            header,
+            dynamic_bits,
+            fixed_bits,
+        }
     }
-    let header = DynamicHeader::new(&litlen_lengths, &dist_lengths);
-    let dynamic_bits =
-        3 + header.bits + data_bits(&litlen_freq, &dist_freq, &litlen_lengths, &dist_lengths);
-    let (fixed_litlen, fixed_dist) = fixed_lengths();
-    let fixed_bits = 3 + data_bits(&litlen_freq, &dist_freq, &fixed_litlen, &fixed_dist);
-    // The writer is byte-aligned here; each stored block takes 3 bits padded to a byte, 4 bytes
-    // of lengths and its data.
-    let stored_blocks = data.len().div_ceil(MAX_STORED).max(1) as u64;
-    let stored_bits = 8 * (5 * stored_blocks + data.len() as u64);
-    let dynamic_bytes = dynamic_bits.div_ceil(8);
-    let fixed_bytes = fixed_bits.div_ceil(8);
-    if stored_bits / 8 < dynamic_bytes.min(fixed_bytes) {
-        write_stored(writer, data);
-    } else if fixed_bytes < dynamic_bytes {
-        writer.write_bits(0b011, 3);
-        write_tokens(writer, tokens, &fixed_litlen, &fixed_dist);
-    } else {
-        writer.write_bits(0b101, 3);
-        header.write(writer);
-        write_tokens(writer, tokens, &litlen_lengths, &dist_lengths);
+
+    /// Returns the size in bits of the block with the better of the two codes.
+    fn bits(&self) -> u64 {
+        self.dynamic_bits.min(self.fixed_bits)
+    }
+
+    /// Writes `tokens` (which encode `data`) as one final block of the smallest type.
+    fn write(&self, writer: &mut BitWriter, data: &[u8], tokens: &[Token]) {
+        // The writer is byte-aligned here; each stored block takes 3 bits padded to a byte,
+        // 4 bytes of lengths and its data.
+        let stored_blocks = data.len().div_ceil(MAX_STORED).max(1) as u64;
+        let stored_bytes = 5 * stored_blocks + data.len() as u64;
+        let dynamic_bytes = self.dynamic_bits.div_ceil(8);
+        let fixed_bytes = self.fixed_bits.div_ceil(8);
+        if stored_bytes < dynamic_bytes.min(fixed_bytes) {
+            write_stored(writer, data);
+        } else if fixed_bytes < dynamic_bytes {
+            let (fixed_litlen, fixed_dist) = fixed_lengths();
+            writer.write_bits(0b011, 3);
+            write_tokens(writer, tokens, &fixed_litlen, &fixed_dist);
+        } else {
+            writer.write_bits(0b101, 3);
+            self.header.write(writer);
+            write_tokens(writer, tokens, &self.litlen_lengths, &self.dist_lengths);
+        }
     }
 }
 
@@ -1555,236 +1670,5 @@ impl BitWriter {
     fn finish(mut self) -> Vec<u8> {
         self.align();
         self.out
-    }
-}
-pub(crate) static RELAX: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-pub(crate) static SCAN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-pub(crate) static EXPAND: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-pub(crate) fn debug_info(data: &[u8], stride: usize) {
-    let layout = Layout::new(data, stride);
-    let tokens = layout.parse();
-    RELAX.store(0, std::sync::atomic::Ordering::Relaxed);
-    EXPAND.store(0, std::sync::atomic::Ordering::Relaxed);
-    SCAN.store(0, std::sync::atomic::Ordering::Relaxed);
-    let c = Candidates::find(&layout);
-    eprintln!(
-        "nodes {} cands {} relax {:?} expand {:?} scan {:?}",
-        layout.node_count(),
-        c.list.len(),
-        RELAX,
-        EXPAND,
-        SCAN
-    );
-    let (lf, df) = symbol_frequencies(&tokens);
-    let ll = huffman_lengths(&lf, 15);
-    let dl = huffman_lengths(&df, 15);
-    eprintln!(
-        "tokens {} maxll {:?} maxdl {:?} segs {}",
-        tokens.len(),
-        ll.iter().max(),
-        dl.iter().max(),
-        layout.segments.len()
-    );
-    let mut hist = std::collections::BTreeMap::new();
-    for t in &tokens {
-        if t.dist > 0 {
-            *hist.entry((t.dist, t.len.min(258) / 10 * 10)).or_insert(0) += 1;
-        } else {
-            *hist.entry((0, t.len)).or_insert(0) += 1;
-        }
-    }
-    let mut hv: Vec<_> = hist.into_iter().collect();
-    hv.sort_by_key(|x| std::cmp::Reverse(x.1));
-    eprintln!("top (dist, len/10): {:?}", &hv[..hv.len().min(30)]);
-    let mut pos = 0usize;
-    for (i, t) in tokens.iter().enumerate() {
-        if (120..150).contains(&pos) {
-            eprintln!("pos {pos} {t:?}");
-        }
-        if t.dist == 0 {
-            if data[pos] as u16 != t.len {
-                eprintln!("bad literal at {pos} tok {i}");
-                return;
-            }
-            pos += 1;
-        } else {
-            let d = t.dist as usize;
-            let l = t.len as usize;
-            if d > pos || l < 3 || l > 258 {
-                eprintln!("bad match at {pos} tok {i} {t:?}");
-                return;
-            }
-            for k in 0..l {
-                if data[pos + k] != data[pos + k - d] {
-                    eprintln!("mismatch at {pos} tok {i} {t:?} k {k}");
-                    return;
-                }
-            }
-            pos += l;
-        }
-    }
-    eprintln!("covered {pos} of {}", data.len());
-    let kraft = |l: &[u8]| {
-        l.iter()
-            .filter(|&&x| x > 0)
-            .map(|&x| 1.0f64 / (1u64 << x) as f64)
-            .sum::<f64>()
-    };
-    let mut dl2 = dl.clone();
-    if dl2.iter().all(|&x| x == 0) {
-        dl2[0] = 1;
-    }
-    let h = DynamicHeader::new(&ll, &dl2);
-    eprintln!(
-        "kraft ll {} dl {} clen {} {:?} hlit {} hdist {} hclen {}",
-        kraft(&ll),
-        kraft(&dl),
-        kraft(&h.clen_lengths),
-        h.clen_lengths,
-        h.hlit,
-        h.hdist,
-        h.hclen
-    );
-}
-fn best_of<F: FnMut()>(mut f: F) -> std::time::Duration {
-    let mut best = std::time::Duration::MAX;
-    for _ in 0..40 {
-        let t = std::time::Instant::now();
-        for _ in 0..100 {
-            f();
-        }
-        best = best.min(t.elapsed() / 100);
-    }
-    best
-}
-pub(crate) fn debug_timing(data: &[u8], stride: usize) {
-    eprintln!(
-        "layout {:?}",
-        best_of(|| {
-            std::hint::black_box(Layout::new(data, stride));
-        })
-    );
-    let layout = Layout::new(data, stride);
-    eprintln!(
-        "find {:?}",
-        best_of(|| {
-            std::hint::black_box(Candidates::find(&layout));
-        })
-    );
-    let mut search = Search::new(&layout);
-    let costs = CostModel::initial(data);
-    eprintln!(
-        "run {:?}",
-        best_of(|| {
-            std::hint::black_box(search.run(&layout, &costs));
-        })
-    );
-    let tokens = search.run(&layout, &costs);
-    eprintln!(
-        "costmodel {:?}",
-        best_of(|| {
-            std::hint::black_box(CostModel::from_tokens(&tokens));
-        })
-    );
-    eprintln!(
-        "write {:?}",
-        best_of(|| {
-            let mut w = BitWriter::with_capacity(1000);
-            write_block(&mut w, data, &tokens);
-            std::hint::black_box(w.finish());
-        })
-    );
-    eprintln!(
-        "adler {:?}",
-        best_of(|| {
-            std::hint::black_box(layout.adler32());
-        })
-    );
-    eprintln!(
-        "total {:?}",
-        best_of(|| {
-            std::hint::black_box(zlib_compress(data, stride));
-        })
-    );
-}
-pub(crate) fn debug_find(data: &[u8], stride: usize, n: usize) -> usize {
-    let layout = Layout::new(data, stride);
-    let mut t = 0;
-    for _ in 0..n {
-        t += Candidates::find(&layout).list.len();
-    }
-    t
-}
-pub(crate) fn debug_cands(data: &[u8], stride: usize, positions: &[usize]) {
-    let layout = Layout::new(data, stride);
-    let c = Candidates::find(&layout);
-    let search = {
-        let mut s = Search::new(&layout);
-        let costs = CostModel::initial(data);
-        let t = s.run(&layout, &costs);
-        let costs = CostModel::from_tokens(&t);
-        s.run(&layout, &costs);
-        s
-    };
-    for &p in positions {
-        for seg in &layout.segments {
-            if (seg.start..seg.end).contains(&p) {
-                let node = seg.base + p - seg.start;
-                let cands: Vec<_> = c
-                    .of(node)
-                    .iter()
-                    .map(|&(l, d)| (l & !CONTINUED, d, l & CONTINUED != 0))
-                    .collect();
-                eprintln!(
-                    "pos {p} cands {cands:?} byte_run {} row_run {} cost {}",
-                    layout.byte_run[node], layout.row_run[node], search.arrivals[node].cost
-                );
-            }
-        }
-    }
-}
-pub(crate) fn debug_write_tokens(data: &[u8], toks: &[(u16, u16)]) -> usize {
-    let tokens: Vec<Token> = toks
-        .iter()
-        .map(|&(len, dist)| Token { len, dist })
-        .collect();
-    let mut w = BitWriter::with_capacity(1000);
-    write_block(&mut w, data, &tokens);
-    w.finish().len()
-}
-pub(crate) fn debug_missing(data: &[u8], stride: usize, toks: &[(u16, u16)]) {
-    let layout = Layout::new(data, stride);
-    let c = Candidates::find(&layout);
-    let mut pos = 0usize;
-    let mut missing = 0;
-    for &(len, dist) in toks {
-        if dist == 0 {
-            pos += 1;
-            continue;
-        }
-        for seg in &layout.segments {
-            if (seg.start..seg.end).contains(&pos) {
-                let node = seg.base + pos - seg.start;
-                let best = c
-                    .of(node)
-                    .iter()
-                    .map(|&(l, _)| (l & !CONTINUED))
-                    .max()
-                    .unwrap_or(0);
-                if best < u32::from(len) && missing < 25 {
-                    missing += 1;
-                    eprintln!(
-                        "pos {pos} m9 ({len},{dist}) ours {:?} seg {}..{}",
-                        c.of(node)
-                            .iter()
-                            .map(|&(l, d)| (l & !CONTINUED, d))
-                            .collect::<Vec<_>>(),
-                        seg.start,
-                        seg.end
-                    );
-                }
-            }
-        }
-        pos += usize::from(len);
     }
 }

@@ -84,9 +84,121 @@ fn shift_down(line: &[u64]) -> [u64; WORDS] {
 }
 
 /// Rules 1 and 3 along one line of `size` modules.
+///
+/// The line is widened by eight light modules on each side (the area outside the symbol counts as
+/// light for rule 3), into as few words as fit, and scored with shifts and population counts.
 fn line_score(line: &[u64], size: usize) -> u32 {
-    let mut history = RunHistory::new(size as u32);
+    match size + 2 * PAD {
+        0..=64 => wide_line_score::<1>(line, size),
+        65..=128 => wide_line_score::<2>(line, size),
+        129..=192 => wide_line_score::<3>(line, size),
+        _ => wide_line_score::<4>(line, size),
+    }
+}
+
+/// Light modules added on each side of a line for pattern matching.
+const PAD: usize = 8;
+
+fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
+    // Module x of the line is bit x + PAD of the wide line.
+    let mut dark = [0u64; N];
+    for (i, word) in dark.iter_mut().enumerate() {
+        let low = line.get(i).copied().unwrap_or(0) << PAD;
+        let carry = if i > 0 {
+            line.get(i - 1).copied().unwrap_or(0) >> (64 - PAD)
+        } else {
+            0
+        };
+        *word = low | carry;
+    }
+    let mut inside = [0u64; N];
+    for (i, word) in inside.iter_mut().enumerate() {
+        *word = range_bits(i, PAD, PAD + size);
+    }
+    let light_inside = and(&not(&dark), &inside);
+    let light = not(&dark);
+
+    // Rule 1: a run of length L >= 5 scores L - 2, which is (L - 4) windows of five plus 2.
     let mut score = 0;
+    for run in [&dark, &light_inside] {
+        let two = and(run, &shr(run, 1));
+        let five = and(&and(&two, &shr(&two, 2)), &shr(run, 4));
+        let starts = and(&five, &not(&shl(&five, 1)));
+        score += count(&five) + 2 * count(&starts);
+    }
+
+    // Rule 3. A pattern of scale n has a centre run of exactly 3n dark modules, so a line with no
+    // dark run of exactly 6 and none of 9 or more holds only scale-1 patterns, matched in one pass
+    // with shifts; other lines (a minority) take the run-by-run reading, which handles any scale.
+    let two = and(&dark, &shr(&dark, 1));
+    let four = and(&two, &shr(&two, 2));
+    let six = and(&four, &shr(&two, 4));
+    let nine = and(&and(&four, &shr(&four, 4)), &shr(&dark, 8));
+    let exactly_six = and(&and(&six, &not(&shr(&dark, 6))), &not(&shl(&dark, 1)));
+    let patterns = if count(&exactly_six) + count(&nine) > 0 {
+        finder_like_patterns_by_runs(line, size)
+    } else {
+        // Light, dark, light, dark x3, light, dark, light at p .. p + 8.
+        let core = and(
+            &and(
+                &and(&light, &shr(&dark, 1)),
+                &and(&shr(&light, 2), &shr(&dark, 3)),
+            ),
+            &and(
+                &and(&shr(&dark, 4), &shr(&dark, 5)),
+                &and(&and(&shr(&light, 6), &shr(&dark, 7)), &shr(&light, 8)),
+            ),
+        );
+        let light_before = and(
+            &and(&light, &shl(&light, 1)),
+            &and(&shl(&light, 2), &shl(&light, 3)),
+        );
+        let light_after = and(
+            &and(&shr(&light, 8), &shr(&light, 9)),
+            &and(&shr(&light, 10), &shr(&light, 11)),
+        );
+        count(&and(&core, &light_before)) + count(&and(&core, &light_after))
+    };
+    score + patterns * N3
+}
+
+fn and<const N: usize>(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+    std::array::from_fn(|i| a[i] & b[i])
+}
+
+fn not<const N: usize>(a: &[u64; N]) -> [u64; N] {
+    std::array::from_fn(|i| !a[i])
+}
+
+/// Bit p of the result is bit p + k of `a` (zero past the end); 0 < k < 64.
+fn shr<const N: usize>(a: &[u64; N], k: u32) -> [u64; N] {
+    std::array::from_fn(|i| {
+        let high = if i + 1 < N { a[i + 1] << (64 - k) } else { 0 };
+        (a[i] >> k) | high
+    })
+}
+
+/// Bit p of the result is bit p - k of `a` (zero before the start); 0 < k < 64.
+fn shl<const N: usize>(a: &[u64; N], k: u32) -> [u64; N] {
+    std::array::from_fn(|i| {
+        let low = if i > 0 { a[i - 1] >> (64 - k) } else { 0 };
+        (a[i] << k) | low
+    })
+}
+
+fn count<const N: usize>(a: &[u64; N]) -> u32 {
+    a.iter().map(|w| w.count_ones()).sum()
+}
+
+/// The bits of word `k` for positions in `start..end`.
+fn range_bits(k: usize, start: usize, end: usize) -> u64 {
+    valid_bits(k, end) & !valid_bits(k, start)
+}
+
+/// Rule 3 along one line, run by run, for any pattern scale.
+fn finder_like_patterns_by_runs(line: &[u64], size: usize) -> u32 {
+    let mut history = RunHistory::new(size as u32);
+    let mut patterns = 0;
     let first_dark = line[0] & 1 == 1;
     if first_dark {
         // An empty light run before the first dark one; the border still counts as light.
@@ -105,29 +217,21 @@ fn line_score(line: &[u64], size: usize) -> u32 {
         while changes != 0 {
             let x = k * 64 + changes.trailing_zeros() as usize;
             changes &= changes - 1;
-            let length = (x - run_start) as u32;
-            score += run_score(length);
-            history.push(length);
+            history.push((x - run_start) as u32);
             if !dark {
-                score += history.finder_like_patterns() * N3;
+                patterns += history.finder_like_patterns();
             }
             dark = !dark;
             run_start = x;
         }
     }
     let mut length = (size - run_start) as u32;
-    score += run_score(length);
     if dark {
         history.push(length);
         length = 0;
     }
     history.push(length + size as u32);
-    score + history.finder_like_patterns() * N3
-}
-
-/// Rule 1: a run of five or more modules of one colour scores three, plus one per module over five.
-fn run_score(length: u32) -> u32 {
-    if length >= 5 { N1 + length - 5 } else { 0 }
+    patterns + history.finder_like_patterns()
 }
 
 /// The lengths of the last seven runs, newest first.

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::canvas::WORDS;
 use crate::encode::QrCode;
 use crate::options::Color;
 use crate::render::layout::Layout;
@@ -9,8 +10,8 @@ use crate::render::logo::{ClearedArea, Logo, LogoPlacement};
 
 /// Writes the code as an SVG document of exactly `layout.size` pixels.
 ///
-/// The dark modules are one `<path>`: a single unit-width stroke that snakes through every module
-/// line (rows or columns, whichever is shorter), its `stroke-dasharray` listing the lengths of the
+/// The dark modules are one `<path>`: a single unit-width stroke that snakes through every row,
+/// its `stroke-dasharray` listing the lengths of the
 /// alternating dark and light runs met on the way. Every length and position is a small integer, so
 /// renderers compute the dashes exactly, and the turns between lines fall in the quiet zone, inside
 /// gaps, so no line join is ever drawn. The background is one rectangle (left out when fully
@@ -23,15 +24,9 @@ pub(crate) fn encode(
     logo: Option<(&Logo, &LogoPlacement)>,
 ) -> String {
     let cleared = logo.map(|(_, placement)| &placement.cleared);
-    let by_rows = SnakePath::new(code, cleared, Direction::Rows);
-    let by_columns = SnakePath::new(code, cleared, Direction::Columns);
-    let path = if by_columns.len() < by_rows.len() {
-        by_columns
-    } else {
-        by_rows
-    };
+    let path = SnakePath::new(code, cleared);
     let size = layout.size;
-    let mut svg = String::with_capacity(path.len() + 400);
+    let mut svg = String::with_capacity(path.data.len() + path.dashes.len() + 400);
     let _ = write!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg"{xlink} width="{size}" height="{size}" viewBox="0 0 {size} {size}" shape-rendering="crispEdges">"#,
@@ -73,13 +68,7 @@ pub(crate) fn encode(
     svg
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Direction {
-    Rows,
-    Columns,
-}
-
-/// One stroke through all module lines and the dash pattern that draws exactly the dark modules.
+/// One stroke through all module rows and the dash pattern that draws exactly the dark modules.
 struct SnakePath {
     /// The path data, in module coordinates.
     data: String,
@@ -89,42 +78,35 @@ struct SnakePath {
 }
 
 impl SnakePath {
-    /// Walks line 0 forwards from the first module, then each next line in the opposite direction,
-    /// one unit into the quiet zone past each end, stepping one unit to the next line in between.
-    fn new(code: &QrCode, cleared: Option<&ClearedArea>, direction: Direction) -> SnakePath {
+    /// Walks row 0 rightwards from the first module, then each next row in the opposite direction,
+    /// one unit into the quiet zone past each end, stepping down one unit in between.
+    fn new(code: &QrCode, cleared: Option<&ClearedArea>) -> SnakePath {
         let n = code.size();
-        let dark = |along: usize, line: usize| {
-            let (x, y) = match direction {
-                Direction::Rows => (along, line),
-                Direction::Columns => (line, along),
-            };
-            code.is_dark(x, y) && !cleared.is_some_and(|area| area.contains(x, y))
+        let mut data = String::with_capacity(n * 7 + 8);
+        data.push_str("M0 .5h");
+        push_number(&mut data, n + 1);
+        let mut runs = RunList {
+            text: String::with_capacity(n * n / 2),
+            ..RunList::default()
         };
-        let (along_command, step_command) = match direction {
-            Direction::Rows => ('h', 'v'),
-            Direction::Columns => ('v', 'h'),
-        };
-        let mut data = String::with_capacity(n * 8);
-        data.push_str(match direction {
-            Direction::Rows => "M0 .5",
-            Direction::Columns => "M.5 0",
-        });
-        let mut runs = RunList::default();
-        for line in 0..n {
-            let forwards = line % 2 == 0;
-            if line == 0 {
-                let _ = write!(data, "{along_command}{}", n + 1);
-            } else {
-                let sign = if forwards { "" } else { "-" };
-                let _ = write!(data, "{step_command}1{along_command}{sign}{}", n + 2);
-                // The unit of quiet zone before the line, and the step onto it.
+        for y in 0..n {
+            let mut row = [0u64; WORDS];
+            row.copy_from_slice(code.row_words(y));
+            if let Some(area) = cleared {
+                area.clear_row(&mut row, y);
+            }
+            let forwards = y % 2 == 0;
+            if y > 0 {
+                data.push_str(if forwards { "v1h" } else { "v1h-" });
+                push_number(&mut data, n + 2);
+                // The unit of quiet zone before the row, and the step onto it.
                 runs.push(false, 2);
             }
-            for i in 0..n {
-                let along = if forwards { i } else { n - 1 - i };
-                runs.push(dark(along, line), 1);
+            if !forwards {
+                row = reversed(&row, n);
             }
-            // The unit of quiet zone after the line.
+            for_each_run(&row, n, |dark, length| runs.push(dark, length));
+            // The unit of quiet zone after the row.
             runs.push(false, 1);
         }
         SnakePath {
@@ -133,9 +115,73 @@ impl SnakePath {
             dashes: runs.finish(),
         }
     }
+}
 
-    fn len(&self) -> usize {
-        self.data.len() + self.dashes.len()
+/// Calls `visit(dark, length)` for each run of equal modules along a line of `n` modules, in order.
+fn for_each_run(line: &[u64; WORDS], n: usize, mut visit: impl FnMut(bool, usize)) {
+    let mut dark = line[0] & 1 == 1;
+    let mut start = 0;
+    for k in 0..WORDS {
+        let previous = if k == 0 {
+            line[0] & 1
+        } else {
+            line[k - 1] >> 63
+        };
+        let mut changes = (line[k] ^ ((line[k] << 1) | previous)) & below(k, n);
+        while changes != 0 {
+            let x = k * 64 + changes.trailing_zeros() as usize;
+            changes &= changes - 1;
+            visit(dark, x - start);
+            dark = !dark;
+            start = x;
+        }
+    }
+    visit(dark, n - start);
+}
+
+/// The line of `n` modules in reverse order.
+fn reversed(line: &[u64; WORDS], n: usize) -> [u64; WORDS] {
+    // Reversing all 192 bits puts module x at bit 191 - x; shifting down by 192 - n moves it to n - 1 - x.
+    let full: [u64; WORDS] = std::array::from_fn(|k| line[WORDS - 1 - k].reverse_bits());
+    let shift = WORDS * 64 - n;
+    let (words, bits) = (shift / 64, shift % 64);
+    std::array::from_fn(|k| {
+        let low = full.get(k + words).copied().unwrap_or(0);
+        let high = full.get(k + words + 1).copied().unwrap_or(0);
+        if bits == 0 {
+            low
+        } else {
+            (low >> bits) | (high << (64 - bits))
+        }
+    })
+}
+
+/// The bits of word `k` that stand for positions below `limit`.
+fn below(k: usize, limit: usize) -> u64 {
+    let start = k * 64;
+    if limit <= start {
+        0
+    } else if limit >= start + 64 {
+        u64::MAX
+    } else {
+        (1u64 << (limit - start)) - 1
+    }
+}
+
+/// Appends the decimal digits of `value`.
+fn push_number(out: &mut String, mut value: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[i..] {
+        out.push(char::from(digit));
     }
 }
 
@@ -151,6 +197,9 @@ struct RunList {
 
 impl RunList {
     fn push(&mut self, dark: bool, length: usize) {
+        if length == 0 {
+            return;
+        }
         self.has_dark |= dark;
         if !self.started {
             self.started = true;
@@ -158,24 +207,21 @@ impl RunList {
                 // A dash array starts with a dash: an empty one when the path starts light.
                 self.text.push('0');
             }
-            self.current_dark = dark;
-            self.current_length = length;
-            return;
-        }
-        if dark == self.current_dark {
+        } else if dark == self.current_dark {
             self.current_length += length;
+            return;
         } else {
             self.flush();
-            self.current_dark = dark;
-            self.current_length = length;
         }
+        self.current_dark = dark;
+        self.current_length = length;
     }
 
     fn flush(&mut self) {
         if !self.text.is_empty() {
             self.text.push(' ');
         }
-        let _ = write!(self.text, "{}", self.current_length);
+        push_number(&mut self.text, self.current_length);
     }
 
     /// The dash array, always of even length so that it never repeats with dark and light swapped.
@@ -186,6 +232,44 @@ impl RunList {
             self.text.push_str(" 1");
         }
         self.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reversing_a_line_mirrors_its_modules() {
+        for n in [21usize, 63, 64, 65, 128, 177] {
+            let mut line = [0u64; WORDS];
+            for x in (0..n).filter(|x| x % 3 == 0 || x % 7 == 1) {
+                line[x / 64] |= 1 << (x % 64);
+            }
+            let back = reversed(&line, n);
+            for x in 0..WORDS * 64 {
+                let expected = x < n && (line[(n - 1 - x) / 64] >> ((n - 1 - x) % 64)) & 1 == 1;
+                assert_eq!(
+                    (back[x / 64] >> (x % 64)) & 1 == 1,
+                    expected,
+                    "n {n}, x {x}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn runs_cover_the_line_in_order() {
+        let line = [0b1100_0111u64, 0, 0];
+        let mut runs = Vec::new();
+        for_each_run(&line, 10, |dark, length| runs.push((dark, length)));
+        assert_eq!(runs, vec![(true, 3), (false, 3), (true, 2), (false, 2)]);
+        let mut numbers = String::new();
+        for value in [0, 7, 10, 2000] {
+            push_number(&mut numbers, value);
+            numbers.push(',');
+        }
+        assert_eq!(numbers, "0,7,10,2000,");
     }
 }
 
