@@ -1,0 +1,569 @@
+//! Batch generation: the request and its items, validation, file names, parallel rendering and the ZIP archive.
+//!
+//! Shared by `POST /api/batch` and `qr batch`: the server parses a JSON body
+//! with [`BatchRequest::from_json`], the CLI builds [`BatchItem`]s from CSV or
+//! JSON Lines; both call [`BatchRequest::validate`] with the plan's item limit
+//! and then [`build_archive`]. Nothing here does I/O apart from producing the
+//! archive's bytes in memory. A failing item never fails the batch: it is
+//! listed in `errors.json` inside the archive.
+
+use std::collections::HashSet;
+use std::io::{Cursor, Write};
+
+use qr_core::{Format, RenderOptions};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+use zip::CompressionMethod;
+use zip::write::{SimpleFileOptions, ZipWriter};
+
+use crate::generate::{self, GenerateError, GenerateParams};
+
+/// The name of the error list inside the archive.
+pub const ERRORS_FILE: &str = "errors.json";
+/// The longest file name stem kept from a given name, in characters (the extension is added after).
+pub const MAX_STEM_CHARS: usize = 100;
+
+/// A batch: the items and the settings they share.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchRequest {
+    /// The items, in order; an item's index is its position here.
+    pub items: Vec<BatchItem>,
+    /// Settings for items that do not give their own.
+    pub defaults: BatchDefaults,
+}
+
+/// One code of a batch, with raw string values as for [`GenerateParams`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchItem {
+    /// `data`: the content to encode (required).
+    pub data: Option<String>,
+    /// `filename`: the file name inside the archive; generated when absent.
+    pub filename: Option<String>,
+    /// `size`: overrides `defaults.size`.
+    pub size: Option<String>,
+    /// `format`: overrides `defaults.format`.
+    pub format: Option<String>,
+    /// `color`: overrides `defaults.color`.
+    pub color: Option<String>,
+    /// `background`: overrides `defaults.background`.
+    pub background: Option<String>,
+    /// `errorCorrection`: overrides `defaults.errorCorrection`.
+    pub error_correction: Option<String>,
+}
+
+/// The `defaults` object: settings applied to every item that does not set them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchDefaults {
+    /// `size`.
+    pub size: Option<String>,
+    /// `format`.
+    pub format: Option<String>,
+    /// `color`.
+    pub color: Option<String>,
+    /// `background`.
+    pub background: Option<String>,
+    /// `errorCorrection`.
+    pub error_correction: Option<String>,
+}
+
+/// Why a batch request as a whole was refused (HTTP 400); `Display` is the API's message.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BatchError {
+    /// The body is not JSON.
+    #[error("Invalid JSON body: {0}")]
+    InvalidJson(String),
+    /// The body is JSON but not an object.
+    #[error("Request body must be a JSON object with an items array")]
+    NotAnObject,
+    /// `items` is missing, not an array, or empty.
+    #[error("items array required")]
+    ItemsRequired,
+    /// More items than the plan allows.
+    #[error("Maximum {0} items allowed")]
+    TooManyItems(u32),
+    /// `defaults` is not an object.
+    #[error("Invalid defaults: it must be an object")]
+    DefaultsNotObject,
+    /// A setting in `defaults` is invalid.
+    #[error("Invalid defaults.{field}")]
+    InvalidDefault {
+        /// The setting's name, as in the API.
+        field: &'static str,
+        /// What was wrong with it.
+        #[source]
+        error: GenerateError,
+    },
+    /// Writing the archive failed (in memory, so this signals a bug).
+    #[error("Writing the archive failed: {0}")]
+    Archive(String),
+}
+
+/// A rendered item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchFile {
+    /// The item's index in the request.
+    pub index: usize,
+    /// The file name inside the archive.
+    pub name: String,
+    /// The image format.
+    pub format: Format,
+    /// The image.
+    pub bytes: Vec<u8>,
+}
+
+/// A failed item, as listed in `errors.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ItemError {
+    /// The item's index in the request.
+    pub index: usize,
+    /// The item's data (empty when it had none).
+    pub data: String,
+    /// Why it failed: the same message `GET /api/generate` gives.
+    pub error: String,
+}
+
+/// The rendered items and the failures, each in item order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchOutcome {
+    /// Items that rendered.
+    pub files: Vec<BatchFile>,
+    /// Items that failed.
+    pub errors: Vec<ItemError>,
+}
+
+/// A finished archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchArchive {
+    /// The ZIP file.
+    pub zip: Vec<u8>,
+    /// How many items rendered.
+    pub succeeded: usize,
+    /// The failed items (also in `errors.json` inside the archive when not empty).
+    pub errors: Vec<ItemError>,
+}
+
+impl BatchRequest {
+    /// Parses a JSON body `{"items": [...], "defaults": {...}}`.
+    ///
+    /// Values may be strings or numbers; any other type is kept as its JSON text so that the
+    /// item fails with the parameter's message (`Invalid size`, ...) instead of failing the
+    /// whole batch. An item that is not an object counts as an item without data. Unknown
+    /// fields are ignored.
+    pub fn from_json(body: &[u8]) -> Result<Self, BatchError> {
+        let value: Value =
+            serde_json::from_slice(body).map_err(|e| BatchError::InvalidJson(e.to_string()))?;
+        let Value::Object(mut object) = value else {
+            return Err(BatchError::NotAnObject);
+        };
+        let Some(Value::Array(items)) = object.remove("items") else {
+            return Err(BatchError::ItemsRequired);
+        };
+        let defaults = match object.remove("defaults") {
+            None | Some(Value::Null) => BatchDefaults::default(),
+            Some(Value::Object(d)) => BatchDefaults {
+                size: text(d.get("size")),
+                format: text(d.get("format")),
+                color: text(d.get("color")),
+                background: text(d.get("background")),
+                error_correction: text(d.get("errorCorrection")),
+            },
+            Some(_) => return Err(BatchError::DefaultsNotObject),
+        };
+        let items = items
+            .iter()
+            .map(|item| match item {
+                Value::Object(i) => BatchItem {
+                    data: text(i.get("data")),
+                    filename: text(i.get("filename")),
+                    size: text(i.get("size")),
+                    format: text(i.get("format")),
+                    color: text(i.get("color")),
+                    background: text(i.get("background")),
+                    error_correction: text(i.get("errorCorrection")),
+                },
+                _ => BatchItem::default(),
+            })
+            .collect();
+        Ok(Self { items, defaults })
+    }
+
+    /// Checks the request as a whole: at least one item, at most `max_items`, valid defaults.
+    pub fn validate(&self, max_items: u32) -> Result<(), BatchError> {
+        if self.items.is_empty() {
+            return Err(BatchError::ItemsRequired);
+        }
+        if self.items.len() > max_items as usize {
+            return Err(BatchError::TooManyItems(max_items));
+        }
+        let probe = GenerateParams {
+            data: Some("x".to_owned()),
+            size: self.defaults.size.clone(),
+            format: self.defaults.format.clone(),
+            color: self.defaults.color.clone(),
+            background: self.defaults.background.clone(),
+            error_correction: self.defaults.error_correction.clone(),
+            ..GenerateParams::default()
+        };
+        match probe.parse() {
+            Ok(_) => Ok(()),
+            Err(error) => Err(BatchError::InvalidDefault {
+                field: parameter_name(&error),
+                error,
+            }),
+        }
+    }
+
+    /// The parameters of item `index` with the defaults filled in.
+    pub fn params(&self, index: usize) -> Option<GenerateParams> {
+        let item = self.items.get(index)?;
+        let d = &self.defaults;
+        let pick = |own: &Option<String>, default: &Option<String>| own.clone().or(default.clone());
+        Some(GenerateParams {
+            data: item.data.clone(),
+            size: pick(&item.size, &d.size),
+            format: pick(&item.format, &d.format),
+            color: pick(&item.color, &d.color),
+            background: pick(&item.background, &d.background),
+            error_correction: pick(&item.error_correction, &d.error_correction),
+            margin: None,
+            logo_size: None,
+        })
+    }
+
+    /// The archive file name of every item, in order (failed items keep theirs unused, so a
+    /// name never depends on which other items fail).
+    pub fn file_names(&self) -> Vec<String> {
+        let mut taken = HashSet::new();
+        (0..self.items.len())
+            .map(|i| {
+                let format = self.format_of(i);
+                let stem = self.items[i]
+                    .filename
+                    .as_deref()
+                    .and_then(sanitize_stem)
+                    .unwrap_or_else(|| format!("qr-{:03}", i + 1));
+                unique_name(&stem, format, &mut taken)
+            })
+            .collect()
+    }
+
+    /// The format item `index` will have (PNG when its format is invalid, for naming only).
+    fn format_of(&self, index: usize) -> Format {
+        self.params(index)
+            .and_then(|p| p.format)
+            .and_then(|f| f.parse().ok())
+            .unwrap_or_default()
+    }
+}
+
+/// Renders every item in parallel on all cores.
+pub fn render_items(request: &BatchRequest) -> BatchOutcome {
+    render_items_with(request, |_| {})
+}
+
+/// Renders every item in parallel; `on_done(index)` runs (on a worker thread) after each item.
+pub fn render_items_with(request: &BatchRequest, on_done: impl Fn(usize) + Sync) -> BatchOutcome {
+    let names = request.file_names();
+    let results: Vec<Result<BatchFile, ItemError>> = (0..request.items.len())
+        .into_par_iter()
+        .map(|index| {
+            let result = render_one(request, index, &names[index]);
+            on_done(index);
+            result
+        })
+        .collect();
+    let mut outcome = BatchOutcome::default();
+    for result in results {
+        match result {
+            Ok(file) => outcome.files.push(file),
+            Err(error) => outcome.errors.push(error),
+        }
+    }
+    outcome
+}
+
+/// Writes the archive: the images in item order, then `errors.json` when some items failed.
+///
+/// PNG files are stored (they are compressed already), SVG files and `errors.json` deflated.
+pub fn write_zip(outcome: &BatchOutcome) -> Result<Vec<u8>, BatchError> {
+    let archive = |e: zip::result::ZipError| BatchError::Archive(e.to_string());
+    let io = |e: std::io::Error| BatchError::Archive(e.to_string());
+    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+    let stored = SimpleFileOptions::default().compression_method(CompressionMethod::Stored);
+    let deflated = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+    for file in &outcome.files {
+        let options = match file.format {
+            Format::Png => stored,
+            Format::Svg => deflated,
+        };
+        zip.start_file(file.name.as_str(), options)
+            .map_err(archive)?;
+        zip.write_all(&file.bytes).map_err(io)?;
+    }
+    if !outcome.errors.is_empty() {
+        #[derive(Serialize)]
+        struct Errors<'a> {
+            errors: &'a [ItemError],
+        }
+        let json = serde_json::to_vec_pretty(&Errors {
+            errors: &outcome.errors,
+        })
+        .map_err(|e| BatchError::Archive(e.to_string()))?;
+        zip.start_file(ERRORS_FILE, deflated).map_err(archive)?;
+        zip.write_all(&json).map_err(io)?;
+    }
+    Ok(zip.finish().map_err(archive)?.into_inner())
+}
+
+/// Renders all items and writes the archive.
+pub fn build_archive(request: &BatchRequest) -> Result<BatchArchive, BatchError> {
+    let outcome = render_items(request);
+    let zip = write_zip(&outcome)?;
+    Ok(BatchArchive {
+        zip,
+        succeeded: outcome.files.len(),
+        errors: outcome.errors,
+    })
+}
+
+/// Cleans a given file name into a safe stem (no extension): path separators and characters
+/// that file systems refuse become `_`, control characters are dropped, runs of dots become
+/// one dot, leading and trailing dots and spaces go, an existing `.png`/`.svg` is removed, and
+/// the stem is cut to [`MAX_STEM_CHARS`]. `None` when nothing is left.
+pub fn sanitize_stem(name: &str) -> Option<String> {
+    let mut cleaned = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            c if c.is_control() => {}
+            '/' | '\\' | ':' | '<' | '>' | '"' | '|' | '?' | '*' => cleaned.push('_'),
+            '.' if cleaned.ends_with('.') => {}
+            c => cleaned.push(c),
+        }
+    }
+    let mut stem = cleaned.trim_matches(|c: char| c == '.' || c.is_whitespace());
+    for ext in [".png", ".svg"] {
+        if stem.len() > ext.len()
+            && stem.is_char_boundary(stem.len() - ext.len())
+            && stem[stem.len() - ext.len()..].eq_ignore_ascii_case(ext)
+        {
+            stem = &stem[..stem.len() - ext.len()];
+            break;
+        }
+    }
+    let stem: String = stem
+        .trim_matches(|c: char| c == '.' || c.is_whitespace())
+        .chars()
+        .take(MAX_STEM_CHARS)
+        .collect();
+    let stem = stem.trim_end_matches(|c: char| c == '.' || c.is_whitespace());
+    (!stem.is_empty()).then(|| stem.to_owned())
+}
+
+/// `stem.ext`, or `stem-2.ext`, `stem-3.ext`, ... when taken (compared case-insensitively).
+fn unique_name(stem: &str, format: Format, taken: &mut HashSet<String>) -> String {
+    let ext = format.extension();
+    let mut name = format!("{stem}.{ext}");
+    let mut n = 1u32;
+    while !taken.insert(name.to_lowercase()) {
+        n += 1;
+        name = format!("{stem}-{n}.{ext}");
+    }
+    name
+}
+
+fn render_one(request: &BatchRequest, index: usize, name: &str) -> Result<BatchFile, ItemError> {
+    let failure = |error: GenerateError| ItemError {
+        index,
+        data: request.items[index].data.clone().unwrap_or_default(),
+        error: error.to_string(),
+    };
+    let params = request.params(index).unwrap_or_default();
+    let (data, options): (String, RenderOptions) = params.parse().map_err(failure)?;
+    let bytes = generate::render(&data, &options).map_err(failure)?;
+    Ok(BatchFile {
+        index,
+        name: name.to_owned(),
+        format: options.format,
+        bytes,
+    })
+}
+
+/// A JSON value as a raw parameter string: strings as they are, whole numbers without a
+/// fraction, `null` as absent, anything else as its JSON text (which then fails validation).
+fn text(value: Option<&Value>) -> Option<String> {
+    match value? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+            _ => n.to_string(),
+        }),
+        other => Some(other.to_string()),
+    }
+}
+
+/// The API name of the parameter a generate error is about.
+fn parameter_name(error: &GenerateError) -> &'static str {
+    match error {
+        GenerateError::Size(_) | GenerateError::SizeTooSmall { .. } => "size",
+        GenerateError::Format(_) => "format",
+        GenerateError::Color(_) => "color",
+        GenerateError::Background(_) => "background",
+        GenerateError::ErrorCorrection(_) => "errorCorrection",
+        GenerateError::Margin(_) => "margin",
+        GenerateError::LogoSize(_) | GenerateError::LogoDoesNotFit { .. } => "logoSize",
+        GenerateError::MissingData
+        | GenerateError::TooManyCharacters { .. }
+        | GenerateError::DataTooLong { .. }
+        | GenerateError::Encoding(_) => "data",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    fn request(json: &str) -> BatchRequest {
+        BatchRequest::from_json(json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn request_errors() {
+        let err = |json: &str| {
+            BatchRequest::from_json(json.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err("{").starts_with("Invalid JSON body: "));
+        assert_eq!(
+            err("[]"),
+            "Request body must be a JSON object with an items array"
+        );
+        assert_eq!(err("{}"), "items array required");
+        assert_eq!(err(r#"{"items":"x"}"#), "items array required");
+        assert_eq!(
+            err(r#"{"items":[],"defaults":3}"#),
+            "Invalid defaults: it must be an object"
+        );
+        let empty = request(r#"{"items":[]}"#);
+        assert_eq!(
+            empty.validate(100).unwrap_err().to_string(),
+            "items array required"
+        );
+        let three = request(r#"{"items":[{"data":"a"},{"data":"b"},{"data":"c"}]}"#);
+        assert_eq!(
+            three.validate(2).unwrap_err().to_string(),
+            "Maximum 2 items allowed"
+        );
+        assert_eq!(three.validate(3), Ok(()));
+        let bad = request(r#"{"items":[{"data":"a"}],"defaults":{"size":10}}"#);
+        assert_eq!(
+            bad.validate(3).unwrap_err().to_string(),
+            "Invalid defaults.size"
+        );
+    }
+
+    #[test]
+    fn values_are_lenient_and_items_override_defaults() {
+        let r = request(
+            r#"{"items":[{"data":"a","size":400.0,"format":"svg"},{"data":7,"size":true},"x"],
+                "defaults":{"size":"200","errorCorrection":"H","color":"f00"}}"#,
+        );
+        let p0 = r.params(0).unwrap();
+        assert_eq!(p0.size.as_deref(), Some("400"));
+        assert_eq!(p0.format.as_deref(), Some("svg"));
+        assert_eq!(p0.error_correction.as_deref(), Some("H"));
+        assert_eq!(p0.color.as_deref(), Some("f00"));
+        let p1 = r.params(1).unwrap();
+        assert_eq!(p1.data.as_deref(), Some("7"));
+        assert_eq!(p1.size.as_deref(), Some("true"));
+        assert_eq!(r.params(2).unwrap().data, None);
+    }
+
+    #[test]
+    fn file_names_are_safe_and_unique() {
+        assert_eq!(
+            sanitize_stem("../../etc/passwd").as_deref(),
+            Some("_._etc_passwd")
+        );
+        assert_eq!(sanitize_stem("..").as_deref(), None);
+        assert_eq!(sanitize_stem("a\u{0}b\nc.PNG").as_deref(), Some("abc"));
+        assert_eq!(sanitize_stem("C:\\x\\y.svg").as_deref(), Some("C__x_y"));
+        assert_eq!(
+            sanitize_stem("  report..final.  ").as_deref(),
+            Some("report.final")
+        );
+        assert_eq!(
+            sanitize_stem(&"n".repeat(300)).map(|s| s.len()),
+            Some(MAX_STEM_CHARS)
+        );
+        let r = request(
+            r#"{"items":[
+                {"data":"1","filename":"menu"},
+                {"data":"2","filename":"MENU.png"},
+                {"data":"3"},
+                {"data":"4","format":"svg"},
+                {"data":"5","filename":"menu","format":"svg"},
+                {"data":"6","filename":"qr-003"},
+                {"data":"7","filename":"a/b"}
+            ]}"#,
+        );
+        assert_eq!(
+            r.file_names(),
+            [
+                "menu.png",
+                "MENU-2.png",
+                "qr-003.png",
+                "qr-004.svg",
+                "menu.svg",
+                "qr-003-2.png",
+                "a_b.png"
+            ]
+        );
+    }
+
+    #[test]
+    fn failures_go_to_errors_json() {
+        let r = request(
+            r#"{"items":[{"data":"ok","filename":"good"},{"size":"5"},{"data":"x","size":"10"},{"data":"y","format":"svg"}]}"#,
+        );
+        let archive = build_archive(&r).unwrap();
+        assert_eq!(archive.succeeded, 2);
+        let mut zip = zip::ZipArchive::new(Cursor::new(archive.zip)).unwrap();
+        let names: Vec<String> = zip.file_names().map(|n| n.unwrap().into_owned()).collect();
+        assert_eq!(names.len(), 3);
+        assert!(names.contains(&"good.png".to_owned()));
+        assert!(names.contains(&"qr-004.svg".to_owned()));
+        let mut json = String::new();
+        zip.by_name(ERRORS_FILE)
+            .unwrap()
+            .read_to_string(&mut json)
+            .unwrap();
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"errors":[
+                {"index":1,"data":"","error":"data parameter required"},
+                {"index":2,"data":"x","error":"Invalid size"}
+            ]})
+        );
+    }
+
+    #[test]
+    fn no_errors_file_when_all_succeed() {
+        let r = request(r#"{"items":[{"data":"a"},{"data":"b"}]}"#);
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let outcome = render_items_with(&r, |_| {
+            done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(done.into_inner(), 2);
+        let zip = write_zip(&outcome).unwrap();
+        let archive = zip::ZipArchive::new(Cursor::new(zip)).unwrap();
+        assert_eq!(archive.len(), 2);
+        assert!(archive.index_for_name(ERRORS_FILE).is_none());
+    }
+}
