@@ -145,8 +145,7 @@ impl Canvas {
         let last = positions.len().saturating_sub(1);
         for (i, &x) in positions.iter().enumerate() {
             for (j, &y) in positions.iter().enumerate() {
-                let on_finder =
-                    (i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0);
+                let on_finder = (i == 0 && (j == 0 || j == last)) || (i == last && j == 0);
                 if !on_finder {
                     for dy in 0..5usize {
                         for dx in 0..5usize {
@@ -286,23 +285,20 @@ fn draw_format_bits(rows: &mut BitGrid, columns: &mut BitGrid, level: EcLevel, m
 /// The (x, y) positions of format bits 0 to 14, for the copy around the top-left finder and the
 /// copy split between the other two.
 fn format_positions(size: usize) -> [[(usize, usize); 15]; 2] {
-    let mut first = [(0, 0); 15];
-    let mut second = [(0, 0); 15];
-    for i in 0..6 {
-        first[i] = (8, i);
-    }
-    first[6] = (8, 7);
-    first[7] = (8, 8);
-    first[8] = (7, 8);
-    for i in 9..15 {
-        first[i] = (14 - i, 8);
-    }
-    for i in 0..8 {
-        second[i] = (size - 1 - i, 8);
-    }
-    for i in 8..15 {
-        second[i] = (8, size - 15 + i);
-    }
+    let first = std::array::from_fn(|i| match i {
+        0..=5 => (8, i),
+        6 => (8, 7),
+        7 => (8, 8),
+        8 => (7, 8),
+        _ => (14 - i, 8),
+    });
+    let second = std::array::from_fn(|i| {
+        if i < 8 {
+            (size - 1 - i, 8)
+        } else {
+            (8, size - 15 + i)
+        }
+    });
     [first, second]
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The pipeline runs by stage, one module each: [`segment`] splits the data into the modes that
 //! give the shortest bit stream, `bits` builds the data codewords, `ec` adds Reed-Solomon error
-//! correction, `canvas` places modules and picks the mask (scored by `penalty`), and [`render`]
+//! correction, `canvas` places modules and picks the mask (scored by `penalty`), and [`mod@render`]
 //! turns the module matrix into PNG, SVG or terminal text at an exact pixel size.
 //!
 //! ```

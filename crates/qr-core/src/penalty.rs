@@ -118,13 +118,13 @@ fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
     let light_inside = and(&not(&dark), &inside);
     let light = not(&dark);
 
-    // Rule 1: a run of length L >= 5 scores L - 2, which is (L - 4) windows of five plus 2.
+    // Rule 1: a run of length L >= 5 scores N1 + (L - 5), which is (L - 4) windows of five plus N1 - 1.
     let mut score = 0;
     for run in [&dark, &light_inside] {
         let two = and(run, &shr(run, 1));
         let five = and(&and(&two, &shr(&two, 2)), &shr(run, 4));
         let starts = and(&five, &not(&shl(&five, 1)));
-        score += count(&five) + 2 * count(&starts);
+        score += count(&five) + (N1 - 1) * count(&starts);
     }
 
     // Rule 3. A pattern of scale n has a centre run of exactly 3n dark modules, so a line with no
