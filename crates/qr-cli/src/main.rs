@@ -1,3 +1,58 @@
 //! The `qr` command: generate QR codes, and run and administer the service.
 
-fn main() {}
+mod accounts;
+mod analytics;
+mod cli;
+mod db;
+mod docs;
+mod error;
+mod generate;
+mod keys;
+mod links;
+mod output;
+mod usage;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout, which may be a closed pipe: nothing left to say then.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(error::USAGE));
+        }
+    };
+    // Stdout is not locked for the whole run: `serve` and its threads may print too.
+    let mut out = std::io::stdout();
+    let result = run(cli, &mut out).and_then(|()| Ok(out.flush()?));
+    match result {
+        Ok(()) => ExitCode::from(error::SUCCESS),
+        Err(e) => {
+            let code = error::exit_code(&e);
+            if !error::is_broken_pipe(&e) {
+                eprintln!("{}", error::one_line(&e));
+            }
+            ExitCode::from(code)
+        }
+    }
+}
+
+/// Runs one command, writing its output to `out`.
+fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Generate(args) => generate::run(args, out),
+        Command::Accounts(args) => accounts::run(args, out),
+        Command::Keys(args) => keys::run(args, out),
+        Command::Links(args) => links::run(args, out),
+        Command::Analytics(args) => analytics::run(args, out),
+        Command::Usage(args) => usage::run(args, out),
+        Command::Completions(args) => docs::completions(args, out),
+        Command::Man(args) => docs::man(args, out),
+    }
+}

@@ -1,0 +1,357 @@
+//! `qr accounts`: create, list and show accounts, change their plan, e-mail and enterprise limits.
+
+use std::io::Write;
+
+use anyhow::bail;
+use clap::builder::TypedValueParser as _;
+use clap::{Args, Subcommand};
+use qr_domain::plan::{PerSecond, Retention};
+use qr_domain::{Account, EnterpriseOverrides, Limit, Plan, PlanLimits};
+use serde::Serialize;
+
+use crate::db::{self, AdminService, Create, DbArgs};
+use crate::output::{self, Table};
+
+/// `qr accounts`.
+#[derive(Debug, Args)]
+pub struct AccountsArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    #[command(subcommand)]
+    command: AccountsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum AccountsCommand {
+    /// Creates an account (the database file is created if missing).
+    Create {
+        /// The account's e-mail address; it must not belong to another account.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// The account's plan.
+        #[arg(long, default_value = "free", value_parser = plan_parser())]
+        plan: Plan,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Lists every account, oldest first, with its number of keys and links.
+    List {
+        /// Print the accounts as a JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Shows an account with the limits in force.
+    Show {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Changes an account's plan; the server applies it on its next request.
+    SetPlan {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// The new plan.
+        #[arg(long, value_parser = plan_parser())]
+        plan: Plan,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Changes an account's e-mail address.
+    SetEmail {
+        /// The account's current e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// The new e-mail address; it must not belong to another account.
+        #[arg(long, value_parser = db::parse_email)]
+        new_email: String,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sets the limits of an Enterprise account; options not given keep their current value.
+    ///
+    /// Each option takes a number, or `default` for the Enterprise default (unlimited requests,
+    /// links and retention; 200 requests per second; batches of 1000 items, 100 per minute).
+    /// The overrides are stored for any plan but only apply while the account is on Enterprise.
+    SetLimits {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Requests per calendar month (UTC).
+        #[arg(long, value_name = "N|default", value_parser = parse_override)]
+        monthly_requests: Option<Override>,
+        /// Requests per second per key, 1 to 1000000.
+        #[arg(long, value_name = "N|default", value_parser = parse_override)]
+        per_second: Option<Override>,
+        /// Items per batch request, at least 1.
+        #[arg(long, value_name = "N|default", value_parser = parse_override)]
+        batch_items: Option<Override>,
+        /// Batch requests per minute, at least 1.
+        #[arg(long, value_name = "N|default", value_parser = parse_override)]
+        batch_per_minute: Option<Override>,
+        /// Number of dynamic links.
+        #[arg(long, value_name = "N|default", value_parser = parse_override)]
+        links: Option<Override>,
+        /// Days of scan history kept, at least 1.
+        #[arg(long, value_name = "N|default", value_parser = parse_override)]
+        retention_days: Option<Override>,
+        /// Reset every limit to the Enterprise default before applying the other options.
+        #[arg(long)]
+        reset: bool,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A limit given on the command line: a number or the Enterprise default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Override {
+    /// Back to the Enterprise default.
+    Default,
+    /// This number.
+    Value(u64),
+}
+
+/// An account with its effective limits and counts, as `show` and `list` print it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AccountView {
+    #[serde(flatten)]
+    account: Account,
+    limits: PlanLimits,
+    keys: usize,
+    links: usize,
+}
+
+/// The plan names as clap possible values, so that help and completions list them.
+pub fn plan_parser() -> impl clap::builder::TypedValueParser<Value = Plan> {
+    clap::builder::PossibleValuesParser::new(Plan::ALL.map(Plan::as_str)).try_map(|s| s.parse())
+}
+
+fn parse_override(raw: &str) -> Result<Override, String> {
+    let raw = raw.trim();
+    if raw.eq_ignore_ascii_case("default") {
+        return Ok(Override::Default);
+    }
+    raw.parse::<u64>()
+        .map(Override::Value)
+        .map_err(|_| format!("expected a whole number or `default`, got {raw:?}"))
+}
+
+impl Override {
+    fn to_u64(self) -> Option<u64> {
+        match self {
+            Override::Default => None,
+            Override::Value(n) => Some(n),
+        }
+    }
+
+    fn to_u32(self, what: &str) -> anyhow::Result<Option<u32>> {
+        self.to_u64()
+            .map(|n| {
+                u32::try_from(n)
+                    .map_err(|_| crate::error::usage(format!("{what} {n} is too large")))
+            })
+            .transpose()
+    }
+}
+
+/// Runs `qr accounts`.
+pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let create = match args.command {
+        AccountsCommand::Create { .. } => Create::IfMissing,
+        _ => Create::Never,
+    };
+    let service = args.db.open(create)?;
+    match args.command {
+        AccountsCommand::Create { email, plan, json } => {
+            let account = create_account(&service, &email, plan)?;
+            print_account(&service, account, json, out)
+        }
+        AccountsCommand::List { json } => list(&service, json, out),
+        AccountsCommand::Show { email, json } => {
+            let account = db::account_by_email(&service, &email)?;
+            print_account(&service, account, json, out)
+        }
+        AccountsCommand::SetPlan { email, plan, json } => {
+            let account = db::account_by_email(&service, &email)?;
+            let account = service.set_plan(account.id, plan)?;
+            print_account(&service, account, json, out)
+        }
+        AccountsCommand::SetEmail {
+            email,
+            new_email,
+            json,
+        } => {
+            let account = db::account_by_email(&service, &email)?;
+            if let Some(other) = db::find_account(&service, &new_email)? {
+                if other.id != account.id {
+                    bail!("another account already has the e-mail address {new_email}");
+                }
+            }
+            let account = service.set_email(account.id, &new_email)?;
+            print_account(&service, account, json, out)
+        }
+        AccountsCommand::SetLimits {
+            email,
+            monthly_requests,
+            per_second,
+            batch_items,
+            batch_per_minute,
+            links,
+            retention_days,
+            reset,
+            json,
+        } => {
+            let account = db::account_by_email(&service, &email)?;
+            let mut o = if reset {
+                EnterpriseOverrides::default()
+            } else {
+                account.overrides
+            };
+            if let Some(v) = monthly_requests {
+                o.monthly_requests = v.to_u64();
+            }
+            if let Some(v) = per_second {
+                o.per_second = v
+                    .to_u64()
+                    .map(PerSecond::new)
+                    .transpose()
+                    .map_err(|e| crate::error::usage(format!("--per-second: {e}")))?;
+            }
+            if let Some(v) = batch_items {
+                o.batch_items = v.to_u32("--batch-items")?;
+            }
+            if let Some(v) = batch_per_minute {
+                o.batch_per_minute = v.to_u32("--batch-per-minute")?;
+            }
+            if let Some(v) = links {
+                o.links = v.to_u64();
+            }
+            if let Some(v) = retention_days {
+                o.retention_days = v.to_u32("--retention-days")?;
+            }
+            o.validate()
+                .map_err(|e| crate::error::usage(e.to_string()))?;
+            let account = service.set_overrides(account.id, o)?;
+            if account.plan != Plan::Enterprise {
+                eprintln!(
+                    "qr: note: {} is on the {} plan; these limits apply once it is on enterprise",
+                    account.email, account.plan
+                );
+            }
+            print_account(&service, account, json, out)
+        }
+    }
+}
+
+/// Creates an account unless its e-mail address is taken.
+pub fn create_account(service: &AdminService, email: &str, plan: Plan) -> anyhow::Result<Account> {
+    if db::find_account(service, email)?.is_some() {
+        bail!("an account with the e-mail address {email} already exists");
+    }
+    Ok(service.create_account(email, plan)?)
+}
+
+fn view(service: &AdminService, account: Account) -> anyhow::Result<AccountView> {
+    Ok(AccountView {
+        limits: account.limits(),
+        keys: service.keys(account.id)?.len(),
+        links: service.links(account.id)?.len(),
+        account,
+    })
+}
+
+fn list(service: &AdminService, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let views = service
+        .accounts()?
+        .into_iter()
+        .map(|a| view(service, a))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if json {
+        return output::write_json(out, &views);
+    }
+    let mut table = Table::new(&["ID", "E-MAIL", "PLAN", "KEYS", "LINKS", "CREATED"]);
+    for v in &views {
+        table.row(vec![
+            v.account.id.to_string(),
+            v.account.email.to_string(),
+            v.account.plan.to_string(),
+            v.keys.to_string(),
+            v.links.to_string(),
+            output::time(v.account.created_at),
+        ]);
+    }
+    Ok(table.write(out)?)
+}
+
+fn print_account(
+    service: &AdminService,
+    account: Account,
+    json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let v = view(service, account)?;
+    if json {
+        return output::write_json(out, &v);
+    }
+    let l = &v.limits;
+    let batch = l.batch.map_or_else(
+        || "not available".to_owned(),
+        |b| format!("{} items, {} per minute", b.max_items, b.per_minute),
+    );
+    let retention = match l.retention {
+        Retention::Unlimited => "unlimited".to_owned(),
+        Retention::Days(d) => format!("{d} days"),
+    };
+    Ok(output::write_fields(
+        out,
+        &[
+            ("id", v.account.id.to_string()),
+            ("e-mail", v.account.email.to_string()),
+            ("plan", v.account.plan.to_string()),
+            ("created", output::time(v.account.created_at)),
+            ("keys", v.keys.to_string()),
+            ("links", format!("{} of {}", v.links, limit(l.links))),
+            ("monthly requests", limit(l.monthly_requests)),
+            ("requests per second", l.per_second.get().to_string()),
+            ("batch", batch),
+            ("scan retention", retention),
+            ("enterprise limits", overrides(&v.account.overrides)),
+        ],
+    )?)
+}
+
+/// The overrides that are set, as `links 3, per second 20`, or `none`.
+fn overrides(o: &EnterpriseOverrides) -> String {
+    let set: Vec<String> = [
+        ("monthly requests", o.monthly_requests),
+        ("per second", o.per_second.map(|r| u64::from(r.get()))),
+        ("batch items", o.batch_items.map(u64::from)),
+        ("batch per minute", o.batch_per_minute.map(u64::from)),
+        ("links", o.links),
+        ("retention days", o.retention_days.map(u64::from)),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| value.map(|v| format!("{name} {v}")))
+    .collect();
+    if set.is_empty() {
+        "none (enterprise defaults)".to_owned()
+    } else {
+        set.join(", ")
+    }
+}
+
+fn limit(l: Limit) -> String {
+    match l {
+        Limit::Unlimited => "unlimited".to_owned(),
+        Limit::Max(n) => n.to_string(),
+    }
+}

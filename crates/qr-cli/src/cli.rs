@@ -1,0 +1,80 @@
+//! The command-line definition: every subcommand, shared by the parser, the completions and the manual.
+
+use clap::{Parser, Subcommand};
+
+use crate::accounts::AccountsArgs;
+use crate::analytics::AnalyticsArgs;
+use crate::docs::{CompletionsArgs, ManArgs};
+use crate::generate::GenerateArgs;
+use crate::keys::KeysArgs;
+use crate::links::LinksArgs;
+use crate::usage::UsageArgs;
+
+/// Make QR codes, run the QR code service, and administer its accounts, keys, links and analytics.
+#[derive(Debug, Parser)]
+#[command(
+    name = "qr",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    after_long_help = "\
+Exit status:
+  0  success (also when standard output is closed early, as in `qr keys list | head -1`)
+  1  failure: I/O, database, something not found or not allowed by the data, failed batch items
+  2  usage error: unknown option, missing or invalid value
+
+Environment (shared with the server; a flag overrides its variable):
+  QR_DB                        database file of serve and the administration commands [./qr.db]
+  QR_LISTEN                    address serve listens on [127.0.0.1:8080]
+  QR_BASE_URL                  public address of the service, for short URLs
+  QR_GEOIP_DB                  MaxMind-format City database for scan locations
+  QR_TRUSTED_PROXIES           comma-separated CIDRs whose forwarding headers are believed
+  QR_ALLOW_PRIVATE_LOGO_HOSTS  let logo URLs point at private addresses (true/false)
+  NO_COLOR                     no colours in the terminal drawing of `qr generate`
+
+Examples:
+  qr generate 'https://example.com' -o code.png
+  qr generate 'hello' --ec H --margin 2            (drawn in the terminal)
+  qr batch items.csv -o codes.zip --size 600
+  KEY=$(qr keys create --email ops@example.com --plan pro)
+  qr serve --listen 0.0.0.0:8080
+  qr analytics 6f1c... --format csv > scans.csv"
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Makes one QR code image (PNG or SVG), or draws it in the terminal.
+    Generate(GenerateArgs),
+    /// Creates, lists and shows accounts; changes plans and enterprise limits.
+    Accounts(AccountsArgs),
+    /// Creates, lists, regenerates and revokes API keys; sets their restrictions.
+    Keys(KeysArgs),
+    /// Manages an account's dynamic links.
+    Links(LinksArgs),
+    /// Shows a link's scan analytics as a table, JSON or CSV.
+    Analytics(AnalyticsArgs),
+    /// Shows an account's requests this month against its plan's limit.
+    Usage(UsageArgs),
+    /// Prints shell completions for bash, zsh, fish, elvish or PowerShell.
+    Completions(CompletionsArgs),
+    /// Prints the manual page (roff), or writes one per subcommand into a directory.
+    Man(ManArgs),
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

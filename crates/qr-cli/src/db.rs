@@ -1,0 +1,110 @@
+//! The database option shared by `serve` and the administration commands, and lookups of accounts by e-mail.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use clap::Args;
+use qr_domain::{Account, Email, Link, NoGeoLocator, Service, SystemClock};
+use qr_sqlite::SqliteStore;
+
+/// The service as the administration commands use it: the SQLite store and the system clock.
+pub type AdminService = Service<SqliteStore, SystemClock>;
+
+/// The `--db` option.
+#[derive(Debug, Clone, Args)]
+pub struct DbArgs {
+    /// The SQLite database file shared with `qr serve`.
+    ///
+    /// Changes made by the administration commands take effect on the running server's next
+    /// request. Commands that only read refuse a missing file instead of creating an empty one.
+    #[arg(
+        long,
+        env = "QR_DB",
+        default_value = "qr.db",
+        value_name = "FILE",
+        global = true
+    )]
+    pub db: PathBuf,
+}
+
+/// Whether a command may create the database file when it does not exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Create {
+    /// Create the file (commands that add accounts or keys).
+    IfMissing,
+    /// Refuse a missing file: it is most likely a wrong `--db` or working directory.
+    Never,
+}
+
+impl DbArgs {
+    /// Opens the database and the service over it.
+    pub fn open(&self, create: Create) -> anyhow::Result<AdminService> {
+        if create == Create::Never && !self.db.exists() {
+            bail!(
+                "no database at {}: pass --db FILE or set QR_DB (qr accounts create, qr keys create and qr serve create one)",
+                self.db.display()
+            );
+        }
+        let store = SqliteStore::open(&self.db)?;
+        let service = Service::new(Arc::new(store), SystemClock, Arc::new(NoGeoLocator))
+            .with_context(|| format!("cannot start the service on {}", self.db.display()))?;
+        Ok(service)
+    }
+}
+
+/// The account with this e-mail address (compared without regard to case), if any.
+pub fn find_account(service: &AdminService, email: &str) -> anyhow::Result<Option<Account>> {
+    let email = Email::parse(email).map_err(|e| crate::error::usage(format!("--email: {e}")))?;
+    let mut found: Vec<Account> = service
+        .accounts()?
+        .into_iter()
+        .filter(|a| a.email.as_str().eq_ignore_ascii_case(email.as_str()))
+        .collect();
+    match found.len() {
+        0 => Ok(None),
+        1 => Ok(found.pop()),
+        n => bail!(
+            "{n} accounts have the e-mail address {email}; this database was not written by qr, which keeps addresses unique"
+        ),
+    }
+}
+
+/// The account with this e-mail address, or an error naming it.
+pub fn account_by_email(service: &AdminService, email: &str) -> anyhow::Result<Account> {
+    find_account(service, email)?
+        .with_context(|| format!("no account has the e-mail address {}", email.trim()))
+}
+
+/// A link and its account: within the account of `email` when given, otherwise in every account.
+pub fn find_link(
+    service: &AdminService,
+    email: Option<&str>,
+    link_id: &str,
+) -> anyhow::Result<(Account, Link)> {
+    let accounts = match email {
+        Some(email) => vec![account_by_email(service, email)?],
+        None => service.accounts()?,
+    };
+    for account in accounts {
+        match service.link(account.id, link_id) {
+            Ok(link) => return Ok((account, link)),
+            Err(qr_domain::link::LinkError::NotFound) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    match email {
+        Some(email) => bail!(
+            "link {link_id} not found in the account of {}",
+            email.trim()
+        ),
+        None => bail!("link {link_id} not found"),
+    }
+}
+
+/// Parses an e-mail address for clap, so an invalid one is a usage error.
+pub fn parse_email(raw: &str) -> Result<String, String> {
+    Email::parse(raw)
+        .map(|e| e.as_str().to_owned())
+        .map_err(|e| e.to_string())
+}

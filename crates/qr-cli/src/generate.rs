@@ -1,0 +1,245 @@
+//! `qr generate`: one code from an argument or standard input, to a file, standard output or the terminal.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::Args;
+use qr_core::{Format, Logo, QrCode, RenderOptions};
+
+use crate::error::usage;
+
+/// `qr generate`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Where the code goes:
+  -o FILE     the image, in the format of FILE's extension (.png or .svg) unless --format is given
+  -o -        the image on standard output
+  no -o       drawn as text when standard output is a terminal, otherwise the image bytes on
+              standard output (so `qr generate hi > hi.png` works)
+
+Data comes from DATA, or from standard input when DATA is `-` or absent and standard input is
+not a terminal; one trailing line break of standard input is dropped, so `echo hi | qr generate`
+encodes `hi`. Values are checked as the API checks them, with the API's messages.")]
+pub struct GenerateArgs {
+    /// The text to encode (at most 2953 characters); `-` reads standard input.
+    data: Option<String>,
+    /// Write the image to FILE (`-` for standard output).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Image width and height in pixels, 50 to 2000 [default: 300].
+    #[arg(long, value_name = "PIXELS")]
+    size: Option<String>,
+    /// Image format, png or svg [default: from the -o extension, else png].
+    #[arg(long, value_name = "png|svg")]
+    format: Option<String>,
+    /// Colour of the dark modules, hex RRGGBB, RGB or RRGGBBAA without `#` [default: 000000].
+    #[arg(long, value_name = "HEX")]
+    color: Option<String>,
+    /// Colour of the light modules and the quiet zone, hex without `#` [default: ffffff].
+    #[arg(long, value_name = "HEX")]
+    background: Option<String>,
+    /// Error correction level: L (7%), M (15%), Q (25%) or H (30%) [default: M; H with a logo].
+    #[arg(long, alias = "error-correction", value_name = "L|M|Q|H")]
+    ec: Option<String>,
+    /// Quiet zone around the code, in modules, 0 to 10 [default: 4].
+    #[arg(long, value_name = "MODULES")]
+    margin: Option<String>,
+    /// A PNG or JPEG image to put in the centre (the code then uses level H).
+    #[arg(long, value_name = "FILE")]
+    logo: Option<PathBuf>,
+    /// The logo's width as a percentage of the code's width, 5 to 30 [default: 20].
+    #[arg(long, value_name = "PERCENT")]
+    logo_size: Option<String>,
+    /// Draw the code as text even when standard output is not a terminal.
+    #[arg(long, short = 't', conflicts_with = "output")]
+    terminal: bool,
+    /// In text output without colours, draw the light modules as blocks instead of the dark ones
+    /// (for light-on-dark terminals). Colours are used on a terminal unless NO_COLOR is set.
+    #[arg(long)]
+    invert: bool,
+}
+
+/// Where the code goes.
+enum Target<'a> {
+    File(&'a Path),
+    Stdout,
+    Text { colours: bool },
+}
+
+/// The raw option values, named as the API's query parameters.
+struct Params<'a> {
+    data: Option<&'a str>,
+    size: Option<&'a str>,
+    format: Option<&'a str>,
+    color: Option<&'a str>,
+    background: Option<&'a str>,
+    error_correction: Option<&'a str>,
+    margin: Option<&'a str>,
+    logo_size: Option<&'a str>,
+}
+
+/// Runs `qr generate`.
+pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let stdout_tty = std::io::stdout().is_terminal();
+    let target = match args.output.as_deref() {
+        Some(p) if p == Path::new("-") => Target::Stdout,
+        Some(p) => Target::File(p),
+        None if args.terminal || stdout_tty => Target::Text {
+            colours: stdout_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        },
+        None => Target::Stdout,
+    };
+    let data = read_data(args.data.as_deref())?;
+    // The format: --format, else the output file's extension, else png.
+    let format = match (&args.format, &target) {
+        (Some(f), _) => Some(f.clone()),
+        (None, Target::File(path)) => Some(format_of(path)?.to_owned()),
+        (None, _) => None,
+    };
+    let params = Params {
+        data: data.as_deref(),
+        size: args.size.as_deref(),
+        format: format.as_deref(),
+        color: args.color.as_deref(),
+        background: args.background.as_deref(),
+        error_correction: args.ec.as_deref(),
+        margin: args.margin.as_deref(),
+        logo_size: args.logo_size.as_deref(),
+    };
+    let (data, mut options) = parse(&params)?;
+    if let Some(path) = &args.logo {
+        if matches!(target, Target::Text { .. }) {
+            return Err(usage(
+                "a logo cannot be drawn as text: write an image with -o FILE or -o -",
+            ));
+        }
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("cannot read the logo {}", path.display()))?;
+        let logo = Logo::decode(bytes).with_context(|| format!("logo {}", path.display()))?;
+        options.logo = Some(logo);
+    }
+    match target {
+        Target::Text { colours } => {
+            let code = QrCode::encode_with(data.as_bytes(), &options.encode_options())?;
+            let text = qr_core::render_terminal(
+                &code,
+                usize::from(options.margin.modules()),
+                args.invert && !colours,
+            );
+            write_text(&text, colours, out)
+        }
+        Target::Stdout => {
+            if stdout_tty && options.format == Format::Png {
+                return Err(usage(
+                    "refusing to write a PNG image to the terminal: redirect standard output, use -o FILE, or leave out -o to draw the code as text",
+                ));
+            }
+            let image = qr_core::render(&data, &options)?;
+            out.write_all(&image)?;
+            out.flush()?;
+            Ok(())
+        }
+        Target::File(path) => {
+            let image = qr_core::render(&data, &options)?;
+            std::fs::write(path, image)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Ok(())
+        }
+    }
+}
+
+/// The data: the argument, or standard input when it is `-` or absent and stdin is not a terminal.
+fn read_data(arg: Option<&str>) -> anyhow::Result<Option<String>> {
+    let from_stdin = match arg {
+        Some("-") => true,
+        Some(_) => false,
+        None => !std::io::stdin().is_terminal(),
+    };
+    if !from_stdin {
+        return Ok(arg.map(str::to_owned));
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .context("cannot read standard input")?;
+    let mut text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("standard input is not UTF-8 text"))?;
+    if text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    Ok(Some(text))
+}
+
+/// The format named by a file's extension.
+fn format_of(path: &Path) -> anyhow::Result<&'static str> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok("png"),
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok("svg"),
+        _ => Err(usage(format!(
+            "cannot tell the image format from {}: name the file .png or .svg, or pass --format",
+            path.display()
+        ))),
+    }
+}
+
+/// Validates the parameters as the API does.
+fn parse(p: &Params<'_>) -> anyhow::Result<(String, RenderOptions)> {
+    let bad = |e: qr_core::OptionError| usage(e.to_string());
+    let data = match p.data {
+        Some(d) if !d.is_empty() => d.to_owned(),
+        _ => {
+            return Err(usage(
+                "data parameter required: pass DATA or pipe the data on standard input",
+            ));
+        }
+    };
+    let mut o = RenderOptions::default();
+    if let Some(v) = p.size {
+        o.size = v.parse().map_err(bad)?;
+    }
+    if let Some(v) = p.format {
+        o.format = v.parse().map_err(bad)?;
+    }
+    if let Some(v) = p.color {
+        o.color = v.parse().map_err(bad)?;
+    }
+    if let Some(v) = p.background {
+        o.background = v.parse().map_err(bad)?;
+    }
+    if let Some(v) = p.error_correction {
+        o.ec_level = qr_core::EcLevel::parse(v)
+            .ok_or_else(|| bad(qr_core::OptionError::EcLevel(v.to_owned())))?;
+    }
+    if let Some(v) = p.margin {
+        o.margin = v.parse().map_err(bad)?;
+    }
+    if let Some(v) = p.logo_size {
+        o.logo_size = v.parse().map_err(bad)?;
+    }
+    let count = data.chars().count();
+    if count > qr_core::render::MAX_DATA_CHARS {
+        return Err(usage(format!(
+            "data is {count} characters long; at most {} are allowed",
+            qr_core::render::MAX_DATA_CHARS
+        )));
+    }
+    Ok((data, o))
+}
+
+/// Writes the text drawing, black on white with ANSI colours when `colours`.
+fn write_text(text: &str, colours: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    for line in text.lines() {
+        if colours {
+            writeln!(out, "\x1b[30;107m{line}\x1b[0m")?;
+        } else {
+            writeln!(out, "{line}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,353 @@
+//! `qr keys`: create, list, show, regenerate and revoke API keys, and change their restrictions.
+
+use std::io::Write;
+
+use anyhow::bail;
+use chrono::{DateTime, Utc};
+use clap::builder::TypedValueParser as _;
+use clap::{Args, Subcommand};
+use qr_domain::access::{IpRule, OriginPattern};
+use qr_domain::plan::PerSecond;
+use qr_domain::{Account, ApiKey, Endpoint, KeyId, KeyMode, KeySettings, Plan};
+use serde::Serialize;
+
+use crate::accounts::{create_account, plan_parser};
+use crate::db::{self, AdminService, Create, DbArgs};
+use crate::output::{self, Table};
+
+/// `qr keys`.
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    #[command(subcommand)]
+    command: KeysCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Creates a key and prints it alone on standard output (it is shown only this once).
+    ///
+    /// The account of the e-mail address is created first when there is none, so
+    /// `KEY=$(qr keys create --email a@example.com --plan pro)` works on an empty database.
+    Create {
+        /// The e-mail address of the key's account.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// The plan of the account. It is used when the account is created (default free); for an
+        /// existing account on another plan the command fails rather than change it silently.
+        #[arg(long, value_parser = plan_parser())]
+        plan: Option<Plan>,
+        /// Create a test key (qrapi_test_...) instead of a live key (qrapi_live_...).
+        #[arg(long)]
+        test: bool,
+    },
+    /// Lists keys (never their secrets): id, account e-mail, display prefix, mode, created, last used.
+    List {
+        /// Only the keys of this account.
+        #[arg(long, value_parser = db::parse_email)]
+        email: Option<String>,
+        /// Print the keys as a JSON array, settings included.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Shows a key and its restrictions (never its secret).
+    Show {
+        /// The key's id, as `qr keys list` shows it.
+        id: KeyId,
+        /// Print the key as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Gives a key a new secret and prints it alone; the old secret stops working at once.
+    Regenerate {
+        /// The key's id.
+        id: KeyId,
+    },
+    /// Deletes a key; requests with it fail from the server's next request on.
+    Revoke {
+        /// The key's id.
+        id: KeyId,
+    },
+    /// Changes a key's restrictions, then shows the key.
+    ///
+    /// Lists are changed in this order: the --clear-* options empty them, the --remove-*
+    /// options take entries out, and --allow-* add entries. An empty origin list allows every
+    /// origin and an empty IP list every address.
+    Set {
+        /// The key's id.
+        id: KeyId,
+        /// Allow browser requests from this origin: `*`, a host, `*.example.com` or
+        /// `https://host[:port]` (repeatable).
+        #[arg(long, value_name = "PATTERN")]
+        allow_origin: Vec<OriginPattern>,
+        /// Take this origin out of the allowed origins (repeatable).
+        #[arg(long, value_name = "PATTERN")]
+        remove_origin: Vec<OriginPattern>,
+        /// Remove every allowed origin (the key then works from any origin).
+        #[arg(long)]
+        clear_origins: bool,
+        /// Allow requests from this address or CIDR network, such as 203.0.113.7 or
+        /// 10.0.0.0/8 (repeatable).
+        #[arg(long, value_name = "ADDRESS|CIDR")]
+        allow_ip: Vec<IpRule>,
+        /// Take this address or network out of the allowlist (repeatable).
+        #[arg(long, value_name = "ADDRESS|CIDR")]
+        remove_ip: Vec<IpRule>,
+        /// Remove every IP rule (the key then works from any address).
+        #[arg(long)]
+        clear_ips: bool,
+        /// The key's own requests per second, at most the plan's; `plan` uses the plan's rate.
+        #[arg(long, value_name = "N|plan", value_parser = parse_rate)]
+        rate: Option<Rate>,
+        /// Bar the key from an endpoint (repeatable).
+        #[arg(long, value_name = "ENDPOINT", value_parser = endpoint_parser())]
+        disable_endpoint: Vec<Endpoint>,
+        /// Allow an endpoint that was disabled (repeatable).
+        #[arg(long, value_name = "ENDPOINT", value_parser = endpoint_parser())]
+        enable_endpoint: Vec<Endpoint>,
+        /// Enable every endpoint.
+        #[arg(long)]
+        enable_all_endpoints: bool,
+        /// Print the key as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A `--rate` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rate {
+    /// Use the plan's rate.
+    Plan,
+    /// This many requests per second.
+    PerSecond(PerSecond),
+}
+
+/// A key as `list`, `show` and `set` print it: everything but the secret.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KeyView {
+    id: KeyId,
+    account_id: qr_domain::AccountId,
+    email: String,
+    display_prefix: String,
+    mode: KeyMode,
+    created_at: DateTime<Utc>,
+    last_used_at: Option<DateTime<Utc>>,
+    settings: KeySettings,
+}
+
+fn endpoint_parser() -> impl clap::builder::TypedValueParser<Value = Endpoint> {
+    clap::builder::PossibleValuesParser::new(Endpoint::ALL.map(Endpoint::as_str))
+        .try_map(|s| s.parse::<Endpoint>())
+}
+
+fn parse_rate(raw: &str) -> Result<Rate, String> {
+    if raw.trim().eq_ignore_ascii_case("plan") {
+        return Ok(Rate::Plan);
+    }
+    let n: u64 = raw.trim().parse().map_err(|_| {
+        format!("expected a whole number of requests per second or `plan`, got {raw:?}")
+    })?;
+    PerSecond::new(n)
+        .map(Rate::PerSecond)
+        .map_err(|e| e.to_string())
+}
+
+/// Runs `qr keys`.
+pub fn run(args: KeysArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let create = match args.command {
+        KeysCommand::Create { .. } => Create::IfMissing,
+        _ => Create::Never,
+    };
+    let service = args.db.open(create)?;
+    match args.command {
+        KeysCommand::Create { email, plan, test } => {
+            let account = match db::find_account(&service, &email)? {
+                Some(account) => {
+                    if let Some(plan) = plan.filter(|p| *p != account.plan) {
+                        bail!(
+                            "{} is on the {} plan, not {plan}; change it with `qr accounts set-plan --email {} --plan {plan}` or leave out --plan",
+                            account.email,
+                            account.plan,
+                            account.email
+                        );
+                    }
+                    account
+                }
+                None => create_account(&service, &email, plan.unwrap_or(Plan::Free))?,
+            };
+            let mode = if test { KeyMode::Test } else { KeyMode::Live };
+            let (_, secret) = service.create_key(account.id, mode)?;
+            writeln!(out, "{}", secret.expose_secret())?;
+            Ok(())
+        }
+        KeysCommand::List { email, json } => list(&service, email.as_deref(), json, out),
+        KeysCommand::Show { id, json } => {
+            let key = service.key(id)?;
+            print_key(&service, key, json, out)
+        }
+        KeysCommand::Regenerate { id } => {
+            let (_, secret) = service.regenerate_key(id)?;
+            writeln!(out, "{}", secret.expose_secret())?;
+            Ok(())
+        }
+        KeysCommand::Revoke { id } => {
+            service.delete_key(id)?;
+            eprintln!("qr: revoked key {id}");
+            Ok(())
+        }
+        KeysCommand::Set {
+            id,
+            allow_origin,
+            remove_origin,
+            clear_origins,
+            allow_ip,
+            remove_ip,
+            clear_ips,
+            rate,
+            disable_endpoint,
+            enable_endpoint,
+            enable_all_endpoints,
+            json,
+        } => {
+            if let Some(both) = disable_endpoint
+                .iter()
+                .find(|e| enable_endpoint.contains(e))
+            {
+                return Err(crate::error::usage(format!(
+                    "the endpoint {} is both disabled and enabled",
+                    both.as_str()
+                )));
+            }
+            let key = service.key(id)?;
+            let mut s = key.settings.clone();
+            if clear_origins {
+                s.allowed_origins.clear();
+            }
+            s.allowed_origins.retain(|p| !remove_origin.contains(p));
+            for p in allow_origin {
+                if !s.allowed_origins.contains(&p) {
+                    s.allowed_origins.push(p);
+                }
+            }
+            if clear_ips {
+                s.ip_allowlist.clear();
+            }
+            s.ip_allowlist.retain(|r| !remove_ip.contains(r));
+            for r in allow_ip {
+                if !s.ip_allowlist.contains(&r) {
+                    s.ip_allowlist.push(r);
+                }
+            }
+            match rate {
+                Some(Rate::Plan) => s.rate_per_second = None,
+                Some(Rate::PerSecond(r)) => s.rate_per_second = Some(r),
+                None => {}
+            }
+            if enable_all_endpoints {
+                s.disabled_endpoints.clear();
+            }
+            for e in &enable_endpoint {
+                s.disabled_endpoints.remove(e);
+            }
+            s.disabled_endpoints.extend(disable_endpoint);
+            let key = service.update_key_settings(id, s)?;
+            print_key(&service, key, json, out)
+        }
+    }
+}
+
+fn view(key: ApiKey, account: &Account) -> KeyView {
+    KeyView {
+        id: key.id,
+        account_id: key.account_id,
+        email: account.email.to_string(),
+        display_prefix: key.display_prefix,
+        mode: key.mode,
+        created_at: key.created_at,
+        last_used_at: key.last_used_at,
+        settings: key.settings,
+    }
+}
+
+fn list(
+    service: &AdminService,
+    email: Option<&str>,
+    json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let accounts = match email {
+        Some(email) => vec![db::account_by_email(service, email)?],
+        None => service.accounts()?,
+    };
+    let mut views = Vec::new();
+    for account in &accounts {
+        for key in service.keys(account.id)? {
+            views.push(view(key, account));
+        }
+    }
+    if json {
+        return output::write_json(out, &views);
+    }
+    let mut table = Table::new(&["ID", "E-MAIL", "PREFIX", "MODE", "CREATED", "LAST USED"]);
+    for v in &views {
+        table.row(vec![
+            v.id.to_string(),
+            v.email.clone(),
+            format!("{}…", v.display_prefix),
+            v.mode.as_str().to_owned(),
+            output::time(v.created_at),
+            output::time_or_never(v.last_used_at),
+        ]);
+    }
+    Ok(table.write(out)?)
+}
+
+fn print_key(
+    service: &AdminService,
+    key: ApiKey,
+    json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let account = service.account(key.account_id)?;
+    let limits = account.limits();
+    let v = view(key, &account);
+    if json {
+        return output::write_json(out, &v);
+    }
+    let s = &v.settings;
+    let rate = match s.rate_per_second {
+        Some(r) => format!("{}/s (plan: {}/s)", r.get(), limits.per_second.get()),
+        None => format!("plan's rate, {}/s", limits.per_second.get()),
+    };
+    let origins = if s.allowed_origins.is_empty() {
+        "any".to_owned()
+    } else {
+        output::list_or_dash(&s.allowed_origins)
+    };
+    let ips = if s.ip_allowlist.is_empty() {
+        "any".to_owned()
+    } else {
+        output::list_or_dash(&s.ip_allowlist)
+    };
+    Ok(output::write_fields(
+        out,
+        &[
+            ("id", v.id.to_string()),
+            ("e-mail", v.email.clone()),
+            ("prefix", format!("{}…", v.display_prefix)),
+            ("mode", v.mode.as_str().to_owned()),
+            ("created", output::time(v.created_at)),
+            ("last used", output::time_or_never(v.last_used_at)),
+            ("allowed origins", origins),
+            ("allowed IPs", ips),
+            ("rate", rate),
+            (
+                "disabled endpoints",
+                output::list_or_dash(s.disabled_endpoints.iter().map(|e| e.as_str())),
+            ),
+        ],
+    )?)
+}
