@@ -3,6 +3,7 @@
 mod layout;
 mod logo;
 mod png;
+mod runs;
 mod svg;
 mod terminal;
 

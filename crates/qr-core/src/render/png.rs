@@ -1,10 +1,12 @@
 //! PNG output: a 1-bit image (grey or a two-entry palette with tRNS) compressed by our scanline deflate.
 
+use crate::canvas::WORDS;
 use crate::deflate::zlib_compress;
 use crate::encode::QrCode;
 use crate::options::Color;
 use crate::render::layout::Layout;
 use crate::render::logo::ClearedArea;
+use crate::render::runs::for_each_run;
 
 /// Encodes the code as a 1-bit PNG: dark modules in `color`, everything else in `background`.
 ///
@@ -27,9 +29,18 @@ pub(crate) fn encode(
     let mut row = vec![0u8; stride];
     for my in 0..code.size() {
         row.fill(0);
-        for mx in runs_of_dark(code, my, cleared) {
-            fill_bits(&mut row[1..], offset + mx.0 * s, offset + mx.1 * s);
+        let mut words = [0u64; WORDS];
+        words.copy_from_slice(code.row_words(my));
+        if let Some(area) = cleared {
+            area.clear_row(&mut words, my);
         }
+        let mut x = 0;
+        for_each_run(&words, code.size(), |dark, length| {
+            if dark {
+                fill_bits(&mut row[1..], offset + x * s, offset + (x + length) * s);
+            }
+            x += length;
+        });
         let first = (offset + my * s) * stride;
         for y in 0..s {
             raw[first + y * stride..first + (y + 1) * stride].copy_from_slice(&row);
@@ -119,36 +130,6 @@ impl Palette {
             alpha,
         }
     }
-}
-
-/// The half-open module ranges of dark runs on row `y`, with cleared modules taken out.
-fn runs_of_dark(
-    code: &QrCode,
-    y: usize,
-    cleared: Option<&ClearedArea>,
-) -> impl Iterator<Item = (usize, usize)> {
-    let size = code.size();
-    let words = code.row_words(y);
-    let mut x = 0;
-    let cleared = cleared.copied();
-    std::iter::from_fn(move || {
-        while x < size {
-            let dark = |x: usize| {
-                (words[x / 64] >> (x % 64)) & 1 == 1
-                    && !cleared.is_some_and(|area| area.contains(x, y))
-            };
-            if !dark(x) {
-                x += 1;
-                continue;
-            }
-            let start = x;
-            while x < size && dark(x) {
-                x += 1;
-            }
-            return Some((start, x));
-        }
-        None
-    })
 }
 
 /// Sets bits `start..end` of a most-significant-bit-first bit row.
