@@ -1,1 +1,33 @@
-//! The HTTP server of the QR service, on hyper 1.x: routing, authentication, headers, JSON, ZIP and redirects.
+//! The HTTP API of the QR platform on hyper 1.x: every endpoint of the service specification, hardened.
+//!
+//! A request is parsed into a typed route ([`routes`]), then goes through the
+//! fixed pipeline of [`App::handle`]: authentication (401), key restrictions
+//! and plan features (403), rate limits (429), and only then the request's own
+//! validation (400) and the operation. Every failure becomes a response in one
+//! place, `error::ApiError::into_response`. [`start`] and [`run`] add the
+//! network side: HTTP/1.1 and cleartext HTTP/2, timeouts, limits, and a
+//! graceful shutdown that flushes counters and scans.
+//!
+//! ```no_run
+//! let config = qr_http::ServerConfig::default();
+//! qr_http::run(config)?;
+//! # Ok::<(), qr_http::ServerError>(())
+//! ```
+#![forbid(unsafe_code)]
+// The OpenAPI document is one nested `json!` literal, deeper than the default limit of 128.
+#![recursion_limit = "256"]
+
+mod app;
+mod client_ip;
+mod config;
+mod error;
+mod logo;
+pub mod openapi;
+mod pages;
+pub mod routes;
+mod server;
+
+pub use app::{App, AppService, SharedClock};
+pub use config::{Limits, ServerConfig};
+pub use error::ServerError;
+pub use server::{ServerHandle, run, start, start_with};

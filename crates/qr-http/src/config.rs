@@ -1,0 +1,103 @@
+//! The server's configuration, independent of any command-line parser.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything the server needs, independent of clap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The address to listen on (default `127.0.0.1:8080`; env `QR_LISTEN`).
+    pub listen: SocketAddr,
+    /// The SQLite database file (default `./qr.db`; env `QR_DB`).
+    pub database: PathBuf,
+    /// The public base URL used in `shortUrl` and `Location`, without a trailing slash
+    /// (default `http://{listen}`; env `QR_BASE_URL`).
+    pub base_url: Option<String>,
+    /// A MaxMind-format City database for scan locations (env `QR_GEOIP_DB`).
+    pub geoip: Option<PathBuf>,
+    /// Networks (CIDR or single addresses) of reverse proxies whose `X-Forwarded-For` is
+    /// trusted (env `QR_TRUSTED_PROXIES`, comma-separated).
+    pub trusted_proxies: Vec<String>,
+    /// Allows logo URLs on loopback, private and other non-public addresses (tests and
+    /// private deployments; env `QR_ALLOW_PRIVATE_LOGO_HOSTS`).
+    pub allow_private_logo_hosts: bool,
+    /// Timeouts and size limits.
+    pub limits: Limits,
+}
+
+/// Timeouts and size limits of the server, each with a safe default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most connections served at once; further clients wait in the listen backlog (1024).
+    pub max_connections: usize,
+    /// Time allowed to receive a request's headers on HTTP/1.1 (10 s).
+    pub header_read_timeout: Duration,
+    /// A connection without a request in flight and without traffic for this long is closed (60 s).
+    pub idle_timeout: Duration,
+    /// Time allowed to receive a request body (30 s).
+    pub body_read_timeout: Duration,
+    /// Largest request head (request line and headers) accepted, in bytes (64 KiB; a generate
+    /// URL with 2,953 percent-encoded characters needs up to about 36 KiB).
+    pub max_header_bytes: usize,
+    /// Largest JSON body of the links endpoints, in bytes (64 KiB).
+    pub max_json_body_bytes: usize,
+    /// Largest batch body, in bytes (8 MiB: 1,000 items of the longest data fit).
+    pub max_batch_body_bytes: usize,
+    /// Time given to requests in flight when the server stops (10 s).
+    pub shutdown_grace: Duration,
+    /// Total time for fetching a logo, redirects included (3 s).
+    pub logo_timeout: Duration,
+    /// Largest logo download, in bytes (1 MiB).
+    pub max_logo_bytes: usize,
+    /// Most logos kept in the cache (64).
+    pub logo_cache_entries: usize,
+    /// How long a fetched logo is reused (10 minutes).
+    pub logo_cache_ttl: Duration,
+    /// How often scans older than each account's retention are deleted (1 hour).
+    pub prune_interval: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            database: PathBuf::from("./qr.db"),
+            base_url: None,
+            geoip: None,
+            trusted_proxies: Vec::new(),
+            allow_private_logo_hosts: false,
+            limits: Limits::default(),
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_connections: 1024,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            body_read_timeout: Duration::from_secs(30),
+            max_header_bytes: 64 * 1024,
+            max_json_body_bytes: 64 * 1024,
+            max_batch_body_bytes: 8 * 1024 * 1024,
+            shutdown_grace: Duration::from_secs(10),
+            logo_timeout: Duration::from_secs(3),
+            max_logo_bytes: 1024 * 1024,
+            logo_cache_entries: 64,
+            logo_cache_ttl: Duration::from_secs(600),
+            prune_interval: Duration::from_secs(3600),
+        }
+    }
+}
+
+impl ServerConfig {
+    /// The base URL in force: the configured one without a trailing slash, or `http://{listen}`.
+    pub fn effective_base_url(&self) -> String {
+        match &self.base_url {
+            Some(url) => url.trim_end_matches('/').to_owned(),
+            None => format!("http://{}", self.listen),
+        }
+    }
+}

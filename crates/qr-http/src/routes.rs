@@ -1,0 +1,197 @@
+//! The route table: every path and method the server answers, shared by the router and the OpenAPI test.
+
+use qr_domain::Endpoint;
+
+/// An HTTP method the API uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// GET.
+    Get,
+    /// HEAD.
+    Head,
+    /// POST.
+    Post,
+    /// PUT.
+    Put,
+    /// DELETE.
+    Delete,
+}
+
+/// What a path leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `GET /api/generate`.
+    Generate,
+    /// `POST /api/batch`.
+    Batch,
+    /// `/api/links` in all its methods.
+    Links,
+    /// `GET /api/analytics`.
+    Analytics,
+    /// `GET /api/dashboard`.
+    Dashboard,
+    /// `GET /api/health`.
+    Health,
+    /// `GET /api/openapi.json` (public).
+    OpenApi,
+    /// `GET|HEAD /r/{shortCode}` (public).
+    Redirect,
+}
+
+/// One row of the route table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteSpec {
+    /// The path as OpenAPI writes it (`{shortCode}` for the one parameter).
+    pub path: &'static str,
+    /// The methods answered (OPTIONS preflights are answered on every `/api` path as well).
+    pub methods: &'static [Method],
+    /// What the path leads to.
+    pub kind: Kind,
+}
+
+/// Every route of the server.
+pub const ROUTES: &[RouteSpec] = &[
+    RouteSpec {
+        path: "/api/generate",
+        methods: &[Method::Get],
+        kind: Kind::Generate,
+    },
+    RouteSpec {
+        path: "/api/batch",
+        methods: &[Method::Post],
+        kind: Kind::Batch,
+    },
+    RouteSpec {
+        path: "/api/links",
+        methods: &[Method::Get, Method::Post, Method::Put, Method::Delete],
+        kind: Kind::Links,
+    },
+    RouteSpec {
+        path: "/api/analytics",
+        methods: &[Method::Get],
+        kind: Kind::Analytics,
+    },
+    RouteSpec {
+        path: "/api/dashboard",
+        methods: &[Method::Get],
+        kind: Kind::Dashboard,
+    },
+    RouteSpec {
+        path: "/api/health",
+        methods: &[Method::Get],
+        kind: Kind::Health,
+    },
+    RouteSpec {
+        path: "/api/openapi.json",
+        methods: &[Method::Get],
+        kind: Kind::OpenApi,
+    },
+    RouteSpec {
+        path: "/r/{shortCode}",
+        methods: &[Method::Get, Method::Head],
+        kind: Kind::Redirect,
+    },
+];
+
+/// The longest short code accepted in a redirect path before it is treated as unknown.
+const MAX_CODE_CHARS: usize = 64;
+
+/// A matched path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    /// The route.
+    pub spec: &'static RouteSpec,
+    /// The short code of a redirect path.
+    pub code: Option<String>,
+}
+
+impl Method {
+    /// Maps hyper's method; `None` for methods the API never answers (OPTIONS is handled apart).
+    pub fn from_http(method: &hyper::Method) -> Option<Self> {
+        Some(match *method {
+            hyper::Method::GET => Method::Get,
+            hyper::Method::HEAD => Method::Head,
+            hyper::Method::POST => Method::Post,
+            hyper::Method::PUT => Method::Put,
+            hyper::Method::DELETE => Method::Delete,
+            _ => return None,
+        })
+    }
+
+    /// The method's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+impl Kind {
+    /// The endpoint group a key's settings can disable; `None` for public routes.
+    pub fn endpoint(self) -> Option<Endpoint> {
+        Some(match self {
+            Kind::Generate => Endpoint::Generate,
+            Kind::Batch => Endpoint::Batch,
+            Kind::Links => Endpoint::Links,
+            Kind::Analytics => Endpoint::Analytics,
+            Kind::Dashboard => Endpoint::Usage,
+            Kind::Health => Endpoint::Health,
+            Kind::OpenApi | Kind::Redirect => return None,
+        })
+    }
+}
+
+/// Finds the route of a path (the path only; the query is not part of it).
+pub fn match_path(path: &str) -> Option<Matched> {
+    if let Some(code) = path.strip_prefix("/r/") {
+        if code.is_empty() || code.contains('/') {
+            return None;
+        }
+        let spec = ROUTES.iter().find(|r| r.kind == Kind::Redirect)?;
+        return Some(Matched {
+            spec,
+            code: Some(code.chars().take(MAX_CODE_CHARS + 1).collect()),
+        });
+    }
+    ROUTES
+        .iter()
+        .find(|r| r.kind != Kind::Redirect && r.path == path)
+        .map(|spec| Matched { spec, code: None })
+}
+
+/// The `Allow` header value of a route: its methods plus OPTIONS for `/api` routes.
+pub fn allow_header(methods: &[Method]) -> String {
+    let mut names: Vec<&str> = methods.iter().map(|m| m.as_str()).collect();
+    if !methods.contains(&Method::Head) {
+        names.push("OPTIONS");
+    }
+    names.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_match_exactly() {
+        assert_eq!(
+            match_path("/api/generate").unwrap().spec.kind,
+            Kind::Generate
+        );
+        assert_eq!(match_path("/api/generate/"), None);
+        assert_eq!(match_path("/api/GENERATE"), None);
+        assert_eq!(match_path("/api"), None);
+        assert_eq!(match_path("/"), None);
+        let r = match_path("/r/ABCD2345").unwrap();
+        assert_eq!(r.spec.kind, Kind::Redirect);
+        assert_eq!(r.code.as_deref(), Some("ABCD2345"));
+        assert_eq!(match_path("/r/"), None);
+        assert_eq!(match_path("/r/a/b"), None);
+        assert_eq!(allow_header(&[Method::Get]), "GET, OPTIONS");
+        assert_eq!(allow_header(&[Method::Get, Method::Head]), "GET, HEAD");
+    }
+}
