@@ -7,9 +7,10 @@
 //! segment before them and end inside the head of the segment after them. Only the bytes of the
 //! segments are parsed, by a shortest-path search (dynamic programming) over their positions with
 //! match candidates at distance 1, at distance `stride` and from a short hash chain, priced by the
-//! Huffman code of the previous pass. The result is written as one deflate block (dynamic, fixed or
-//! stored, whichever is smallest), with length-limited Huffman codes, and the Adler-32 checksum of
-//! the copies is derived from the checksum of their row instead of being recomputed byte by byte.
+//! symbol frequencies of the previous pass. The result is written as one deflate block (dynamic,
+//! fixed or stored, whichever is smallest), with length-limited Huffman codes, and the Adler-32
+//! checksum of the copies is derived from the checksum of their row instead of being recomputed
+//! byte by byte.
 
 /// The shortest match deflate can express.
 const MIN_MATCH: usize = 3;
@@ -36,24 +37,27 @@ const ADLER_MOD: u32 = 65521;
 /// The most bytes that can be summed before the Adler-32 sums must be reduced to stay within `u32`.
 const ADLER_CHUNK: usize = 5552;
 
-/// Every match length up to this one is tried at each searched position; longer matches are only
-/// tried at their full length.
+/// Shorter versions of a match are tried up to this length, and only where they end at a position
+/// whose own longest match reaches past the full match; longer lengths are only tried in full.
 const SHORT_LENGTHS: usize = 64;
-/// A match at least this long is taken as is: the positions it covers are not searched.
+/// A match at least this long is taken as is: the parser skips the positions it covers, and the
+/// hash chain is not searched at a position that already has one.
 const NICE_LENGTH: usize = 128;
 /// The most hash-chain entries visited at one position.
-const CHAIN_DEPTH: usize = 8;
-/// The number of bytes hashed for the hash chain.
+const CHAIN_DEPTH: usize = 16;
+/// The most hash-chain entries visited at one position when the segments hold fewer bytes than
+/// [`SMALL_INPUT`]: small images are searched more lightly, for speed.
+const SMALL_CHAIN_DEPTH: usize = 4;
+/// See [`SMALL_CHAIN_DEPTH`].
+const SMALL_INPUT: usize = 4096;
+/// The number of bytes in the chain key of a position outside runs.
 const KEY_LEN: usize = 3;
 /// Selects the first [`KEY_LEN`] bytes of a little-endian word.
 const KEY_MASK: u64 = u64::MAX >> (64 - 8 * KEY_LEN);
-/// A hash-chain match at least this long is carried on to the next position instead of
-/// searching the chain again there.
-const CARRY_LENGTH: usize = 1000;
 /// Data whose sample has more distinct byte values than this also gets a parse that starts
 /// from flat literal prices.
 const VARIED_ALPHABET: usize = 32;
-/// The number of shortest-path passes, each priced by the Huffman code of the previous one.
+/// The number of shortest-path passes, each priced by the symbol frequencies of the previous one.
 const PASSES: usize = 2;
 /// The cost of an unreachable position, larger than the cost of any real parse.
 const UNREACHABLE: u32 = u32::MAX;
@@ -480,10 +484,11 @@ impl CostModel {
 
     /// Fills the length and distance tables from the costs of the symbols.
     fn set_match_costs(&mut self, litlen: &[u32], dist: &[u32]) {
-        for len in MIN_MATCH..=MAX_MATCH {
-            let code = usize::from(LENGTH_CODE[len]);
+        let lengths = self.length.iter_mut().zip(&LENGTH_CODE).skip(MIN_MATCH);
+        for (cost, &code) in lengths {
+            let code = usize::from(code);
             let symbol = litlen.get(257 + code).copied().unwrap_or(15 * COST_SCALE);
-            self.length[len] = symbol + COST_SCALE * u32::from(LENGTH_EXTRA[code]);
+            *cost = symbol + COST_SCALE * u32::from(LENGTH_EXTRA[code]);
         }
         for (code, cost) in self.distance.iter_mut().enumerate() {
             let symbol = dist.get(code).copied().unwrap_or(15 * COST_SCALE);
@@ -559,12 +564,15 @@ impl Candidates {
         let row_dist = layout.row_dist;
         let hashed = nodes + layout.segments.len() * layout.stride.min(WINDOW);
         let hash_bits = (usize::BITS - hashed.leading_zeros()).clamp(8, 15);
-        let mut chain = HashChain::new(hash_bits, hashed);
+        let depth = if nodes < SMALL_INPUT {
+            SMALL_CHAIN_DEPTH
+        } else {
+            CHAIN_DEPTH
+        };
+        let mut chain = HashChain::new(hash_bits, hashed, depth);
         let mut first = Vec::with_capacity(nodes + 1);
         let mut list = Vec::with_capacity(nodes);
         let mut reach = Vec::with_capacity(nodes);
-        // The longest hash-chain match of the previous position, as (length, distance).
-        let mut carried = (0u32, 0u16);
         for (index, segment) in layout.segments.iter().enumerate() {
             for pos in segment.start..segment.end {
                 first.push(list.len() as u32);
@@ -574,18 +582,7 @@ impl Candidates {
                 let mut longest = push_runs(layout, node, pos > segment.start, &mut list);
                 // Hash-chain matches may run on into the copies after the segment.
                 let limit = (n - pos).min(MAX_MATCH);
-                let (carried_len, carried_dist) = carried;
-                let carried_len = carried_len.saturating_sub(1);
-                carried = (0, 0);
-                if carried_len as usize >= CARRY_LENGTH && pos > segment.start {
-                    // The long hash-chain match of the previous position goes on here, so there
-                    // is no need to search again.
-                    if carried_len > longest {
-                        list.push((carried_len | CONTINUED, carried_dist));
-                        longest = carried_len;
-                    }
-                    carried = (carried_len, carried_dist);
-                } else if (longest as usize) < NICE_LENGTH && (longest as usize) < limit {
+                if (longest as usize) < NICE_LENGTH && (longest as usize) < limit {
                     let before = list.len();
                     chain.search(
                         data,
@@ -596,11 +593,9 @@ impl Candidates {
                         row_dist,
                         &mut list,
                     );
-                    if list.len() > before
-                        && let Some(&(len, dist)) = list.last()
-                    {
-                        carried = (len, dist);
-                        longest = longest.max(len);
+                    if list.len() > before {
+                        let added = list.last().map_or(0, |&(len, _)| len);
+                        longest = longest.max(added);
                     }
                 }
                 chain.insert(hash, pos);
@@ -687,13 +682,14 @@ fn push_runs(
     longest
 }
 
-/// A hash chain over 3-byte prefixes, holding positions in increasing order.
+/// A hash chain over the keys of positions (see [`HashChain::hash`]), holding positions in
+/// increasing order.
 struct HashChain {
     /// The number of bits of a hash.
     bits: u32,
-    /// For each hash of 3 bytes, the most recent position with that hash, plus one (0 for none).
-    recent: Vec<u32>,
-    /// For each hash of [`KEY_LEN`] bytes, the index in `entries` of the most recent position.
+    /// The most chain entries visited by one search.
+    depth: usize,
+    /// For each hash of a chain key, the index in `entries` of the most recent position.
     head: Vec<u32>,
     /// The inserted positions, each with the index of the previous entry with the same hash.
     entries: Vec<(u32, u32)>,
@@ -702,35 +698,27 @@ struct HashChain {
 /// Marks the end of a hash chain.
 const NO_ENTRY: u32 = u32::MAX;
 
-/// The hashes of one position: of its first 3 bytes and of its first [`KEY_LEN`] bytes.
-#[derive(Clone, Copy)]
-struct Hashes {
-    /// The hash of the first 3 bytes, if there are 3 bytes left.
-    short: Option<usize>,
-    /// The hash of the first [`KEY_LEN`] bytes, if there are that many left.
-    long: Option<usize>,
-}
-
 impl HashChain {
-    /// Returns an empty chain with `1 << bits` heads and room for `capacity` positions.
-    fn new(bits: u32, capacity: usize) -> Self {
+    /// Returns an empty chain with `1 << bits` heads, room for `capacity` positions and searches
+    /// of `depth` entries.
+    fn new(bits: u32, capacity: usize, depth: usize) -> Self {
         HashChain {
             bits,
-            recent: vec![0; 1 << bits],
+            depth,
             head: vec![NO_ENTRY; 1 << bits],
             entries: Vec::with_capacity(capacity),
         }
     }
 
-    /// Returns the hashes of the bytes at `pos`, which lies inside a run of equal bytes with
-    /// `run` bytes left (0 if `pos` starts a run).
+    /// Returns the chain key hash of `pos`, which lies inside a run of equal bytes with `run`
+    /// bytes left (0 if `pos` starts a run), or `None` if fewer than [`KEY_LEN`] bytes are left.
     ///
-    /// The chain key of a position inside a long run is the byte, the length of the rest of the
-    /// run and the bytes after it, so that the chain only holds runs that end at the same offset,
-    /// the only ones that can match past the run (the match at distance 1 covers the run itself).
+    /// The key of a position inside a long run is the byte, the length of the rest of the run
+    /// and the bytes after it, so that the chain only holds runs that end at the same offset, the
+    /// only ones that can match past the run (the match at distance 1 covers the run itself).
     /// A position that starts a run keeps the plain key, so it finds the starts of earlier runs.
     #[inline]
-    fn hash(&self, data: &[u8], pos: usize, run: usize) -> Hashes {
+    fn hash(&self, data: &[u8], pos: usize, run: usize) -> Option<usize> {
         let read = |at: usize| {
             if let Some(bytes) = data.get(at..at + 8) {
                 let mut word = [0u8; 8];
@@ -744,46 +732,38 @@ impl HashChain {
                 .fold(0u64, |word, &byte| word << 8 | u64::from(byte));
             (word, available.len())
         };
-        let hash =
-            |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize;
         let (word, len) = read(pos);
-        let long = if run >= KEY_LEN {
+        if len < KEY_LEN {
+            return None;
+        }
+        let key = if run >= KEY_LEN {
             let (after, _) = read(pos + run);
             let run_key = (run.min(0xFFFF) as u64) << 8;
-            Some(hash(
-                (1 << 63) | (after & 0xFF_FFFF) << 24 | run_key | (word & 0xFF),
-            ))
+            (1 << 63) | (after & 0xFF_FFFF) << 24 | run_key | (word & 0xFF)
         } else {
-            (len >= KEY_LEN).then(|| hash(word & KEY_MASK))
+            word & KEY_MASK
         };
-        Hashes {
-            short: (len >= MIN_MATCH).then(|| hash(word & 0xFF_FFFF)),
-            long,
-        }
+        Some((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize)
     }
 
-    /// Adds `pos`, whose hashes are `hashes`, to the tables.
+    /// Adds `pos`, whose hash is `hash`, to its chain.
     #[inline]
-    fn insert(&mut self, hashes: Hashes, pos: usize) {
-        if let Some(slot) = hashes.short.and_then(|hash| self.recent.get_mut(hash)) {
-            *slot = pos as u32 + 1;
-        }
-        if let Some(head) = hashes.long.and_then(|hash| self.head.get_mut(hash)) {
+    fn insert(&mut self, hash: Option<usize>, pos: usize) {
+        if let Some(head) = hash.and_then(|hash| self.head.get_mut(hash)) {
             self.entries.push((pos as u32, *head));
             *head = (self.entries.len() - 1) as u32;
         }
     }
 
-    /// Appends to `out` the matches for `pos` (whose hashes are `hashes`) that are longer than
-    /// `longest` and every match before them: the most recent position with the same 3 bytes,
-    /// then the positions on the chain. Distances 1 and `row_dist` are skipped, as they are
-    /// known, and a match may not run past `limit` bytes.
+    /// Appends to `out` the matches for `pos` (whose hash is `hash`) found on its chain that are
+    /// longer than `longest` and every match before them. Distances 1 and `row_dist` are
+    /// skipped, as they are known, and a match may not run past `limit` bytes.
     #[allow(clippy::too_many_arguments)]
     fn search(
         &self,
         data: &[u8],
         pos: usize,
-        hashes: Hashes,
+        hash: Option<usize>,
         limit: usize,
         mut longest: usize,
         row_dist: usize,
@@ -792,44 +772,36 @@ impl HashChain {
         let Some(here) = data.get(pos..pos + limit) else {
             return;
         };
-        let mut try_candidate = |candidate: usize, longest: &mut usize| -> bool {
-            let dist = pos - candidate;
-            if dist > WINDOW {
-                return false;
-            }
-            if dist != 1
-                && dist != row_dist
-                && let Some(there) = data.get(candidate..candidate + limit)
-                && here.get(*longest) == there.get(*longest)
-            {
-                let len = common_prefix(here, there);
-                if len > *longest && len >= MIN_MATCH {
-                    *longest = len;
-                    out.push((len as u32, dist as u16));
-                }
-            }
-            true
-        };
-        if let Some(&recent) = hashes.short.and_then(|hash| self.recent.get(hash))
-            && recent > 0
-        {
-            try_candidate(recent as usize - 1, &mut longest);
-        }
-        let mut entry = hashes
-            .long
+        let mut entry = hash
             .and_then(|hash| self.head.get(hash))
             .copied()
             .unwrap_or(NO_ENTRY);
-        for _ in 0..CHAIN_DEPTH {
-            if longest >= limit {
-                break;
-            }
+        for _ in 0..self.depth {
             let Some(&(candidate, next)) = self.entries.get(entry as usize) else {
                 break;
             };
             entry = next;
-            if !try_candidate(candidate as usize, &mut longest) {
+            let candidate = candidate as usize;
+            let dist = pos - candidate;
+            if dist > WINDOW {
                 break;
+            }
+            if dist == 1 || dist == row_dist {
+                continue;
+            }
+            // A candidate that differs at the byte just past the longest match cannot beat it.
+            let Some(there) = data.get(candidate..candidate + limit) else {
+                continue;
+            };
+            if here.get(longest) == there.get(longest) {
+                let len = common_prefix(here, there);
+                if len > longest && len >= MIN_MATCH {
+                    longest = len;
+                    out.push((len as u32, dist as u16));
+                    if len >= limit {
+                        break;
+                    }
+                }
             }
         }
     }
@@ -889,16 +861,16 @@ const MAX_CANDIDATES: usize = CHAIN_DEPTH + 3;
 /// that is cheaper than the best known way.
 #[inline(always)]
 fn relax(arrivals: &mut [Arrival], node: usize, cost: u32, from: usize, len: u32, dist: u16) {
-    if let Some(arrival) = arrivals.get_mut(node)
-        && cost < arrival.cost
-    {
-        *arrival = Arrival {
-            cost,
-            from: from as u32,
-            len,
-            dist,
-            then: 0,
-        };
+    if let Some(arrival) = arrivals.get_mut(node) {
+        if cost < arrival.cost {
+            *arrival = Arrival {
+                cost,
+                from: from as u32,
+                len,
+                dist,
+                then: 0,
+            };
+        }
     }
 }
 
@@ -912,16 +884,16 @@ fn relax_then(
     (len, dist): (usize, u16),
     then: usize,
 ) {
-    if let Some(arrival) = arrivals.get_mut(node)
-        && cost < arrival.cost
-    {
-        *arrival = Arrival {
-            cost,
-            from: from as u32,
-            len: len as u32,
-            dist,
-            then: then as u32,
-        };
+    if let Some(arrival) = arrivals.get_mut(node) {
+        if cost < arrival.cost {
+            *arrival = Arrival {
+                cost,
+                from: from as u32,
+                len: len as u32,
+                dist,
+                then: then as u32,
+            };
+        }
     }
 }
 
@@ -1045,9 +1017,8 @@ impl Search {
                             relax(arrivals, end_node, cost, node, cut as u32, dist);
                         }
                         let rest = (end_run + segment.end).saturating_sub(end);
-                        if rest >= MIN_MATCH
-                            && let Some(target) = node_of(end + rest)
-                        {
+                        let target = node_of(end + rest).filter(|_| rest >= MIN_MATCH);
+                        if let Some(target) = target {
                             let cost = here.saturating_add(
                                 costs.long_match(len, dist_cost)
                                     + costs.long_match(rest, row_dist_cost),
@@ -1357,13 +1328,13 @@ impl DynamicHeader {
         }
         let mut clen_lengths = huffman_lengths(&freqs, MAX_CLEN_BITS);
         // Decoders reject an incomplete code-length code, so a lone symbol gets a partner.
-        if clen_lengths.iter().filter(|&&len| len > 0).count() == 1
-            && let Some(&partner) = CLEN_ORDER
+        if clen_lengths.iter().filter(|&&len| len > 0).count() == 1 {
+            let partner = CLEN_ORDER
                 .iter()
-                .find(|&&symbol| clen_lengths.get(symbol) == Some(&0))
-            && let Some(slot) = clen_lengths.get_mut(partner)
-        {
-            *slot = 1;
+                .find(|&&symbol| clen_lengths.get(symbol) == Some(&0));
+            if let Some(slot) = partner.and_then(|&symbol| clen_lengths.get_mut(symbol)) {
+                *slot = 1;
+            }
         }
         let hclen = CLEN_ORDER
             .iter()
@@ -1487,12 +1458,6 @@ fn fixed_lengths() -> (Vec<u8>, Vec<u8>) {
         })
         .collect();
     (litlen, vec![5; DIST_SYMBOLS + 2])
-}
-
-/// Writes `tokens` (which encode `data`) as one final deflate block of the smallest type.
-#[cfg(test)]
-fn write_block(writer: &mut BitWriter, data: &[u8], tokens: &[Token]) {
-    BlockPlan::new(tokens).write(writer, data, tokens);
 }
 
 /// The codes chosen for one deflate block of tokens, and its exact size.
@@ -1670,5 +1635,323 @@ impl BitWriter {
     fn finish(mut self) -> Vec<u8> {
         self.align();
         self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Inflates a zlib stream with an independent decoder.
+    fn inflate(stream: &[u8]) -> Vec<u8> {
+        miniz_oxide::inflate::decompress_to_vec_zlib(stream).expect("a valid zlib stream")
+    }
+
+    /// Compresses `data` and checks that it inflates back to `data`; returns the stream.
+    fn round_trip(data: &[u8], stride: usize) -> Vec<u8> {
+        let stream = zlib_compress(data, stride);
+        assert_eq!(
+            inflate(&stream),
+            data,
+            "stride {stride}, {} bytes",
+            data.len()
+        );
+        assert_eq!(
+            stream,
+            zlib_compress(data, stride),
+            "the output is deterministic"
+        );
+        stream
+    }
+
+    /// A tiny deterministic pseudo-random generator.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, bound: usize) -> usize {
+            (self.next() % bound as u64) as usize
+        }
+    }
+
+    /// Returns a pseudo-random `size` x `size` module matrix with the three finder patterns.
+    fn modules(size: usize, random: &mut XorShift) -> Vec<Vec<bool>> {
+        let mut matrix: Vec<Vec<bool>> = (0..size)
+            .map(|_| (0..size).map(|_| random.next() & 1 == 1).collect())
+            .collect();
+        for (top, left) in [(0, 0), (0, size - 7), (size - 7, 0)] {
+            for y in 0..7 {
+                for x in 0..7 {
+                    let ring = x.min(y).min(6 - x).min(6 - y);
+                    matrix[top + y][left + x] = ring != 1;
+                }
+            }
+        }
+        matrix
+    }
+
+    /// Renders `matrix` as filtered 1-bit PNG scanlines (filter type 0) of a `width` x `width`
+    /// image, `scale` pixels per module, the code starting at pixel (`offset`, `offset`).
+    fn scanlines(
+        matrix: &[Vec<bool>],
+        width: usize,
+        scale: usize,
+        offset: usize,
+    ) -> (Vec<u8>, usize) {
+        let stride = 1 + width.div_ceil(8);
+        let mut data = vec![0u8; stride * width];
+        for y in offset..width {
+            for x in offset..width {
+                let (column, row) = ((x - offset) / scale, (y - offset) / scale);
+                if matrix.get(row).and_then(|cells| cells.get(column)) == Some(&true) {
+                    data[y * stride + 1 + x / 8] |= 0x80 >> (x % 8);
+                }
+            }
+        }
+        (data, stride)
+    }
+
+    /// Returns synthetic QR-like images at many sizes, scales, margins and offsets.
+    fn synthetic_images() -> Vec<(String, Vec<u8>, usize)> {
+        let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut images = Vec::new();
+        for size in (21..=177).step_by(16) {
+            let matrix = modules(size, &mut random);
+            for scale in [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 40] {
+                let margin = random.below(5);
+                let extra = random.below(8);
+                let width = (size + 2 * margin) * scale + extra;
+                if !(50..=1000).contains(&width) {
+                    continue;
+                }
+                let offset = margin * scale + extra / 2;
+                let (data, stride) = scanlines(&matrix, width, scale, offset);
+                let name = format!("{size} modules, {scale} px, {width} px wide, offset {offset}");
+                images.push((name, data, stride));
+            }
+        }
+        images
+    }
+
+    #[test]
+    fn synthetic_qr_images_round_trip() {
+        for (name, data, stride) in synthetic_images() {
+            let stream = zlib_compress(&data, stride);
+            assert_eq!(inflate(&stream), data, "{name}");
+        }
+    }
+
+    #[test]
+    fn synthetic_qr_images_are_smaller_than_miniz_level_9() {
+        let (mut ours, mut theirs) = (0, 0);
+        for (name, data, stride) in synthetic_images() {
+            let size = zlib_compress(&data, stride).len();
+            let reference = miniz_oxide::deflate::compress_to_vec_zlib(&data, 9).len();
+            // Huge modules leave almost nothing to gain beyond the copies, which both encode
+            // alike, and codes of random noise at 1 pixel per module are nearly incompressible:
+            // there the two may differ by a hair either way.
+            assert!(
+                size <= reference + reference / 100,
+                "{name}: {size} > {reference}"
+            );
+            ours += size;
+            theirs += reference;
+        }
+        assert!(ours * 100 <= theirs * 97, "in all: {ours} vs {theirs}");
+    }
+
+    #[test]
+    fn reference_code_fits_the_png_budget() {
+        // A version 3 code (29 x 29 modules), 8 pixels per module, in a 300 x 300 image with
+        // the code starting at pixel 34, two pixels off the byte grid.
+        let code = qrcodegen::QrCode::encode_text(
+            "https://example.com/qr/0123456789",
+            qrcodegen::QrCodeEcc::Medium,
+        )
+        .expect("the text fits");
+        assert_eq!(code.size(), 29);
+        let matrix: Vec<Vec<bool>> = (0..29)
+            .map(|y| (0..29).map(|x| code.get_module(x, y)).collect())
+            .collect();
+        let (data, stride) = scanlines(&matrix, 300, 8, 34);
+        let stream = round_trip(&data, stride);
+        let reference = miniz_oxide::deflate::compress_to_vec_zlib(&data, 9).len();
+        assert!(stream.len() <= 330, "{} bytes", stream.len());
+        assert!(stream.len() < reference, "{} vs {reference}", stream.len());
+    }
+
+    #[test]
+    fn edge_cases_round_trip() {
+        round_trip(&[], 0);
+        round_trip(&[], 1);
+        round_trip(&[7], 1);
+        round_trip(&[7], 0);
+        round_trip(&[7], 5);
+        round_trip(&[0; 1000], 1000);
+        round_trip(&[0; 1000], 10);
+        round_trip(&[0; 1000], 1);
+        round_trip(&[0xFF; 1000], 8);
+        round_trip(&[0xFF; 70_000], 70_000);
+        round_trip(&[0; 300], 3);
+        round_trip(&[1, 2, 3, 4, 5, 6], 2);
+        round_trip(&[1, 2, 3, 4, 5, 6, 7], 3);
+        round_trip(&[1, 2, 3, 4, 5, 6], 4);
+        // Runs just past multiples of 258, where the last piece of a long match must not be
+        // shorter than 3.
+        for len in [257, 258, 259, 260, 261, 516, 517, 518, 519, 1000] {
+            let mut data = vec![9u8];
+            data.extend(std::iter::repeat_n(0u8, len));
+            data.push(9);
+            round_trip(&data, data.len());
+            round_trip(&data, 1);
+        }
+    }
+
+    #[test]
+    fn long_copy_runs_and_far_repeats_round_trip() {
+        let mut random = XorShift(12345);
+        // A block of noise, 40 KiB of zeros, then the noise again: the repeat is out of reach.
+        let noise: Vec<u8> = (0..5000).map(|_| random.next() as u8).collect();
+        let mut data = noise.clone();
+        data.extend(std::iter::repeat_n(0u8, 40 * 1024));
+        data.extend_from_slice(&noise);
+        round_trip(&data, data.len());
+        // Rows of 251 bytes repeated far more than 258 bytes and 32 KiB at a time.
+        let row: Vec<u8> = (0..251).map(|_| random.next() as u8 & 0x81).collect();
+        let other: Vec<u8> = (0..251).map(|_| random.next() as u8 & 0x18).collect();
+        let mut rows = Vec::new();
+        for _ in 0..200 {
+            rows.extend_from_slice(&row);
+        }
+        for _ in 0..3 {
+            rows.extend_from_slice(&other);
+        }
+        for _ in 0..150 {
+            rows.extend_from_slice(&row);
+        }
+        round_trip(&rows, 251);
+        round_trip(&rows, 1);
+        // A uniform row, copied, between uniform rows of another byte.
+        let mut uniform = vec![0xFFu8; 50 * 40];
+        uniform.extend(std::iter::repeat_n(0u8, 50 * 40));
+        uniform.extend(std::iter::repeat_n(0xFFu8, 50 * 40));
+        round_trip(&uniform, 50);
+    }
+
+    #[test]
+    fn large_images_round_trip() {
+        let mut random = XorShift(777);
+        let matrix = modules(177, &mut random);
+        for (width, scale, offset) in [(2000, 11, 28), (1990, 1, 3), (1800, 10, 0)] {
+            let (data, stride) = scanlines(&matrix, width, scale, offset);
+            round_trip(&data, stride);
+        }
+    }
+
+    #[test]
+    fn adler32_of_copies_matches_the_bytes() {
+        let mut random = XorShift(99);
+        let row: Vec<u8> = (0..300).map(|_| random.next() as u8).collect();
+        let mut data = Vec::new();
+        for _ in 0..500 {
+            data.extend_from_slice(&row);
+        }
+        let mut direct = Adler32::new();
+        direct.update(&data);
+        assert_eq!(Layout::new(&data, 300).adler32(), direct.value());
+        let mut known = Adler32::new();
+        known.update(b"Wikipedia");
+        assert_eq!(known.value(), 0x11E6_0398);
+    }
+
+    /// Checks that `lengths` describe a complete prefix code within `limit` bits.
+    fn assert_complete(lengths: &[u8], limit: u8) {
+        let used: Vec<u8> = lengths.iter().copied().filter(|&len| len > 0).collect();
+        assert!(used.iter().all(|&len| len <= limit), "{lengths:?}");
+        if used.len() > 1 {
+            let kraft: u64 = used.iter().map(|&len| 1u64 << (limit - len)).sum();
+            assert_eq!(kraft, 1u64 << limit, "{lengths:?}");
+        }
+    }
+
+    #[test]
+    fn huffman_lengths_respect_the_limit() {
+        // Fibonacci frequencies give a plain Huffman code as deep as there are symbols.
+        let mut fibonacci = vec![1u32, 1];
+        while fibonacci.len() < 30 {
+            let next = fibonacci[fibonacci.len() - 1] + fibonacci[fibonacci.len() - 2];
+            fibonacci.push(next);
+        }
+        for limit in [7, 15] {
+            let lengths = huffman_lengths(&fibonacci, limit);
+            assert_complete(&lengths, limit);
+            assert_eq!(lengths.iter().max(), Some(&limit));
+        }
+        // Package-merge is optimal: here it matches the plain Huffman code, which fits.
+        let freqs = [5u32, 9, 12, 13, 16, 45];
+        let merged = package_merge(&[(5, 0), (9, 1), (12, 2), (13, 3), (16, 4), (45, 5)], 15);
+        assert_eq!(merged, huffman_lengths(&freqs, 15));
+        assert_eq!(huffman_lengths(&[0, 3, 0], 15), vec![0, 1, 0]);
+        assert_eq!(huffman_lengths(&[0, 0], 15), vec![0, 0]);
+        assert_complete(&huffman_lengths(&[1; 286], 15), 15);
+    }
+
+    #[test]
+    fn code_length_runs_cover_the_sequence() {
+        let lengths: Vec<u8> = [
+            vec![0u8; 140],
+            vec![5; 9],
+            vec![0; 12],
+            vec![3; 2],
+            vec![0; 4],
+        ]
+        .concat();
+        let mut decoded: Vec<u8> = Vec::new();
+        for (symbol, extra) in run_length_code(&lengths) {
+            match symbol {
+                16 => {
+                    let last = *decoded.last().expect("a length to repeat");
+                    decoded.extend(std::iter::repeat_n(last, 3 + usize::from(extra)));
+                }
+                17 => decoded.extend(std::iter::repeat_n(0, 3 + usize::from(extra))),
+                18 => decoded.extend(std::iter::repeat_n(0, 11 + usize::from(extra))),
+                len => decoded.push(len),
+            }
+        }
+        assert_eq!(decoded, lengths);
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_round_trip(data in proptest::collection::vec(any::<u8>(), 0..3000), stride in 0usize..300) {
+            let stream = zlib_compress(&data, stride);
+            prop_assert_eq!(inflate(&stream), data);
+        }
+
+        #[test]
+        fn repetitive_rows_round_trip(
+            alphabet in proptest::collection::vec(any::<u8>(), 1..4),
+            picks in proptest::collection::vec(any::<u16>(), 1..400),
+            stride in 1usize..60,
+            repeats in 1usize..12,
+        ) {
+            // Rows from a tiny alphabet, each repeated a few times, like scaled QR modules.
+            let mut data = Vec::new();
+            for row in picks.chunks(stride) {
+                for _ in 0..repeats {
+                    data.extend(row.iter().map(|&pick| alphabet[usize::from(pick) % alphabet.len()]));
+                }
+            }
+            data.truncate(data.len() / stride * stride);
+            let stream = zlib_compress(&data, stride);
+            prop_assert_eq!(inflate(&stream), data);
+        }
     }
 }

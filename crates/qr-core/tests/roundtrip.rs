@@ -112,7 +112,10 @@ fn data_strategy() -> impl Strategy<Value = String> {
     ]
 }
 
-fn options_strategy() -> impl Strategy<Value = (EcLevel, u8, Format, (u8, u8, u8), (u8, u8, u8))> {
+/// A level, a margin, a format, a dark colour and a light colour.
+type Choice = (EcLevel, u8, Format, (u8, u8, u8), (u8, u8, u8));
+
+fn options_strategy() -> impl Strategy<Value = Choice> {
     (
         prop_oneof![
             Just(EcLevel::L),

@@ -185,21 +185,6 @@ impl RunList {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_are_written_in_decimal() {
-        let mut numbers = String::new();
-        for value in [0, 7, 10, 2000] {
-            push_number(&mut numbers, value);
-            numbers.push(',');
-        }
-        assert_eq!(numbers, "0,7,10,2000,");
-    }
-}
-
 /// Writes `"#rgb"` or `"#rrggbb"`, closing the attribute, plus an opacity attribute when the colour
 /// is translucent (`"fill"` gives `fill-opacity`).
 fn push_color(svg: &mut String, color: Color, attribute: &str) {
@@ -218,5 +203,20 @@ fn push_color(svg: &mut String, color: Color, attribute: &str) {
     if !color.is_opaque() {
         let opacity = f64::from(color.a) / 255.0;
         let _ = write!(svg, r#" {attribute}-opacity="{opacity:.3}""#);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        let mut numbers = String::new();
+        for value in [0, 7, 10, 2000] {
+            push_number(&mut numbers, value);
+            numbers.push(',');
+        }
+        assert_eq!(numbers, "0,7,10,2000,");
     }
 }
