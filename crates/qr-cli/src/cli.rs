@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 use crate::accounts::AccountsArgs;
 use crate::analytics::AnalyticsArgs;
+use crate::batch::BatchArgs;
 use crate::docs::{CompletionsArgs, ManArgs};
 use crate::generate::GenerateArgs;
 use crate::keys::KeysArgs;
@@ -51,6 +52,8 @@ pub struct Cli {
 pub enum Command {
     /// Makes one QR code image (PNG or SVG), or draws it in the terminal.
     Generate(GenerateArgs),
+    /// Makes many codes from a CSV or JSON Lines file into a ZIP archive, on every core.
+    Batch(BatchArgs),
     /// Creates, lists and shows accounts; changes plans and enterprise limits.
     Accounts(AccountsArgs),
     /// Creates, lists, regenerates and revokes API keys; sets their restrictions.

@@ -27,6 +27,18 @@ pub fn usage(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(message.into()))
 }
 
+/// An error's message followed by those of its sources, joined with `: `.
+pub fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
 /// The exit code for an error: 2 for usage errors, 0 for a closed stdout pipe, 1 otherwise.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
     if is_broken_pipe(error) {

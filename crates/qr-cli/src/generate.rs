@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Args;
-use qr_core::{Format, Logo, QrCode, RenderOptions};
+use qr_core::{Format, Logo, QrCode, RenderError};
+use qr_domain::generate::{self, GenerateError, GenerateParams};
 
 use crate::error::usage;
 
@@ -67,18 +68,6 @@ enum Target<'a> {
     Text { colours: bool },
 }
 
-/// The raw option values, named as the API's query parameters.
-struct Params<'a> {
-    data: Option<&'a str>,
-    size: Option<&'a str>,
-    format: Option<&'a str>,
-    color: Option<&'a str>,
-    background: Option<&'a str>,
-    error_correction: Option<&'a str>,
-    margin: Option<&'a str>,
-    logo_size: Option<&'a str>,
-}
-
 /// Runs `qr generate`.
 pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let stdout_tty = std::io::stdout().is_terminal();
@@ -97,17 +86,17 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         (None, Target::File(path)) => Some(format_of(path)?.to_owned()),
         (None, _) => None,
     };
-    let params = Params {
-        data: data.as_deref(),
-        size: args.size.as_deref(),
-        format: format.as_deref(),
-        color: args.color.as_deref(),
-        background: args.background.as_deref(),
-        error_correction: args.ec.as_deref(),
-        margin: args.margin.as_deref(),
-        logo_size: args.logo_size.as_deref(),
+    let params = GenerateParams {
+        data,
+        size: args.size,
+        format,
+        color: args.color,
+        background: args.background,
+        error_correction: args.ec,
+        margin: args.margin,
+        logo_size: args.logo_size,
     };
-    let (data, mut options) = parse(&params)?;
+    let (data, mut options) = params.parse().map_err(generate_error)?;
     if let Some(path) = &args.logo {
         if matches!(target, Target::Text { .. }) {
             return Err(usage(
@@ -121,7 +110,8 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     match target {
         Target::Text { colours } => {
-            let code = QrCode::encode_with(data.as_bytes(), &options.encode_options())?;
+            let code = QrCode::encode_with(data.as_bytes(), &options.encode_options())
+                .map_err(|e| generate_error(RenderError::from(e).into()))?;
             let text = qr_core::render_terminal(
                 &code,
                 usize::from(options.margin.modules()),
@@ -135,13 +125,13 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                     "refusing to write a PNG image to the terminal: redirect standard output, use -o FILE, or leave out -o to draw the code as text",
                 ));
             }
-            let image = qr_core::render(&data, &options)?;
+            let image = generate::render(&data, &options).map_err(generate_error)?;
             out.write_all(&image)?;
             out.flush()?;
             Ok(())
         }
         Target::File(path) => {
-            let image = qr_core::render(&data, &options)?;
+            let image = generate::render(&data, &options).map_err(generate_error)?;
             std::fs::write(path, image)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             Ok(())
@@ -187,48 +177,17 @@ fn format_of(path: &Path) -> anyhow::Result<&'static str> {
     }
 }
 
-/// Validates the parameters as the API does.
-fn parse(p: &Params<'_>) -> anyhow::Result<(String, RenderOptions)> {
-    let bad = |e: qr_core::OptionError| usage(e.to_string());
-    let data = match p.data {
-        Some(d) if !d.is_empty() => d.to_owned(),
-        _ => {
-            return Err(usage(
-                "data parameter required: pass DATA or pipe the data on standard input",
-            ));
-        }
-    };
-    let mut o = RenderOptions::default();
-    if let Some(v) = p.size {
-        o.size = v.parse().map_err(bad)?;
+/// A generation error: the API's message, then the detail when there is one. Everything the API
+/// answers with 400 is a usage error here; an encoder failure is a plain failure.
+pub fn generate_error(e: GenerateError) -> anyhow::Error {
+    let message = crate::error::with_sources(&e);
+    match e {
+        GenerateError::Encoding(_) => anyhow::anyhow!(message),
+        GenerateError::MissingData => usage(format!(
+            "{message}: pass DATA, or pipe the data on standard input"
+        )),
+        _ => usage(message),
     }
-    if let Some(v) = p.format {
-        o.format = v.parse().map_err(bad)?;
-    }
-    if let Some(v) = p.color {
-        o.color = v.parse().map_err(bad)?;
-    }
-    if let Some(v) = p.background {
-        o.background = v.parse().map_err(bad)?;
-    }
-    if let Some(v) = p.error_correction {
-        o.ec_level = qr_core::EcLevel::parse(v)
-            .ok_or_else(|| bad(qr_core::OptionError::EcLevel(v.to_owned())))?;
-    }
-    if let Some(v) = p.margin {
-        o.margin = v.parse().map_err(bad)?;
-    }
-    if let Some(v) = p.logo_size {
-        o.logo_size = v.parse().map_err(bad)?;
-    }
-    let count = data.chars().count();
-    if count > qr_core::render::MAX_DATA_CHARS {
-        return Err(usage(format!(
-            "data is {count} characters long; at most {} are allowed",
-            qr_core::render::MAX_DATA_CHARS
-        )));
-    }
-    Ok((data, o))
 }
 
 /// Writes the text drawing, black on white with ANSI colours when `colours`.

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod analytics;
+mod batch;
 mod cli;
 mod db;
 mod docs;
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Generate(args) => generate::run(args, out),
+        Command::Batch(args) => batch::run(args, out),
         Command::Accounts(args) => accounts::run(args, out),
         Command::Keys(args) => keys::run(args, out),
         Command::Links(args) => links::run(args, out),

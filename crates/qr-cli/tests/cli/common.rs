@@ -1,0 +1,152 @@
+//! Test helpers: running the `qr` binary, decoding images with rqrr, and a temporary database.
+
+use std::path::{Path, PathBuf};
+
+use resvg::{tiny_skia, usvg};
+
+/// The `qr` binary built for these tests.
+pub fn qr() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_qr"));
+    // The tests never depend on the environment they run in.
+    for var in [
+        "QR_DB",
+        "QR_LISTEN",
+        "QR_BASE_URL",
+        "QR_GEOIP_DB",
+        "QR_TRUSTED_PROXIES",
+        "QR_ALLOW_PRIVATE_LOGO_HOSTS",
+        "NO_COLOR",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// A temporary directory with a database path in it.
+pub struct Workspace {
+    /// The directory (removed on drop).
+    pub dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// A new empty directory.
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    /// A path inside the directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// The database file.
+    pub fn db(&self) -> PathBuf {
+        self.path("qr.db")
+    }
+
+    /// `qr` with `--db` pointing at this workspace's database, run from the directory.
+    pub fn qr(&self, args: &[&str]) -> assert_cmd::Command {
+        let mut cmd = qr();
+        cmd.current_dir(self.dir.path())
+            .env("QR_DB", self.db())
+            .args(args);
+        cmd
+    }
+
+    /// Runs `qr` and returns its standard output, failing the test if it fails.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let output = self.qr(args).output().expect("qr runs");
+        assert!(
+            output.status.success(),
+            "qr {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).expect("UTF-8 output")
+    }
+
+    /// Creates a key (and its account) and returns the key.
+    pub fn create_key(&self, email: &str, plan: &str) -> String {
+        let key = self.ok(&["keys", "create", "--email", email, "--plan", plan]);
+        key.trim_end().to_owned()
+    }
+}
+
+/// A raster in luma, composited over white.
+pub struct Luma {
+    pub width: usize,
+    pub height: usize,
+    pub pixels: Vec<u8>,
+}
+
+/// Decodes a PNG file into luma.
+pub fn png_luma(bytes: &[u8]) -> Luma {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().expect("a valid PNG header");
+    let mut buffer = vec![0; reader.output_buffer_size().expect("a bounded PNG")];
+    let info = reader.next_frame(&mut buffer).expect("valid PNG data");
+    let channels = info.color_type.samples();
+    let pixels = buffer[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| match channels {
+            1 | 2 => p[0],
+            _ => luma(p[0], p[1], p[2]),
+        })
+        .collect();
+    Luma {
+        width: info.width as usize,
+        height: info.height as usize,
+        pixels,
+    }
+}
+
+/// Rasterises an SVG document at its own size over white.
+pub fn svg_luma(svg: &[u8]) -> Luma {
+    let tree = usvg::Tree::from_data(svg, &usvg::Options::default()).expect("valid SVG");
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).expect("non-empty SVG");
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    let pixels = pixmap
+        .data()
+        .chunks(4)
+        .map(|p| luma(p[0], p[1], p[2]))
+        .collect();
+    Luma {
+        width: size.width() as usize,
+        height: size.height() as usize,
+        pixels,
+    }
+}
+
+/// Decodes the single QR code in an image to its text.
+pub fn decode(image: &Luma) -> String {
+    let mut prepared =
+        rqrr::PreparedImage::prepare_from_greyscale(image.width, image.height, |x, y| {
+            image.pixels[y * image.width + x]
+        });
+    let grids = prepared.detect_grids();
+    assert_eq!(grids.len(), 1, "one QR code in the image");
+    let (_, content) = grids[0].decode().expect("a readable QR code");
+    content
+}
+
+/// Decodes PNG or SVG bytes, recognised by their start.
+pub fn decode_image(bytes: &[u8]) -> String {
+    if bytes.starts_with(b"\x89PNG") {
+        decode(&png_luma(bytes))
+    } else {
+        decode(&svg_luma(bytes))
+    }
+}
+
+/// Reads a file, failing the test with its path if that is impossible.
+pub fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn luma(r: u8, g: u8, b: u8) -> u8 {
+    ((u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114) / 1000) as u8
+}

@@ -1,0 +1,6 @@
+//! Integration tests that run the real `qr` binary.
+
+mod admin;
+mod batch;
+mod common;
+mod generate;
