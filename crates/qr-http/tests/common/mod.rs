@@ -1,0 +1,223 @@
+//! Shared helpers of the integration tests: a real server on an ephemeral port with a temporary database, and a small HTTP client.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{HeaderMap, Request};
+use hyper_util::rt::TokioIo;
+use qr_domain::chrono::{DateTime, Utc};
+use qr_domain::{AccountId, ApiKey, KeyMode, Plan, TestClock};
+use qr_http::{ServerConfig, ServerHandle};
+use serde_json::Value;
+use tokio::net::{TcpListener, TcpStream};
+
+/// A running test server.
+pub struct TestServer {
+    pub handle: ServerHandle,
+    pub addr: SocketAddr,
+    pub clock: TestClock,
+    pub owner_key: String,
+    pub db: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A response read in full.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// The GeoIP City test database of the shared test data.
+pub fn geoip_db() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/testdata/geoip/GeoIP2-City-Test.mmdb")
+}
+
+pub fn at(s: &str) -> DateTime<Utc> {
+    s.parse().unwrap()
+}
+
+impl TestServer {
+    /// Starts a server with the defaults, adjusted by `configure`.
+    pub async fn start(configure: impl FnOnce(&mut ServerConfig)) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("qr.db");
+        let mut config = ServerConfig {
+            database: db.clone(),
+            ..ServerConfig::default()
+        };
+        configure(&mut config);
+        let clock = TestClock::new(at("2024-05-15T12:00:00Z"));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let handle = qr_http::start_with(config, listener, Arc::new(clock.clone()))
+            .await
+            .unwrap();
+        let owner_key = handle
+            .initial_key()
+            .expect("a new database gets an owner key")
+            .expose_secret()
+            .to_owned();
+        Self {
+            addr: handle.local_addr(),
+            handle,
+            clock,
+            owner_key,
+            db,
+            _dir: dir,
+        }
+    }
+
+    /// A new account on `plan` with one live key: (account, key record, secret).
+    pub fn account(&self, plan: Plan) -> (AccountId, ApiKey, String) {
+        let svc = self.handle.app().service();
+        let n = uuid_like();
+        let account = svc
+            .create_account(&format!("user{n}@example.com"), plan)
+            .unwrap();
+        let (key, secret) = svc.create_key(account.id, KeyMode::Live).unwrap();
+        (account.id, key, secret.expose_secret().to_owned())
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> Resp {
+        send(self.addr, "GET", path, &[("x-api-key", key)], Bytes::new()).await
+    }
+
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: impl Into<Bytes>,
+    ) -> Resp {
+        send(self.addr, method, path, headers, body.into()).await
+    }
+
+    pub async fn stop(self) {
+        self.handle.shutdown().await.unwrap();
+    }
+}
+
+fn uuid_like() -> u128 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    u128::from(N.fetch_add(1, Ordering::Relaxed)) << 64
+        | u128::from(std::process::id())
+        | (std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+            & 0xffff_ffff)
+            << 32
+}
+
+/// One HTTP/1.1 request on a new connection.
+pub async fn send(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Bytes,
+) -> Resp {
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let mut request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", addr.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = sender
+        .send_request(request.body(Full::new(body)).unwrap())
+        .await
+        .unwrap();
+    let (parts, body) = response.into_parts();
+    Resp {
+        status: parts.status.as_u16(),
+        headers: parts.headers,
+        body: body.collect().await.unwrap().to_bytes(),
+    }
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", String::from_utf8_lossy(&self.body)))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(|v| v.to_str().unwrap())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// Asserts the spec's error body with this status and message.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, message: &str) {
+        assert_eq!(self.status, status, "{:?}", self.text());
+        assert_eq!(self.header("content-type"), Some("application/json"));
+        let v = self.json();
+        assert_eq!(v["error"], Value::Bool(true), "{v}");
+        assert_eq!(v["message"], Value::String(message.to_owned()), "{v}");
+    }
+}
+
+/// A query string from pairs, percent-encoded.
+pub fn query(pairs: &[(&str, &str)]) -> String {
+    let mut s = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        s.append_pair(k, v);
+    }
+    s.finish()
+}
+
+/// Decodes the QR code in a PNG image.
+pub fn decode_png(bytes: &[u8]) -> String {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let (w, h) = (info.width as usize, info.height as usize);
+    let channels = info.color_type.samples();
+    let luma: Vec<u8> = (0..w * h)
+        .map(|i| {
+            let px = &buf[i * channels..(i + 1) * channels];
+            match channels {
+                1 | 2 => px[0],
+                _ => ((u32::from(px[0]) + u32::from(px[1]) + u32::from(px[2])) / 3) as u8,
+            }
+        })
+        .collect();
+    let mut img = rqrr::PreparedImage::prepare_from_greyscale(w, h, |x, y| luma[y * w + x]);
+    let grids = img.detect_grids();
+    assert_eq!(grids.len(), 1, "one code in the image");
+    grids[0].decode().unwrap().1
+}
+
+/// A small opaque PNG to use as a logo.
+pub fn logo_png() -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, 32, 32);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().unwrap();
+        let pixels: Vec<u8> = (0..32 * 32).flat_map(|_| [200u8, 30, 30, 255]).collect();
+        writer.write_image_data(&pixels).unwrap();
+    }
+    out
+}
