@@ -60,12 +60,47 @@ uuid_id!(
 );
 
 /// Identifier of a recorded scan, assigned by the store in increasing order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
+///
+/// It serializes as a string (the spec's scan record has `id: string`) and deserializes
+/// from a string or a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ScanId(pub i64);
+
+impl Serialize for ScanId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ScanId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Number(i64),
+            Text(String),
+        }
+        match Repr::deserialize(deserializer)? {
+            Repr::Number(n) => Ok(Self(n)),
+            Repr::Text(s) => s.parse().map(Self).map_err(serde::de::Error::custom),
+        }
+    }
+}
 
 impl fmt::Display for ScanId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_ids_are_strings_on_the_wire() {
+        assert_eq!(serde_json::to_string(&ScanId(42)).unwrap(), "\"42\"");
+        assert_eq!(serde_json::from_str::<ScanId>("\"7\"").unwrap(), ScanId(7));
+        assert_eq!(serde_json::from_str::<ScanId>("7").unwrap(), ScanId(7));
     }
 }
