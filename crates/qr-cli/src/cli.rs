@@ -9,6 +9,7 @@ use crate::docs::{CompletionsArgs, ManArgs};
 use crate::generate::GenerateArgs;
 use crate::keys::KeysArgs;
 use crate::links::LinksArgs;
+use crate::serve::ServeArgs;
 use crate::usage::UsageArgs;
 
 /// Make QR codes, run the QR code service, and administer its accounts, keys, links and analytics.
@@ -54,6 +55,8 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Makes many codes from a CSV or JSON Lines file into a ZIP archive, on every core.
     Batch(BatchArgs),
+    /// Runs the HTTP API server on the database until SIGINT or SIGTERM.
+    Serve(ServeArgs),
     /// Creates, lists and shows accounts; changes plans and enterprise limits.
     Accounts(AccountsArgs),
     /// Creates, lists, regenerates and revokes API keys; sets their restrictions.

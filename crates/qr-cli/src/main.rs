@@ -11,6 +11,7 @@ mod generate;
 mod keys;
 mod links;
 mod output;
+mod serve;
 mod usage;
 
 use std::io::Write;
@@ -49,6 +50,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Generate(args) => generate::run(args, out),
         Command::Batch(args) => batch::run(args, out),
+        Command::Serve(args) => serve::run(args),
         Command::Accounts(args) => accounts::run(args, out),
         Command::Keys(args) => keys::run(args, out),
         Command::Links(args) => links::run(args, out),

@@ -150,3 +150,126 @@ pub fn read(path: &Path) -> Vec<u8> {
 fn luma(r: u8, g: u8, b: u8) -> u8 {
     ((u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114) / 1000) as u8
 }
+
+/// An HTTP client that returns every status as an answer, follows no redirect and uses no proxy.
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .build()
+        .into()
+}
+
+/// A `qr serve` process on 127.0.0.1, stopped when dropped.
+pub struct Server {
+    child: Option<std::process::Child>,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    log: PathBuf,
+}
+
+/// An HTTP answer: status and body.
+pub struct Answer {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+impl Server {
+    /// Starts `qr serve` on a free port of 127.0.0.1 with the workspace's database (given through
+    /// the environment, as an operator would) and waits until it accepts connections.
+    pub fn start(ws: &Workspace) -> Self {
+        // Bind port 0 to learn a free port, then release it for the server.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let log = ws.path(&format!("serve-{port}.log"));
+        let log_file = std::fs::File::create(&log).unwrap();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_qr"))
+            .arg("serve")
+            .env("QR_LISTEN", &addr)
+            .env("QR_DB", ws.db())
+            .env("RUST_LOG", "warn")
+            .env_remove("QR_BASE_URL")
+            .env_remove("QR_TRUSTED_PROXIES")
+            .stdin(std::process::Stdio::null())
+            .stdout(log_file.try_clone().unwrap())
+            .stderr(log_file)
+            .spawn()
+            .expect("qr serve starts");
+        let mut server = Self {
+            child: Some(child),
+            base: format!("http://{addr}"),
+            log,
+        };
+        server.wait_until_ready(&addr);
+        server
+    }
+
+    fn wait_until_ready(&mut self, addr: &str) {
+        // A readiness wait with a generous limit, not a timing assertion. The port accepts
+        // connections before the database is open, so readiness is an HTTP answer (a 401 here).
+        for _ in 0..3000 {
+            if agent()
+                .get(format!("http://{addr}/api/health"))
+                .call()
+                .is_ok()
+            {
+                return;
+            }
+            let child = self.child.as_mut().unwrap();
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!(
+                    "qr serve exited with {status}: {}",
+                    std::fs::read_to_string(&self.log).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("qr serve did not start listening on {addr}");
+    }
+
+    /// GET `path` with the key in the Authorization header, without following redirects.
+    pub fn get(&self, path: &str, key: &str) -> Answer {
+        let mut response = agent()
+            .get(format!("{}{path}", self.base))
+            .header("Authorization", format!("Bearer {key}"))
+            .header(
+                "User-Agent",
+                "Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0",
+            )
+            .call()
+            .expect("an HTTP answer");
+        Answer {
+            status: response.status().as_u16(),
+            body: response.body_mut().read_to_vec().expect("a body"),
+        }
+    }
+
+    /// Stops the server with SIGTERM, as an operator would, and waits for it to finish.
+    pub fn stop(mut self) {
+        let mut child = self.child.take().unwrap();
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let exit = child.wait().unwrap();
+        assert!(
+            exit.success(),
+            "qr serve exited with {exit}: {}",
+            std::fs::read_to_string(&self.log).unwrap_or_default()
+        );
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

@@ -4,3 +4,4 @@ mod admin;
 mod batch;
 mod common;
 mod generate;
+mod server;
