@@ -287,9 +287,7 @@ fn progress_bar(len: usize) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(len as u64);
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:40} {pos}/{len} codes, {per_sec}, {eta} left")
-    {
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} codes ({eta} left)") {
         bar.set_style(style);
     }
     bar

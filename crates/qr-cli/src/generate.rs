@@ -55,8 +55,10 @@ pub struct GenerateArgs {
     /// Draw the code as text even when standard output is not a terminal.
     #[arg(long, short = 't', conflicts_with = "output")]
     terminal: bool,
-    /// In text output without colours, draw the light modules as blocks instead of the dark ones
-    /// (for light-on-dark terminals). Colours are used on a terminal unless NO_COLOR is set.
+    /// In text without colours, draw the light modules as blocks (for dark terminals).
+    ///
+    /// Colours (black on white) are used when standard output is a terminal and NO_COLOR is not
+    /// set; then this option changes nothing.
     #[arg(long)]
     invert: bool,
 }
