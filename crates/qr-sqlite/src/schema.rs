@@ -131,6 +131,10 @@ pub(crate) fn check(conn: &Connection, path: &Path) -> Result<i64, OpenError> {
 }
 
 /// Applies the migrations after `from`, each in its own transaction with its version bump.
+///
+/// Each step takes the write lock first (`BEGIN IMMEDIATE`) and re-reads the version under it, so
+/// two processes opening a new file at once (a server and a CLI) migrate it once between them: the
+/// second finds the step done and skips it.
 pub(crate) fn migrate(conn: &mut Connection, from: i64, path: &Path) -> Result<(), OpenError> {
     let err = |e| OpenError::from_sqlite(path, e);
     for (i, sql) in MIGRATIONS
@@ -138,7 +142,16 @@ pub(crate) fn migrate(conn: &mut Connection, from: i64, path: &Path) -> Result<(
         .enumerate()
         .skip(usize::try_from(from).unwrap_or(0))
     {
-        let tx = conn.transaction().map_err(err)?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let current: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err)?;
+        if current > i as i64 {
+            // Another process applied this step after we looked.
+            continue;
+        }
         tx.execute_batch(sql).map_err(err)?;
         tx.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(err)?;

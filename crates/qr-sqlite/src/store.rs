@@ -35,7 +35,31 @@ impl SqliteStore {
     /// Refuses, without writing to the file, a file that is not an SQLite database, a
     /// database of another application, and a database from a newer schema version.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
-        let path = path.as_ref().to_owned();
+        let path = path.as_ref();
+        // Switching a new file to WAL and migrating it need locks that SQLite's busy handler does
+        // not always wait for, so another process opening the same file at the same moment (a
+        // server and a CLI started together) can make one attempt fail with "busy"; retry the
+        // whole open until the busy timeout has passed.
+        let started = std::time::Instant::now();
+        loop {
+            match SqliteStore::open_once(path) {
+                Err(OpenError::Sqlite {
+                    source: rusqlite::Error::SqliteFailure(failure, _),
+                    ..
+                }) if matches!(
+                    failure.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && started.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                result => return result,
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<Self, OpenError> {
+        let path = path.to_owned();
         let err = |e| OpenError::from_sqlite(&path, e);
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE

@@ -105,3 +105,33 @@ fn reports_a_corrupt_database() {
         "a clear corruption error, got {err}"
     );
 }
+
+#[test]
+fn processes_opening_a_new_file_at_once_migrate_it_once() {
+    // A server and a CLI started together on a fresh path: each open must succeed, whichever
+    // migrates first. Threads open independent connections, as separate processes would.
+    for round in 0..5 {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(format!("race-{round}.db"));
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
+        let openers: Vec<_> = (0..4)
+            .map(|_| {
+                let path = path.clone();
+                let barrier = barrier.clone();
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    SqliteStore::open(&path).map(|_| ())
+                })
+            })
+            .collect();
+        for opener in openers {
+            let result = opener.join().expect("opener thread");
+            assert!(result.is_ok(), "round {round}: {result:?}");
+        }
+        let conn = Connection::open(&path).expect("opens");
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .expect("version");
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+}
