@@ -99,10 +99,10 @@ pub fn check_access(
             return Err(AccessError::IpNotAllowed);
         }
     }
-    if let (false, Some(origin)) = (settings.allowed_origins.is_empty(), request.origin) {
-        if !settings.allowed_origins.iter().any(|p| p.matches(origin)) {
-            return Err(AccessError::OriginNotAllowed);
-        }
+    if let (false, Some(origin)) = (settings.allowed_origins.is_empty(), request.origin)
+        && !settings.allowed_origins.iter().any(|p| p.matches(origin))
+    {
+        return Err(AccessError::OriginNotAllowed);
     }
     if endpoint == Endpoint::Batch && limits.batch.is_none() {
         return Err(AccessError::BatchRequiresPro);

@@ -215,10 +215,10 @@ impl AnalyticsQuery {
                 parse_instant(s, true).ok_or_else(|| AnalyticsError::InvalidEndDate(s.to_owned()))
             })
             .transpose()?;
-        if let (Some(s), Some(e)) = (start, end) {
-            if s > e {
-                return Err(AnalyticsError::StartAfterEnd);
-            }
+        if let (Some(s), Some(e)) = (start, end)
+            && s > e
+        {
+            return Err(AnalyticsError::StartAfterEnd);
         }
         let limit = match limit {
             None => RecentLimit::default(),

@@ -484,19 +484,19 @@ impl WriteTx for Data {
             .collect();
         let mut removed = 0u64;
         for id in links {
-            if let Some(scans) = self.scans.get_mut(&id) {
-                if scans.iter().any(|s| s.at.date_naive() < day) {
-                    let v = Arc::make_mut(scans);
-                    let before = v.len();
-                    v.retain(|s| s.at.date_naive() >= day);
-                    removed += (before - v.len()) as u64;
-                }
+            if let Some(scans) = self.scans.get_mut(&id)
+                && scans.iter().any(|s| s.at.date_naive() < day)
+            {
+                let v = Arc::make_mut(scans);
+                let before = v.len();
+                v.retain(|s| s.at.date_naive() >= day);
+                removed += (before - v.len()) as u64;
             }
-            if let Some(r) = self.rollups.get_mut(&id) {
-                if r.keys().next().is_some_and(|d| *d < day) {
-                    let kept = Arc::make_mut(r).split_off(&day);
-                    *Arc::make_mut(r) = kept;
-                }
+            if let Some(r) = self.rollups.get_mut(&id)
+                && r.keys().next().is_some_and(|d| *d < day)
+            {
+                let kept = Arc::make_mut(r).split_off(&day);
+                *Arc::make_mut(r) = kept;
             }
         }
         Ok(removed)

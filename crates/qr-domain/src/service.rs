@@ -476,13 +476,13 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.write(|tx| {
             let current = tx.account(account.id)?.ok_or(LinkError::NotFound)?;
             let limit = current.limits().links.min_with(limits.links);
-            if let Limit::Max(max) = limit {
-                if tx.count_links(account.id)? >= max {
-                    return Err(LinkError::LimitReached {
-                        plan: current.plan.to_string(),
-                        limit: max,
-                    });
-                }
+            if let Limit::Max(max) = limit
+                && tx.count_links(account.id)? >= max
+            {
+                return Err(LinkError::LimitReached {
+                    plan: current.plan.to_string(),
+                    limit: max,
+                });
             }
             let mut code = None;
             for c in &candidates {
