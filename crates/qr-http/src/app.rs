@@ -726,10 +726,10 @@ impl Query {
 fn api_key(headers: &HeaderMap, query: &Query) -> Option<String> {
     if let Some(value) = headers.get(AUTHORIZATION) {
         let text = value.to_str().unwrap_or("");
-        if let Some((scheme, token)) = text.trim().split_once(' ') {
-            if scheme.eq_ignore_ascii_case("bearer") {
-                return Some(token.trim().to_owned());
-            }
+        if let Some((scheme, token)) = text.trim().split_once(' ')
+            && scheme.eq_ignore_ascii_case("bearer")
+        {
+            return Some(token.trim().to_owned());
         }
     }
     if let Some(value) = headers.get(&X_API_KEY) {

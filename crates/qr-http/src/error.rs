@@ -139,7 +139,7 @@ impl ApiError {
             ApiError::Analytics(e) => match e {
                 AnalyticsError::LinkNotFound => (S::NOT_FOUND, text("Link not found")),
                 AnalyticsError::Store(e) => store_status(e),
-                other => (S::BAD_REQUEST, capitalize(&other.to_string())),
+                other => (S::BAD_REQUEST, capitalize_invalid(other.to_string())),
             },
             ApiError::Logo(e) => (S::BAD_REQUEST, e.to_string()),
             ApiError::BadRequest(message) => (S::BAD_REQUEST, message.clone()),
@@ -184,10 +184,10 @@ impl ApiError {
         if let Some(secs) = retry_after {
             headers.insert(RETRY_AFTER, HeaderValue::from(secs));
         }
-        if let ApiError::MethodNotAllowed(methods) = &self {
-            if let Ok(value) = HeaderValue::from_str(&crate::routes::allow_header(methods)) {
-                headers.insert(ALLOW, value);
-            }
+        if let ApiError::MethodNotAllowed(methods) = &self
+            && let Ok(value) = HeaderValue::from_str(&crate::routes::allow_header(methods))
+        {
+            headers.insert(ALLOW, value);
         }
         response
     }
@@ -206,11 +206,11 @@ fn store_status(e: &StoreError) -> (StatusCode, String) {
     }
 }
 
-fn capitalize(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
+/// The domain's "invalid …" messages in the API's "Invalid …" style; parameter names keep their case.
+fn capitalize_invalid(message: String) -> String {
+    match message.strip_prefix("invalid ") {
+        Some(rest) => format!("Invalid {rest}"),
+        None => message,
     }
 }
 

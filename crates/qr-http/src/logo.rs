@@ -151,10 +151,8 @@ impl LogoFetcher {
             Some(_) => true,
             None => false,
         };
-        if expired {
-            if let Some(e) = cache.entries.remove(key) {
-                cache.pixel_bytes -= e.cost;
-            }
+        if expired && let Some(e) = cache.entries.remove(key) {
+            cache.pixel_bytes -= e.cost;
         }
         None
     }

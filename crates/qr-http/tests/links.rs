@@ -316,6 +316,12 @@ async fn scan_from_a_phone_shows_in_analytics() {
             .unwrap()
             .starts_with("Invalid limit")
     );
+    s.get(
+        &format!("/api/analytics?linkId={id}&startDate=2024-05-20&endDate=2024-05-10"),
+        &key,
+    )
+    .await
+    .assert_error(400, "startDate must not be after endDate");
     let window = s
         .get(
             &format!("/api/analytics?linkId={id}&startDate=2024-05-16&endDate=2024-05-20"),
