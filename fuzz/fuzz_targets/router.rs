@@ -1,0 +1,139 @@
+//! Fuzzes the HTTP router in process: arbitrary requests never panic and always get a well-formed response.
+#![no_main]
+
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+
+use arbitrary::Arbitrary;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use libfuzzer_sys::fuzz_target;
+use qr_domain::chrono::Duration;
+use qr_domain::{KeyMode, Plan, TestClock};
+use qr_http::{App, ServerConfig, SharedClock};
+
+const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"];
+const PATHS: &[&str] = &[
+    "/api/generate",
+    "/api/batch",
+    "/api/links",
+    "/api/analytics",
+    "/api/dashboard",
+    "/api/health",
+    "/api/openapi.json",
+    "/r/",
+    "/",
+];
+const HEADERS: &[&str] = &[
+    "authorization",
+    "x-api-key",
+    "origin",
+    "if-none-match",
+    "x-forwarded-for",
+    "user-agent",
+    "referer",
+    "content-type",
+];
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    method: u8,
+    path: u8,
+    suffix: String,
+    query: String,
+    key: u8,
+    headers: Vec<(u8, String)>,
+    body: Vec<u8>,
+}
+
+struct World {
+    runtime: tokio::runtime::Runtime,
+    app: App,
+    clock: TestClock,
+    keys: Vec<String>,
+    _dir: tempfile::TempDir,
+}
+
+fn world() -> &'static World {
+    static WORLD: OnceLock<World> = OnceLock::new();
+    WORLD.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let config = ServerConfig {
+            database: dir.path().join("fuzz.db"),
+            trusted_proxies: vec!["127.0.0.1".into()],
+            ..ServerConfig::default()
+        };
+        let clock = TestClock::new("2024-05-15T12:00:00Z".parse().unwrap());
+        let (app, owner) = App::open(&config, SharedClock::new(Arc::new(clock.clone()))).unwrap();
+        let mut keys = vec![owner.unwrap().expose_secret().to_owned()];
+        for plan in [Plan::Free, Plan::Pro] {
+            let svc = app.service();
+            let account = svc
+                .create_account(&format!("{plan:?}@fuzz.test"), plan)
+                .unwrap();
+            let (_, secret) = svc.create_key(account.id, KeyMode::Live).unwrap();
+            keys.push(secret.expose_secret().to_owned());
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        World {
+            runtime,
+            app,
+            clock,
+            keys,
+            _dir: dir,
+        }
+    })
+}
+
+fuzz_target!(|input: Input| {
+    let w = world();
+    // Each input is a second later, so the per-second limits do not hide the endpoints.
+    w.clock.advance(Duration::seconds(1));
+    let method = METHODS[usize::from(input.method) % METHODS.len()];
+    let path = PATHS[usize::from(input.path) % PATHS.len()];
+    let uri = format!("{path}{}?{}", input.suffix, input.query);
+    let mut request = Request::builder().method(method).uri(uri.as_str());
+    // Logos are fetched from the network; only the free key (which gets 403) may ask for one.
+    let key = if input.query.contains("logo") {
+        1
+    } else {
+        usize::from(input.key) % 4
+    };
+    if let Some(secret) = w.keys.get(key) {
+        request = request.header("x-api-key", secret.as_str());
+    }
+    for (name, value) in &input.headers {
+        request = request.header(HEADERS[usize::from(*name) % HEADERS.len()], value.as_str());
+    }
+    let Ok(request) = request.body(Full::new(Bytes::from(input.body))) else {
+        return;
+    };
+    let peer = SocketAddr::from(([127, 0, 0, 1], 40000));
+    let response = w.runtime.block_on(w.app.handle(request, peer));
+    let status = response.status();
+    assert!((100..600).contains(&status.as_u16()));
+    let json = response
+        .headers()
+        .get("content-type")
+        .is_some_and(|v| v == "application/json");
+    let body = w
+        .runtime
+        .block_on(response.into_body().collect())
+        .unwrap()
+        .to_bytes();
+    if status.as_u16() >= 400 && !path.starts_with("/r/") {
+        assert!(json, "{status} without a JSON error body");
+    }
+    if json {
+        let value: serde_json::Value = serde_json::from_slice(&body).expect("valid JSON");
+        if status.as_u16() >= 400 {
+            assert_eq!(value["error"], serde_json::Value::Bool(true));
+            assert!(value["message"].is_string());
+        }
+    }
+});
