@@ -260,10 +260,10 @@ impl Canvas {
         for mask in Mask::ALL {
             let (mut rows, mut columns) = self.masked(mask);
             draw_format_bits(&mut rows, &mut columns, level, mask);
-            if let Some(score) = penalty::score(&rows, &columns, best.0) {
-                if score < best.0 {
-                    best = (score, mask);
-                }
+            if let Some(score) = penalty::score(&rows, &columns, best.0)
+                && score < best.0
+            {
+                best = (score, mask);
             }
         }
         best.1

@@ -6,11 +6,16 @@
 //! are covered by one long match at distance `stride`, which may start inside the tail of the
 //! segment before them and end inside the head of the segment after them. Only the bytes of the
 //! segments are parsed, by a shortest-path search (dynamic programming) over their positions with
-//! match candidates at distance 1, at distance `stride` and from a short hash chain, priced by the
-//! symbol frequencies of the previous pass. The result is written as one deflate block (dynamic,
-//! fixed or stored, whichever is smallest), with length-limited Huffman codes, and the Adler-32
-//! checksum of the copies is derived from the checksum of their row instead of being recomputed
-//! byte by byte.
+//! match candidates at distance 1, at distance `stride` and from a short hash chain (in which the
+//! last row of a segment stands for its last copy, the nearest occurrence of those bytes).
+//!
+//! The search is priced by the symbol frequencies of a greedy parse (the longest candidate
+//! everywhere), except where a first guess from the byte histogram is cheaper. For a tiny alphabet
+//! (a filter byte and two pixel values, where literals cost about a bit and a greedy parse
+//! misjudges them badly) a quick pass, which takes every match in full, corrects those prices
+//! before the full pass. The result is written as one deflate block (dynamic, fixed or stored,
+//! whichever is smallest), with length-limited Huffman codes, and the Adler-32 checksum of the
+//! copies is derived from the checksum of their row instead of being recomputed byte by byte.
 
 /// The shortest match deflate can express.
 const MIN_MATCH: usize = 3;
@@ -51,14 +56,15 @@ const SMALL_CHAIN_DEPTH: usize = 4;
 /// See [`SMALL_CHAIN_DEPTH`].
 const SMALL_INPUT: usize = 4096;
 /// The number of bytes in the chain key of a position outside runs.
-const KEY_LEN: usize = 3;
+const KEY_LEN: usize = 4;
 /// Selects the first [`KEY_LEN`] bytes of a little-endian word.
 const KEY_MASK: u64 = u64::MAX >> (64 - 8 * KEY_LEN);
+/// Data whose sample has at most this many distinct byte values (a filter byte and two pixel
+/// bytes, say) gets a quick first pass to correct the greedy estimate of the symbol costs.
+const TINY_ALPHABET: usize = 3;
 /// Data whose sample has more distinct byte values than this also gets a parse that starts
 /// from flat literal prices.
 const VARIED_ALPHABET: usize = 32;
-/// The number of shortest-path passes, each priced by the symbol frequencies of the previous one.
-const PASSES: usize = 2;
 /// The cost of an unreachable position, larger than the cost of any real parse.
 const UNREACHABLE: u32 = u32::MAX;
 
@@ -110,15 +116,40 @@ const fn length_code_table() -> [u8; MAX_MATCH + 1] {
     table
 }
 
-/// Returns the distance code (0..30) of a distance from 1 to 32768.
-fn dist_code(dist: usize) -> usize {
+/// Computes the distance code (0..30) of a distance from 1 to 32768.
+const fn compute_dist_code(dist: usize) -> u8 {
     if dist <= 4 {
-        dist.saturating_sub(1)
+        dist.saturating_sub(1) as u8
     } else {
         let x = (dist - 1) as u32;
         let log = 31 - x.leading_zeros();
-        (2 * log + ((x >> (log - 1)) & 1)) as usize
+        (2 * log + ((x >> (log - 1)) & 1)) as u8
     }
+}
+
+/// The distance code of every distance from 1 to 256 (at `dist - 1`), then of every distance
+/// above 256 by `(dist - 1) >> 7` (at `256 + ((dist - 1) >> 7)`): codes 16 and up cover whole
+/// blocks of 128 distances.
+const DIST_CODE: [u8; 512] = dist_code_table();
+
+/// Builds [`DIST_CODE`].
+const fn dist_code_table() -> [u8; 512] {
+    let mut table = [0u8; 512];
+    let mut index = 0;
+    while index < 256 {
+        table[index] = compute_dist_code(index + 1);
+        table[256 + index] = compute_dist_code((index << 7) + 1);
+        index += 1;
+    }
+    table
+}
+
+/// Returns the distance code (0..30) of a distance from 1 to 32768.
+#[inline]
+fn dist_code(dist: usize) -> usize {
+    let x = dist.saturating_sub(1);
+    let index = if x < 256 { x } else { 256 + (x >> 7) };
+    usize::from(DIST_CODE.get(index).copied().unwrap_or(29))
 }
 
 /// Compresses `data` into a complete zlib stream (2-byte header, deflate blocks, Adler-32).
@@ -127,7 +158,7 @@ fn dist_code(dist: usize) -> usize {
 /// `data.len()` is a multiple of `stride` (it may also be called with stride = data.len() for arbitrary data).
 /// The output is deterministic: the same input gives the same bytes.
 pub(crate) fn zlib_compress(data: &[u8], stride: usize) -> Vec<u8> {
-    let stride = if stride == 0 || data.len() % stride != 0 {
+    let stride = if stride == 0 || !data.len().is_multiple_of(stride) {
         data.len()
     } else {
         stride
@@ -269,7 +300,7 @@ impl<'a> Layout<'a> {
             ) else {
                 continue;
             };
-            let mut row_len = if segment.copy_len > 0 {
+            let row_len = if segment.copy_len > 0 {
                 next_start_run.saturating_add(segment.copy_len as u32)
             } else {
                 0
@@ -282,45 +313,25 @@ impl<'a> Layout<'a> {
             let uniform = last_row
                 .split_first()
                 .is_some_and(|(first, rest)| rest.iter().all(|byte| byte == first));
-            let mut byte_len = if segment.copy_len > 0 && uniform {
+            let byte_len = if segment.copy_len > 0 && uniform {
                 next_start_byte_run.saturating_add(segment.copy_len as u32)
             } else {
                 0
             };
-            if let (Some(last_row), Some(last_byte)) = (rows.last_mut(), bytes.last_mut()) {
-                *last_row = row_len;
-                *last_byte = byte_len;
+            if row_dist > 0 {
+                let above =
+                    segment.start.max(row_dist) - row_dist..segment.end.saturating_sub(row_dist);
+                fill_runs(rows, seg_data, data.get(above).unwrap_or_default(), row_len);
+            } else {
+                fill_runs(rows, seg_data, &[], row_len);
             }
-            for offset in (0..count).rev() {
-                let pos = segment.start + offset;
-                let byte = seg_data.get(offset).copied();
-                let above = if row_dist > 0 && pos >= row_dist {
-                    data.get(pos - row_dist).copied()
-                } else {
-                    None
-                };
-                row_len = if byte.is_some() && byte == above {
-                    row_len.saturating_add(1)
-                } else {
-                    0
-                };
-                let before = if pos >= 1 {
-                    data.get(pos - 1).copied()
-                } else {
-                    None
-                };
-                byte_len = if byte.is_some() && byte == before {
-                    byte_len.saturating_add(1)
-                } else {
-                    0
-                };
-                if let (Some(row_slot), Some(byte_slot)) =
-                    (rows.get_mut(offset), bytes.get_mut(offset))
-                {
-                    *row_slot = row_len;
-                    *byte_slot = byte_len;
-                }
-            }
+            let before = segment.start.max(1) - 1..segment.end.saturating_sub(1);
+            fill_runs(
+                bytes,
+                seg_data,
+                data.get(before).unwrap_or_default(),
+                byte_len,
+            );
             next_start_run = rows.first().copied().unwrap_or(0);
             next_start_byte_run = bytes.first().copied().unwrap_or(0);
         }
@@ -356,9 +367,7 @@ impl<'a> Layout<'a> {
                     .unwrap_or_default();
                 let mut row_sums = Adler32 { a: 0, b: 0 };
                 row_sums.update(row);
-                for _ in 0..segment.copy_len / self.stride {
-                    adler.append_block(row.len(), row_sums);
-                }
+                adler.append_copies(row.len(), row_sums, segment.copy_len / self.stride);
             }
         }
         adler.value()
@@ -375,10 +384,12 @@ impl<'a> Layout<'a> {
         for &byte in self.data.iter().take(4096) {
             histogram[usize::from(byte)] += 1;
         }
-        let mut best = search.refine(self, CostModel::initial(&histogram, false));
+        let alphabet = histogram.iter().filter(|&&count| count > 0).count();
+        let tiny = alphabet <= TINY_ALPHABET;
+        let mut best = search.refine(self, CostModel::initial(&histogram, false), tiny);
         let mut best_plan = BlockPlan::new(&best);
-        if histogram.iter().filter(|&&count| count > 0).count() > VARIED_ALPHABET {
-            let other = search.refine(self, CostModel::initial(&histogram, true));
+        if alphabet > VARIED_ALPHABET {
+            let other = search.refine(self, CostModel::initial(&histogram, true), tiny);
             let other_plan = BlockPlan::new(&other);
             if other_plan.bits() < best_plan.bits() {
                 best = other;
@@ -386,6 +397,30 @@ impl<'a> Layout<'a> {
             }
         }
         (best, best_plan)
+    }
+}
+
+/// Fills `runs`, one entry per byte of `bytes` and one past them set to `tail`, with the length of
+/// the match of each position against the bytes `earlier`, which end where `bytes` end (the first
+/// positions have no earlier byte if `earlier` is shorter): how many bytes from there on equal
+/// their earlier byte, counting `tail` more past the end if all of them do.
+fn fill_runs(runs: &mut [u32], bytes: &[u8], earlier: &[u8], tail: u32) {
+    let Some((last, runs)) = runs.split_last_mut() else {
+        return;
+    };
+    *last = tail;
+    let skip = bytes.len().saturating_sub(earlier.len());
+    let (without, with) = runs.split_at_mut(skip.min(runs.len()));
+    without.fill(0);
+    let mut run = tail;
+    let pairs = with.iter_mut().zip(bytes.get(skip..).unwrap_or_default());
+    for ((slot, &byte), &other) in pairs.zip(earlier).rev() {
+        run = if byte == other {
+            run.saturating_add(1)
+        } else {
+            0
+        };
+        *slot = run;
     }
 }
 
@@ -417,14 +452,31 @@ impl Adler32 {
         }
     }
 
-    /// Adds a block of `len` bytes whose own sums, started from zero, are `block`.
-    fn append_block(&mut self, len: usize, block: Adler32) {
+    /// Adds `copies` copies of a block of `len` bytes whose own sums, started from zero, are
+    /// `block`.
+    ///
+    /// Each copy adds `block.a` to `a`, and `len` times the `a` before it plus `block.b` to `b`;
+    /// over `copies` copies that makes `copies * len * a + len * block.a * copies * (copies - 1)
+    /// / 2 + copies * block.b`.
+    fn append_copies(&mut self, len: usize, block: Adler32, copies: usize) {
         let modulus = u64::from(ADLER_MOD);
         let len = len as u64 % modulus;
-        let a = u64::from(self.a);
-        let b = (u64::from(self.b) + len * a + u64::from(block.b)) % modulus;
-        self.a = ((a + u64::from(block.a)) % modulus) as u32;
-        self.b = b as u32;
+        let copies = copies as u64;
+        let pairs = (copies / 2 % modulus) * ((copies.saturating_sub(1)) % modulus) % modulus;
+        let pairs = if copies.is_multiple_of(2) {
+            pairs
+        } else {
+            // copies * (copies - 1) / 2 with copies odd: copies * ((copies - 1) / 2).
+            (copies % modulus) * ((copies.saturating_sub(1) / 2) % modulus) % modulus
+        };
+        let copies = copies % modulus;
+        let (a, block_a, block_b) = (u64::from(self.a), u64::from(block.a), u64::from(block.b));
+        let b = u64::from(self.b)
+            + copies * len % modulus * a % modulus
+            + len * block_a % modulus * pairs % modulus
+            + copies * block_b % modulus;
+        self.a = ((a + copies * block_a) % modulus) as u32;
+        self.b = (b % modulus) as u32;
     }
 
     /// Returns the checksum.
@@ -467,10 +519,9 @@ impl CostModel {
         model
     }
 
-    /// Returns the costs of the symbols of `tokens`, by their entropy.
-    fn from_tokens(tokens: &[Token]) -> Self {
-        let (litlen_freq, dist_freq) = symbol_frequencies(tokens);
-        let litlen = entropy_costs(&litlen_freq);
+    /// Returns the costs of symbols with the given frequencies, by their entropy.
+    fn from_frequencies(litlen_freq: &[u32], dist_freq: &[u32]) -> Self {
+        let litlen = entropy_costs(litlen_freq);
         let mut literal = [0u32; 256];
         literal.copy_from_slice(litlen.get(..256).unwrap_or(&[0; 256]));
         let mut model = CostModel {
@@ -478,7 +529,7 @@ impl CostModel {
             length: [0; MAX_MATCH + 1],
             distance: [0; DIST_SYMBOLS],
         };
-        model.set_match_costs(&litlen, &entropy_costs(&dist_freq));
+        model.set_match_costs(&litlen, &entropy_costs(dist_freq));
         model
     }
 
@@ -494,6 +545,18 @@ impl CostModel {
             let symbol = dist.get(code).copied().unwrap_or(15 * COST_SCALE);
             *cost = symbol + COST_SCALE * u32::from(DIST_EXTRA[code]);
         }
+    }
+
+    /// Returns the model that prices every symbol at the lower of its costs in `self` and
+    /// `other`.
+    fn cheapest(mut self, other: &CostModel) -> Self {
+        let pairs = (self.literal.iter_mut().zip(&other.literal))
+            .chain(self.length.iter_mut().zip(&other.length))
+            .chain(self.distance.iter_mut().zip(&other.distance));
+        for (cost, &other) in pairs {
+            *cost = (*cost).min(other);
+        }
+        self
     }
 
     /// Returns the cost of a match of any length of at least 3, split into pieces of at most 258
@@ -542,6 +605,30 @@ fn entropy_costs(freqs: &[u32]) -> Vec<u32> {
         .collect()
 }
 
+/// One match candidate of a node.
+#[derive(Clone, Copy, Debug, Default)]
+struct Candidate {
+    /// The match length (at least 3, possibly more than 258), marked [`CONTINUED`] when the
+    /// previous position has the same match one byte longer.
+    len: u32,
+    /// The match distance.
+    dist: u16,
+    /// The distance code of `dist`.
+    code: u8,
+}
+
+impl Candidate {
+    /// Returns a candidate of `len` bytes (with its flags) at distance `dist`.
+    #[inline]
+    fn new(len: u32, dist: usize) -> Self {
+        Candidate {
+            len,
+            dist: dist as u16,
+            code: dist_code(dist) as u8,
+        }
+    }
+}
+
 /// The match candidates of every node, found once and shared by all passes.
 ///
 /// The candidates of a node are the match at distance 1, the match at the row distance, and the
@@ -549,135 +636,125 @@ fn entropy_costs(freqs: &[u32]) -> Vec<u32> {
 struct Candidates {
     /// For each node, the index of its first candidate in `list`; one extra entry ends the last.
     first: Vec<u32>,
-    /// The candidates of all nodes, as (length, distance); a length may exceed 258.
-    list: Vec<(u32, u16)>,
+    /// The candidates of all nodes.
+    list: Vec<Candidate>,
     /// For each node, the position just past its longest candidate (its own position if none).
     reach: Vec<u32>,
 }
 
+/// Marks a position without a chain key.
+const NO_HASH: u32 = u32::MAX;
+
 impl Candidates {
+    /// Returns the candidates of `node`.
+    fn of(&self, node: usize) -> &[Candidate] {
+        let start = self.first.get(node).copied().unwrap_or(0) as usize;
+        let end = self.first.get(node + 1).copied().unwrap_or(0) as usize;
+        self.list.get(start..end).unwrap_or_default()
+    }
+
     /// Finds the candidates of every segment position of `layout`.
     fn find(layout: &Layout<'_>) -> Self {
         let data = layout.data;
         let n = data.len();
         let nodes = layout.node_count();
         let row_dist = layout.row_dist;
-        let hashed = nodes + layout.segments.len() * layout.stride.min(WINDOW);
-        let hash_bits = (usize::BITS - hashed.leading_zeros()).clamp(8, 15);
+        let hash_bits = (usize::BITS - nodes.leading_zeros()).clamp(8, 15);
         let depth = if nodes < SMALL_INPUT {
             SMALL_CHAIN_DEPTH
         } else {
             CHAIN_DEPTH
         };
-        let mut chain = HashChain::new(hash_bits, hashed, depth);
+        let mut chain = HashChain::new(hash_bits, nodes, depth);
         let mut first = Vec::with_capacity(nodes + 1);
-        let mut list = Vec::with_capacity(nodes);
+        let mut list = Vec::with_capacity(nodes + nodes / 2);
         let mut reach = Vec::with_capacity(nodes);
-        for (index, segment) in layout.segments.iter().enumerate() {
-            for pos in segment.start..segment.end {
+        for segment in &layout.segments {
+            let count = segment.end - segment.start;
+            let nodes_of = segment.base..segment.base + count + 1;
+            let byte_run = layout.byte_run.get(nodes_of.clone()).unwrap_or_default();
+            let row_run = layout.row_run.get(nodes_of).unwrap_or_default();
+            for offset in 0..count {
+                let pos = segment.start + offset;
                 first.push(list.len() as u32);
-                let node = segment.base + pos - segment.start;
-                let run = run_inside(layout, node);
-                let hash = chain.hash(data, pos, run);
-                let mut longest = push_runs(layout, node, pos > segment.start, &mut list);
+                let hash = chain.hash(data, pos, run_inside(byte_run, offset));
+                let mut longest = push_runs(byte_run, row_run, offset, row_dist, &mut list);
                 // Hash-chain matches may run on into the copies after the segment.
                 let limit = (n - pos).min(MAX_MATCH);
                 if (longest as usize) < NICE_LENGTH && (longest as usize) < limit {
-                    let before = list.len();
-                    chain.search(
-                        data,
-                        pos,
-                        hash,
-                        limit,
-                        longest as usize,
-                        row_dist,
-                        &mut list,
-                    );
-                    if list.len() > before {
-                        let added = list.last().map_or(0, |&(len, _)| len);
-                        longest = longest.max(added);
-                    }
+                    longest = chain.search(data, pos, hash, limit, longest, row_dist, &mut list);
                 }
                 chain.insert(hash, pos);
                 reach.push((pos as u32).saturating_add(longest));
             }
             // The end node only has the matches that run through the copies.
             first.push(list.len() as u32);
-            let node = segment.base + segment.end - segment.start;
             let longest = if segment.copy_len > 0 {
-                push_runs(layout, node, segment.end > segment.start, &mut list)
+                push_runs(byte_run, row_run, count, row_dist, &mut list)
             } else {
                 0
             };
             reach.push((segment.end as u32).saturating_add(longest));
             if segment.copy_len > 0 {
-                // Later rows see the copies through their last row, the nearest occurrence.
-                let next_start = layout.segments.get(index + 1).map_or(n, |next| next.start);
-                // The copied row has the runs of the segment's last row.
-                let shift = next_start - segment.end;
-                for pos in next_start.saturating_sub(layout.stride)..next_start {
-                    let node = segment.base + pos - shift - segment.start;
-                    let run = run_inside(layout, node);
-                    chain.insert(chain.hash(data, pos, run), pos);
+                // Later rows see the copies through their last row, the nearest occurrence: the
+                // entries of the segment's last row (the latest ones) move there.
+                let row = layout.stride.min(count);
+                let from = segment.end - row;
+                let shift = segment.copy_len as u32;
+                for entry in chain.entries.iter_mut().rev() {
+                    if (entry.0 as usize) < from {
+                        break;
+                    }
+                    entry.0 += shift;
                 }
             }
         }
         first.push(list.len() as u32);
         Candidates { first, list, reach }
     }
-
-    /// Returns the position just past the longest candidate of `node`.
-    #[inline]
-    fn reach(&self, node: usize) -> usize {
-        self.reach.get(node).copied().unwrap_or(0) as usize
-    }
-
-    /// Returns the candidates of `node`.
-    fn of(&self, node: usize) -> &[(u32, u16)] {
-        let start = self.first.get(node).copied().unwrap_or(0) as usize;
-        let end = self.first.get(node + 1).copied().unwrap_or(0) as usize;
-        self.list.get(start..end).unwrap_or_default()
-    }
 }
 
-/// Returns the number of bytes left in the run of equal bytes that the position of `node` lies
-/// inside of, or 0 if the position starts a run (differs from the byte before it).
-fn run_inside(layout: &Layout<'_>, node: usize) -> usize {
-    if layout.byte_run.get(node).is_some_and(|&run| run > 0) {
-        1 + layout.byte_run.get(node + 1).copied().unwrap_or(0) as usize
-    } else {
-        0
+/// Returns the number of bytes left in the run of equal bytes that the position at `offset` lies
+/// inside of, or 0 if the position starts a run (differs from the byte before it); `byte_run`
+/// holds the matches at distance 1 of the nodes of its segment.
+#[inline]
+fn run_inside(byte_run: &[u32], offset: usize) -> usize {
+    match byte_run.get(offset..offset + 2) {
+        Some(&[run, next]) if run > 0 => 1 + next as usize,
+        _ => 0,
     }
 }
 
 /// Marks a candidate that continues a candidate of the previous position: same distance, same end.
 const CONTINUED: u32 = 1 << 31;
 
-/// Appends to `list` the matches of `node` at distance 1 and at the row distance, and returns the
-/// longest length. A match is marked [`CONTINUED`] when the previous position (which exists when
-/// `has_previous`) had the same match one byte longer.
+/// Appends to `list` the matches of the node at `offset` in its segment at distance 1 and at the
+/// row distance, and returns the longest length. A match is marked [`CONTINUED`] when the previous
+/// position in the segment had the same match one byte longer.
+#[inline]
 fn push_runs(
-    layout: &Layout<'_>,
-    node: usize,
-    has_previous: bool,
-    list: &mut Vec<(u32, u16)>,
+    byte_run: &[u32],
+    row_run: &[u32],
+    offset: usize,
+    row_dist: usize,
+    list: &mut Vec<Candidate>,
 ) -> u32 {
     let mut longest = 0;
     let mut push = |run: &[u32], dist: usize| {
-        let len = run.get(node).copied().unwrap_or(0);
+        let len = run.get(offset).copied().unwrap_or(0);
         if len as usize >= MIN_MATCH {
-            let continued = has_previous
-                && node
-                    .checked_sub(1)
-                    .and_then(|previous| run.get(previous))
-                    .is_some_and(|&previous| previous as usize > MIN_MATCH);
-            list.push((if continued { len | CONTINUED } else { len }, dist as u16));
+            let continued = offset
+                .checked_sub(1)
+                .and_then(|previous| run.get(previous))
+                .is_some_and(|&previous| previous as usize > MIN_MATCH);
+            let flags = if continued { CONTINUED } else { 0 };
+            list.push(Candidate::new(len | flags, dist));
             longest = longest.max(len);
         }
     };
-    push(&layout.byte_run, 1);
-    if layout.row_dist > 1 {
-        push(&layout.row_run, layout.row_dist);
+    push(byte_run, 1);
+    if row_dist > 1 {
+        push(row_run, row_dist);
     }
     longest
 }
@@ -698,6 +775,23 @@ struct HashChain {
 /// Marks the end of a hash chain.
 const NO_ENTRY: u32 = u32::MAX;
 
+/// Returns the little-endian word of the 8 bytes of `data` at `at` (fewer at the end, padded with
+/// zeros) and the number of bytes read.
+#[inline]
+fn load(data: &[u8], at: usize) -> (u64, usize) {
+    if let Some(bytes) = data.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(bytes);
+        return (u64::from_le_bytes(word), 8);
+    }
+    let available = data.get(at..).unwrap_or_default();
+    let word = available
+        .iter()
+        .rev()
+        .fold(0u64, |word, &byte| word << 8 | u64::from(byte));
+    (word, available.len())
+}
+
 impl HashChain {
     /// Returns an empty chain with `1 << bits` heads, room for `capacity` positions and searches
     /// of `depth` entries.
@@ -711,71 +805,60 @@ impl HashChain {
     }
 
     /// Returns the chain key hash of `pos`, which lies inside a run of equal bytes with `run`
-    /// bytes left (0 if `pos` starts a run), or `None` if fewer than [`KEY_LEN`] bytes are left.
+    /// bytes left (0 if `pos` starts a run), or [`NO_HASH`] if fewer than [`KEY_LEN`] bytes are
+    /// left.
     ///
     /// The key of a position inside a long run is the byte, the length of the rest of the run
     /// and the bytes after it, so that the chain only holds runs that end at the same offset, the
     /// only ones that can match past the run (the match at distance 1 covers the run itself).
     /// A position that starts a run keeps the plain key, so it finds the starts of earlier runs.
     #[inline]
-    fn hash(&self, data: &[u8], pos: usize, run: usize) -> Option<usize> {
-        let read = |at: usize| {
-            if let Some(bytes) = data.get(at..at + 8) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(bytes);
-                return (u64::from_le_bytes(word), 8);
-            }
-            let available = data.get(at..).unwrap_or_default();
-            let word = available
-                .iter()
-                .rev()
-                .fold(0u64, |word, &byte| word << 8 | u64::from(byte));
-            (word, available.len())
-        };
-        let (word, len) = read(pos);
+    fn hash(&self, data: &[u8], pos: usize, run: usize) -> u32 {
+        let (word, len) = load(data, pos);
         if len < KEY_LEN {
-            return None;
+            return NO_HASH;
         }
         let key = if run >= KEY_LEN {
-            let (after, _) = read(pos + run);
+            let (after, _) = load(data, pos + run);
             let run_key = (run.min(0xFFFF) as u64) << 8;
             (1 << 63) | (after & 0xFF_FFFF) << 24 | run_key | (word & 0xFF)
         } else {
             word & KEY_MASK
         };
-        Some((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize)
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as u32
     }
 
     /// Adds `pos`, whose hash is `hash`, to its chain.
     #[inline]
-    fn insert(&mut self, hash: Option<usize>, pos: usize) {
-        if let Some(head) = hash.and_then(|hash| self.head.get_mut(hash)) {
+    fn insert(&mut self, hash: u32, pos: usize) {
+        if let Some(head) = self.head.get_mut(hash as usize) {
+            let entry = self.entries.len() as u32;
             self.entries.push((pos as u32, *head));
-            *head = (self.entries.len() - 1) as u32;
+            *head = entry;
         }
     }
 
     /// Appends to `out` the matches for `pos` (whose hash is `hash`) found on its chain that are
-    /// longer than `longest` and every match before them. Distances 1 and `row_dist` are
-    /// skipped, as they are known, and a match may not run past `limit` bytes.
+    /// longer than `longest` and every match before them, and returns the longest length.
+    /// Distances 1 and `row_dist` are skipped, as they are known, and a match may not run past
+    /// `limit` bytes.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn search(
         &self,
         data: &[u8],
         pos: usize,
-        hash: Option<usize>,
+        hash: u32,
         limit: usize,
-        mut longest: usize,
+        longest: u32,
         row_dist: usize,
-        out: &mut Vec<(u32, u16)>,
-    ) {
+        out: &mut Vec<Candidate>,
+    ) -> u32 {
+        let mut longest = longest as usize;
         let Some(here) = data.get(pos..pos + limit) else {
-            return;
+            return longest as u32;
         };
-        let mut entry = hash
-            .and_then(|hash| self.head.get(hash))
-            .copied()
-            .unwrap_or(NO_ENTRY);
+        let mut entry = self.head.get(hash as usize).copied().unwrap_or(NO_ENTRY);
         for _ in 0..self.depth {
             let Some(&(candidate, next)) = self.entries.get(entry as usize) else {
                 break;
@@ -797,13 +880,14 @@ impl HashChain {
                 let len = common_prefix(here, there);
                 if len > longest && len >= MIN_MATCH {
                     longest = len;
-                    out.push((len as u32, dist as u16));
+                    out.push(Candidate::new(len as u32, dist));
                     if len >= limit {
                         break;
                     }
                 }
             }
         }
+        longest as u32
     }
 }
 
@@ -833,16 +917,16 @@ fn common_prefix(x: &[u8], y: &[u8]) -> usize {
 /// The best known way of reaching one node.
 #[derive(Clone, Copy)]
 struct Arrival {
-    /// The cost in bits of the cheapest known path to the node.
+    /// The cost of the cheapest known path to the node.
     cost: u32,
     /// The node this path comes from.
     from: u32,
     /// The literal byte (when `dist` is 0) or the match length of the last step of the path.
     len: u32,
-    /// The match distance of the last step, or 0 for a literal.
-    dist: u16,
     /// The length of a match at the row distance that follows the last step, or 0 for none.
     then: u32,
+    /// The match distance of the last step, or 0 for a literal.
+    dist: u16,
 }
 
 /// The arrival of a node no path reaches yet.
@@ -850,50 +934,158 @@ const NO_ARRIVAL: Arrival = Arrival {
     cost: UNREACHABLE,
     from: 0,
     len: 0,
-    dist: 0,
     then: 0,
+    dist: 0,
 };
 
-/// The most candidates one node can have: the two runs, then the hash-chain matches.
-const MAX_CANDIDATES: usize = CHAIN_DEPTH + 3;
-
-/// Lowers the cost of reaching `node` to `cost`, by a step of `len` and `dist` from `from`, if
-/// that is cheaper than the best known way.
+/// Lowers the cost of reaching `node` to `cost`, by a step of `len` and `dist` (followed by a
+/// match of `then` bytes at the row distance) from `from`, if that is cheaper than the best known
+/// way.
 #[inline(always)]
 fn relax(arrivals: &mut [Arrival], node: usize, cost: u32, from: usize, len: u32, dist: u16) {
-    if let Some(arrival) = arrivals.get_mut(node) {
-        if cost < arrival.cost {
-            *arrival = Arrival {
-                cost,
-                from: from as u32,
-                len,
-                dist,
-                then: 0,
-            };
-        }
-    }
+    relax_then(arrivals, node, cost, from, (len, dist), 0);
 }
 
 /// Like [`relax`], for a step made of the match `(len, dist)` followed by a match of `then`
 /// bytes at the row distance.
+#[inline(always)]
 fn relax_then(
     arrivals: &mut [Arrival],
     node: usize,
     cost: u32,
     from: usize,
-    (len, dist): (usize, u16),
-    then: usize,
+    (len, dist): (u32, u16),
+    then: u32,
 ) {
-    if let Some(arrival) = arrivals.get_mut(node) {
-        if cost < arrival.cost {
-            *arrival = Arrival {
-                cost,
-                from: from as u32,
-                len: len as u32,
-                dist,
-                then: then as u32,
-            };
+    if let Some(arrival) = arrivals.get_mut(node)
+        && cost < arrival.cost
+    {
+        *arrival = Arrival {
+            cost,
+            from: from as u32,
+            len,
+            then,
+            dist,
+        };
+    }
+}
+
+/// What the search needs to know about one segment and the next to place the end of a match.
+struct SegmentView {
+    /// The position of the first byte of the segment.
+    start: usize,
+    /// The number of bytes of the segment.
+    count: usize,
+    /// The node of the segment's first position.
+    base: usize,
+    /// The first position, last position and first node of the next segment (an empty range if
+    /// there is none).
+    next: (usize, usize, usize),
+    /// The length of the match at the row distance from the start of the copies.
+    end_run: usize,
+    /// The cost of the row distance.
+    row_dist_cost: u32,
+}
+
+impl SegmentView {
+    /// Returns the view of segment `index` of `layout`.
+    fn new(layout: &Layout<'_>, index: usize, row_dist_cost: u32) -> Self {
+        let segment = layout.segments.get(index).copied().unwrap_or(Segment {
+            start: 0,
+            end: 0,
+            copy_len: 0,
+            base: 0,
+        });
+        let count = segment.end - segment.start;
+        SegmentView {
+            start: segment.start,
+            count,
+            base: segment.base,
+            next: layout
+                .segments
+                .get(index + 1)
+                .map_or((usize::MAX, 0, 0), |next| (next.start, next.end, next.base)),
+            end_run: layout
+                .row_run
+                .get(segment.base + count)
+                .copied()
+                .unwrap_or(0) as usize,
+            row_dist_cost,
         }
+    }
+
+    /// Relaxes the arrival at the end of the match `(len, dist)` whose distance costs
+    /// `dist_cost`, from the node at `offset` in the segment reached at cost `here`; returns the
+    /// node at the end of the match if it has one.
+    ///
+    /// A match that ends inside the copies is either cut at their start, or followed by the
+    /// match at the row distance from its end.
+    #[inline(always)]
+    fn relax(
+        &self,
+        arrivals: &mut [Arrival],
+        costs: &CostModel,
+        here: u32,
+        offset: usize,
+        (len, dist, dist_cost): (usize, u16, u32),
+    ) -> Option<usize> {
+        let node = self.base + offset;
+        let room = self.count - offset;
+        if len <= room && len <= MAX_MATCH {
+            let cost = here + costs.length[len] + dist_cost;
+            relax(arrivals, node + len, cost, node, len as u32, dist);
+            return Some(node + len);
+        }
+        self.relax_far(arrivals, costs, here, offset, (len, dist, dist_cost))
+    }
+
+    /// [`SegmentView::relax`] for a match longer than 258 or than the rest of the segment.
+    #[inline(never)]
+    fn relax_far(
+        &self,
+        arrivals: &mut [Arrival],
+        costs: &CostModel,
+        here: u32,
+        offset: usize,
+        (len, dist, dist_cost): (usize, u16, u32),
+    ) -> Option<usize> {
+        let node = self.base + offset;
+        let room = self.count - offset;
+        let end = self.start + offset + len;
+        let (next_start, next_end, next_base) = self.next;
+        let target = if len <= room {
+            Some(node + len)
+        } else if (next_start..=next_end).contains(&end) {
+            Some(next_base + end - next_start)
+        } else {
+            None
+        };
+        if let Some(target) = target {
+            let cost = here.saturating_add(costs.long_match(len, dist_cost));
+            relax(arrivals, target, cost, node, len as u32, dist);
+        } else if end < next_start {
+            if room >= MIN_MATCH {
+                let cost = here.saturating_add(costs.long_match(room, dist_cost));
+                relax(arrivals, node + room, cost, node, room as u32, dist);
+            }
+            let rest = (self.end_run + self.start + self.count).saturating_sub(end);
+            let after = end + rest;
+            if rest >= MIN_MATCH && (next_start..=next_end).contains(&after) {
+                let cost = here.saturating_add(
+                    costs.long_match(len, dist_cost) + costs.long_match(rest, self.row_dist_cost),
+                );
+                let step = (len as u32, dist);
+                relax_then(
+                    arrivals,
+                    next_base + after - next_start,
+                    cost,
+                    node,
+                    step,
+                    rest as u32,
+                );
+            }
+        }
+        target
     }
 }
 
@@ -916,135 +1108,216 @@ impl Search {
         }
     }
 
-    /// Runs [`PASSES`] passes, the first priced by `costs`, and returns the tokens of the last.
-    fn refine(&mut self, layout: &Layout<'_>, mut costs: CostModel) -> Vec<Token> {
-        let mut tokens = self.run(layout, &costs);
-        for _ in 1..PASSES {
-            costs = CostModel::from_tokens(&tokens);
-            tokens = self.run(layout, &costs);
+    /// Finds a cheap parse, starting from the guess `initial`, and returns its tokens.
+    ///
+    /// A greedy parse (the longest candidate everywhere) gives a first idea of the symbol
+    /// frequencies; where the guess finds a symbol cheaper than that (a literal the greedy parse
+    /// hardly uses, say), the guess wins, so the search keeps it in play. For a `tiny` alphabet a
+    /// quick pass that takes every match in full is priced by that, and the full pass by the
+    /// frequencies of its result; otherwise the full pass is priced by it directly.
+    fn refine(&mut self, layout: &Layout<'_>, initial: CostModel, tiny: bool) -> Vec<Token> {
+        let mut costs = initial.cheapest(&self.greedy(layout).costs());
+        if tiny {
+            self.run(layout, &costs, false);
+            let mut frequencies = Frequencies::new();
+            self.walk(layout.row_dist, |len, dist| frequencies.add(len, dist));
+            costs = frequencies.costs();
         }
-        tokens
+        self.run(layout, &costs, true);
+        self.tokens(layout)
     }
 
-    /// Runs one shortest-path pass priced by `costs` and returns the tokens of the best path.
-    fn run(&mut self, layout: &Layout<'_>, costs: &CostModel) -> Vec<Token> {
-        let data = layout.data;
+    /// Returns the symbol frequencies of a greedy parse: the longest candidate everywhere.
+    fn greedy(&self, layout: &Layout<'_>) -> Frequencies {
+        let mut frequencies = Frequencies::new();
+        let segments = &layout.segments;
+        let (mut index, mut offset) = (0usize, 0usize);
+        while let Some(segment) = segments.get(index) {
+            let count = segment.end - segment.start;
+            let (next_start, next_end) = segments
+                .get(index + 1)
+                .map_or((usize::MAX, 0), |next| (next.start, next.end));
+            let node = segment.base + offset;
+            let pos = segment.start + offset;
+            let room = count - offset;
+            let end_run = layout
+                .row_run
+                .get(segment.base + count)
+                .copied()
+                .unwrap_or(0) as usize;
+            // The longest step: its length, its distance, the length of the match at the row
+            // distance that follows it (or 0), whether it ends in the next segment, and the offset
+            // it ends at there or in this segment.
+            let mut best = (0usize, 0u16, 0usize, false, 0usize);
+            for candidate in self.candidates.of(node) {
+                let len = (candidate.len & !CONTINUED) as usize;
+                if len <= best.0 {
+                    continue;
+                }
+                let end = pos + len;
+                if len <= room {
+                    best = (len, candidate.dist, 0, false, offset + len);
+                } else if (next_start..=next_end).contains(&end) {
+                    best = (len, candidate.dist, 0, true, end - next_start);
+                } else if end < next_start {
+                    let rest = (end_run + segment.end).saturating_sub(end);
+                    if rest >= MIN_MATCH && (next_start..=next_end).contains(&(end + rest)) {
+                        best = (len, candidate.dist, rest, true, end + rest - next_start);
+                    } else if room >= MIN_MATCH && room > best.0 {
+                        best = (room, candidate.dist, 0, false, count);
+                    }
+                }
+            }
+            if best.0 >= MIN_MATCH {
+                frequencies.add(best.0 as u32, best.1);
+                if best.2 > 0 {
+                    frequencies.add(best.2 as u32, layout.row_dist as u16);
+                }
+                if best.3 {
+                    index += 1;
+                }
+                offset = best.4;
+            } else if let Some(&byte) = layout.data.get(pos).filter(|_| room > 0) {
+                frequencies.add(u32::from(byte), 0);
+                offset += 1;
+            } else {
+                break;
+            }
+        }
+        frequencies
+    }
+
+    /// Runs one shortest-path pass priced by `costs`. With `shorts`, shorter versions of the
+    /// matches are tried too (see [`SHORT_LENGTHS`]); without, every match is only taken in full,
+    /// which is enough for a first estimate of the symbol frequencies.
+    fn run(&mut self, layout: &Layout<'_>, costs: &CostModel, shorts: bool) {
+        let Candidates { first, list, reach } = &self.candidates;
         let arrivals = &mut self.arrivals[..];
-        let candidates = &self.candidates;
-        arrivals.fill(NO_ARRIVAL);
+        for arrival in arrivals.iter_mut() {
+            arrival.cost = UNREACHABLE;
+        }
         if let Some(first) = arrivals.first_mut() {
             first.cost = 0;
         }
+        let row_dist_cost = costs.distance(layout.row_dist.max(1));
         // Nodes below this one lie inside a long match that was taken as is.
         let mut skip_to = 0;
-        let mut sorted = [(0u32, 0u32, 0u16); MAX_CANDIDATES];
         for (index, segment) in layout.segments.iter().enumerate() {
-            let (next_start, next_end, next_base) = layout
-                .segments
-                .get(index + 1)
-                .map_or((usize::MAX, 0, 0), |next| (next.start, next.end, next.base));
-            // Returns the node of `pos`, which lies in this segment or the next.
-            let node_of = |pos: usize| -> Option<usize> {
-                if pos <= segment.end {
-                    Some(segment.base + pos - segment.start)
-                } else if (next_start..=next_end).contains(&pos) {
-                    Some(next_base + pos - next_start)
-                } else {
-                    None
-                }
-            };
-            let segment_data = data.get(segment.start..segment.end).unwrap_or_default();
-            let end_node = segment.base + (segment.end - segment.start);
-            // The length of the match at the row distance from the start of the copies.
-            let end_run = layout.row_run.get(end_node).copied().unwrap_or(0) as usize;
-            let row_dist_cost = costs.distance(layout.row_dist.max(1));
-            for offset in 0..=segment.end - segment.start {
+            let view = SegmentView::new(layout, index, row_dist_cost);
+            let count = segment.end - segment.start;
+            let bytes = layout
+                .data
+                .get(segment.start..segment.end)
+                .unwrap_or_default();
+            let firsts = first
+                .get(segment.base..segment.base + count + 2)
+                .unwrap_or_default();
+            let reaches = reach
+                .get(segment.base..=segment.base + count)
+                .unwrap_or_default();
+            for (offset, bounds) in firsts.windows(2).enumerate() {
                 let node = segment.base + offset;
-                let pos = segment.start + offset;
-                let here = match arrivals.get(node) {
-                    Some(arrival) if arrival.cost != UNREACHABLE && node >= skip_to => arrival.cost,
-                    _ => continue,
+                let Some(&Arrival { cost: here, .. }) = arrivals.get(node) else {
+                    break;
                 };
-                if let Some(&byte) = segment_data.get(offset) {
+                if here == UNREACHABLE || node < skip_to {
+                    continue;
+                }
+                if let Some(&byte) = bytes.get(offset) {
                     let cost = here.saturating_add(costs.literal[usize::from(byte)]);
                     relax(arrivals, node + 1, cost, node, u32::from(byte), 0);
                 }
-                // Order the candidates by the cost of their distance; keep those that are longer
-                // than every cheaper one, since only they offer a cheapest way to some length.
-                let mut count = 0;
-                for &(len, dist) in candidates.of(node).iter().take(MAX_CANDIDATES) {
-                    let dist_cost = costs.distance(usize::from(dist));
-                    let mut at = count;
-                    while at > 0 && sorted[at - 1].0 > dist_cost {
-                        sorted[at] = sorted[at - 1];
-                        at -= 1;
-                    }
-                    sorted[at] = (dist_cost, len, dist);
-                    count += 1;
-                }
-                let mut covered = MIN_MATCH - 1;
+                let own = list
+                    .get(bounds[0] as usize..bounds[1] as usize)
+                    .unwrap_or_default();
                 let mut longest = (0usize, 0usize);
-                for &(dist_cost, len, dist) in sorted.iter().take(count) {
-                    let continued = len & CONTINUED != 0;
-                    let len = (len & !CONTINUED) as usize;
-                    if len <= covered {
-                        continue;
+                if !shorts {
+                    for candidate in own {
+                        let len = (candidate.len & !CONTINUED) as usize;
+                        let dist_cost = costs.distance[usize::from(candidate.code)];
+                        let step = (len, candidate.dist, dist_cost);
+                        let target = view.relax(arrivals, costs, here, offset, step);
+                        if len > longest.0 {
+                            longest = (len, target.unwrap_or(0));
+                        }
                     }
-                    let end = pos + len;
-                    // A shorter match is only worth ending where a match reaching past the end
-                    // of this one starts; a continued match leaves that to the match it continues.
-                    if !continued {
-                        let short_end = len.min(SHORT_LENGTHS + 1).min(segment.end - pos + 1);
-                        for short in covered + 1..short_end {
-                            if candidates.reach(node + short) > end {
-                                let cost = here.saturating_add(costs.length[short] + dist_cost);
-                                relax(arrivals, node + short, cost, node, short as u32, dist);
+                } else {
+                    // The candidates come by increasing distance, which mostly costs more: each
+                    // offers a cheapest way only to the lengths the ones before it do not reach.
+                    let room = count - offset;
+                    let mut covered = MIN_MATCH - 1;
+                    for candidate in own {
+                        let len = (candidate.len & !CONTINUED) as usize;
+                        if len <= covered {
+                            continue;
+                        }
+                        let dist = candidate.dist;
+                        let dist_cost = costs.distance[usize::from(candidate.code)];
+                        // A shorter match is only worth ending where a match reaching past the
+                        // end of this one starts; a continued match leaves that to the match it
+                        // continues.
+                        if candidate.len & CONTINUED == 0 {
+                            let end = (segment.start + offset + len) as u32;
+                            let short_end = len.min(SHORT_LENGTHS + 1).min(room + 1);
+                            let ends = reaches.get(offset..offset + short_end).unwrap_or_default();
+                            for (short, &short_reach) in ends.iter().enumerate().skip(covered + 1) {
+                                if short_reach > end {
+                                    let cost = here + costs.length[short] + dist_cost;
+                                    relax(arrivals, node + short, cost, node, short as u32, dist);
+                                }
                             }
                         }
-                    }
-                    if let Some(target) = node_of(end) {
-                        let cost = here.saturating_add(costs.long_match(len, dist_cost));
-                        relax(arrivals, target, cost, node, len as u32, dist);
+                        let step = (len, dist, dist_cost);
+                        let target = view.relax(arrivals, costs, here, offset, step);
                         if len > longest.0 {
-                            longest = (len, target);
+                            longest = (len, target.unwrap_or(0));
                         }
-                    } else if end < next_start {
-                        // The match ends inside the copies: either cut it at their start, or let
-                        // the match at the row distance carry on from its end.
-                        let cut = segment.end - pos;
-                        if cut >= MIN_MATCH {
-                            let cost = here.saturating_add(costs.long_match(cut, dist_cost));
-                            relax(arrivals, end_node, cost, node, cut as u32, dist);
-                        }
-                        let rest = (end_run + segment.end).saturating_sub(end);
-                        let target = node_of(end + rest).filter(|_| rest >= MIN_MATCH);
-                        if let Some(target) = target {
-                            let cost = here.saturating_add(
-                                costs.long_match(len, dist_cost)
-                                    + costs.long_match(rest, row_dist_cost),
-                            );
-                            relax_then(arrivals, target, cost, node, (len, dist), rest);
-                        }
+                        covered = len;
                     }
-                    covered = len;
                 }
                 if longest.0 >= NICE_LENGTH {
                     skip_to = longest.1;
                 }
             }
         }
-        self.best_path(data, layout.row_dist)
     }
 
-    /// Returns the tokens of the cheapest path to the last node, or literals if there is none.
-    fn best_path(&self, data: &[u8], row_dist: usize) -> Vec<Token> {
+    /// Calls `step` with the (length, distance) of every step of the cheapest path to the last
+    /// node, from the last to the first, a distance of 0 marking a literal (whose byte is the
+    /// length), and a length possibly more than 258. Returns false if no path reaches the end.
+    fn walk(&self, row_dist: usize, mut step: impl FnMut(u32, u16)) -> bool {
         let last = self.arrivals.len().saturating_sub(1);
         if self
             .arrivals
             .get(last)
             .is_none_or(|arrival| arrival.cost == UNREACHABLE)
         {
-            return data
+            return false;
+        }
+        let mut node = last;
+        while node > 0 {
+            let Some(arrival) = self.arrivals.get(node) else {
+                break;
+            };
+            if arrival.then > 0 {
+                step(arrival.then, row_dist as u16);
+            }
+            step(arrival.len, arrival.dist);
+            // Every step moves forward, so this walk ends.
+            node = (arrival.from as usize).min(node - 1);
+        }
+        true
+    }
+
+    /// Returns the tokens of the cheapest path to the last node, or literals if there is none.
+    fn tokens(&self, layout: &Layout<'_>) -> Vec<Token> {
+        let mut tokens = Vec::with_capacity(layout.node_count() / 2);
+        let reached = self.walk(layout.row_dist, |len, dist| {
+            for_each_piece(len, dist, |len, dist| tokens.push(Token { len, dist }));
+        });
+        if !reached {
+            return layout
+                .data
                 .iter()
                 .map(|&byte| Token {
                     len: u16::from(byte),
@@ -1052,47 +1325,80 @@ impl Search {
                 })
                 .collect();
         }
-        let mut steps = Vec::new();
-        let mut node = last;
-        while node > 0 {
-            let Some(arrival) = self.arrivals.get(node) else {
-                break;
-            };
-            if arrival.then > 0 {
-                steps.push((arrival.then, row_dist as u16));
-            }
-            steps.push((arrival.len, arrival.dist));
-            // Every step moves forward, so this walk ends.
-            node = (arrival.from as usize).min(node - 1);
-        }
-        let mut tokens = Vec::with_capacity(steps.len() + steps.len() / 4);
-        for &(len, dist) in steps.iter().rev() {
-            if dist == 0 {
-                tokens.push(Token {
-                    len: len as u16,
-                    dist: 0,
-                });
-                continue;
-            }
-            let mut rest = len as usize;
-            while rest > MAX_MATCH {
-                let piece = if rest - MAX_MATCH >= MIN_MATCH {
-                    MAX_MATCH
-                } else {
-                    rest - MIN_MATCH
-                };
-                tokens.push(Token {
-                    len: piece as u16,
-                    dist,
-                });
-                rest -= piece;
-            }
-            tokens.push(Token {
-                len: rest as u16,
-                dist,
-            });
-        }
+        // The pieces of each match came in reverse order too, and they are all equal but the
+        // last (see `for_each_piece`), so reversing the whole list puts everything in order.
+        tokens.reverse();
         tokens
+    }
+}
+
+/// Calls `piece` with the tokens of a step of the path: a literal (`dist` 0), or a match of
+/// `len` bytes cut into pieces of at most 258, last piece first.
+#[inline]
+fn for_each_piece(len: u32, dist: u16, mut piece: impl FnMut(u16, u16)) {
+    if dist == 0 || len as usize <= MAX_MATCH {
+        piece(len as u16, dist);
+        return;
+    }
+    // Pieces of 258, then what is left, except that the last piece may not be shorter than 3.
+    let len = len as usize;
+    let mut full = len / MAX_MATCH;
+    let mut rest = len % MAX_MATCH;
+    if rest > 0 && rest < MIN_MATCH {
+        full -= 1;
+        // The piece before the last gives up bytes so that the last has 3.
+        piece(MIN_MATCH as u16, dist);
+        piece((MAX_MATCH + rest - MIN_MATCH) as u16, dist);
+        rest = 0;
+    }
+    if rest > 0 {
+        piece(rest as u16, dist);
+    }
+    for _ in 0..full {
+        piece(MAX_MATCH as u16, dist);
+    }
+}
+
+/// The symbol frequencies of a parse.
+struct Frequencies {
+    /// The frequency of each literal/length symbol.
+    litlen: [u32; LITLEN_SYMBOLS],
+    /// The frequency of each distance symbol.
+    dist: [u32; DIST_SYMBOLS],
+}
+
+impl Frequencies {
+    /// Returns the frequencies of an empty parse: one end-of-block symbol.
+    fn new() -> Self {
+        let mut litlen = [0u32; LITLEN_SYMBOLS];
+        litlen[END_OF_BLOCK] = 1;
+        Frequencies {
+            litlen,
+            dist: [0; DIST_SYMBOLS],
+        }
+    }
+
+    /// Counts a step of the path (see [`Search::walk`]).
+    #[inline]
+    fn add(&mut self, len: u32, dist: u16) {
+        for_each_piece(len, dist, |len, dist| self.add_token(Token { len, dist }));
+    }
+
+    /// Counts one token.
+    #[inline]
+    fn add_token(&mut self, token: Token) {
+        if token.dist == 0 {
+            self.litlen[usize::from(token.len & 0xFF)] += 1;
+        } else {
+            let len = usize::from(token.len).min(MAX_MATCH);
+            self.litlen[257 + usize::from(LENGTH_CODE[len])] += 1;
+            self.dist[dist_code(usize::from(token.dist))] += 1;
+        }
+    }
+
+    /// Returns the costs of the symbols, by their entropy.
+    fn costs(&self) -> CostModel {
+        CostModel::from_frequencies(&self.litlen, &self.dist)
     }
 }
 
@@ -1901,6 +2207,19 @@ mod tests {
         assert_eq!(huffman_lengths(&[0, 3, 0], 15), vec![0, 1, 0]);
         assert_eq!(huffman_lengths(&[0, 0], 15), vec![0, 0]);
         assert_complete(&huffman_lengths(&[1; 286], 15), 15);
+    }
+
+    #[test]
+    fn distance_codes_match_their_bases() {
+        for dist in 1..=WINDOW {
+            let code = dist_code(dist);
+            assert_eq!(code, usize::from(compute_dist_code(dist)), "{dist}");
+            let base = usize::from(DIST_BASE[code]);
+            assert!(
+                base <= dist && dist < base + (1 << DIST_EXTRA[code]),
+                "{dist}"
+            );
+        }
     }
 
     #[test]

@@ -31,10 +31,10 @@ pub(crate) fn add_error_correction(data: &[u8], version: Version, level: EcLevel
     for i in 0..=short_data_len {
         for block in 0..block_count {
             let position = starts[block] + i;
-            if position < starts[block + 1] {
-                if let Some(&byte) = data.get(position) {
-                    result.push(byte);
-                }
+            if position < starts[block + 1]
+                && let Some(&byte) = data.get(position)
+            {
+                result.push(byte);
             }
         }
     }

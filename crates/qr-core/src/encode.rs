@@ -86,11 +86,11 @@ impl QrCode {
                 let (segments, bits) = optimal_segments(data, group);
                 group_cache = Some((group, segments, bits));
             }
-            if let Some((_, segments, bits)) = &group_cache {
-                if *bits <= version.data_codewords(level) * 8 {
-                    chosen = Some((version, segments.clone(), *bits));
-                    break;
-                }
+            if let Some((_, segments, bits)) = &group_cache
+                && *bits <= version.data_codewords(level) * 8
+            {
+                chosen = Some((version, segments.clone(), *bits));
+                break;
             }
         }
         let Some((version, segments, bits)) = chosen else {

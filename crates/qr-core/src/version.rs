@@ -192,6 +192,8 @@ impl Mask {
     ];
 
     /// Whether this mask inverts the module at column `x`, row `y`.
+    // The conditions are written as ISO/IEC 18004 table 10 states them, "(i + j) mod 2 = 0".
+    #[allow(clippy::manual_is_multiple_of)]
     pub(crate) const fn inverts(self, x: usize, y: usize) -> bool {
         match self.0 {
             0 => (x + y) % 2 == 0,
