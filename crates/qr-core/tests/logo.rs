@@ -49,7 +49,7 @@ fn codes_with_logos_decode_at_every_size() {
         for percent in LogoSize::MIN..=LogoSize::MAX {
             for (i, text) in data.iter().enumerate() {
                 // Alternate formats and the requested level: a logo always encodes at H.
-                let format = if (percent as usize + i) % 2 == 0 {
+                let format = if (percent as usize + i).is_multiple_of(2) {
                     Format::Png
                 } else {
                     Format::Svg
