@@ -191,10 +191,10 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             json,
         } => {
             let account = db::account_by_email(&service, &email)?;
-            if let Some(other) = db::find_account(&service, &new_email)? {
-                if other.id != account.id {
-                    bail!("another account already has the e-mail address {new_email}");
-                }
+            if let Some(other) = db::find_account(&service, &new_email)?
+                && other.id != account.id
+            {
+                bail!("another account already has the e-mail address {new_email}");
             }
             let account = service.set_email(account.id, &new_email)?;
             print_account(&service, account, json, out)

@@ -211,11 +211,11 @@ impl FromStr for Span {
 impl fmt::Display for Span {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ms = self.0.as_millis();
-        if ms % 3_600_000 == 0 {
+        if ms.is_multiple_of(3_600_000) {
             write!(f, "{}h", ms / 3_600_000)
-        } else if ms % 60_000 == 0 {
+        } else if ms.is_multiple_of(60_000) {
             write!(f, "{}m", ms / 60_000)
-        } else if ms % 1000 == 0 {
+        } else if ms.is_multiple_of(1000) {
             write!(f, "{}s", ms / 1000)
         } else {
             write!(f, "{ms}ms")
@@ -251,9 +251,9 @@ impl FromStr for Bytes {
 impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const MIB: usize = 1024 * 1024;
-        if self.0 % MIB == 0 {
+        if self.0.is_multiple_of(MIB) {
             write!(f, "{}MiB", self.0 / MIB)
-        } else if self.0 % 1024 == 0 {
+        } else if self.0.is_multiple_of(1024) {
             write!(f, "{}KiB", self.0 / 1024)
         } else {
             write!(f, "{}", self.0)

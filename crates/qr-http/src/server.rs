@@ -46,9 +46,11 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Embedders that installed their own subscriber keep it.
+    // Colour codes only for a terminal: a log file or journal gets plain text.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -67,6 +69,8 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
             println!();
             println!("It is shown only this once: store it now. Create more keys with `qr keys create`.");
         }
+        // One stable line on stdout, so a script that asked for port 0 learns the real address.
+        println!("Listening on http://{}", handle.local_addr());
         tracing::info!(address = %handle.local_addr(), base_url = handle.app().base_url(), "listening");
         wait_for_signal().await?;
         tracing::info!("shutting down: finishing requests in flight");
