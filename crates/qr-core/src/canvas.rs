@@ -239,26 +239,32 @@ impl Canvas {
 
     /// The rows and columns with `mask` applied to the data modules.
     fn masked(&self, mask: Mask) -> (BitGrid, BitGrid) {
-        let mut rows = self.rows.clone();
-        let mut columns = self.columns.clone();
-        let m = mask.number() as usize;
-        for line in 0..self.size {
-            let row_pattern = &ROW_PATTERNS[m][line % 12];
-            let column_pattern = &COLUMN_PATTERNS[m][line % 12];
-            for k in 0..WORDS {
-                let i = line * WORDS + k;
-                rows.words[i] ^= row_pattern[k] & !self.function_rows.words[i];
-                columns.words[i] ^= column_pattern[k] & !self.function_columns.words[i];
-            }
-        }
+        let mut rows = BitGrid::new(0);
+        let mut columns = BitGrid::new(0);
+        self.masked_into(mask, &mut rows, &mut columns);
         (rows, columns)
+    }
+
+    /// Writes the rows and columns with `mask` applied to the data modules into `rows` and
+    /// `columns`, reusing their storage.
+    fn masked_into(&self, mask: Mask, rows: &mut BitGrid, columns: &mut BitGrid) {
+        let m = mask.number() as usize;
+        apply_mask(rows, &self.rows, &self.function_rows, &ROW_PATTERNS[m]);
+        apply_mask(
+            columns,
+            &self.columns,
+            &self.function_columns,
+            &COLUMN_PATTERNS[m],
+        );
     }
 
     /// The first mask with the lowest penalty score, the rule qrcodegen and ISO/IEC 18004 follow.
     fn best_mask(&self, level: EcLevel) -> Mask {
         let mut best = (u32::MAX, Mask::ALL[0]);
+        let mut rows = BitGrid::new(0);
+        let mut columns = BitGrid::new(0);
         for mask in Mask::ALL {
-            let (mut rows, mut columns) = self.masked(mask);
+            self.masked_into(mask, &mut rows, &mut columns);
             draw_format_bits(&mut rows, &mut columns, level, mask);
             if let Some(score) = penalty::score(&rows, &columns, best.0)
                 && score < best.0
@@ -267,6 +273,28 @@ impl Canvas {
             }
         }
         best.1
+    }
+}
+
+/// Sets `out` to `grid` with the lines of `patterns` (repeating every twelve lines) applied to
+/// the modules that are not set in `function`.
+fn apply_mask(
+    out: &mut BitGrid,
+    grid: &BitGrid,
+    function: &BitGrid,
+    patterns: &[[u64; WORDS]; 12],
+) {
+    out.size = grid.size;
+    out.words.resize(grid.words.len(), 0);
+    let lines = out
+        .words
+        .chunks_exact_mut(WORDS)
+        .zip(grid.words.chunks_exact(WORDS));
+    let lines = lines.zip(function.words.chunks_exact(WORDS));
+    for (((out, line), function), pattern) in lines.zip(patterns.iter().cycle()) {
+        for k in 0..WORDS {
+            out[k] = line[k] ^ (pattern[k] & !function[k]);
+        }
     }
 }
 

@@ -55,6 +55,8 @@ const CHAIN_DEPTH: usize = 16;
 const SMALL_CHAIN_DEPTH: usize = 4;
 /// See [`SMALL_CHAIN_DEPTH`].
 const SMALL_INPUT: usize = 4096;
+/// The number of bytes at the start of the data whose histogram guesses the first literal costs.
+const SAMPLE: usize = 4096;
 /// The number of bytes in the chain key of a position outside runs.
 const KEY_LEN: usize = 4;
 /// Selects the first [`KEY_LEN`] bytes of a little-endian word.
@@ -373,6 +375,39 @@ impl<'a> Layout<'a> {
         adler.value()
     }
 
+    /// Returns the byte histogram of the first [`SAMPLE`] bytes of the data, counting each run
+    /// of copies from its row.
+    fn sample_histogram(&self) -> [u32; 256] {
+        let mut histogram = [0u32; 256];
+        let mut left = SAMPLE;
+        for segment in &self.segments {
+            let bytes = self
+                .data
+                .get(segment.start..segment.end)
+                .unwrap_or_default();
+            for &byte in bytes.iter().take(left) {
+                histogram[usize::from(byte)] += 1;
+            }
+            left = left.saturating_sub(bytes.len());
+            if segment.copy_len > 0 && left > 0 {
+                let row = self
+                    .data
+                    .get(segment.end.saturating_sub(self.stride)..segment.end)
+                    .unwrap_or_default();
+                let copied = segment.copy_len.min(left);
+                let (full, rest) = (copied / row.len().max(1), copied % row.len().max(1));
+                for (index, &byte) in row.iter().enumerate() {
+                    histogram[usize::from(byte)] += (full + usize::from(index < rest)) as u32;
+                }
+                left -= copied;
+            }
+            if left == 0 {
+                break;
+            }
+        }
+        histogram
+    }
+
     /// Finds a cheap parse of the data into tokens by repeated shortest-path searches, and the
     /// codes to write it with.
     ///
@@ -380,10 +415,7 @@ impl<'a> Layout<'a> {
     /// passes starts from a guess that favours matches more, and the smaller result is kept.
     fn parse(&self) -> (Vec<Token>, BlockPlan) {
         let mut search = Search::new(self);
-        let mut histogram = [0u32; 256];
-        for &byte in self.data.iter().take(4096) {
-            histogram[usize::from(byte)] += 1;
-        }
+        let histogram = self.sample_histogram();
         let alphabet = histogram.iter().filter(|&&count| count > 0).count();
         let tiny = alphabet <= TINY_ALPHABET;
         let mut best = search.refine(self, CostModel::initial(&histogram, false), tiny);
@@ -666,17 +698,28 @@ impl Candidates {
             CHAIN_DEPTH
         };
         let mut chain = HashChain::new(hash_bits, nodes, depth);
-        let mut first = Vec::with_capacity(nodes + 1);
+        let mut first = vec![0u32; nodes + 1];
         let mut list = Vec::with_capacity(nodes + nodes / 2);
-        let mut reach = Vec::with_capacity(nodes);
+        let mut reach = vec![0u32; nodes];
         for segment in &layout.segments {
             let count = segment.end - segment.start;
             let nodes_of = segment.base..segment.base + count + 1;
             let byte_run = layout.byte_run.get(nodes_of.clone()).unwrap_or_default();
-            let row_run = layout.row_run.get(nodes_of).unwrap_or_default();
-            for offset in 0..count {
+            let row_run = layout.row_run.get(nodes_of.clone()).unwrap_or_default();
+            let (Some(firsts), Some(reaches)) =
+                (first.get_mut(nodes_of.clone()), reach.get_mut(nodes_of))
+            else {
+                continue;
+            };
+            let (Some((first_end, firsts)), Some((reach_end, reaches))) =
+                (firsts.split_last_mut(), reaches.split_last_mut())
+            else {
+                continue;
+            };
+            let pairs = firsts.iter_mut().zip(reaches.iter_mut());
+            for (offset, (first_slot, reach_slot)) in pairs.enumerate() {
                 let pos = segment.start + offset;
-                first.push(list.len() as u32);
+                *first_slot = list.len() as u32;
                 let hash = chain.hash(data, pos, run_inside(byte_run, offset));
                 let mut longest = push_runs(byte_run, row_run, offset, row_dist, &mut list);
                 // Hash-chain matches may run on into the copies after the segment.
@@ -685,16 +728,16 @@ impl Candidates {
                     longest = chain.search(data, pos, hash, limit, longest, row_dist, &mut list);
                 }
                 chain.insert(hash, pos);
-                reach.push((pos as u32).saturating_add(longest));
+                *reach_slot = (pos as u32).saturating_add(longest);
             }
             // The end node only has the matches that run through the copies.
-            first.push(list.len() as u32);
+            *first_end = list.len() as u32;
             let longest = if segment.copy_len > 0 {
                 push_runs(byte_run, row_run, count, row_dist, &mut list)
             } else {
                 0
             };
-            reach.push((segment.end as u32).saturating_add(longest));
+            *reach_end = (segment.end as u32).saturating_add(longest);
             if segment.copy_len > 0 {
                 // Later rows see the copies through their last row, the nearest occurrence: the
                 // entries of the segment's last row (the latest ones) move there.
@@ -709,7 +752,9 @@ impl Candidates {
                 }
             }
         }
-        first.push(list.len() as u32);
+        if let Some(last) = first.last_mut() {
+            *last = list.len() as u32;
+        }
         Candidates { first, list, reach }
     }
 }

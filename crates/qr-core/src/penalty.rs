@@ -124,7 +124,9 @@ fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
         let two = and(run, &shr(run, 1));
         let five = and(&and(&two, &shr(&two, 2)), &shr(run, 4));
         let starts = and(&five, &not(&shl(&five, 1)));
-        score += count(&five) + (N1 - 1) * count(&starts);
+        if any(&five) {
+            score += count(&five) + (N1 - 1) * count(&starts);
+        }
     }
 
     // Rule 3. A pattern of scale n has a centre run of exactly 3n dark modules, so a line with no
@@ -135,7 +137,7 @@ fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
     let six = and(&four, &shr(&two, 4));
     let nine = and(&and(&four, &shr(&four, 4)), &shr(&dark, 8));
     let exactly_six = and(&and(&six, &not(&shr(&dark, 6))), &not(&shl(&dark, 1)));
-    let patterns = if count(&exactly_six) + count(&nine) > 0 {
+    let patterns = if any(&or(&exactly_six, &nine)) {
         finder_like_patterns_by_runs(line, size)
     } else {
         // Light, dark, light, dark x3, light, dark, light at p .. p + 8.
@@ -157,13 +159,27 @@ fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
             &and(&shr(&light, 8), &shr(&light, 9)),
             &and(&shr(&light, 10), &shr(&light, 11)),
         );
-        count(&and(&core, &light_before)) + count(&and(&core, &light_after))
+        // Patterns are rare: most lines have no core at all.
+        if any(&core) {
+            count(&and(&core, &light_before)) + count(&and(&core, &light_after))
+        } else {
+            0
+        }
     };
     score + patterns * N3
 }
 
 fn and<const N: usize>(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
     std::array::from_fn(|i| a[i] & b[i])
+}
+
+fn or<const N: usize>(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+    std::array::from_fn(|i| a[i] | b[i])
+}
+
+/// Whether any bit of `a` is set.
+fn any<const N: usize>(a: &[u64; N]) -> bool {
+    a.iter().any(|&word| word != 0)
 }
 
 fn not<const N: usize>(a: &[u64; N]) -> [u64; N] {

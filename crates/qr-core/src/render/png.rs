@@ -23,9 +23,29 @@ pub(crate) fn encode(
     let palette = Palette::choose(color, background);
     let size = layout.size as usize;
     let stride = 1 + size.div_ceil(8);
-    let mut raw = vec![0u8; stride * size];
     let s = layout.module_pixels as usize;
     let offset = layout.offset as usize;
+    // Dark modules are stored as 0 and light as 1 when `dark_bit` is 0: every pixel byte is
+    // inverted, the filter byte and the unused bits at the end of the row left at 0.
+    let unused_bits = stride * 8 - 8 - size;
+    let last_mask = !((1u16 << unused_bits) - 1) as u8;
+    let finish = |row: &mut [u8]| {
+        if palette.dark_bit == 0 {
+            for byte in row.iter_mut().skip(1) {
+                *byte = !*byte;
+            }
+            if let Some(last) = row.last_mut() {
+                *last &= last_mask;
+            }
+        }
+    };
+    let mut light = vec![0u8; stride];
+    finish(&mut light);
+    let mut raw = Vec::with_capacity(stride * size);
+    let top = offset.min(size);
+    for _ in 0..top {
+        raw.extend_from_slice(&light);
+    }
     let mut row = vec![0u8; stride];
     for my in 0..code.size() {
         row.fill(0);
@@ -41,23 +61,14 @@ pub(crate) fn encode(
             }
             x += length;
         });
-        let first = (offset + my * s) * stride;
-        for y in 0..s {
-            raw[first + y * stride..first + (y + 1) * stride].copy_from_slice(&row);
+        finish(&mut row);
+        for _ in 0..s {
+            raw.extend_from_slice(&row);
         }
     }
-    if palette.dark_bit == 0 {
-        // Dark modules are stored as 0 and light as 1: invert every pixel byte, leave filter bytes.
-        let unused_bits = stride * 8 - 8 - size;
-        let last_mask = !((1u16 << unused_bits) - 1) as u8;
-        for line in raw.chunks_mut(stride) {
-            for byte in &mut line[1..] {
-                *byte = !*byte;
-            }
-            if let Some(last) = line.last_mut() {
-                *last &= last_mask;
-            }
-        }
+    raw.truncate(stride * size);
+    while raw.len() < stride * size {
+        raw.extend_from_slice(&light);
     }
     let compressed = zlib_compress(&raw, stride);
 
