@@ -106,6 +106,10 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// Checks that `conn` is a qr-platform database this build can use, reading only.
 pub(crate) fn check(conn: &Connection, path: &Path) -> Result<i64, OpenError> {
     let err = |e| OpenError::from_sqlite(path, e);
+    // One read transaction, so the version and the table count come from the same snapshot even
+    // when another process commits a migration between the two reads.
+    let snapshot = conn.unchecked_transaction().map_err(err)?;
+    let conn = &*snapshot;
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(err)?;
@@ -127,6 +131,7 @@ pub(crate) fn check(conn: &Connection, path: &Path) -> Result<i64, OpenError> {
             path: path.to_owned(),
         });
     }
+    snapshot.commit().map_err(err)?;
     Ok(version)
 }
 

@@ -110,7 +110,7 @@ fn reports_a_corrupt_database() {
 fn processes_opening_a_new_file_at_once_migrate_it_once() {
     // A server and a CLI started together on a fresh path: each open must succeed, whichever
     // migrates first. Threads open independent connections, as separate processes would.
-    for round in 0..5 {
+    for round in 0..20 {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join(format!("race-{round}.db"));
         let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
