@@ -24,6 +24,7 @@ mod error;
 mod options;
 mod penalty;
 pub mod render;
+mod runs;
 pub mod segment;
 mod version;
 

@@ -5,6 +5,7 @@
 //! that both choose the same mask for the same modules.
 
 use crate::canvas::{BitGrid, WORDS};
+use crate::runs::{below, for_each_run};
 
 const N1: u32 = 3;
 const N2: u32 = 3;
@@ -41,11 +42,11 @@ fn blocks(rows: &BitGrid) -> u32 {
     let mut count = 0;
     for y in 0..size.saturating_sub(1) {
         let above = rows.line(y);
-        let below = rows.line(y + 1);
+        let under = rows.line(y + 1);
         let mut same_vertical = [0u64; WORDS];
         let mut same_horizontal = [0u64; WORDS];
         for k in 0..WORDS {
-            same_vertical[k] = !(above[k] ^ below[k]);
+            same_vertical[k] = !(above[k] ^ under[k]);
         }
         let next_vertical = shift_down(&same_vertical);
         let next_above = shift_down(above);
@@ -53,24 +54,12 @@ fn blocks(rows: &BitGrid) -> u32 {
             same_horizontal[k] = !(above[k] ^ next_above[k]);
         }
         for k in 0..WORDS {
-            let valid = valid_bits(k, size - 1);
+            let valid = below(k, size - 1);
             count +=
                 (same_vertical[k] & next_vertical[k] & same_horizontal[k] & valid).count_ones();
         }
     }
     count * N2
-}
-
-/// Bits of word `k` that stand for positions below `limit`.
-fn valid_bits(k: usize, limit: usize) -> u64 {
-    let start = k * 64;
-    if limit <= start {
-        0
-    } else if limit >= start + 64 {
-        u64::MAX
-    } else {
-        (1u64 << (limit - start)) - 1
-    }
 }
 
 /// The line shifted so that position `x` holds what was at `x + 1`.
@@ -208,40 +197,32 @@ fn count<const N: usize>(a: &[u64; N]) -> u32 {
 
 /// The bits of word `k` for positions in `start..end`.
 fn range_bits(k: usize, start: usize, end: usize) -> u64 {
-    valid_bits(k, end) & !valid_bits(k, start)
+    below(k, end) & !below(k, start)
 }
 
 /// Rule 3 along one line, run by run, for any pattern scale.
 fn finder_like_patterns_by_runs(line: &[u64], size: usize) -> u32 {
     let mut history = RunHistory::new(size as u32);
     let mut patterns = 0;
-    let first_dark = line[0] & 1 == 1;
-    if first_dark {
+    if line[0] & 1 == 1 {
         // An empty light run before the first dark one; the border still counts as light.
         history.push(0);
     }
-    let mut dark = first_dark;
-    let mut run_start = 0usize;
-    // Positions where the colour changes: bit x set when module x differs from module x - 1.
-    for k in 0..WORDS {
-        let carry = if k == 0 {
-            line[0] & 1
-        } else {
-            line[k - 1] >> 63
-        };
-        let mut changes = (line[k] ^ ((line[k] << 1) | carry)) & valid_bits(k, size);
-        while changes != 0 {
-            let x = k * 64 + changes.trailing_zeros() as usize;
-            changes &= changes - 1;
-            history.push((x - run_start) as u32);
-            if !dark {
+    let mut last = (false, 0);
+    let mut previous: Option<(bool, usize)> = None;
+    for_each_run(line, size, |dark, length| {
+        // Each run enters the history when the next one starts; the last one is closed below.
+        if let Some((was_dark, was_length)) = previous {
+            history.push(was_length as u32);
+            if !was_dark {
                 patterns += history.finder_like_patterns();
             }
-            dark = !dark;
-            run_start = x;
         }
-    }
-    let mut length = (size - run_start) as u32;
+        previous = Some((dark, length));
+        last = (dark, length);
+    });
+    let (dark, length) = last;
+    let mut length = length as u32;
     if dark {
         history.push(length);
         length = 0;

@@ -3,7 +3,6 @@
 mod layout;
 mod logo;
 mod png;
-mod runs;
 mod svg;
 mod terminal;
 

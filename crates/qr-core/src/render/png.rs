@@ -6,7 +6,7 @@ use crate::encode::QrCode;
 use crate::options::Color;
 use crate::render::layout::Layout;
 use crate::render::logo::ClearedArea;
-use crate::render::runs::for_each_run;
+use crate::runs::for_each_run;
 
 /// Encodes the code as a 1-bit PNG: dark modules in `color`, everything else in `background`.
 ///

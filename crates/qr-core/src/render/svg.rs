@@ -7,7 +7,7 @@ use crate::encode::QrCode;
 use crate::options::Color;
 use crate::render::layout::Layout;
 use crate::render::logo::{ClearedArea, Logo, LogoPlacement};
-use crate::render::runs::{for_each_run, reversed};
+use crate::runs::{for_each_run, reversed};
 
 /// Writes the code as an SVG document of exactly `layout.size` pixels.
 ///

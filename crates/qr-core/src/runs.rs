@@ -1,12 +1,12 @@
-//! Runs of equal modules along a line of bit words, the shared reading of the PNG and SVG writers.
+//! Runs of equal modules along a line of bit words, read by the mask penalty and the PNG and SVG writers.
 
 use crate::canvas::WORDS;
 
 /// Calls `visit(dark, length)` for each run of equal modules along a line of `n` modules, in order.
-pub(crate) fn for_each_run(line: &[u64; WORDS], n: usize, mut visit: impl FnMut(bool, usize)) {
+pub(crate) fn for_each_run(line: &[u64], n: usize, mut visit: impl FnMut(bool, usize)) {
     let mut dark = line[0] & 1 == 1;
     let mut start = 0;
-    for k in 0..WORDS {
+    for k in 0..line.len().min(WORDS) {
         let previous = if k == 0 {
             line[0] & 1
         } else {
@@ -42,7 +42,7 @@ pub(crate) fn reversed(line: &[u64; WORDS], n: usize) -> [u64; WORDS] {
 }
 
 /// The bits of word `k` that stand for positions below `limit`.
-fn below(k: usize, limit: usize) -> u64 {
+pub(crate) fn below(k: usize, limit: usize) -> u64 {
     let start = k * 64;
     if limit <= start {
         0
