@@ -218,7 +218,8 @@ impl App {
             method = %method,
             path = %path,
             status = response.status().as_u16(),
-            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            // Microsecond resolution is plenty for a log line, and keeps it short.
+            duration_ms = format_args!("{:.3}", started.elapsed().as_secs_f64() * 1000.0),
             key_id = %key_id.map_or_else(|| "-".to_owned(), |k| k.to_string()),
             "request"
         );
