@@ -903,14 +903,15 @@ impl HashChain {
         let Some(here) = data.get(pos..pos + limit) else {
             return longest as u32;
         };
+        let entries = &self.entries[..];
         let mut entry = self.head.get(hash as usize).copied().unwrap_or(NO_ENTRY);
         for _ in 0..self.depth {
-            let Some(&(candidate, next)) = self.entries.get(entry as usize) else {
+            let Some(&(candidate, next)) = entries.get(entry as usize) else {
                 break;
             };
             entry = next;
             let candidate = candidate as usize;
-            let dist = pos - candidate;
+            let dist = pos.wrapping_sub(candidate);
             if dist > WINDOW {
                 break;
             }
@@ -921,14 +922,17 @@ impl HashChain {
             let Some(there) = data.get(candidate..candidate + limit) else {
                 continue;
             };
-            if here.get(longest) == there.get(longest) {
-                let len = common_prefix(here, there);
-                if len > longest && len >= MIN_MATCH {
-                    longest = len;
-                    out.push(Candidate::new(len as u32, dist));
-                    if len >= limit {
-                        break;
-                    }
+            if let (Some(a), Some(b)) = (here.get(longest), there.get(longest))
+                && a != b
+            {
+                continue;
+            }
+            let len = common_prefix(here, there);
+            if len > longest && len >= MIN_MATCH {
+                longest = len;
+                out.push(Candidate::new(len as u32, dist));
+                if len >= limit {
+                    break;
                 }
             }
         }
@@ -937,9 +941,15 @@ impl HashChain {
 }
 
 /// Returns the length of the common prefix of `x` and `y`.
+#[inline]
 fn common_prefix(x: &[u8], y: &[u8]) -> usize {
+    let end = x.len().min(y.len());
+    let (x, y) = (
+        x.get(..end).unwrap_or_default(),
+        y.get(..end).unwrap_or_default(),
+    );
     let mut len = 0;
-    for (word_x, word_y) in x.chunks_exact(8).zip(y.chunks_exact(8)) {
+    while let (Some(word_x), Some(word_y)) = (x.get(len..len + 8), y.get(len..len + 8)) {
         let mut bytes_x = [0u8; 8];
         let mut bytes_y = [0u8; 8];
         bytes_x.copy_from_slice(word_x);
@@ -950,13 +960,13 @@ fn common_prefix(x: &[u8], y: &[u8]) -> usize {
         }
         len += 8;
     }
-    let rest_x = x.get(len..).unwrap_or_default();
-    let rest_y = y.get(len..).unwrap_or_default();
-    len + rest_x
-        .iter()
-        .zip(rest_y)
-        .take_while(|(byte_x, byte_y)| byte_x == byte_y)
-        .count()
+    while let (Some(byte_x), Some(byte_y)) = (x.get(len), y.get(len)) {
+        if byte_x != byte_y {
+            break;
+        }
+        len += 1;
+    }
+    len
 }
 
 /// The best known way of reaching one node.
