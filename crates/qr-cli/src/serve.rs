@@ -61,6 +61,9 @@ pub struct ServeArgs {
         action = clap::ArgAction::SetTrue
     )]
     allow_private_logo_hosts: bool,
+    /// Caps the database file's size (for example 10GiB); writes beyond it get 503 as on a full disk.
+    #[arg(long, env = "QR_MAX_DB_SIZE", value_name = "SIZE")]
+    max_db_size: Option<Bytes>,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -146,6 +149,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .filter(|p| !p.is_empty())
             .collect(),
         allow_private_logo_hosts: args.allow_private_logo_hosts,
+        max_database_bytes: args.max_db_size.map(|b| b.0 as u64),
         limits: Limits {
             max_connections: l.max_connections,
             header_read_timeout: l.header_read_timeout.0,
@@ -237,7 +241,8 @@ impl FromStr for Bytes {
             "" | "B" => 1,
             "K" | "KiB" | "k" => 1024,
             "M" | "MiB" => 1024 * 1024,
-            other => return Err(format!("unknown size unit {other:?}: use KiB or MiB")),
+            "G" | "GiB" => 1024 * 1024 * 1024,
+            other => return Err(format!("unknown size unit {other:?}: use KiB, MiB or GiB")),
         };
         match value.checked_mul(factor) {
             Some(n) if n > 0 => Ok(Bytes(n)),
@@ -251,7 +256,10 @@ impl FromStr for Bytes {
 impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const MIB: usize = 1024 * 1024;
-        if self.0.is_multiple_of(MIB) {
+        const GIB: usize = 1024 * MIB;
+        if self.0.is_multiple_of(GIB) {
+            write!(f, "{}GiB", self.0 / GIB)
+        } else if self.0.is_multiple_of(MIB) {
             write!(f, "{}MiB", self.0 / MIB)
         } else if self.0.is_multiple_of(1024) {
             write!(f, "{}KiB", self.0 / 1024)
@@ -285,8 +293,9 @@ mod tests {
         assert_eq!(b("65536"), Ok(65536));
         assert_eq!(b("64KiB"), Ok(65536));
         assert_eq!(b("8MiB"), Ok(8 << 20));
+        assert_eq!(b("2GiB"), Ok(2 << 30));
         assert!(b("0").is_err() && b("1GB").is_err() && b("-1").is_err());
-        for text in ["64KiB", "8MiB", "1000"] {
+        for text in ["64KiB", "8MiB", "1000", "10GiB"] {
             assert_eq!(text.parse::<Bytes>().unwrap().to_string(), text);
         }
     }

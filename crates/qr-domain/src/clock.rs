@@ -10,13 +10,14 @@ pub trait Clock: Send + Sync + 'static {
     fn now(&self) -> DateTime<Utc>;
 }
 
-/// The system's wall clock.
+/// The system's wall clock, in whole microseconds: the precision every store keeps, so a time
+/// returned on creation equals the time read back later.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> DateTime<Utc> {
-        Utc::now()
+        chrono::SubsecRound::trunc_subsecs(Utc::now(), 6)
     }
 }
 
@@ -51,5 +52,17 @@ impl Clock for TestClock {
 impl<C: Clock> Clock for Arc<C> {
     fn now(&self) -> DateTime<Utc> {
         (**self).now()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_system_clock_has_the_stores_precision() {
+        for _ in 0..100 {
+            assert_eq!(SystemClock.now().timestamp_subsec_nanos() % 1000, 0);
+        }
     }
 }

@@ -17,7 +17,30 @@ pub enum StoreError {
     /// Any other failure reported by the storage backend.
     #[error("storage backend failure: {0}")]
     Backend(String),
+    /// The disk holding the database, or the database's configured size limit, is full.
+    /// Nothing of the failed operation was stored; reads still work.
+    #[error(
+        "the database is full (no disk space left, or its size limit reached); free space and retry"
+    )]
+    Full,
+    /// The database cannot be written (a read-only mount or file). Reads still work.
+    #[error("the database is read-only (read-only file or mount); make it writable and retry")]
+    ReadOnly,
+    /// The operating system reported an I/O error while reading or writing the database.
+    #[error("the database's storage failed with an I/O error: {0}; check the disk and retry")]
+    Io(String),
     /// The background scan writer has stopped, so no scan can be recorded any more.
     #[error("the scan writer has shut down; scans can no longer be recorded")]
     WriterStopped,
+}
+
+impl StoreError {
+    /// Whether the failure is the storage being unable to take writes for now (full disk,
+    /// read-only mount, I/O error): the operation may succeed later, and reads may still work.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Full | StoreError::ReadOnly | StoreError::Io(_)
+        )
+    }
 }

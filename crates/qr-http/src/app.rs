@@ -162,6 +162,10 @@ impl App {
             None => Arc::new(NoGeoLocator),
         };
         let store = Arc::new(SqliteStore::open(&config.database)?);
+        if let Some(bytes) = config.max_database_bytes {
+            let in_force = store.limit_size(bytes)?;
+            tracing::info!(bytes = in_force, "database size capped");
+        }
         let service = Arc::new(Service::new(store, clock, geo)?);
         let mut initial_key = None;
         if service.accounts()?.is_empty() {
@@ -544,7 +548,10 @@ impl App {
             }
             Ok(Ok(Resolved::Gone)) => pages::page(StatusCode::GONE, code),
             Ok(Ok(Resolved::Unknown)) => pages::page(StatusCode::NOT_FOUND, code),
-            Ok(Err(StoreError::Busy)) => pages::page(StatusCode::SERVICE_UNAVAILABLE, code),
+            Ok(Err(e)) if e == StoreError::Busy || e.is_unavailable() => {
+                tracing::warn!(error = %e, "redirect not served");
+                pages::page(StatusCode::SERVICE_UNAVAILABLE, code)
+            }
             Ok(Err(e)) => {
                 tracing::error!(error = %e, "redirect failed");
                 pages::page(StatusCode::INTERNAL_SERVER_ERROR, code)

@@ -22,6 +22,9 @@ pub struct ServerConfig {
     /// Allows logo URLs on loopback, private and other non-public addresses (tests and
     /// private deployments; env `QR_ALLOW_PRIVATE_LOGO_HOSTS`).
     pub allow_private_logo_hosts: bool,
+    /// Caps the database file's size in bytes (env `QR_MAX_DB_SIZE`); writes beyond it are
+    /// answered 503 as on a full disk. `None` (the default) leaves only the disk as the limit.
+    pub max_database_bytes: Option<u64>,
     /// Timeouts and size limits.
     pub limits: Limits,
 }
@@ -67,6 +70,7 @@ impl Default for ServerConfig {
             geoip: None,
             trusted_proxies: Vec::new(),
             allow_private_logo_hosts: false,
+            max_database_bytes: None,
             limits: Limits::default(),
         }
     }

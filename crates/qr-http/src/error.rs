@@ -167,6 +167,9 @@ impl ApiError {
         }
         let retry_after = match &self {
             ApiError::RateLimited(r) => Some(r.retry_after_secs),
+            _ if status == StatusCode::SERVICE_UNAVAILABLE && self.storage_unavailable() => {
+                Some(STORAGE_RETRY_AFTER_SECS)
+            }
             _ if status == StatusCode::SERVICE_UNAVAILABLE => Some(1),
             _ => None,
         };
@@ -193,12 +196,39 @@ impl ApiError {
     }
 }
 
+/// The `Retry-After` of a 503 caused by a full, read-only or failing disk: an operator has to act,
+/// so clients should not hammer the server every second.
+const STORAGE_RETRY_AFTER_SECS: u64 = 10;
+
+impl ApiError {
+    /// Whether the error is the storage refusing writes (full, read-only or failing disk).
+    fn storage_unavailable(&self) -> bool {
+        let store = match self {
+            ApiError::Store(e)
+            | ApiError::Auth(AuthError::Store(e))
+            | ApiError::Link(LinkError::Store(e))
+            | ApiError::Analytics(AnalyticsError::Store(e)) => e,
+            _ => return false,
+        };
+        store.is_unavailable()
+    }
+}
+
 fn store_status(e: &StoreError) -> (StatusCode, String) {
+    let unavailable = |what: &str| {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("Storage unavailable ({what}): the request was not stored; retry later"),
+        )
+    };
     match e {
         StoreError::Busy => (
             StatusCode::SERVICE_UNAVAILABLE,
             "Service busy; retry the request".to_owned(),
         ),
+        StoreError::Full => unavailable("disk full"),
+        StoreError::ReadOnly => unavailable("read-only"),
+        StoreError::Io(_) => unavailable("I/O error"),
         _ => (
             StatusCode::INTERNAL_SERVER_ERROR,
             "Internal server error".to_owned(),

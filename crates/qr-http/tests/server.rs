@@ -178,3 +178,48 @@ async fn longest_data_fits_in_the_request_head() {
     assert_eq!(r.status, 200, "{}", r.text());
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_database_answers_503_for_writes_and_keeps_serving_reads() {
+    let s = common::TestServer::start(|c| c.max_database_bytes = Some(1)).await;
+    let key = s.owner_key.clone();
+    let headers = [
+        ("x-api-key", key.as_str()),
+        ("content-type", "application/json"),
+    ];
+    let mut created = Vec::new();
+    let refused = loop {
+        let body = json!({"name": format!("flyer {} {}", created.len(), "n".repeat(150)), "targetUrl": "https://example.com/spring"});
+        let r = s
+            .send("POST", "/api/links", &headers, body.to_string())
+            .await;
+        if r.status != 201 {
+            break r;
+        }
+        created.push(r.json());
+        assert!(created.len() < 5_000, "the size cap was never reached");
+    };
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert_eq!(
+        refused.json(),
+        json!({"error": true, "message": "Storage unavailable (disk full): the request was not stored; retry later"})
+    );
+    assert_eq!(refused.header("retry-after"), Some("10"));
+
+    // What was acknowledged is all there, redirects still work, and so does generating.
+    let list = s.get("/api/links", &key).await;
+    assert_eq!(list.status, 200);
+    assert_eq!(
+        list.json()["links"].as_array().unwrap().len(),
+        created.len()
+    );
+    let code = created[0]["shortCode"].as_str().unwrap();
+    let r = s
+        .send("GET", &format!("/r/{code}"), &[], Bytes::new())
+        .await;
+    assert_eq!(r.status, 302);
+    assert_eq!(r.header("location"), Some("https://example.com/spring"));
+    let r = s.get("/api/generate?data=hello&format=svg", &key).await;
+    assert_eq!(r.status, 200);
+    s.stop().await;
+}

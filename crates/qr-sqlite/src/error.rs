@@ -82,6 +82,9 @@ pub(crate) fn store_err(e: rusqlite::Error) -> StoreError {
         Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
             StoreError::Corrupt(e.to_string())
         }
+        Some(ErrorCode::DiskFull) => StoreError::Full,
+        Some(ErrorCode::ReadOnly) => StoreError::ReadOnly,
+        Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen) => StoreError::Io(e.to_string()),
         _ => StoreError::Backend(e.to_string()),
     }
 }

@@ -112,6 +112,27 @@ impl SqliteStore {
         &self.path
     }
 
+    /// Caps the database file at about `bytes` (rounded down to whole pages, never below the
+    /// current size) and returns the cap in force, in bytes. Once the cap is reached, writes
+    /// fail with [`StoreError::Full`] exactly as on a full disk, and reads keep working. The
+    /// write-ahead log, which checkpoints keep short, is not counted.
+    pub fn limit_size(&self, bytes: u64) -> Result<u64, StoreError> {
+        let w = self.writer();
+        let page_size: i64 = w
+            .query_row("PRAGMA page_size", [], |row| row.get(0))
+            .map_err(store_err)?;
+        let page_size = u64::try_from(page_size.max(1)).unwrap_or(4096);
+        let pages = i64::try_from((bytes / page_size).max(1)).unwrap_or(i64::MAX);
+        let in_force: i64 = w
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |row| {
+                row.get(0)
+            })
+            .map_err(store_err)?;
+        Ok(u64::try_from(in_force)
+            .unwrap_or(0)
+            .saturating_mul(page_size))
+    }
+
     /// SQLite's `PRAGMA data_version` on the read connection: it changes whenever another
     /// connection (this process's writer or another process) commits.
     pub fn data_version(&self) -> Result<i64, StoreError> {
