@@ -162,6 +162,12 @@ impl App {
             None => Arc::new(NoGeoLocator),
         };
         let store = Arc::new(SqliteStore::open(&config.database)?);
+        if store.is_read_only() {
+            tracing::warn!(
+                path = %config.database.display(),
+                "the database is on a read-only file system: serving redirects, generation and reads; writes get 503"
+            );
+        }
         if let Some(bytes) = config.max_database_bytes {
             let in_force = store.limit_size(bytes)?;
             tracing::info!(bytes = in_force, "database size capped");

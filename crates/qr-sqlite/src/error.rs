@@ -37,6 +37,28 @@ pub enum OpenError {
         /// The newest version this build knows.
         supported: i64,
     },
+    /// The file is on a read-only file system and its schema is older than this build's, so it
+    /// cannot be migrated.
+    #[error(
+        "{path} is read-only and has schema version {found}, older than the {supported} this build needs; open it once on a writable file system to migrate it"
+    )]
+    ReadOnlyOutdated {
+        /// The path given.
+        path: PathBuf,
+        /// The file's schema version.
+        found: i64,
+        /// The version this build needs.
+        supported: i64,
+    },
+    /// The file is on a read-only file system with a write-ahead log that still holds commits
+    /// (the last writer did not close cleanly), which a read-only open would ignore.
+    #[error(
+        "{path} is read-only but its write-ahead log still holds committed data; open it once on a writable file system so the log is applied"
+    )]
+    ReadOnlyWithLog {
+        /// The path given.
+        path: PathBuf,
+    },
     /// The database is damaged.
     #[error("{path} is corrupt: {message}; restore it from a backup")]
     Corrupt {

@@ -19,8 +19,11 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The SQLite store: one writing and one read-only connection to the same file.
 pub struct SqliteStore {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    read_only: bool,
+    // Fields drop in order: the reader closes first, so the writer is the last connection and
+    // checkpoints the write-ahead log into the database file on close.
     reader: Mutex<Reader>,
+    writer: Mutex<Connection>,
 }
 
 struct Reader {
@@ -53,9 +56,74 @@ impl SqliteStore {
                 {
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }
+                Err(e) if on_read_only_file_system(path) => {
+                    return SqliteStore::open_read_only(path).map_err(|ro| match ro {
+                        // A read-only file that is not usable either way: report the first error.
+                        OpenError::Sqlite { .. } => e,
+                        other => other,
+                    });
+                }
                 result => return result,
             }
         }
+    }
+
+    /// Opens an existing database on a read-only file system, for reading only: every write
+    /// then fails with [`StoreError::ReadOnly`]. The schema must be current, since it cannot be
+    /// migrated. [`SqliteStore::open`] falls back to this by itself.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Self, OpenError> {
+        let path = path.as_ref().to_owned();
+        let err = |e| OpenError::from_sqlite(&path, e);
+        // Nothing can change a file on a read-only mount, so SQLite may skip the WAL index
+        // (the -shm file), which could not be created there.
+        let mut uri = String::from("file:");
+        for &byte in path.as_os_str().as_encoded_bytes() {
+            match byte {
+                b'%' | b'?' | b'#' => uri.push_str(&format!("%{byte:02X}")),
+                _ => uri.push(char::from(byte)),
+            }
+        }
+        uri.push_str("?immutable=1");
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let open = || -> Result<Connection, OpenError> {
+            let conn = Connection::open_with_flags(&uri, flags).map_err(err)?;
+            conn.pragma_update(None, "foreign_keys", true)
+                .map_err(err)?;
+            Ok(conn)
+        };
+        let mut wal = path.clone().into_os_string();
+        wal.push("-wal");
+        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+            // Immutable mode would ignore the log and with it the last committed writes.
+            return Err(OpenError::ReadOnlyWithLog { path });
+        }
+        let writer = open()?;
+        let version = schema::check(&writer, &path)?;
+        if version != schema::SCHEMA_VERSION {
+            return Err(OpenError::ReadOnlyOutdated {
+                path,
+                found: version,
+                supported: schema::SCHEMA_VERSION,
+            });
+        }
+        let reader = open()?;
+        Ok(Self {
+            path,
+            read_only: true,
+            writer: Mutex::new(writer),
+            reader: Mutex::new(Reader {
+                conn: reader,
+                data_version: None,
+                config_version: 0,
+            }),
+        })
+    }
+
+    /// Whether the database was opened read-only (see [`SqliteStore::open_read_only`]).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     fn open_once(path: &Path) -> Result<Self, OpenError> {
@@ -98,6 +166,7 @@ impl SqliteStore {
             .map_err(err)?;
         Ok(Self {
             path,
+            read_only: false,
             writer: Mutex::new(writer),
             reader: Mutex::new(Reader {
                 conn: reader,
@@ -170,6 +239,9 @@ impl Store for SqliteStore {
         &self,
         f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>,
     ) -> Result<T, E> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly.into());
+        }
         let mut w = self.writer();
         let tx = w
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -180,6 +252,9 @@ impl Store for SqliteStore {
     }
 
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
         let mut w = self.writer();
         let tx = w
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -203,10 +278,20 @@ impl Store for SqliteStore {
     }
 }
 
+/// Whether `path` is an existing file that cannot be opened for writing because its file system
+/// is mounted read-only.
+fn on_read_only_file_system(path: &Path) -> bool {
+    match std::fs::OpenOptions::new().write(true).open(path) {
+        Ok(_) => false,
+        Err(e) => e.kind() == std::io::ErrorKind::ReadOnlyFilesystem,
+    }
+}
+
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SqliteStore")
             .field("path", &self.path)
+            .field("read_only", &self.read_only)
             .finish_non_exhaustive()
     }
 }

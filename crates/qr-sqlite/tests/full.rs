@@ -66,3 +66,41 @@ fn a_full_database_refuses_writes_keeps_reads_and_recovers() {
         .unwrap();
     assert_eq!(integrity, "ok");
 }
+
+#[test]
+fn a_read_only_database_serves_reads_and_refuses_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("qr.db");
+    let (account, link) = {
+        let store = Arc::new(SqliteStore::open(&path).unwrap());
+        let service = Service::new(store, SystemClock, Arc::new(NoGeoLocator)).unwrap();
+        let account = service.create_account("ro@example.com", Plan::Pro).unwrap();
+        let link = service
+            .create_link(&account, "kept", "https://example.com/kept")
+            .unwrap();
+        service.shutdown().unwrap();
+        (account, link)
+    };
+    let before = std::fs::read(&path).unwrap();
+
+    let store = Arc::new(SqliteStore::open_read_only(&path).unwrap());
+    assert!(store.is_read_only());
+    let service = Service::new(Arc::clone(&store), SystemClock, Arc::new(NoGeoLocator)).unwrap();
+    assert_eq!(
+        service.resolve(link.short_code.as_str()).unwrap(),
+        Some(link.clone())
+    );
+    assert_eq!(service.links(account.id).unwrap(), vec![link]);
+    assert_eq!(
+        service.create_link(&account, "new", "https://example.com/new"),
+        Err(LinkError::Store(StoreError::ReadOnly))
+    );
+    assert!(StoreError::ReadOnly.is_unavailable());
+    drop(service);
+    drop(store);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "a read-only store never writes"
+    );
+}
