@@ -17,6 +17,16 @@
 //! whichever is smallest), with length-limited Huffman codes, and the Adler-32 checksum of the
 //! copies is derived from the checksum of their row instead of being recomputed byte by byte.
 
+/// How hard the search for matches works.
+#[derive(Clone, Copy, Debug)]
+struct Effort {
+    /// The most hash-chain entries visited at one position.
+    depth: usize,
+    /// A match at least this long is taken as is: the parser skips the positions it covers, and
+    /// the hash chain is not searched at a position that already has one.
+    nice: usize,
+}
+
 /// The shortest match deflate can express.
 const MIN_MATCH: usize = 3;
 /// The longest match one deflate length code can express.
@@ -45,16 +55,26 @@ const ADLER_CHUNK: usize = 5552;
 /// Shorter versions of a match are tried up to this length, and only where they end at a position
 /// whose own longest match reaches past the full match; longer lengths are only tried in full.
 const SHORT_LENGTHS: usize = 64;
-/// A match at least this long is taken as is: the parser skips the positions it covers, and the
-/// hash chain is not searched at a position that already has one.
-const NICE_LENGTH: usize = 128;
-/// The most hash-chain entries visited at one position.
-const CHAIN_DEPTH: usize = 16;
-/// The most hash-chain entries visited at one position when the segments hold fewer bytes than
-/// [`SMALL_INPUT`]: small images are searched more lightly, for speed.
-const SMALL_CHAIN_DEPTH: usize = 4;
-/// See [`SMALL_CHAIN_DEPTH`].
+/// How hard the search works on data whose segments hold at least [`SMALL_INPUT`] bytes.
+const FULL_EFFORT: Effort = Effort {
+    depth: 16,
+    nice: 128,
+};
+/// How hard the search works on data whose segments hold fewer bytes than [`SMALL_INPUT`]:
+/// small images are searched more lightly, for speed.
+const SMALL_EFFORT: Effort = Effort {
+    depth: 4,
+    nice: 128,
+};
+/// See [`SMALL_EFFORT`].
 const SMALL_INPUT: usize = 4096;
+/// How hard the search works on data whose segments hold fewer bytes than [`TINY_INPUT`], the
+/// common case of an image of a few hundred pixels with a small code. A shallow chain finds
+/// nearly every useful match there, and a match of a few dozen bytes is nearly always a run of
+/// rows best taken whole.
+const TINY_EFFORT: Effort = Effort { depth: 2, nice: 32 };
+/// See [`TINY_EFFORT`].
+const TINY_INPUT: usize = 2048;
 /// The number of bytes at the start of the data whose histogram guesses the first literal costs.
 const SAMPLE: usize = 4096;
 /// The number of bytes in the chain key of a position outside runs.
@@ -672,6 +692,8 @@ struct Candidates {
     list: Vec<Candidate>,
     /// For each node, the position just past its longest candidate (its own position if none).
     reach: Vec<u32>,
+    /// The length from which a match is taken as is (see [`Effort::nice`]).
+    nice: usize,
 }
 
 /// Marks a position without a chain key.
@@ -686,58 +708,55 @@ impl Candidates {
     }
 
     /// Finds the candidates of every segment position of `layout`.
+    ///
+    /// Kept out of line: inlined into [`zlib_compress`], its loop runs short of registers.
+    #[inline(never)]
     fn find(layout: &Layout<'_>) -> Self {
         let data = layout.data;
         let n = data.len();
         let nodes = layout.node_count();
         let row_dist = layout.row_dist;
         let hash_bits = (usize::BITS - nodes.leading_zeros()).clamp(8, 15);
-        let depth = if nodes < SMALL_INPUT {
-            SMALL_CHAIN_DEPTH
+        let effort = if nodes < TINY_INPUT {
+            TINY_EFFORT
+        } else if nodes < SMALL_INPUT {
+            SMALL_EFFORT
         } else {
-            CHAIN_DEPTH
+            FULL_EFFORT
         };
-        let mut chain = HashChain::new(hash_bits, nodes, depth);
-        let mut first = vec![0u32; nodes + 1];
-        let mut list = Vec::with_capacity(nodes + nodes / 2);
-        let mut reach = vec![0u32; nodes];
+        let mut chain = HashChain::new(hash_bits, nodes, effort.depth);
+        let runs = RunDistances::new(row_dist);
+        // Both arrays are filled node by node, in order, and the list mostly holds two or fewer
+        // candidates a node: nothing needs zeroing, and the list rarely grows.
+        let mut first = Vec::with_capacity(nodes + 1);
+        let mut list = Vec::with_capacity(2 * nodes + 16);
+        let mut reach = Vec::with_capacity(nodes);
         for segment in &layout.segments {
             let count = segment.end - segment.start;
             let nodes_of = segment.base..segment.base + count + 1;
             let byte_run = layout.byte_run.get(nodes_of.clone()).unwrap_or_default();
-            let row_run = layout.row_run.get(nodes_of.clone()).unwrap_or_default();
-            let (Some(firsts), Some(reaches)) =
-                (first.get_mut(nodes_of.clone()), reach.get_mut(nodes_of))
-            else {
-                continue;
-            };
-            let (Some((first_end, firsts)), Some((reach_end, reaches))) =
-                (firsts.split_last_mut(), reaches.split_last_mut())
-            else {
-                continue;
-            };
-            let pairs = firsts.iter_mut().zip(reaches.iter_mut());
-            for (offset, (first_slot, reach_slot)) in pairs.enumerate() {
+            let row_run = layout.row_run.get(nodes_of).unwrap_or_default();
+            for offset in 0..count {
                 let pos = segment.start + offset;
-                *first_slot = list.len() as u32;
+                first.push(list.len() as u32);
                 let hash = chain.hash(data, pos, run_inside(byte_run, offset));
-                let mut longest = push_runs(byte_run, row_run, offset, row_dist, &mut list);
+                let mut longest = runs.push(byte_run, row_run, offset, &mut list);
                 // Hash-chain matches may run on into the copies after the segment.
                 let limit = (n - pos).min(MAX_MATCH);
-                if (longest as usize) < NICE_LENGTH && (longest as usize) < limit {
+                if (longest as usize) < effort.nice && (longest as usize) < limit {
                     longest = chain.search(data, pos, hash, limit, longest, row_dist, &mut list);
                 }
                 chain.insert(hash, pos);
-                *reach_slot = (pos as u32).saturating_add(longest);
+                reach.push((pos as u32).saturating_add(longest));
             }
             // The end node only has the matches that run through the copies.
-            *first_end = list.len() as u32;
+            first.push(list.len() as u32);
             let longest = if segment.copy_len > 0 {
-                push_runs(byte_run, row_run, count, row_dist, &mut list)
+                runs.push(byte_run, row_run, count, &mut list)
             } else {
                 0
             };
-            *reach_end = (segment.end as u32).saturating_add(longest);
+            reach.push((segment.end as u32).saturating_add(longest));
             if segment.copy_len > 0 {
                 // Later rows see the copies through their last row, the nearest occurrence: the
                 // entries of the segment's last row (the latest ones) move there.
@@ -752,10 +771,13 @@ impl Candidates {
                 }
             }
         }
-        if let Some(last) = first.last_mut() {
-            *last = list.len() as u32;
+        first.push(list.len() as u32);
+        Candidates {
+            first,
+            list,
+            reach,
+            nice: effort.nice,
         }
-        Candidates { first, list, reach }
     }
 }
 
@@ -773,35 +795,57 @@ fn run_inside(byte_run: &[u32], offset: usize) -> usize {
 /// Marks a candidate that continues a candidate of the previous position: same distance, same end.
 const CONTINUED: u32 = 1 << 31;
 
-/// Appends to `list` the matches of the node at `offset` in its segment at distance 1 and at the
-/// row distance, and returns the longest length. A match is marked [`CONTINUED`] when the previous
-/// position in the segment had the same match one byte longer.
-#[inline]
-fn push_runs(
-    byte_run: &[u32],
-    row_run: &[u32],
-    offset: usize,
+/// The distances of the matches known without a search: 1 and the row distance, with their codes.
+struct RunDistances {
+    /// The row distance, or 0 (or 1) when the rows give no match distance of their own.
     row_dist: usize,
-    list: &mut Vec<Candidate>,
-) -> u32 {
-    let mut longest = 0;
-    let mut push = |run: &[u32], dist: usize| {
-        let len = run.get(offset).copied().unwrap_or(0);
-        if len as usize >= MIN_MATCH {
-            let continued = offset
-                .checked_sub(1)
-                .and_then(|previous| run.get(previous))
-                .is_some_and(|&previous| previous as usize > MIN_MATCH);
-            let flags = if continued { CONTINUED } else { 0 };
-            list.push(Candidate::new(len | flags, dist));
-            longest = longest.max(len);
+    /// The distance code of `row_dist`.
+    row_code: u8,
+}
+
+impl RunDistances {
+    /// Returns the distances for rows `row_dist` apart.
+    fn new(row_dist: usize) -> Self {
+        RunDistances {
+            row_dist,
+            row_code: dist_code(row_dist.max(1)) as u8,
         }
-    };
-    push(byte_run, 1);
-    if row_dist > 1 {
-        push(row_run, row_dist);
     }
-    longest
+
+    /// Appends to `list` the matches of the node at `offset` in its segment at distance 1 and at
+    /// the row distance, and returns the longest length. A match is marked [`CONTINUED`] when the
+    /// previous position in the segment had the same match one byte longer.
+    #[inline]
+    fn push(
+        &self,
+        byte_run: &[u32],
+        row_run: &[u32],
+        offset: usize,
+        list: &mut Vec<Candidate>,
+    ) -> u32 {
+        let mut longest = 0;
+        let mut push = |run: &[u32], dist: usize, code: u8| {
+            let len = run.get(offset).copied().unwrap_or(0);
+            if len as usize >= MIN_MATCH {
+                let continued = offset
+                    .checked_sub(1)
+                    .and_then(|previous| run.get(previous))
+                    .is_some_and(|&previous| previous as usize > MIN_MATCH);
+                let flags = if continued { CONTINUED } else { 0 };
+                list.push(Candidate {
+                    len: len | flags,
+                    dist: dist as u16,
+                    code,
+                });
+                longest = longest.max(len);
+            }
+        };
+        push(byte_run, 1, 0);
+        if self.row_dist > 1 {
+            push(row_run, self.row_dist, self.row_code);
+        }
+        longest
+    }
 }
 
 /// A hash chain over the keys of positions (see [`HashChain::hash`]), holding positions in
@@ -1246,7 +1290,13 @@ impl Search {
     /// matches are tried too (see [`SHORT_LENGTHS`]); without, every match is only taken in full,
     /// which is enough for a first estimate of the symbol frequencies.
     fn run(&mut self, layout: &Layout<'_>, costs: &CostModel, shorts: bool) {
-        let Candidates { first, list, reach } = &self.candidates;
+        let Candidates {
+            first,
+            list,
+            reach,
+            nice,
+        } = &self.candidates;
+        let nice = *nice;
         let arrivals = &mut self.arrivals[..];
         for arrival in arrivals.iter_mut() {
             arrival.cost = UNREACHABLE;
@@ -1330,7 +1380,7 @@ impl Search {
                         covered = len;
                     }
                 }
-                if longest.0 >= NICE_LENGTH {
+                if longest.0 >= nice {
                     skip_to = longest.1;
                 }
             }
