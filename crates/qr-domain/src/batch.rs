@@ -358,8 +358,26 @@ pub fn sanitize_stem(name: &str) -> Option<String> {
         .take(MAX_STEM_CHARS)
         .collect();
     let stem = stem.trim_end_matches(|c: char| c == '.' || c.is_whitespace());
-    (!stem.is_empty()).then(|| stem.to_owned())
+    if stem.is_empty() {
+        return None;
+    }
+    // Windows opens a device, not a file, for these names (with any extension).
+    let base = stem.split('.').next().unwrap_or(stem).trim_end();
+    let reserved = WINDOWS_DEVICE_NAMES
+        .iter()
+        .any(|device| base.eq_ignore_ascii_case(device));
+    Some(if reserved {
+        format!("_{stem}")
+    } else {
+        stem.to_owned()
+    })
 }
+
+/// File names Windows reserves for devices.
+const WINDOWS_DEVICE_NAMES: [&str; 22] = [
+    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
+    "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+];
 
 /// `stem.ext`, or `stem-2.ext`, `stem-3.ext`, ... when taken (compared case-insensitively).
 fn unique_name(stem: &str, format: Format, taken: &mut HashSet<String>) -> String {
@@ -491,6 +509,12 @@ mod tests {
             Some("_._etc_passwd")
         );
         assert_eq!(sanitize_stem("..").as_deref(), None);
+        assert_eq!(sanitize_stem("CON").as_deref(), Some("_CON"));
+        assert_eq!(
+            sanitize_stem("lpt1.report").as_deref(),
+            Some("_lpt1.report")
+        );
+        assert_eq!(sanitize_stem("console").as_deref(), Some("console"));
         assert_eq!(sanitize_stem("a\u{0}b\nc.PNG").as_deref(), Some("abc"));
         assert_eq!(sanitize_stem("C:\\x\\y.svg").as_deref(), Some("C__x_y"));
         assert_eq!(
