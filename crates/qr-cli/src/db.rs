@@ -16,8 +16,9 @@ pub type AdminService = Service<SqliteStore, SystemClock>;
 pub struct DbArgs {
     /// The SQLite database file shared with `qr serve`.
     ///
-    /// Changes made by the administration commands take effect on the running server's next
-    /// request. Commands that only read refuse a missing file instead of creating an empty one.
+    /// Changes to accounts and keys take effect on the running server's next request, changes
+    /// to links within a second. Commands that only read refuse a missing file instead of
+    /// creating an empty one.
     #[arg(
         long,
         env = "QR_DB",

@@ -20,7 +20,7 @@ them (default info). SIGINT or SIGTERM stops the server: requests in flight fini
 shutdown grace, queued scans are committed and usage counters saved.
 
 The administration commands (qr accounts, qr keys, ...) may run on the same database while the
-server runs; their changes apply from the server's next request.
+server runs; their changes apply from the server's next request (link changes within a second).
 
 Durations take a unit: 500ms, 10s, 5m, 1h (a bare number is seconds). Sizes take KiB or MiB
 (a bare number is bytes).")]

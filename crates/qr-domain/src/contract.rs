@@ -41,7 +41,7 @@ macro_rules! contract_suite {
             service_key_regeneration, service_cross_account_isolation, service_bot_exclusion,
             service_unique_counting, service_retention, service_analytics_window,
             service_short_code_lookup, service_sees_changes_made_elsewhere,
-            service_counters_survive_restart, service_access_rules);
+            service_counters_survive_restart, service_access_rules, service_caches_follow_changes);
     };
     (@each $make:expr; $($name:ident),* $(,)?) => {
         $(
@@ -1133,4 +1133,80 @@ pub fn service_access_rules<S: Store>(store: S) {
     svc.update_key_settings(k.id, settings).unwrap();
     let ctx = svc.authenticate(s.expose_secret()).unwrap();
     assert!(svc.authorize(&ctx, Endpoint::Generate, req).is_err());
+}
+
+/// The in-memory fast paths (redirect links, keys, settled rollups) answer like the store and
+/// forget what this service changes.
+pub fn service_caches_follow_changes<S: Store>(store: S) {
+    let (svc, clock) = service(store, "2024-06-01T10:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
+    let (key, secret) = svc.create_key(a.id, KeyMode::Live).unwrap();
+    let l = svc.create_link(&a, "L", "https://example.com/one").unwrap();
+    let code = l.short_code.to_string();
+
+    // Links: cached by a lookup, forgotten by an update or a deletion here.
+    assert_eq!(svc.cached_link(&code), None);
+    assert_eq!(svc.resolve(&code).unwrap().map(|x| x.id), Some(l.id));
+    assert_eq!(svc.cached_link(&code).map(|x| x.id), Some(l.id));
+    assert_eq!(svc.cached_link("not a code"), None);
+    let update = LinkUpdate {
+        target_url: Some("https://example.com/two".into()),
+        ..LinkUpdate::default()
+    };
+    svc.update_link(a.id, &l.id.to_string(), &update).unwrap();
+    assert_eq!(svc.cached_link(&code), None);
+    let resolved = svc.resolve(&code).unwrap().unwrap();
+    assert_eq!(resolved.target_url.as_str(), "https://example.com/two");
+    assert_eq!(
+        svc.cached_link(&code).map(|x| x.target_url),
+        Some(resolved.target_url)
+    );
+
+    // Keys: unseen keys need the store; a local regeneration forgets the old secret.
+    let presented = secret.expose_secret().to_owned();
+    assert!(svc.authenticate_cached(&presented).is_none());
+    assert!(matches!(
+        svc.authenticate_cached("qrapi_bad"),
+        Some(Err(AuthError::Malformed(_)))
+    ));
+    assert_eq!(svc.authenticate(&presented).unwrap().key.id, key.id);
+    assert_eq!(
+        svc.authenticate_cached(&presented)
+            .map(|r| r.map(|c| c.key.id)),
+        Some(Ok(key.id))
+    );
+    svc.regenerate_key(key.id).unwrap();
+    assert!(svc.authenticate(&presented).is_err());
+    assert!(matches!(
+        svc.authenticate_cached(&presented),
+        Some(Err(AuthError::Unknown))
+    ));
+
+    // Settled rollups: a repeated query answers the same, and new scans still count.
+    for _ in 0..4 {
+        svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
+        clock.advance(Duration::days(1));
+    }
+    let id = l.id.to_string();
+    let first = svc.analytics(&a, &id, None, None, None).unwrap();
+    assert_eq!(first.analytics.total_scans, 4);
+    assert_eq!(svc.analytics(&a, &id, None, None, None).unwrap(), first);
+    svc.record_scan(&l, &visit("192.0.2.2", DESKTOP)).unwrap();
+    clock.advance(Duration::days(1));
+    svc.record_scan(&l, &visit("192.0.2.3", PHONE)).unwrap();
+    let later = svc.analytics(&a, &id, None, None, None).unwrap();
+    assert_eq!(later.analytics.total_scans, 6);
+    assert_eq!(
+        later
+            .analytics
+            .scans_by_day
+            .iter()
+            .map(|d| d.scans)
+            .collect::<Vec<_>>(),
+        vec![1, 1, 1, 1, 1, 1]
+    );
+
+    svc.delete_link(a.id, &id).unwrap();
+    assert_eq!(svc.cached_link(&code), None);
+    assert_eq!(svc.resolve(&code).unwrap(), None);
 }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration as StdDuration;
+use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use thiserror::Error;
@@ -18,7 +18,8 @@ use thiserror::Error;
 use crate::access::{AccessError, AccessRequest, check_access};
 use crate::account::{Account, Email, EmailError};
 use crate::analytics::{
-    AnalyticsError, AnalyticsQuery, AnalyticsReport, LinkSummary, retention_first_day, summarize,
+    AnalyticsError, AnalyticsQuery, AnalyticsReport, LinkSummary, StatsRows, retention_first_day,
+    summarize,
 };
 use crate::clock::Clock;
 use crate::error::StoreError;
@@ -32,10 +33,10 @@ use crate::limits::{Admission, Meter, RateLimitStatus, Rejection, UsageMonth, Us
 use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
 use crate::plan::{EnterpriseOverrides, Limit, Plan, PlanError, PlanLimits};
 use crate::random::{self, RandomError};
-use crate::scan::{NewScan, classify_user_agent, clean_referrer, visitor_id};
+use crate::scan::{NewScan, UserAgentInfo, classify_user_agent, clean_referrer, visitor_id};
 use crate::shortcode::ShortCode;
-use crate::store::Store;
-use crate::writer::{ScanAck, ScanWriter};
+use crate::store::{ReadTx, Store};
+use crate::writer::{Queued, ScanAck, ScanWriter};
 
 /// The service over a store `S` and a clock `C`.
 pub struct Service<S: Store, C: Clock> {
@@ -44,6 +45,8 @@ pub struct Service<S: Store, C: Clock> {
     geo: Arc<dyn GeoLocator>,
     meter: Meter,
     cache: Mutex<AuthCache>,
+    links: Mutex<LinkCache>,
+    rollups: Mutex<HashMap<(LinkId, NaiveDate, NaiveDate), StatsRows>>,
     salts: Mutex<Vec<(NaiveDate, [u8; 32])>>,
     writer: ScanWriter,
 }
@@ -152,6 +155,22 @@ struct AuthCache {
 }
 
 const AUTH_CACHE_MAX: usize = 100_000;
+
+/// Links by short code for [`Service::cached_link`], the redirect fast path.
+#[derive(Default)]
+struct LinkCache {
+    /// Bumped by every local change of a link, so a read that raced with the change is not cached.
+    generation: u64,
+    entries: HashMap<ShortCode, (Link, Instant)>,
+}
+
+/// Most settled rollups kept for analytics; beyond it the cache starts over.
+const ROLLUP_CACHE_MAX: usize = 256;
+/// Most links kept in the redirect cache; beyond it the cache starts over.
+const LINK_CACHE_MAX: usize = 100_000;
+/// How long a cached link is used. Changes made through this service show at once; changes
+/// made by another process (the CLI) show within this time.
+pub const LINK_CACHE_TTL: StdDuration = StdDuration::from_secs(1);
 const CODE_ATTEMPTS: usize = 16;
 
 impl AuthContext {
@@ -177,6 +196,8 @@ impl<S: Store, C: Clock> Service<S, C> {
             geo,
             meter,
             cache: Mutex::new(AuthCache::default()),
+            links: Mutex::new(LinkCache::default()),
+            rollups: Mutex::new(HashMap::new()),
             salts: Mutex::new(Vec::new()),
             writer,
         })
@@ -405,6 +426,39 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ok(ctx)
     }
 
+    /// [`Service::authenticate`] for keys already in memory: `None` when answering would need a
+    /// store lookup (an unseen key). Only checks the store's change counter, so it is cheap
+    /// enough to call on an async worker thread.
+    pub fn authenticate_cached(
+        &self,
+        presented: &str,
+    ) -> Option<Result<Arc<AuthContext>, AuthError>> {
+        let secret = match ApiKeySecret::parse(presented) {
+            Ok(secret) => secret,
+            Err(e) => return Some(Err(AuthError::Malformed(e))),
+        };
+        let hash = secret.hash();
+        let version = match self.store.config_version() {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e.into())),
+        };
+        let found = {
+            let mut c = self.cache();
+            if c.version != Some(version) {
+                c.entries.clear();
+                c.version = Some(version);
+            }
+            c.entries.get(&hash).cloned()?
+        };
+        Some(match found {
+            Some(ctx) => {
+                self.meter.touch(ctx.key.id, self.clock.now());
+                Ok(ctx)
+            }
+            None => Err(AuthError::Unknown),
+        })
+    }
+
     /// Applies the key's restrictions and the plan's feature rules (HTTP 403 on failure).
     pub fn authorize(
         &self,
@@ -539,23 +593,25 @@ impl<S: Store, C: Clock> Service<S, C> {
             return Err(LinkError::NotFound);
         };
         let now = self.clock.now();
-        self.store.write(|tx| {
-            let mut link = tx.link(account, id)?.ok_or(LinkError::NotFound)?;
-            if name.is_none() && target.is_none() {
-                return Ok(link);
-            }
-            if let Some(n) = name {
-                link.name = n;
-            }
-            if let Some(t) = target {
-                link.target_url = t;
-            }
-            link.updated_at = now.max(link.created_at);
-            if !tx.update_link(&link)? {
-                return Err(LinkError::NotFound);
-            }
-            Ok(link)
-        })
+        self.store
+            .write(|tx| {
+                let mut link = tx.link(account, id)?.ok_or(LinkError::NotFound)?;
+                if name.is_none() && target.is_none() {
+                    return Ok(link);
+                }
+                if let Some(n) = name {
+                    link.name = n;
+                }
+                if let Some(t) = target {
+                    link.target_url = t;
+                }
+                link.updated_at = now.max(link.created_at);
+                if !tx.update_link(&link)? {
+                    return Err(LinkError::NotFound);
+                }
+                Ok(link)
+            })
+            .inspect(|link| self.forget_link(|cached| cached.id == link.id))
     }
 
     /// Deletes a link with all its scans; its code is never issued again.
@@ -563,7 +619,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         let Ok(id) = id.parse::<LinkId>() else {
             return Err(LinkError::NotFound);
         };
-        if self.store.write(|tx| tx.delete_link(account, id))? {
+        let deleted = self.store.write(|tx| tx.delete_link(account, id))?;
+        self.forget_link(|cached| cached.id == id);
+        if deleted {
             Ok(())
         } else {
             Err(LinkError::NotFound)
@@ -571,12 +629,50 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// The live link of a presented short code (lower case and aliases accepted); `None` when
-    /// the code is malformed, unknown or deleted.
+    /// the code is malformed, unknown or deleted. Always reads the store, and refreshes the
+    /// redirect cache with what it read.
     pub fn resolve(&self, code: &str) -> Result<Option<Link>, StoreError> {
         let Ok(code) = ShortCode::parse(code) else {
             return Ok(None);
         };
-        self.store.read(|tx| tx.link_by_code(&code))
+        let generation = self.link_cache().generation;
+        let link = self.store.read(|tx| tx.link_by_code(&code))?;
+        let mut cache = self.link_cache();
+        if cache.generation == generation {
+            match &link {
+                Some(found) => {
+                    if cache.entries.len() >= LINK_CACHE_MAX {
+                        cache.entries.clear();
+                    }
+                    cache.entries.insert(code, (found.clone(), Instant::now()));
+                }
+                None => {
+                    cache.entries.remove(&code);
+                }
+            }
+        }
+        Ok(link)
+    }
+
+    /// The live link of a code from memory, if [`Service::resolve`] read it less than
+    /// [`LINK_CACHE_TTL`] ago and it has not changed here since; never touches the store. Its
+    /// `scan_count` may be behind.
+    pub fn cached_link(&self, code: &str) -> Option<Link> {
+        let code = ShortCode::parse(code).ok()?;
+        let cache = self.link_cache();
+        let (link, read_at) = cache.entries.get(&code)?;
+        (read_at.elapsed() < LINK_CACHE_TTL).then(|| link.clone())
+    }
+
+    fn link_cache(&self) -> MutexGuard<'_, LinkCache> {
+        self.links.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Drops the cached links matching `matches` after a local change.
+    fn forget_link(&self, matches: impl Fn(&Link) -> bool) {
+        let mut cache = self.link_cache();
+        cache.generation += 1;
+        cache.entries.retain(|_, (link, _)| !matches(link));
     }
 
     // ----- Scans -----
@@ -588,22 +684,49 @@ impl<S: Store, C: Clock> Service<S, C> {
             return Ok(None);
         }
         let at = self.clock.now();
+        let salt = self.salt_for(at.date_naive())?;
+        Ok(Some(self.build_scan(link, visit, ua, at, &salt)))
+    }
+
+    /// [`Service::prepare_scan`] without touching the store: `None` when the day's visitor salt
+    /// is not in memory yet (the first scan of a day creates it with a write).
+    pub fn prepare_scan_in_memory(&self, link: &Link, visit: &Visit) -> Option<Option<NewScan>> {
+        let ua = classify_user_agent(visit.user_agent.as_deref());
+        if ua.is_bot {
+            return Some(None);
+        }
+        let at = self.clock.now();
+        let day = at.date_naive();
+        let salt = {
+            let salts = self.salts.lock().unwrap_or_else(PoisonError::into_inner);
+            salts.iter().find(|(d, _)| *d == day)?.1
+        };
+        Some(Some(self.build_scan(link, visit, ua, at, &salt)))
+    }
+
+    fn build_scan(
+        &self,
+        link: &Link,
+        visit: &Visit,
+        ua: UserAgentInfo,
+        at: DateTime<Utc>,
+        salt: &[u8; 32],
+    ) -> NewScan {
         let location = visit
             .ip
             .map_or_else(Location::unknown, |ip| self.geo.locate(ip))
             .with_hint(&visit.hint);
-        let salt = self.salt_for(at.date_naive())?;
-        Ok(Some(NewScan {
+        NewScan {
             link_id: link.id,
             at,
-            visitor: visitor_id(&salt, visit.ip, visit.user_agent.as_deref(), link.id),
+            visitor: visitor_id(salt, visit.ip, visit.user_agent.as_deref(), link.id),
             country: location.country,
             city: location.city,
             device: ua.device,
             browser: ua.browser,
             os: ua.os,
             referrer: clean_referrer(visit.referer.as_deref()),
-        }))
+        }
     }
 
     /// Records a visit and waits until it is committed (group commit with concurrent visits).
@@ -617,9 +740,15 @@ impl<S: Store, C: Clock> Service<S, C> {
         })
     }
 
-    /// Queues a prepared scan; `ack` runs after its commit (for async callers).
+    /// Queues a prepared scan; `ack` runs after its commit (for async callers). Blocks while
+    /// the writer's queue is full.
     pub fn submit_scan(&self, scan: NewScan, ack: ScanAck) -> Result<(), StoreError> {
         self.writer.submit(scan, ack)
+    }
+
+    /// Queues a prepared scan without blocking: hands it back when the writer's queue is full.
+    pub fn try_submit_scan(&self, scan: NewScan, ack: ScanAck) -> Result<Queued, StoreError> {
+        self.writer.try_submit(scan, ack)
     }
 
     /// The salt of `day`, creating it if needed; creating today's salt destroys salts and
@@ -672,7 +801,19 @@ impl<S: Store, C: Clock> Service<S, C> {
             if let Some(w) = &window {
                 let plan = w.plan();
                 if let Some((first, last)) = plan.full_days {
-                    parts.push(tx.rollup_stats(link.id, first, last)?);
+                    // Days before yesterday take no more scans, so their rollup is kept in
+                    // memory; yesterday (scans committed just after midnight) is always read.
+                    let settled = now.date_naive().checked_sub_days(Days::new(2));
+                    match settled.filter(|s| first <= *s) {
+                        Some(settled) => {
+                            let upto = last.min(settled);
+                            parts.push(self.settled_rollup(tx, link.id, first, upto)?);
+                            if let Some(next) = upto.succ_opt().filter(|n| *n <= last) {
+                                parts.push(tx.rollup_stats(link.id, next, last)?);
+                            }
+                        }
+                        None => parts.push(tx.rollup_stats(link.id, first, last)?),
+                    }
                 }
                 for p in plan.partial.iter().flatten() {
                     parts.push(tx.raw_stats(link.id, p.from, p.to)?);
@@ -685,6 +826,31 @@ impl<S: Store, C: Clock> Service<S, C> {
                 recent_scans: recent,
             })
         })
+    }
+
+    /// The rollup of days that can no longer change, from memory when read before.
+    fn settled_rollup(
+        &self,
+        tx: &dyn ReadTx,
+        link: LinkId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<StatsRows, StoreError> {
+        let key = (link, first, last);
+        if let Some(rows) = self.rollups().get(&key) {
+            return Ok(rows.clone());
+        }
+        let rows = tx.rollup_stats(link, first, last)?;
+        let mut cache = self.rollups();
+        if cache.len() >= ROLLUP_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(key, rows.clone());
+        Ok(rows)
+    }
+
+    fn rollups(&self) -> MutexGuard<'_, HashMap<(LinkId, NaiveDate, NaiveDate), StatsRows>> {
+        self.rollups.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     // ----- Maintenance -----

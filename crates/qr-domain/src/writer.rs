@@ -23,6 +23,23 @@ pub const MAX_BATCH: usize = 4_096;
 /// Most scans waiting in the queue; submitting beyond this blocks (back-pressure).
 pub const QUEUE_CAPACITY: usize = 65_536;
 
+/// The result of [`ScanWriter::try_submit`].
+pub enum Queued {
+    /// The scan is queued; its callback will run after the commit.
+    Yes,
+    /// The queue is full: the scan and its callback, for a blocking [`ScanWriter::submit`].
+    Full(NewScan, ScanAck),
+}
+
+impl std::fmt::Debug for Queued {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Queued::Yes => f.write_str("Yes"),
+            Queued::Full(scan, _) => f.debug_tuple("Full").field(scan).finish(),
+        }
+    }
+}
+
 /// Handle to the writer thread. Dropping it drains the queue and joins the thread.
 pub struct ScanWriter {
     sender: Mutex<Option<SyncSender<Job>>>,
@@ -59,6 +76,21 @@ impl ScanWriter {
         match sender.try_send(job) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(job)) => sender.send(job).map_err(|_| StoreError::WriterStopped),
+            Err(TrySendError::Disconnected(_)) => Err(StoreError::WriterStopped),
+        }
+    }
+
+    /// Queues a scan without blocking; a full queue hands the scan and its callback back.
+    pub fn try_submit(&self, scan: NewScan, ack: ScanAck) -> Result<Queued, StoreError> {
+        let sender = self
+            .sender
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or(StoreError::WriterStopped)?;
+        match sender.try_send(Job { scan, ack }) {
+            Ok(()) => Ok(Queued::Yes),
+            Err(TrySendError::Full(job)) => Ok(Queued::Full(job.scan, job.ack)),
             Err(TrySendError::Disconnected(_)) => Err(StoreError::WriterStopped),
         }
     }

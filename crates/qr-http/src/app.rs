@@ -21,7 +21,8 @@ use qr_domain::access::{AccessError, AccessRequest};
 use qr_domain::batch::{BatchRequest, build_archive};
 use qr_domain::generate::{self, GenerateParams};
 use qr_domain::geo::GeoHint;
-use qr_domain::service::{AuthContext, Visit};
+use qr_domain::service::{AuthContext, AuthError, Visit};
+use qr_domain::writer::{Queued, ScanAck};
 use qr_domain::{
     ApiKeySecret, Clock, Endpoint, GeoLocator, KeyId, KeyMode, Link, LinkUpdate, MaxMindLocator,
     NoGeoLocator, Plan, RateLimitStatus, Service, ShortCode, Store, StoreError,
@@ -54,6 +55,10 @@ pub struct App {
 
 struct Inner {
     service: Arc<AppService>,
+    /// Permits for short blocking work (store access); waiting requests queue in order.
+    store_permits: Arc<tokio::sync::Semaphore>,
+    /// Permits for long CPU-bound work (large images, batches), one per core.
+    heavy_permits: Arc<tokio::sync::Semaphore>,
     base_url: String,
     proxies: TrustedProxies,
     limits: Limits,
@@ -66,8 +71,14 @@ pub const OWNER_EMAIL: &str = "owner@qr-platform.local";
 const EXPOSED_HEADERS: &str = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Location, Content-Disposition";
 /// Headers a browser may send (preflight answer).
 const ALLOWED_HEADERS: &str = "Authorization, X-API-Key, Content-Type, If-None-Match";
+/// Most store operations running at once (the store has this many read connections).
+const STORE_CONCURRENCY: usize = qr_sqlite::READ_CONNECTIONS;
 /// How long a redirect waits for its scan to be committed before answering anyway.
 const SCAN_ACK_TIMEOUT: Duration = Duration::from_secs(5);
+/// Generate requests with at most this many characters of data and ...
+const INLINE_RENDER_MAX_CHARS: usize = 256;
+/// ... at most this many pixels a side (and no logo) are rendered on the async worker thread.
+const INLINE_RENDER_MAX_SIZE: u32 = 512;
 /// Longest User-Agent kept for a scan, in bytes.
 const MAX_USER_AGENT_BYTES: usize = 512;
 /// Longest Referer kept for a scan, in bytes (longer ones are reduced to their origin later).
@@ -165,7 +176,7 @@ impl App {
         if store.is_read_only() {
             tracing::warn!(
                 path = %config.database.display(),
-                "the database is on a read-only file system: serving redirects, generation and reads; writes get 503"
+                "the database is on a read-only file system: serving redirects (without recording scans), generation and reads; writes get 503"
             );
         }
         if let Some(bytes) = config.max_database_bytes {
@@ -183,6 +194,10 @@ impl App {
         let app = App {
             inner: Arc::new(Inner {
                 service,
+                store_permits: Arc::new(tokio::sync::Semaphore::new(STORE_CONCURRENCY)),
+                heavy_permits: Arc::new(tokio::sync::Semaphore::new(
+                    std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
+                )),
                 base_url,
                 proxies,
                 limits: config.limits,
@@ -195,6 +210,12 @@ impl App {
     /// The service, for embedders and tests (accounts, keys, flushing).
     pub fn service(&self) -> &Arc<AppService> {
         &self.inner.service
+    }
+
+    /// Whether the database was opened read-only (on a read-only file system): scans are not
+    /// recorded and writes are answered 503.
+    pub fn read_only(&self) -> bool {
+        self.inner.service.store().is_read_only()
     }
 
     /// The public base URL.
@@ -295,18 +316,31 @@ impl App {
             .as_ref()
             .map(|v| v.to_str().unwrap_or("null").to_owned());
         let wants_logo = kind == Kind::Generate && query.get("logo").is_some_and(|v| !v.is_empty());
-        let (seen, admitted) = self
-            .blocking(move |svc| {
-                front(
-                    svc,
-                    &key,
-                    endpoint,
-                    client_ip,
-                    origin.as_deref(),
-                    wants_logo,
-                )
-            })
-            .await?;
+        // A key already in memory is checked right here; an unseen key needs a store lookup,
+        // which runs on the blocking pool.
+        let (seen, admitted) = match self.inner.service.authenticate_cached(&key) {
+            Some(auth) => front_after_auth(
+                &self.inner.service,
+                auth,
+                endpoint,
+                client_ip,
+                origin.as_deref(),
+                wants_logo,
+            ),
+            None => {
+                self.blocking(move |svc| {
+                    front_after_auth(
+                        svc,
+                        svc.authenticate(&key),
+                        endpoint,
+                        client_ip,
+                        origin.as_deref(),
+                        wants_logo,
+                    )
+                })
+                .await?
+            }
+        };
         if let Some((key_id, status)) = seen {
             meta.key_id = Some(key_id);
             meta.rate = Some(status);
@@ -330,9 +364,17 @@ impl App {
             options.logo = Some(self.inner.logos.fetch(url).await?);
         }
         let format = options.format;
-        let image = self
-            .blocking(move |_| generate::render(&data, &options))
-            .await??;
+        // A small image takes well under 100 µs: render it here rather than pay two thread
+        // switches; larger ones (up to milliseconds) go to the blocking pool.
+        let image = if data.len() <= INLINE_RENDER_MAX_CHARS
+            && options.size.pixels() <= INLINE_RENDER_MAX_SIZE
+            && options.logo.is_none()
+        {
+            generate::render(&data, &options)?
+        } else {
+            self.blocking_heavy(move |_| generate::render(&data, &options))
+                .await??
+        };
         let etag = format!("\"{}\"", hex(&Sha256::digest(&image)[..16]));
         let mut response = if if_none_match(headers, &etag) {
             let mut r = Response::new(Full::new(Bytes::new()));
@@ -371,7 +413,7 @@ impl App {
         let limits = &self.inner.limits;
         let body = read_body(body, limits.max_batch_body_bytes, limits.body_read_timeout).await?;
         let archive = self
-            .blocking(move |_| {
+            .blocking_heavy(move |_| {
                 let request = BatchRequest::from_json(&body)?;
                 request.validate(max_items)?;
                 build_archive(&request)
@@ -520,16 +562,21 @@ impl App {
         headers: &HeaderMap,
         peer: SocketAddr,
     ) -> HttpResponse {
-        let visit = (method == Method::Get).then(|| Visit {
+        // A read-only database cannot take scans; the start-up log said so once.
+        let visit = (method == Method::Get && !self.read_only()).then(|| Visit {
             ip: self.inner.proxies.client_ip(peer, headers),
             user_agent: header_text(headers, &USER_AGENT, MAX_USER_AGENT_BYTES),
             referer: header_text(headers, &REFERER, MAX_REFERER_BYTES),
             hint: GeoHint::default(),
         });
-        let owned = code.to_owned();
-        let resolved = self
-            .blocking(move |svc| resolve_and_queue(svc, &owned, visit))
-            .await;
+        let resolved = match resolve_in_memory(&self.inner.service, code, visit) {
+            Ok(found) => Ok(Ok(found)),
+            Err(visit) => {
+                let owned = code.to_owned();
+                self.blocking(move |svc| resolve_and_queue(svc, &owned, visit))
+                    .await
+            }
+        };
         match resolved {
             Ok(Ok(Resolved::Found { target, ack })) => {
                 if let Some(ack) = ack {
@@ -576,16 +623,48 @@ impl App {
         }
     }
 
-    /// Runs blocking service work (SQLite, rendering) off the async worker threads.
+    /// Runs short blocking service work (store access) off the async worker threads. At most
+    /// [`STORE_CONCURRENCY`] run at once and the others wait their turn in order: a few threads
+    /// sharing the cores finish each request sooner than dozens time-slicing them, which keeps
+    /// the slowest answers close to the typical one under load.
     async fn blocking<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         F: FnOnce(&AppService) -> T + Send + 'static,
         T: Send + 'static,
     {
-        let service = Arc::clone(&self.inner.service);
-        tokio::task::spawn_blocking(move || f(&service))
+        self.run_blocking(&self.inner.store_permits, f).await
+    }
+
+    /// Runs long CPU-bound work (large images, batches) off the async worker threads, one task
+    /// per core at a time, without holding up store access.
+    async fn blocking_heavy<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&AppService) -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.run_blocking(&self.inner.heavy_permits, f).await
+    }
+
+    async fn run_blocking<T, F>(
+        &self,
+        permits: &Arc<tokio::sync::Semaphore>,
+        f: F,
+    ) -> Result<T, ApiError>
+    where
+        F: FnOnce(&AppService) -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let permit = Arc::clone(permits)
+            .acquire_owned()
             .await
-            .map_err(|e| ApiError::Internal(format!("blocking task failed: {e}")))
+            .map_err(|e| ApiError::Internal(format!("blocking permits closed: {e}")))?;
+        let service = Arc::clone(&self.inner.service);
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            f(&service)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("blocking task failed: {e}")))
     }
 }
 
@@ -603,16 +682,16 @@ type Front = (
     Result<Arc<AuthContext>, ApiError>,
 );
 
-/// Authentication (401), then the key's restrictions and plan features (403), then the limits (429).
-fn front(
+/// After authentication (401): the key's restrictions and plan features (403), then the limits (429).
+fn front_after_auth(
     svc: &AppService,
-    key: &str,
+    auth: Result<Arc<AuthContext>, AuthError>,
     endpoint: Endpoint,
     client_ip: Option<IpAddr>,
     origin: Option<&str>,
     wants_logo: bool,
 ) -> Front {
-    let ctx = match svc.authenticate(key) {
+    let ctx = match auth {
         Ok(ctx) => ctx,
         Err(e) => return (None, Err(e.into())),
     };
@@ -641,6 +720,45 @@ fn dashboard(svc: &AppService, ctx: &AuthContext, query: &Query) -> Result<HttpR
             "Invalid action: the only action is usage".into(),
         )),
     }
+}
+
+/// The redirect fast path, run on the async worker: a link cached by an earlier redirect and, for a
+/// person's GET, a scan prepared and queued without touching the store. Hands the visit back
+/// when the store is needed (link not cached, first scan of the day, writer queue full).
+fn resolve_in_memory(
+    svc: &AppService,
+    code: &str,
+    visit: Option<Visit>,
+) -> Result<Resolved, Option<Visit>> {
+    let Some(link) = svc.cached_link(code) else {
+        return Err(visit);
+    };
+    let ack = match visit {
+        None => None,
+        Some(visit) => match svc.prepare_scan_in_memory(&link, &visit) {
+            None => return Err(Some(visit)),
+            Some(None) => None,
+            Some(Some(scan)) => {
+                let (tx, rx) = oneshot::channel();
+                let ack: ScanAck = Box::new(move |result| {
+                    // The receiver is gone only if the request was abandoned.
+                    let _ = tx.send(result);
+                });
+                match svc.try_submit_scan(scan, ack) {
+                    Ok(Queued::Yes) => Some(rx),
+                    Ok(Queued::Full(..)) => return Err(Some(visit)),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "scan not queued");
+                        None
+                    }
+                }
+            }
+        },
+    };
+    Ok(Resolved::Found {
+        target: link.target_url.to_string(),
+        ack,
+    })
 }
 
 /// Resolves a code and, for a person's GET, queues the scan; the receiver reports its commit.

@@ -47,9 +47,19 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Embedders that installed their own subscriber keep it.
     // Colour codes only for a terminal: a log file or journal gets plain text.
+    // Lines go through a background thread that writes whatever has queued up in one system
+    // call; it never drops a line (a full queue makes the logging thread wait), and the guard
+    // flushes the rest when `run` returns.
+    let (writer, _flush_on_exit) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("qr-log-writer")
+        .finish(std::io::BufWriter::with_capacity(
+            64 * 1024,
+            std::io::stderr(),
+        ));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -225,13 +235,21 @@ async fn serve(
         }
     }
     let service = Arc::clone(app.service());
-    tokio::task::spawn_blocking(move || {
+    let read_only = app.read_only();
+    let result = tokio::task::spawn_blocking(move || {
         flusher.stop();
         service.shutdown()
     })
     .await
-    .map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))??;
-    Ok(())
+    .map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))?;
+    match result {
+        // A read-only database was announced at start: nothing could be written, by design.
+        Err(e) if read_only && e == qr_domain::StoreError::ReadOnly => {
+            tracing::warn!("usage counters of this run were not saved: the database is read-only");
+            Ok(())
+        }
+        other => Ok(other?),
+    }
 }
 
 /// Traffic and requests of one connection, for the idle timeout.

@@ -15,4 +15,4 @@ mod store;
 
 pub use error::OpenError;
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
-pub use store::SqliteStore;
+pub use store::{READ_CONNECTIONS, SqliteStore};

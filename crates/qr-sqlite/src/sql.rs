@@ -1,6 +1,6 @@
 //! The transaction type implementing the domain's `ReadTx` and `WriteTx` with SQL.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use qr_domain::analytics::{DayCount, StatsRows};
@@ -166,16 +166,26 @@ impl SqlTx<'_> {
         sql: &str,
         params: impl Params + Copy,
     ) -> Result<[Vec<(String, u64)>; 3], StoreError> {
-        let rows = self.all(sql, params, |r| {
-            Ok((get::<i64>(r, 0)?, get::<String>(r, 1)?, count(get(r, 2)?)))
-        })?;
-        let mut out: [Vec<(String, u64)>; 3] = Default::default();
-        for (dim, value, n) in rows {
-            if let Some(slot) = usize::try_from(dim).ok().and_then(|d| out.get_mut(d)) {
-                slot.push((value, n));
+        // Equal values are added up here, so the query needs no GROUP BY (and no sort).
+        let mut stmt = self.conn.prepare_cached(sql).map_err(store_err)?;
+        let mut rows = stmt.query(params).map_err(store_err)?;
+        let mut sums: [HashMap<String, u64>; 3] = Default::default();
+        while let Some(r) = rows.next().map_err(store_err)? {
+            let dim = get::<i64>(r, 0)?;
+            let Some(map) = usize::try_from(dim).ok().and_then(|d| sums.get_mut(d)) else {
+                continue;
+            };
+            let value = r.get_ref(1).map_err(store_err)?;
+            let text = value.as_str().map_err(|_| corrupt("dimension value"))?;
+            let n = count(get(r, 2)?);
+            match map.get_mut(text) {
+                Some(sum) => *sum += n,
+                None => {
+                    map.insert(text.to_owned(), n);
+                }
             }
         }
-        Ok(out)
+        Ok(sums.map(|m| m.into_iter().collect()))
     }
 }
 
@@ -289,8 +299,9 @@ impl ReadTx for SqlTx<'_> {
                 })
             },
         )?;
+        // Rows come in primary-key order without a sort; `summarize` adds up equal values.
         let [countries, devices, browsers] = self.breakdown(
-            "SELECT dim, value, sum(scans) FROM daily_dims WHERE link_id = ?1 AND day BETWEEN ?2 AND ?3 GROUP BY dim, value",
+            "SELECT dim, value, scans FROM daily_dims WHERE link_id = ?1 AND day BETWEEN ?2 AND ?3",
             params![id, a, b],
         )?;
         Ok(StatsRows {
@@ -310,23 +321,43 @@ impl ReadTx for SqlTx<'_> {
         let id_bytes = link.as_uuid().into_bytes();
         let id = &id_bytes[..];
         let (a, b) = (micros(from), micros(to));
-        let days = self.all(
-            "SELECT day, count(*), count(DISTINCT visitor) FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 GROUP BY day",
-            params![id, a, b],
-            |r| {
+        // One pass over the range's index entries, counted here: SQLite's GROUP BY would sort
+        // the rows four times over.
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT day, visitor, country, device, browser FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3",
+            )
+            .map_err(store_err)?;
+        let mut rows = stmt.query(params![id, a, b]).map_err(store_err)?;
+        let mut days: HashMap<i64, (u64, HashSet<Vec<u8>>)> = HashMap::new();
+        let mut dims: [HashMap<String, u64>; 3] = Default::default();
+        while let Some(r) = rows.next().map_err(store_err)? {
+            let slot = days.entry(get(r, 0)?).or_default();
+            slot.0 += 1;
+            slot.1.insert(get(r, 1)?);
+            for (i, map) in dims.iter_mut().enumerate() {
+                let value = r.get_ref(i + 2).map_err(store_err)?;
+                let text = value.as_str().map_err(|_| corrupt("scan dimension"))?;
+                match map.get_mut(text) {
+                    Some(n) => *n += 1,
+                    None => {
+                        map.insert(text.to_owned(), 1);
+                    }
+                }
+            }
+        }
+        let days = days
+            .into_iter()
+            .map(|(d, (scans, visitors))| {
                 Ok(DayCount {
-                    day: day(get(r, 0)?)?,
-                    scans: count(get(r, 1)?),
-                    uniques: count(get(r, 2)?),
+                    day: day(d)?,
+                    scans,
+                    uniques: u64::try_from(visitors.len()).unwrap_or(u64::MAX),
                 })
-            },
-        )?;
-        let [countries, devices, browsers] = self.breakdown(
-            "SELECT 0, country, count(*) FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 GROUP BY country
-             UNION ALL SELECT 1, device, count(*) FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 GROUP BY device
-             UNION ALL SELECT 2, browser, count(*) FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 GROUP BY browser",
-            params![id, a, b],
-        )?;
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let [countries, devices, browsers] = dims.map(|m| m.into_iter().collect());
         Ok(StatsRows {
             days,
             countries,
@@ -661,12 +692,8 @@ pub(crate) fn insert_scans(
 /// Reads the configuration version counter.
 pub(crate) fn config_version(conn: &Connection) -> Result<u64, StoreError> {
     let v: Option<i64> = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key = 'config_version'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()
+        .prepare_cached("SELECT value FROM meta WHERE key = 'config_version'")
+        .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)).optional())
         .map_err(store_err)?;
     Ok(count(v.unwrap_or(0)))
 }

@@ -1,6 +1,7 @@
 //! `SqliteStore`: opening, connection setup, and the `Store` implementation.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -16,17 +17,24 @@ use crate::sql::{self, SqlTx};
 /// How long a statement waits for another process's lock before failing with `Busy`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The SQLite store: one writing and one read-only connection to the same file.
+/// Read connections kept open: reads (redirect lookups, link lists, analytics) run on up to this
+/// many connections at once, beside the writer.
+pub const READ_CONNECTIONS: usize = 4;
+
+/// The SQLite store: one writing connection, a few read-only ones, and one read-only connection
+/// that only watches for changes (so the per-request cache check never waits behind a long read).
 pub struct SqliteStore {
     path: PathBuf,
     read_only: bool,
-    // Fields drop in order: the reader closes first, so the writer is the last connection and
-    // checkpoints the write-ahead log into the database file on close.
-    reader: Mutex<Reader>,
+    // Fields drop in order: the read connections close first, so the writer is the last
+    // connection and checkpoints the write-ahead log into the database file on close.
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
+    watcher: Mutex<Watcher>,
     writer: Mutex<Connection>,
 }
 
-struct Reader {
+struct Watcher {
     conn: Connection,
     data_version: Option<i64>,
     config_version: u64,
@@ -108,16 +116,17 @@ impl SqliteStore {
                 supported: schema::SCHEMA_VERSION,
             });
         }
-        let reader = open()?;
+        let readers = (0..READ_CONNECTIONS)
+            .map(|_| open().map(Mutex::new))
+            .collect::<Result<_, _>>()?;
+        let watcher = Mutex::new(Watcher::new(open()?));
         Ok(Self {
             path,
             read_only: true,
+            readers,
+            next_reader: AtomicUsize::new(0),
+            watcher,
             writer: Mutex::new(writer),
-            reader: Mutex::new(Reader {
-                conn: reader,
-                data_version: None,
-                config_version: 0,
-            }),
         })
     }
 
@@ -155,24 +164,29 @@ impl SqliteStore {
             .pragma_update(None, "foreign_keys", true)
             .map_err(err)?;
         schema::migrate(&mut writer, version, &path)?;
-        let reader = Connection::open_with_flags(
-            &path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(err)?;
-        reader.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
-        reader
-            .pragma_update(None, "foreign_keys", true)
+        let open_reader = || -> Result<Connection, OpenError> {
+            let reader = Connection::open_with_flags(
+                &path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
             .map_err(err)?;
+            reader.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+            reader
+                .pragma_update(None, "foreign_keys", true)
+                .map_err(err)?;
+            Ok(reader)
+        };
+        let readers = (0..READ_CONNECTIONS)
+            .map(|_| open_reader().map(Mutex::new))
+            .collect::<Result<_, _>>()?;
+        let watcher = Mutex::new(Watcher::new(open_reader()?));
         Ok(Self {
             path,
             read_only: false,
+            readers,
+            next_reader: AtomicUsize::new(0),
+            watcher,
             writer: Mutex::new(writer),
-            reader: Mutex::new(Reader {
-                conn: reader,
-                data_version: None,
-                config_version: 0,
-            }),
         })
     }
 
@@ -205,8 +219,8 @@ impl SqliteStore {
     /// SQLite's `PRAGMA data_version` on the read connection: it changes whenever another
     /// connection (this process's writer or another process) commits.
     pub fn data_version(&self) -> Result<i64, StoreError> {
-        let r = self.reader();
-        r.conn
+        let w = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        w.conn
             .query_row("PRAGMA data_version", [], |row| row.get(0))
             .map_err(store_err)
     }
@@ -215,8 +229,20 @@ impl SqliteStore {
         self.writer.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn reader(&self) -> MutexGuard<'_, Reader> {
-        self.reader.lock().unwrap_or_else(PoisonError::into_inner)
+    /// A free read connection if there is one, else the next one in turn (waiting for it).
+    fn reader(&self) -> MutexGuard<'_, Connection> {
+        let n = self.readers.len();
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        for i in 0..n {
+            match self.readers[(start + i) % n].try_lock() {
+                Ok(guard) => return guard,
+                Err(std::sync::TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {}
+            }
+        }
+        self.readers[start % n]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -227,7 +253,6 @@ impl Store for SqliteStore {
     ) -> Result<T, E> {
         let mut r = self.reader();
         let tx = r
-            .conn
             .transaction_with_behavior(TransactionBehavior::Deferred)
             .map_err(store_err)?;
         let value = f(&SqlTx { conn: &tx })?;
@@ -265,16 +290,28 @@ impl Store for SqliteStore {
     }
 
     fn config_version(&self) -> Result<u64, StoreError> {
-        let mut r = self.reader();
+        let mut r = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        // Checked on every request: the statement is prepared once.
         let dv: i64 = r
             .conn
-            .query_row("PRAGMA data_version", [], |row| row.get(0))
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
             .map_err(store_err)?;
         if r.data_version != Some(dv) {
             r.config_version = sql::config_version(&r.conn)?;
             r.data_version = Some(dv);
         }
         Ok(r.config_version)
+    }
+}
+
+impl Watcher {
+    fn new(conn: Connection) -> Self {
+        Self {
+            conn,
+            data_version: None,
+            config_version: 0,
+        }
     }
 }
 
