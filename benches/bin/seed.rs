@@ -1,0 +1,108 @@
+//! Fills a database for the load script: an account with 500 links and an account whose one
+//! link has 1,000,000 scans spread over the past year, both enterprise with high limits.
+//!
+//! Run: `seed DB_PATH [SCANS]`. Prints shell assignments (`KEY_LINKS=...`) for the script to
+//! source: the two keys, the code of a link to redirect, and the id of the scanned link.
+
+use std::sync::Arc;
+
+use qr_domain::chrono::{Duration, SubsecRound, Utc};
+use qr_domain::plan::PerSecond;
+use qr_domain::scan::{Device, NewScan};
+use qr_domain::{EnterpriseOverrides, KeyMode, NoGeoLocator, Plan, Service, Store, TestClock};
+use qr_sqlite::SqliteStore;
+
+const LINKS: usize = 500;
+const DEFAULT_SCANS: u64 = 1_000_000;
+const DAYS: i64 = 365;
+const BATCH: u64 = 4_096;
+const COUNTRIES: [(&str, &str); 8] = [
+    ("GB", "London"),
+    ("US", "Boston"),
+    ("DE", "Berlin"),
+    ("FR", "Paris"),
+    ("SE", "Stockholm"),
+    ("JP", "Tokyo"),
+    ("BR", "Unknown"),
+    ("XX", "Unknown"),
+];
+const BROWSERS: [&str; 5] = ["Chrome", "Safari", "Firefox", "Edge", "Samsung Internet"];
+const SYSTEMS: [&str; 4] = ["Android", "iOS", "Windows", "macOS"];
+const DEVICES: [Device; 3] = [Device::Mobile, Device::Desktop, Device::Tablet];
+const REFERRERS: [Option<&str>; 3] = [
+    None,
+    Some("https://news.example/article"),
+    Some("https://social.example/"),
+];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().ok_or("usage: seed DB_PATH [SCANS]")?;
+    let scans: u64 = match args.next() {
+        Some(n) => n.parse()?,
+        None => DEFAULT_SCANS,
+    };
+    let now = Utc::now().trunc_subsecs(6);
+    let year_ago = now - Duration::days(DAYS);
+    let clock = TestClock::new(year_ago);
+    let store = Arc::new(SqliteStore::open(&path)?);
+    let service = Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator))?;
+    let generous = EnterpriseOverrides {
+        per_second: Some(PerSecond::new(u64::from(PerSecond::MAX))?),
+        batch_per_minute: Some(1_000_000),
+        ..EnterpriseOverrides::default()
+    };
+
+    let lister = service.create_account("links@load.example", Plan::Enterprise)?;
+    service.set_overrides(lister.id, generous)?;
+    let lister = service.account(lister.id)?;
+    let (_, key_links) = service.create_key(lister.id, KeyMode::Live)?;
+    let mut first_code = None;
+    for i in 0..LINKS {
+        let link = service.create_link(
+            &lister,
+            &format!("Flyer {i}"),
+            &format!("https://example.com/campaign/{i}?utm_source=qr"),
+        )?;
+        first_code.get_or_insert(link.short_code);
+    }
+
+    let analyst = service.create_account("analytics@load.example", Plan::Enterprise)?;
+    service.set_overrides(analyst.id, generous)?;
+    let analyst = service.account(analyst.id)?;
+    let (_, key_analytics) = service.create_key(analyst.id, KeyMode::Live)?;
+    let scanned = service.create_link(&analyst, "Poster", "https://example.com/poster")?;
+
+    let span_micros = DAYS * 86_400_000_000;
+    let step = span_micros / i64::try_from(scans.max(1))?;
+    let mut batch = Vec::with_capacity(BATCH as usize);
+    for i in 0..scans {
+        let k = usize::try_from(i)?;
+        let mut visitor = [0u8; 16];
+        visitor[..8].copy_from_slice(&(i % 20_000).to_le_bytes());
+        let (country, city) = COUNTRIES[k % COUNTRIES.len()];
+        batch.push(NewScan {
+            link_id: scanned.id,
+            at: year_ago + Duration::microseconds(i64::try_from(i)? * step),
+            visitor,
+            country: country.to_owned(),
+            city: city.to_owned(),
+            device: DEVICES[k % DEVICES.len()],
+            browser: BROWSERS[k % BROWSERS.len()].to_owned(),
+            os: SYSTEMS[k % SYSTEMS.len()].to_owned(),
+            referrer: REFERRERS[k % REFERRERS.len()].map(str::to_owned),
+        });
+        if batch.len() as u64 == BATCH || i + 1 == scans {
+            store.record_scans(&batch)?;
+            batch.clear();
+        }
+    }
+    service.shutdown()?;
+
+    let code = first_code.ok_or("no link was created")?;
+    println!("KEY_LINKS={}", key_links.expose_secret());
+    println!("KEY_ANALYTICS={}", key_analytics.expose_secret());
+    println!("REDIRECT_CODE={code}");
+    println!("ANALYTICS_LINK={}", scanned.id);
+    Ok(())
+}

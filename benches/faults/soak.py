@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Soak: mixed load for a fixed time while the server's RSS and open file descriptors are
+sampled; both must stay flat.
+
+Usage: benches/faults/soak.py [SECONDS]   (default 600)
+
+Eight workers loop over: a PNG and an SVG, redirects (recorded scans), link creation, update
+and deletion (each worker keeps at most 50 links), analytics, usage, and a 10-item batch.
+Prints one sample a minute (RSS, descriptors, requests so far, errors) and compares the end with
+the first sample taken after a 30-second warm-up: RSS may grow at most 10% (SQLite's page cache
+and the allocator settle in the first minutes), descriptors at most 5.
+"""
+
+import os
+import random
+import signal
+import sys
+import tempfile
+import threading
+import time
+
+import harness
+
+WORKERS = 8
+BATCH = {"defaults": {"size": 200}, "items": [{"data": f"https://qr.example.com/r/SOAK{i:04d}"} for i in range(10)]}
+
+
+class Worker(threading.Thread):
+    def __init__(self, n, addr, key, stop, counts):
+        super().__init__(daemon=True)
+        self.rng = random.Random(n)
+        self.api = harness.Client(addr, key)
+        self.visitor = harness.Client(addr)
+        self.stop = stop
+        self.counts = counts
+        self.links = []
+
+    def run(self):
+        seq = 0
+        while not self.stop.is_set():
+            seq += 1
+            try:
+                self.step(seq)
+                self.counts["ok"] += 1
+            except Exception as e:  # noqa: BLE001 - any failure is counted and reported
+                self.counts["errors"] += 1
+                self.counts["last_error"] = repr(e)
+                time.sleep(0.05)
+
+    def step(self, seq):
+        roll = self.rng.random()
+        if roll < 0.15:
+            self.expect(self.api.request("GET", f"/api/generate?data=soak-{seq}&size=300")[0], 200)
+        elif roll < 0.25:
+            self.expect(self.api.request("GET", f"/api/generate?data=soak-{seq}&size=300&format=svg")[0], 200)
+        elif roll < 0.55 and self.links:
+            self.expect(self.visitor.request("GET", f"/r/{self.rng.choice(self.links)[1]}")[0], 302)
+        elif roll < 0.65:
+            status, body = self.api.json("POST", "/api/links", {"name": f"soak {seq}", "targetUrl": f"https://example.com/{seq}"})
+            self.expect(status, 201)
+            self.links.append((body["id"], body["shortCode"]))
+            if len(self.links) > 50:
+                link_id, _ = self.links.pop(0)
+                self.expect(self.api.request("DELETE", f"/api/links?id={link_id}")[0], 204)
+        elif roll < 0.72 and self.links:
+            link_id, _ = self.rng.choice(self.links)
+            self.expect(self.api.json("PUT", f"/api/links?id={link_id}", {"targetUrl": f"https://example.com/u/{seq}"})[0], 200)
+        elif roll < 0.85 and self.links:
+            link_id, _ = self.rng.choice(self.links)
+            self.expect(self.api.request("GET", f"/api/analytics?linkId={link_id}")[0], 200)
+        elif roll < 0.95:
+            self.expect(self.api.request("GET", "/api/dashboard?action=usage")[0], 200)
+        else:
+            self.expect(self.api.request("POST", "/api/batch", BATCH)[0], 200)
+
+    @staticmethod
+    def expect(status, want):
+        if status != want:
+            raise RuntimeError(f"status {status}, expected {want}")
+
+
+def main():
+    seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 600
+    harness.build()
+    work = tempfile.mkdtemp(prefix="qr-soak-")
+    db = os.path.join(work, "qr.db")
+    log = os.path.join(work, "server.log")
+    server = harness.Server(db, log)
+    key = server.key
+    server.kill(signal.SIGTERM)
+    server.wait()
+    harness.qr("accounts", "set-limits", "--email", harness.OWNER, "--per-second", "1000000",
+               "--batch-per-minute", "1000000", db=db)
+    server = harness.Server(db, log)
+    stop = threading.Event()
+    counts = {"ok": 0, "errors": 0, "last_error": None}
+    workers = [Worker(i, server.addr, key, stop, counts) for i in range(WORKERS)]
+    for w in workers:
+        w.start()
+    started = time.time()
+    samples = []
+    print("| minute | RSS MiB | open descriptors | requests | errors |")
+    print("|---|---|---|---|---|")
+    next_print = 0
+    while time.time() - started < seconds:
+        elapsed = time.time() - started
+        sample = (elapsed, server.rss_kib() / 1024, server.open_fds(), counts["ok"], counts["errors"])
+        samples.append(sample)
+        if elapsed >= next_print:
+            print(f"| {elapsed / 60:.1f} | {sample[1]:.1f} | {sample[2]} | {sample[3]} | {sample[4]} |", flush=True)
+            next_print += 60
+        time.sleep(5)
+    end = (time.time() - started, server.rss_kib() / 1024, server.open_fds(), counts["ok"], counts["errors"])
+    print(f"| {end[0] / 60:.1f} | {end[1]:.1f} | {end[2]} | {end[3]} | {end[4]} |")
+    stop.set()
+    for w in workers:
+        w.join()
+    server.kill(signal.SIGTERM)
+    code = server.wait()
+    warm = next(s for s in samples if s[0] >= 30) if seconds > 40 else samples[0]
+    peak = max(s[1] for s in samples + [end])
+    print(f"\nAfter warm-up ({warm[0]:.0f} s): RSS {warm[1]:.1f} MiB, {warm[2]} descriptors. "
+          f"End ({end[0]:.0f} s): RSS {end[1]:.1f} MiB, {end[2]} descriptors. Peak RSS {peak:.1f} MiB. "
+          f"{end[3]} requests, {end[4]} errors ({counts['last_error']}); exit {code}.")
+    if end[4] > 0:
+        harness.fail(f"{end[4]} requests failed")
+    if end[1] > warm[1] * 1.10:
+        harness.fail("RSS grew more than 10% after the warm-up")
+    if end[2] > warm[2] + 5:
+        harness.fail("open descriptors grew")
+    print("PASS: RSS and descriptors stayed flat")
+
+
+if __name__ == "__main__":
+    main()

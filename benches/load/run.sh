@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Load test of the release server against a hyper hello-world baseline, in one run.
+#
+# Usage: benches/load/run.sh            (from anywhere; takes about 3 minutes)
+# Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk threads, 2),
+#        SCANS (scans seeded on the analytics link, default 1000000), SKIP_CORE=1 (skip the
+#        criterion run that predicts the generate throughput).
+# Needs wrk (installed with apt-get when missing and running as root). Prints a Markdown table:
+# requests per second, p50, p99, peak RSS of the server during the case, and errors.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+LOAD_DIR="$ROOT/benches/load"
+DURATION="${DURATION:-15}"
+CONNS="${CONNS:-64}"
+THREADS="${THREADS:-2}"
+SCANS="${SCANS:-1000000}"
+export LOAD_DIR
+
+if ! command -v wrk >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get install -y wrk >/dev/null
+    else
+        echo "wrk is needed: install it (apt-get install wrk)" >&2
+        exit 2
+    fi
+fi
+
+cd "$ROOT"
+cargo build --release --quiet -p qr-cli -p qr-benches --bins
+BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release"
+
+WORK="$(mktemp -d)"
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "Seeding $SCANS scans and 500 links..." >&2
+"$BIN/seed" "$WORK/qr.db" "$SCANS" > "$WORK/seed.env"
+# shellcheck disable=SC1091
+source "$WORK/seed.env"
+
+# Starts a program that prints "Listening on http://ADDR"; sets ADDR and PID.
+start() {
+    local log="$1"; shift
+    "$@" > "$log.out" 2> "$log.err" &
+    PID=$!
+    PIDS+=("$PID")
+    for _ in $(seq 1 200); do
+        ADDR="$(sed -n 's|^Listening on http://||p' "$log.out" | head -n1)"
+        [ -n "$ADDR" ] && return 0
+        sleep 0.05
+    done
+    echo "$* did not start; see $log.err" >&2
+    cat "$log.err" >&2
+    exit 1
+}
+
+start "$WORK/hello" "$BIN/hello" 127.0.0.1:0
+HELLO_ADDR="$ADDR"; HELLO_PID="$PID"
+start "$WORK/server" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0
+SERVER_ADDR="$ADDR"; SERVER_PID="$PID"
+
+UA="Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+GENERATE="/api/generate?data=https%3A%2F%2Fqr.example.com%2Fr%2F7K3M9QXZ&size=300&format=png"
+
+# run NAME PID URL SCRIPT [wrk options...]: a 2-second warm-up, then the measured run.
+run() {
+    local name="$1" pid="$2" url="$3" script="$4"; shift 4
+    wrk -t "$THREADS" -c "$CONNS" -d 2s --timeout 10s -s "$script" "$@" "$url" > /dev/null
+    echo 5 > "/proc/$pid/clear_refs" # resets the peak RSS (VmHWM)
+    local out
+    out="$(wrk -t "$THREADS" -c "$CONNS" -d "${DURATION}s" --timeout 10s -s "$script" "$@" "$url")"
+    local result rss
+    result="$(grep '^RESULT' <<<"$out")"
+    rss="$(awk '/VmHWM/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status")"
+    echo "$name $result peak_rss_mib=$rss"
+}
+
+echo "Running $DURATION s per case at $CONNS connections..." >&2
+{
+    run hello "$HELLO_PID" "http://$HELLO_ADDR/" "$LOAD_DIR/report.lua"
+    run redirect "$SERVER_PID" "http://$SERVER_ADDR/r/$REDIRECT_CODE" "$LOAD_DIR/report.lua" -H "User-Agent: $UA"
+    run generate "$SERVER_PID" "http://$SERVER_ADDR$GENERATE" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_LINKS"
+    run links "$SERVER_PID" "http://$SERVER_ADDR/api/links" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_LINKS"
+    run analytics "$SERVER_PID" "http://$SERVER_ADDR/api/analytics?linkId=$ANALYTICS_LINK" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_ANALYTICS"
+    run batch "$SERVER_PID" "http://$SERVER_ADDR/api/batch" "$LOAD_DIR/combined.lua" -H "X-API-Key: $KEY_LINKS"
+} > "$WORK/results"
+
+# The throughput qr-core's own benchmark predicts for encode + PNG 300 px on every core.
+CORE_US=""
+if [ "${SKIP_CORE:-0}" != 1 ]; then
+    echo "Measuring qr-core encode + PNG (criterion)..." >&2
+    CORE_US="$(cargo bench --quiet -p qr-benches --bench encode -- 'png_300/qr-core/url_33$' \
+        --warm-up-time 1 --measurement-time 5 2>/dev/null \
+        | awk '/time:/ { gsub(/\[|\]/, ""); v = $4; u = $5; if (u == "ns") v /= 1000; if (u == "ms") v *= 1000; print v; exit }')"
+fi
+
+CORES="$(nproc)"
+python3 - "$WORK/results" "$CORES" "$CORE_US" "$DURATION" "$CONNS" <<'PY'
+import sys
+path, cores, core_us, duration, conns = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+rows = {}
+for line in open(path):
+    name, *fields = line.split()
+    rows[name] = {k: v for k, v in (f.split("=") for f in fields if "=" in f)}
+hello = float(rows["hello"]["rps"])
+print(f"{duration} s per case, {conns} connections, {cores} cores shared by wrk and the server.\n")
+print("| case | requests/s | vs hello-world | p50 ms | p99 ms | peak RSS MiB | errors | non-2xx/3xx |")
+print("|---|---|---|---|---|---|---|---|")
+for name, r in rows.items():
+    rps = float(r["rps"])
+    print(f"| {name} | {rps:,.0f} | {rps / hello:.2f} | {r['p50_ms']} | {r['p99_ms']} | {r['peak_rss_mib']} | {r['errors']} | {r['non2xx3xx']} |")
+if core_us:
+    predicted = cores * 1e6 / float(core_us)
+    gen = float(rows["generate"]["rps"])
+    print(f"\nqr-core encode + PNG 300 px: {float(core_us):.2f} µs, so {predicted:,.0f} images/s on {cores} cores;"
+          f" generate reached {gen:,.0f} requests/s = {gen / predicted:.2f} of that.")
+PY
