@@ -152,7 +152,8 @@ def main():
                          f"(start {start_usage}, admitted {admitted}, older than 1 s {old_enough})")
         print(f"round {rnd}: {links} links, {updates} with an "
               f"acknowledged update, {scans} acknowledged scans all present; usage lost "
-              f"{max(lost, 0)} of {admitted} requests this round (allowed: those of the last second)")
+              f"{max(lost, 0)} of {admitted} requests this round (allowed: the {admitted - old_enough} "
+              f"answered in the last second before the kill)")
         server.kill(signal.SIGTERM)
         if server.wait() != 0:
             harness.fail("the server did not exit 0 on SIGTERM")

@@ -26,6 +26,10 @@ use crate::error::ServerError;
 const FLUSH_PERIOD: Duration = Duration::from_secs(1);
 /// How long an idle connection that was asked to close may take before it is dropped.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
+/// At shutdown, a connection with nothing in flight is closed once it has been quiet this long.
+const DRAIN_QUIET: Duration = Duration::from_millis(50);
+/// How often a connection checks whether it may close during the shutdown drain.
+const DRAIN_POLL: Duration = Duration::from_millis(5);
 /// Most concurrent HTTP/2 streams per connection.
 const MAX_H2_STREAMS: u32 = 100;
 
@@ -393,7 +397,9 @@ async fn serve_connection(
     let connection = builder.serve_connection(io, service);
     tokio::pin!(connection);
     let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let mut drain_tick = tokio::time::interval(DRAIN_POLL);
     let mut closing = false;
+    let mut draining = false;
     loop {
         tokio::select! {
             result = connection.as_mut() => {
@@ -402,11 +408,21 @@ async fn serve_connection(
                 }
                 return;
             }
-            changed = stopped.changed(), if !closing => {
+            changed = stopped.changed(), if !closing && !draining => {
                 // A closed channel means the server is gone: close as well.
                 let _ = changed;
-                connection.as_mut().graceful_shutdown();
-                closing = true;
+                draining = true;
+            }
+            _ = drain_tick.tick(), if draining && !closing => {
+                // Closing a keep-alive connection that looks idle would drop a request whose
+                // bytes are already on their way; so close it only after a quiet moment, or as
+                // soon as a request is in flight (it is answered with `Connection: close`).
+                if activity.in_flight.load(Ordering::Relaxed) > 0
+                    || activity.idle_for() >= DRAIN_QUIET
+                {
+                    connection.as_mut().graceful_shutdown();
+                    closing = true;
+                }
             }
             _ = tick.tick() => {
                 if activity.in_flight.load(Ordering::Relaxed) > 0 {
