@@ -13,11 +13,9 @@ Checks, every round, on one database that keeps growing:
 Exits 1 on the first violation.
 """
 
-import os
 import random
 import signal
 import sys
-import tempfile
 import threading
 import time
 
@@ -96,16 +94,8 @@ def usage(client):
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    harness.build()
-    work = tempfile.mkdtemp(prefix="qr-crash-")
-    db = os.path.join(work, "qr.db")
-    log = os.path.join(work, "server.log")
-    server = harness.Server(db, log)
-    key = server.key
-    server.kill(signal.SIGTERM)
-    server.wait()
     # The owner (enterprise) gets a rate that the load never reaches, so every request counts.
-    harness.qr("accounts", "set-limits", "--email", harness.OWNER, "--per-second", "1000000", db=db)
+    db, log, key = harness.new_database("qr-crash-")
 
     workers_all = []
     for rnd in range(1, rounds + 1):

@@ -6,10 +6,8 @@ usage counter lost nothing (the stop flushes it).
 Usage: benches/faults/sigterm.py [ROUNDS]   (default 3)
 """
 
-import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 
@@ -63,15 +61,7 @@ class Worker(threading.Thread):
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    harness.build()
-    work = tempfile.mkdtemp(prefix="qr-sigterm-")
-    db = os.path.join(work, "qr.db")
-    log = os.path.join(work, "server.log")
-    server = harness.Server(db, log)
-    key = server.key
-    server.kill(signal.SIGTERM)
-    server.wait()
-    harness.qr("accounts", "set-limits", "--email", harness.OWNER, "--per-second", "1000000", db=db)
+    db, log, key = harness.new_database("qr-sigterm-")
     for rnd in range(1, rounds + 1):
         server = harness.Server(db, log)
         before = harness.Client(server.addr, key).json("GET", "/api/dashboard?action=usage")[1]["usage"]["current"]

@@ -11,11 +11,9 @@ the first sample taken after a 30-second warm-up: RSS may grow at most 10% (SQLi
 and the allocator settle in the first minutes), descriptors at most 5.
 """
 
-import os
 import random
 import signal
 import sys
-import tempfile
 import threading
 import time
 
@@ -81,16 +79,7 @@ class Worker(threading.Thread):
 
 def main():
     seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 600
-    harness.build()
-    work = tempfile.mkdtemp(prefix="qr-soak-")
-    db = os.path.join(work, "qr.db")
-    log = os.path.join(work, "server.log")
-    server = harness.Server(db, log)
-    key = server.key
-    server.kill(signal.SIGTERM)
-    server.wait()
-    harness.qr("accounts", "set-limits", "--email", harness.OWNER, "--per-second", "1000000",
-               "--batch-per-minute", "1000000", db=db)
+    db, log, key = harness.new_database("qr-soak-")
     server = harness.Server(db, log)
     stop = threading.Event()
     counts = {"ok": 0, "errors": 0, "last_error": None}

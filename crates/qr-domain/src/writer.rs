@@ -66,12 +66,7 @@ impl ScanWriter {
 
     /// Queues a scan; `ack` runs on the writer thread after the commit. Blocks while the queue is full.
     pub fn submit(&self, scan: NewScan, ack: ScanAck) -> Result<(), StoreError> {
-        let sender = self
-            .sender
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-            .ok_or(StoreError::WriterStopped)?;
+        let sender = self.sender()?;
         let job = Job { scan, ack };
         match sender.try_send(job) {
             Ok(()) => Ok(()),
@@ -82,13 +77,7 @@ impl ScanWriter {
 
     /// Queues a scan without blocking; a full queue hands the scan and its callback back.
     pub fn try_submit(&self, scan: NewScan, ack: ScanAck) -> Result<Queued, StoreError> {
-        let sender = self
-            .sender
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-            .ok_or(StoreError::WriterStopped)?;
-        match sender.try_send(Job { scan, ack }) {
+        match self.sender()?.try_send(Job { scan, ack }) {
             Ok(()) => Ok(Queued::Yes),
             Err(TrySendError::Full(job)) => Ok(Queued::Full(job.scan, job.ack)),
             Err(TrySendError::Disconnected(_)) => Err(StoreError::WriterStopped),
@@ -106,6 +95,15 @@ impl ScanWriter {
             }),
         )?;
         rx.recv().map_err(|_| StoreError::WriterStopped)?
+    }
+
+    /// The queue's sending end, unless the writer was shut down.
+    fn sender(&self) -> Result<SyncSender<Job>, StoreError> {
+        self.sender
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or(StoreError::WriterStopped)
     }
 
     /// Stops accepting scans, commits everything queued, and waits for the thread to end.

@@ -75,9 +75,10 @@ const ALLOWED_HEADERS: &str = "Authorization, X-API-Key, Content-Type, If-None-M
 const STORE_CONCURRENCY: usize = qr_sqlite::READ_CONNECTIONS;
 /// How long a redirect waits for its scan to be committed before answering anyway.
 const SCAN_ACK_TIMEOUT: Duration = Duration::from_secs(5);
-/// Generate requests with at most this many characters of data and ...
-const INLINE_RENDER_MAX_CHARS: usize = 256;
-/// ... at most this many pixels a side (and no logo) are rendered on the async worker thread.
+/// Largest data, in bytes, of a generate request rendered on the async worker thread.
+const INLINE_RENDER_MAX_BYTES: usize = 256;
+/// Largest image side, in pixels, of a generate request rendered on the async worker thread
+/// (without a logo); such a render takes well under 100 µs.
 const INLINE_RENDER_MAX_SIZE: u32 = 512;
 /// Longest User-Agent kept for a scan, in bytes.
 const MAX_USER_AGENT_BYTES: usize = 512;
@@ -366,7 +367,7 @@ impl App {
         let format = options.format;
         // A small image takes well under 100 µs: render it here rather than pay two thread
         // switches; larger ones (up to milliseconds) go to the blocking pool.
-        let image = if data.len() <= INLINE_RENDER_MAX_CHARS
+        let image = if data.len() <= INLINE_RENDER_MAX_BYTES
             && options.size.pixels() <= INLINE_RENDER_MAX_SIZE
             && options.logo.is_none()
         {
