@@ -6,9 +6,10 @@ Usage: benches/faults/soak.py [SECONDS]   (default 600)
 
 Eight workers loop over: a PNG and an SVG, redirects (recorded scans), link creation, update
 and deletion (each worker keeps at most 50 links), analytics, usage, and a 10-item batch.
-Prints one sample a minute (RSS, descriptors, requests so far, errors) and compares the end with
-the first sample taken after a 30-second warm-up: RSS may grow at most 10% (SQLite's page cache
-and the allocator settle in the first minutes), descriptors at most 5.
+Prints one sample a minute (RSS, descriptors, requests so far, errors). RSS legitimately grows
+while SQLite's page caches fill (six connections of at most 2 MiB each) as the database grows, so
+the check compares the end with the middle of the run: over the second half RSS may grow at most
+5% and descriptors not at all (beyond 5 of slack).
 """
 
 import random
@@ -107,15 +108,17 @@ def main():
     server.kill(signal.SIGTERM)
     code = server.wait()
     warm = next(s for s in samples if s[0] >= 30) if seconds > 40 else samples[0]
+    half = next(s for s in samples if s[0] >= seconds / 2)
     peak = max(s[1] for s in samples + [end])
-    print(f"\nAfter warm-up ({warm[0]:.0f} s): RSS {warm[1]:.1f} MiB, {warm[2]} descriptors. "
-          f"End ({end[0]:.0f} s): RSS {end[1]:.1f} MiB, {end[2]} descriptors. Peak RSS {peak:.1f} MiB. "
-          f"{end[3]} requests, {end[4]} errors ({counts['last_error']}); exit {code}.")
+    print(f"\nAfter 30 s: RSS {warm[1]:.1f} MiB, {warm[2]} descriptors. Half-way ({half[0]:.0f} s): "
+          f"RSS {half[1]:.1f} MiB, {half[2]} descriptors. End ({end[0]:.0f} s): RSS {end[1]:.1f} MiB, "
+          f"{end[2]} descriptors. Peak RSS {peak:.1f} MiB. {end[3]} requests, {end[4]} errors "
+          f"({counts['last_error']}); exit {code}.")
     if end[4] > 0:
         harness.fail(f"{end[4]} requests failed")
-    if end[1] > warm[1] * 1.10:
-        harness.fail("RSS grew more than 10% after the warm-up")
-    if end[2] > warm[2] + 5:
+    if end[1] > half[1] * 1.05:
+        harness.fail("RSS grew more than 5% over the second half")
+    if end[2] > half[2] + 5:
         harness.fail("open descriptors grew")
     print("PASS: RSS and descriptors stayed flat")
 

@@ -97,7 +97,8 @@ if [ "${SKIP_CORE:-0}" != 1 ]; then
     echo "Measuring qr-core encode + PNG (criterion)..." >&2
     CORE_US="$(cargo bench --quiet -p qr-benches --bench encode -- 'png_300/qr-core/url_33$' \
         --warm-up-time 1 --measurement-time 5 2>/dev/null \
-        | awk '/time:/ { gsub(/\[|\]/, ""); v = $4; u = $5; if (u == "ns") v /= 1000; if (u == "ms") v *= 1000; print v; exit }')"
+        | grep -o 'time: *\[[^]]*\]' | head -n1 \
+        | awk '{ v = $4; u = $5; if (u == "ns") v /= 1000; if (u == "ms") v *= 1000; print v }')"
 fi
 
 CORES="$(nproc)"
