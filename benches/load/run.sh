@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Load test of the release server against a hyper hello-world baseline, in one run.
 #
-# Usage: benches/load/run.sh            (from anywhere; takes about 3 minutes)
+# Usage: benches/load/run.sh            (from anywhere; takes about 5 minutes)
 # Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk threads, 2),
 #        SCANS (scans seeded on the analytics link, default 1000000), SKIP_CORE=1 (skip the
 #        criterion run that predicts the generate throughput).
