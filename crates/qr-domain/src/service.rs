@@ -151,10 +151,13 @@ pub struct Flusher {
 #[derive(Default)]
 struct AuthCache {
     version: Option<u64>,
-    entries: HashMap<KeyHash, Option<Arc<AuthContext>>>,
+    entries: HashMap<KeyHash, CachedKey>,
 }
 
 const AUTH_CACHE_MAX: usize = 100_000;
+
+/// A cached key lookup: the caller, or `None` for a key that is known not to exist.
+type CachedKey = Option<Arc<AuthContext>>;
 
 /// Links by short code for [`Service::cached_link`], the redirect fast path.
 #[derive(Default)]
@@ -391,15 +394,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     pub fn authenticate(&self, presented: &str) -> Result<Arc<AuthContext>, AuthError> {
         let secret = ApiKeySecret::parse(presented).map_err(AuthError::Malformed)?;
         let hash = secret.hash();
-        let version = self.store.config_version()?;
-        let cached = {
-            let mut c = self.cache();
-            if c.version != Some(version) {
-                c.entries.clear();
-                c.version = Some(version);
-            }
-            c.entries.get(&hash).cloned()
-        };
+        let (version, cached) = self.cached_entry(&hash)?;
         let found = match cached {
             Some(entry) => entry,
             None => {
@@ -437,18 +432,9 @@ impl<S: Store, C: Clock> Service<S, C> {
             Ok(secret) => secret,
             Err(e) => return Some(Err(AuthError::Malformed(e))),
         };
-        let hash = secret.hash();
-        let version = match self.store.config_version() {
-            Ok(v) => v,
+        let found = match self.cached_entry(&secret.hash()) {
+            Ok((_, entry)) => entry?,
             Err(e) => return Some(Err(e.into())),
-        };
-        let found = {
-            let mut c = self.cache();
-            if c.version != Some(version) {
-                c.entries.clear();
-                c.version = Some(version);
-            }
-            c.entries.get(&hash).cloned()?
         };
         Some(match found {
             Some(ctx) => {
@@ -457,6 +443,19 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
             None => Err(AuthError::Unknown),
         })
+    }
+
+    /// The store's config version and the cached entry of a key hash (`None`: never looked up
+    /// since the last configuration change; `Some(None)`: looked up and unknown). A changed
+    /// version empties the cache first.
+    fn cached_entry(&self, hash: &KeyHash) -> Result<(u64, Option<CachedKey>), StoreError> {
+        let version = self.store.config_version()?;
+        let mut c = self.cache();
+        if c.version != Some(version) {
+            c.entries.clear();
+            c.version = Some(version);
+        }
+        Ok((version, c.entries.get(hash).cloned()))
     }
 
     /// Applies the key's restrictions and the plan's feature rules (HTTP 403 on failure).
