@@ -38,38 +38,35 @@ fn balance(rows: &BitGrid) -> u32 {
 
 /// Rule 2: three points for every 2x2 block of one colour (overlapping blocks count separately).
 fn blocks(rows: &BitGrid) -> u32 {
-    let size = rows.size();
-    let mut count = 0;
-    for y in 0..size.saturating_sub(1) {
-        let above = rows.line(y);
-        let under = rows.line(y + 1);
-        let mut same_vertical = [0u64; WORDS];
-        let mut same_horizontal = [0u64; WORDS];
-        for k in 0..WORDS {
-            same_vertical[k] = !(above[k] ^ under[k]);
-        }
-        let next_vertical = shift_down(&same_vertical);
-        let next_above = shift_down(above);
-        for k in 0..WORDS {
-            same_horizontal[k] = !(above[k] ^ next_above[k]);
-        }
-        for k in 0..WORDS {
-            let valid = below(k, size - 1);
-            count +=
-                (same_vertical[k] & next_vertical[k] & same_horizontal[k] & valid).count_ones();
-        }
+    match rows.size() {
+        0..=64 => blocks_in_words::<1>(rows),
+        65..=128 => blocks_in_words::<2>(rows),
+        _ => blocks_in_words::<WORDS>(rows),
     }
-    count * N2
 }
 
-/// The line shifted so that position `x` holds what was at `x + 1`.
-fn shift_down(line: &[u64]) -> [u64; WORDS] {
-    let mut out = [0u64; WORDS];
-    for k in 0..WORDS {
-        let carry = if k + 1 < WORDS { line[k + 1] << 63 } else { 0 };
-        out[k] = (line[k] >> 1) | carry;
+/// [`blocks`] for lines that fit in `N` words.
+fn blocks_in_words<const N: usize>(rows: &BitGrid) -> u32 {
+    let size = rows.size();
+    if size < 2 {
+        return 0;
     }
-    out
+    let valid: [u64; N] = std::array::from_fn(|k| below(k, size.saturating_sub(1)));
+    let line_words = |y: usize| -> [u64; N] { std::array::from_fn(|k| rows.line(y)[k]) };
+    let mut count = 0;
+    let mut above = line_words(0);
+    for y in 1..size {
+        let under = line_words(y);
+        let same_vertical = not(&xor(&above, &under));
+        let same_horizontal = not(&xor(&above, &shr(&above, 1)));
+        let blocks = and(
+            &and(&same_vertical, &shr(&same_vertical, 1)),
+            &and(&same_horizontal, &valid),
+        );
+        count += self::count(&blocks);
+        above = under;
+    }
+    count * N2
 }
 
 /// Rules 1 and 3 along one line of `size` modules.
@@ -85,21 +82,25 @@ fn line_score(line: &[u64], size: usize) -> u32 {
     }
 }
 
-/// Light modules added on each side of a line for pattern matching.
+/// Light modules added on each side of a line for pattern matching: enough for the four light
+/// modules of a pattern's side at scale 2 (the pattern rule counts the outside as light).
 const PAD: usize = 8;
 
-fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
-    // Module x of the line is bit x + PAD of the wide line.
-    let mut dark = [0u64; N];
-    for (i, word) in dark.iter_mut().enumerate() {
+/// The dark modules of `line` as a wide line: module x is bit x + PAD.
+fn widen<const N: usize>(line: &[u64]) -> [u64; N] {
+    std::array::from_fn(|i| {
         let low = line.get(i).copied().unwrap_or(0) << PAD;
         let carry = if i > 0 {
             line.get(i - 1).copied().unwrap_or(0) >> (64 - PAD)
         } else {
             0
         };
-        *word = low | carry;
-    }
+        low | carry
+    })
+}
+
+fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
+    let dark = widen::<N>(line);
     let mut inside = [0u64; N];
     for (i, word) in inside.iter_mut().enumerate() {
         *word = range_bits(i, PAD, PAD + size);
@@ -118,57 +119,90 @@ fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
         }
     }
 
-    // Rule 3. A pattern of scale n has a centre run of exactly 3n dark modules, so a line with no
-    // dark run of exactly 6 and none of 9 or more holds only scale-1 patterns, matched in one pass
-    // with shifts; other lines (a minority) take the run-by-run reading, which handles any scale.
+    // Rule 3. A pattern of scale n has a centre run of exactly 3n dark modules. Lines with no
+    // dark run of 9 or more hold only patterns of scales 1 and 2, matched with shifts; the few
+    // other lines take the run-by-run reading, which handles any scale.
     let two = and(&dark, &shr(&dark, 1));
     let four = and(&two, &shr(&two, 2));
-    let six = and(&four, &shr(&two, 4));
     let nine = and(&and(&four, &shr(&four, 4)), &shr(&dark, 8));
-    let exactly_six = and(&and(&six, &not(&shr(&dark, 6))), &not(&shl(&dark, 1)));
-    let patterns = if any(&or(&exactly_six, &nine)) {
+    let patterns = if any(&nine) {
         finder_like_patterns_by_runs(line, size)
     } else {
-        // Light, dark, light, dark x3, light, dark, light at p .. p + 8.
-        let core = and(
-            &and(
-                &and(&light, &shr(&dark, 1)),
-                &and(&shr(&light, 2), &shr(&dark, 3)),
-            ),
-            &and(
-                &and(&shr(&dark, 4), &shr(&dark, 5)),
-                &and(&and(&shr(&light, 6), &shr(&dark, 7)), &shr(&light, 8)),
-            ),
-        );
-        let light_before = and(
-            &and(&light, &shl(&light, 1)),
-            &and(&shl(&light, 2), &shl(&light, 3)),
-        );
-        let light_after = and(
-            &and(&shr(&light, 8), &shr(&light, 9)),
-            &and(&shr(&light, 10), &shr(&light, 11)),
-        );
-        // Patterns are rare: most lines have no core at all.
-        if any(&core) {
-            count(&and(&core, &light_before)) + count(&and(&core, &light_after))
-        } else {
-            0
-        }
+        finder_like_patterns_by_shifts(&dark, &light, &two, &four)
     };
     score + patterns * N3
+}
+
+/// Rule 3 along one widened line (see [`wide_line_score`]) that holds no dark run of 9 or more,
+/// so no pattern beyond scale 2: the number of 1:1:3:1:1 patterns with 4n light modules on one
+/// side and at least n on the other, the reading of [`RunHistory::finder_like_patterns`].
+///
+/// `two` and `four` mark the starts of 2 and 4 dark modules in a row. A pattern of scale n is
+/// found by its light module `p` just before it: `p` light, n dark, n light, 3n dark, n light,
+/// n dark, then light again at `p + 7n + 1`.
+fn finder_like_patterns_by_shifts<const N: usize>(
+    dark: &[u64; N],
+    light: &[u64; N],
+    two: &[u64; N],
+    four: &[u64; N],
+) -> u32 {
+    let light2 = and(light, &shr(light, 1));
+    let light4 = and(&light2, &shr(&light2, 2));
+    let light8 = and(&light4, &shr(&light4, 4));
+    let mut patterns = 0;
+
+    // Scale 1: light at p, p + 2, p + 6 and p + 8; dark at p + 1, p + 3 to p + 5 and p + 7.
+    let core = and(
+        &and(
+            &and(light, &shr(dark, 1)),
+            &and(&shr(light, 2), &shr(dark, 3)),
+        ),
+        &and(
+            &and(&shr(dark, 4), &shr(dark, 5)),
+            &and(&and(&shr(light, 6), &shr(dark, 7)), &shr(light, 8)),
+        ),
+    );
+    // Patterns are rare: most lines have no core at all.
+    if any(&core) {
+        let light_before = shl(&light4, 3);
+        let light_after = shr(&light4, 8);
+        patterns += count(&and(&core, &light_before)) + count(&and(&core, &light_after));
+    }
+
+    // Scale 2 needs a dark run of exactly 6: most lines have none.
+    let six = and(four, &shr(two, 4));
+    let exactly_six = and(&and(&six, &not(&shr(dark, 6))), &not(&shl(dark, 1)));
+    if any(&exactly_six) {
+        // Light at p and p + 15, two light at p + 3 and at p + 11, two dark at p + 1 and at
+        // p + 13, six dark at p + 5.
+        let core = and(
+            &and(
+                &and(light, &shr(two, 1)),
+                &and(&shr(&light2, 3), &shr(&six, 5)),
+            ),
+            &and(&and(&shr(&light2, 11), &shr(two, 13)), &shr(light, 15)),
+        );
+        if any(&core) {
+            let before = (shl(&light8, 7), shl(&light2, 1));
+            let after = (shr(&light8, 15), shr(&light2, 15));
+            patterns += count(&and(&and(&core, &before.0), &after.1))
+                + count(&and(&and(&core, &after.0), &before.1));
+        }
+    }
+    patterns
 }
 
 fn and<const N: usize>(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
     std::array::from_fn(|i| a[i] & b[i])
 }
 
-fn or<const N: usize>(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
-    std::array::from_fn(|i| a[i] | b[i])
-}
-
 /// Whether any bit of `a` is set.
 fn any<const N: usize>(a: &[u64; N]) -> bool {
     a.iter().any(|&word| word != 0)
+}
+
+fn xor<const N: usize>(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+    std::array::from_fn(|i| a[i] ^ b[i])
 }
 
 fn not<const N: usize>(a: &[u64; N]) -> [u64; N] {
@@ -258,5 +292,135 @@ impl RunHistory {
         let core = n > 0 && r[2] == n && r[3] == n * 3 && r[4] == n && r[5] == n;
         u32::from(core && r[0] >= n * 4 && r[6] >= n)
             + u32::from(core && r[6] >= n * 4 && r[0] >= n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds a line of `size` modules from runs: dark and light alternate, starting with `dark`.
+    fn line_from_runs(first_dark: bool, runs: &[usize], size: usize) -> [u64; WORDS] {
+        let mut line = [0u64; WORDS];
+        let (mut x, mut dark) = (0, first_dark);
+        for &run in runs {
+            for _ in 0..run {
+                if dark && x < size {
+                    line[x / 64] |= 1 << (x % 64);
+                }
+                x += 1;
+            }
+            dark = !dark;
+        }
+        line
+    }
+
+    /// Asserts that the shift reading of rule 3 agrees with the run-by-run reading on `line`, or
+    /// that `line` holds a dark run of 9 or more (which the shift reading leaves to the other).
+    fn check<const N: usize>(line: &[u64; WORDS], size: usize) -> bool {
+        let dark = widen::<N>(line);
+        let light = not(&dark);
+        let two = and(&dark, &shr(&dark, 1));
+        let four = and(&two, &shr(&two, 2));
+        let nine = and(&and(&four, &shr(&four, 4)), &shr(&dark, 8));
+        if any(&nine) {
+            return false;
+        }
+        let by_runs = finder_like_patterns_by_runs(line, size);
+        let by_shifts = finder_like_patterns_by_shifts(&dark, &light, &two, &four);
+        assert_eq!(by_shifts, by_runs, "size {size}, line {line:x?}");
+        by_runs > 0
+    }
+
+    fn check_any_width(line: &[u64; WORDS], size: usize) -> bool {
+        match size + 2 * PAD {
+            0..=64 => check::<1>(line, size),
+            65..=128 => check::<2>(line, size),
+            129..=192 => check::<3>(line, size),
+            _ => check::<4>(line, size),
+        }
+    }
+
+    #[test]
+    fn shift_reading_of_patterns_matches_the_run_reading() {
+        // Lines made of short runs with 1:1:3:1:1 patterns of scales 1 and 2 planted at random
+        // places, including both ends, next to light runs of every length.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut with_patterns = 0;
+        for case in 0..20_000 {
+            let size = 21 + 4 * (case % 40);
+            let mut runs = Vec::new();
+            let first_dark = next(2) == 0;
+            let mut total = 0;
+            while total < size {
+                let run = if runs.len() % 2 == usize::from(first_dark) && next(4) == 0 {
+                    // A light run, then a planted pattern: n, n, 3n, n, n (dark first).
+                    let n = 1 + next(2);
+                    runs.extend([1 + next(10), n, n, 3 * n, n, n]);
+                    total += runs.iter().rev().take(6).sum::<usize>();
+                    continue;
+                } else {
+                    1 + next(7)
+                };
+                runs.push(run);
+                total += run;
+            }
+            let line = line_from_runs(first_dark, &runs, size);
+            if check_any_width(&line, size) {
+                with_patterns += 1;
+            }
+        }
+        // The generator must actually exercise the pattern rule.
+        assert!(with_patterns > 5_000, "{with_patterns} lines with patterns");
+    }
+
+    #[test]
+    fn blocks_match_a_module_by_module_count() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for size in [21, 45, 63, 64, 65, 101, 127, 128, 129, 177] {
+            for density in [2, 3, 7] {
+                let mut rows = BitGrid::new(size);
+                for y in 0..size {
+                    for x in 0..size {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        rows.set(x, y, state.is_multiple_of(density));
+                    }
+                }
+                let mut expected = 0;
+                for y in 0..size - 1 {
+                    for x in 0..size - 1 {
+                        let colour = rows.get(x, y);
+                        if rows.get(x + 1, y) == colour
+                            && rows.get(x, y + 1) == colour
+                            && rows.get(x + 1, y + 1) == colour
+                        {
+                            expected += N2;
+                        }
+                    }
+                }
+                assert_eq!(blocks(&rows), expected, "size {size}, density {density}");
+            }
+        }
+    }
+
+    #[test]
+    fn patterns_at_the_ends_count_the_outside_as_light() {
+        // Scale 2 at the left end: the outside supplies the eight light modules before it.
+        let size = 21;
+        let line = line_from_runs(true, &[2, 2, 6, 2, 2, 7], size);
+        assert!(check_any_width(&line, size));
+        // Scale 2 at the right end, and scale 1 at both ends.
+        let line = line_from_runs(false, &[5, 2, 2, 6, 2, 2], size);
+        assert!(check_any_width(&line, size));
+        let line = line_from_runs(true, &[1, 1, 3, 1, 1, 9, 1, 1, 3, 1], size);
+        assert!(check_any_width(&line, size));
     }
 }
