@@ -122,15 +122,29 @@ fn wide_line_score<const N: usize>(line: &[u64], size: usize) -> u32 {
     // Rule 3. A pattern of scale n has a centre run of exactly 3n dark modules. Lines with no
     // dark run of 9 or more hold only patterns of scales 1 and 2, matched with shifts; the few
     // other lines take the run-by-run reading, which handles any scale.
-    let two = and(&dark, &shr(&dark, 1));
-    let four = and(&two, &shr(&two, 2));
-    let nine = and(&and(&four, &shr(&four, 4)), &shr(&dark, 8));
-    let patterns = if any(&nine) {
+    let runs = DarkRuns::of(&dark);
+    let patterns = if any(&runs.nine) {
         finder_like_patterns_by_runs(line, size)
     } else {
-        finder_like_patterns_by_shifts(&dark, &light, &two, &four)
+        finder_like_patterns_by_shifts(&dark, &light, &runs.two, &runs.four)
     };
     score + patterns * N3
+}
+
+/// The starts of dark runs of at least 2, 4 and 9 modules in a widened line.
+struct DarkRuns<const N: usize> {
+    two: [u64; N],
+    four: [u64; N],
+    nine: [u64; N],
+}
+
+impl<const N: usize> DarkRuns<N> {
+    fn of(dark: &[u64; N]) -> Self {
+        let two = and(dark, &shr(dark, 1));
+        let four = and(&two, &shr(&two, 2));
+        let nine = and(&and(&four, &shr(&four, 4)), &shr(dark, 8));
+        DarkRuns { two, four, nine }
+    }
 }
 
 /// Rule 3 along one widened line (see [`wide_line_score`]) that holds no dark run of 9 or more,
@@ -148,7 +162,6 @@ fn finder_like_patterns_by_shifts<const N: usize>(
 ) -> u32 {
     let light2 = and(light, &shr(light, 1));
     let light4 = and(&light2, &shr(&light2, 2));
-    let light8 = and(&light4, &shr(&light4, 4));
     let mut patterns = 0;
 
     // Scale 1: light at p, p + 2, p + 6 and p + 8; dark at p + 1, p + 3 to p + 5 and p + 7.
@@ -183,6 +196,7 @@ fn finder_like_patterns_by_shifts<const N: usize>(
             &and(&and(&shr(&light2, 11), &shr(two, 13)), &shr(light, 15)),
         );
         if any(&core) {
+            let light8 = and(&light4, &shr(&light4, 4));
             let before = (shl(&light8, 7), shl(&light2, 1));
             let after = (shr(&light8, 15), shr(&light2, 15));
             patterns += count(&and(&and(&core, &before.0), &after.1))
@@ -319,15 +333,12 @@ mod tests {
     /// that `line` holds a dark run of 9 or more (which the shift reading leaves to the other).
     fn check<const N: usize>(line: &[u64; WORDS], size: usize) -> bool {
         let dark = widen::<N>(line);
-        let light = not(&dark);
-        let two = and(&dark, &shr(&dark, 1));
-        let four = and(&two, &shr(&two, 2));
-        let nine = and(&and(&four, &shr(&four, 4)), &shr(&dark, 8));
-        if any(&nine) {
+        let runs = DarkRuns::of(&dark);
+        if any(&runs.nine) {
             return false;
         }
         let by_runs = finder_like_patterns_by_runs(line, size);
-        let by_shifts = finder_like_patterns_by_shifts(&dark, &light, &two, &four);
+        let by_shifts = finder_like_patterns_by_shifts(&dark, &not(&dark), &runs.two, &runs.four);
         assert_eq!(by_shifts, by_runs, "size {size}, line {line:x?}");
         by_runs > 0
     }

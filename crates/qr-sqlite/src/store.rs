@@ -116,18 +116,7 @@ impl SqliteStore {
                 supported: schema::SCHEMA_VERSION,
             });
         }
-        let readers = (0..READ_CONNECTIONS)
-            .map(|_| open().map(Mutex::new))
-            .collect::<Result<_, _>>()?;
-        let watcher = Mutex::new(Watcher::new(open()?));
-        Ok(Self {
-            path,
-            read_only: true,
-            readers,
-            next_reader: AtomicUsize::new(0),
-            watcher,
-            writer: Mutex::new(writer),
-        })
+        Self::assemble(path.clone(), true, writer, open)
     }
 
     /// Whether the database was opened read-only (see [`SqliteStore::open_read_only`]).
@@ -176,13 +165,24 @@ impl SqliteStore {
                 .map_err(err)?;
             Ok(reader)
         };
+        Self::assemble(path.clone(), false, writer, open_reader)
+    }
+
+    /// Completes a store around its `writer`: opens the read connections and the watcher with
+    /// `open_reader`.
+    fn assemble(
+        path: PathBuf,
+        read_only: bool,
+        writer: Connection,
+        open_reader: impl Fn() -> Result<Connection, OpenError>,
+    ) -> Result<Self, OpenError> {
         let readers = (0..READ_CONNECTIONS)
             .map(|_| open_reader().map(Mutex::new))
             .collect::<Result<_, _>>()?;
         let watcher = Mutex::new(Watcher::new(open_reader()?));
         Ok(Self {
             path,
-            read_only: false,
+            read_only,
             readers,
             next_reader: AtomicUsize::new(0),
             watcher,
