@@ -35,7 +35,7 @@ from urllib.parse import quote
 import harness
 
 CASE_TIMEOUT = 10.0
-HEALTH_PATH = "/api/health"   # docs/api.md and crates/qr-http/src/routes.rs
+HEALTH_PATH = "/api/health"   # docs/api.md and qr-http/src/routes.rs
 
 # Link strings that look like SQL injection and HTML/script injection.
 SQL = "'); DROP TABLE links;--"

@@ -36,7 +36,7 @@ pub struct Resp {
 /// The GeoIP City test database of the shared test data.
 pub fn geoip_db() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/testdata/geoip/GeoIP2-City-Test.mmdb")
+        .join("../../shared/testdata/geoip/GeoIP2-City-Test.mmdb")
 }
 
 pub fn at(s: &str) -> DateTime<Utc> {

@@ -10,7 +10,7 @@ use qr_domain::{GeoLocator, Location, MaxMindLocator, NoGeoLocator, Plan, Servic
 
 fn testdata(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/testdata/geoip")
+        .join("../../shared/testdata/geoip")
         .join(name)
 }
 
