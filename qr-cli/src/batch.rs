@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use qr_domain::batch::{self, BatchDefaults, BatchError, BatchItem, BatchRequest};
+use qr_generate::batch::{self, BatchDefaults, BatchError, BatchItem, BatchRequest};
 
 use crate::error::{self, usage};
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use clap::Args;
 use qr_core::{Format, Logo, QrCode, RenderError};
-use qr_domain::generate::{self, GenerateError, GenerateParams};
+use qr_generate::params::{self as generate, GenerateError, GenerateParams};
 
 use crate::error::usage;
 

@@ -10,10 +10,8 @@
 pub mod access;
 pub mod account;
 pub mod analytics;
-pub mod batch;
 pub mod clock;
 pub mod error;
-pub mod generate;
 pub mod geo;
 pub mod ids;
 pub mod key;

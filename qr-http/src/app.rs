@@ -18,8 +18,6 @@ use hyper::header::{
 use hyper::{Request, Response, StatusCode, Uri};
 use qr_core::Format;
 use qr_domain::access::{AccessError, AccessRequest};
-use qr_domain::batch::{BatchRequest, build_archive};
-use qr_domain::generate::{self, GenerateParams};
 use qr_domain::geo::GeoHint;
 use qr_domain::service::{AuthContext, AuthError, Visit};
 use qr_domain::writer::{Queued, ScanAck};
@@ -27,6 +25,8 @@ use qr_domain::{
     ApiKeySecret, Clock, Endpoint, GeoLocator, KeyId, KeyMode, Link, LinkUpdate, MaxMindLocator,
     NoGeoLocator, Plan, RateLimitStatus, Service, ShortCode, Store, StoreError,
 };
+use qr_generate::batch::{BatchRequest, build_archive};
+use qr_generate::params::{self as generate, GenerateParams};
 use qr_sqlite::SqliteStore;
 use serde::Serialize;
 use serde_json::Value;

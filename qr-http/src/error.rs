@@ -6,11 +6,11 @@ use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 use qr_domain::access::AccessError;
 use qr_domain::analytics::AnalyticsError;
-use qr_domain::batch::BatchError;
-use qr_domain::generate::GenerateError;
 use qr_domain::link::LinkError;
 use qr_domain::service::{AdminError, AuthError};
 use qr_domain::{Rejection, StoreError};
+use qr_generate::batch::BatchError;
+use qr_generate::params::GenerateError;
 use serde::Serialize;
 use thiserror::Error;
 

@@ -18,7 +18,7 @@ use thiserror::Error;
 use zip::CompressionMethod;
 use zip::write::{SimpleFileOptions, ZipWriter};
 
-use crate::generate::{self, GenerateError, GenerateParams};
+use crate::params::{self, GenerateError, GenerateParams};
 
 /// The name of the error list inside the archive.
 pub const ERRORS_FILE: &str = "errors.json";
@@ -399,7 +399,7 @@ fn render_one(request: &BatchRequest, index: usize, name: &str) -> Result<BatchF
     };
     let params = request.params(index).unwrap_or_default();
     let (data, options): (String, RenderOptions) = params.parse().map_err(failure)?;
-    let bytes = generate::render(&data, &options).map_err(failure)?;
+    let bytes = params::render(&data, &options).map_err(failure)?;
     Ok(BatchFile {
         index,
         name: name.to_owned(),

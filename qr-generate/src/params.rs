@@ -1,4 +1,4 @@
-//! Single-code generation: raw string parameters to render options, and render failures to the API's messages.
+//! One code from request parameters: raw string parameters to render options, and render failures to the API's messages.
 //!
 //! Both the HTTP server (`GET /api/generate`) and the CLI (`qr generate`) call
 //! [`GenerateParams::parse`] and then [`render`], so they accept the same
