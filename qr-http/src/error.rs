@@ -1,55 +1,24 @@
-//! Every failure of a request mapped to its status and body in one place, and the server's own errors.
+//! Every failure of a request, the API's and the redirect's alike, mapped to its status and message in one place and rendered as JSON or as a page.
 
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
-use hyper::{Response, StatusCode};
+use hyper::StatusCode;
+use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use qr_domain::access::AccessError;
 use qr_domain::analytics::AnalyticsError;
 use qr_domain::link::LinkError;
-use qr_domain::service::{AdminError, AuthError};
+use qr_domain::service::AuthError;
 use qr_domain::{Rejection, StoreError};
 use qr_generate::batch::BatchError;
 use qr_generate::params::GenerateError;
 use serde::Serialize;
-use thiserror::Error;
 
 use crate::logo::LogoFetchError;
+use crate::pages;
+use crate::respond::{HttpResponse, respond};
 use crate::routes::Method;
 
-/// Why the server could not start or stop cleanly.
-#[derive(Debug, Error)]
-pub enum ServerError {
-    /// The database could not be opened.
-    #[error(transparent)]
-    Open(#[from] qr_sqlite::OpenError),
-    /// The GeoIP database could not be opened.
-    #[error(transparent)]
-    Geo(#[from] qr_domain::geo::GeoError),
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// Creating the owner account or key on first start failed.
-    #[error("cannot create the owner account: {0}")]
-    Bootstrap(#[from] AdminError),
-    /// A configuration value is invalid.
-    #[error("invalid configuration: {0}")]
-    Config(String),
-    /// The listen address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address.
-        addr: std::net::SocketAddr,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Another I/O failure (runtime, threads, signals).
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
-}
-
-/// A failed request. [`ApiError::into_response`] is the only place that turns failures into responses.
+/// A failed request. [`ApiError::status_and_message`] is the only place that decides a failure's
+/// status and message; [`ApiError::into_response`] renders it as the API's JSON error body and
+/// [`ApiError::into_page`] as the page a person sees after scanning a code.
 #[derive(Debug)]
 pub(crate) enum ApiError {
     /// No key was sent.
@@ -66,8 +35,10 @@ pub(crate) enum ApiError {
     Generate(GenerateError),
     /// The batch request is invalid.
     Batch(BatchError),
-    /// A link operation failed.
+    /// A link operation failed (and an unknown short code: "Link not found").
     Link(LinkError),
+    /// The short code belonged to a link that was deleted.
+    LinkGone,
     /// An analytics query failed.
     Analytics(AnalyticsError),
     /// The logo could not be fetched or decoded.
@@ -136,6 +107,7 @@ impl ApiError {
                     text("Could not create the link; retry the request"),
                 ),
             },
+            ApiError::LinkGone => (S::GONE, text("Link no longer active")),
             ApiError::Analytics(e) => match e {
                 AnalyticsError::LinkNotFound => (S::NOT_FOUND, text("Link not found")),
                 AnalyticsError::Store(e) => store_status(e),
@@ -158,33 +130,36 @@ impl ApiError {
     }
 
     /// The JSON error response, with `Retry-After` on 429 and 503 and `Allow` on 405.
-    pub(crate) fn into_response(self) -> Response<Full<Bytes>> {
+    pub(crate) fn into_response(self) -> HttpResponse {
         let (status, message) = self.status_and_message();
+        let body = ErrorBody {
+            error: true,
+            message: &message,
+            retry_after: self
+                .retry_after(status)
+                .filter(|_| status == StatusCode::TOO_MANY_REQUESTS),
+        };
+        let json = serde_json::to_vec(&body)
+            .unwrap_or_else(|_| br#"{"error":true,"message":"Internal server error"}"#.to_vec());
+        self.finish(respond(status, Some("application/json"), json))
+    }
+
+    /// The same failure as the HTML page a person sees after scanning the code `code`.
+    pub(crate) fn into_page(self, code: &str) -> HttpResponse {
+        let (status, _) = self.status_and_message();
+        self.finish(pages::page(status, code))
+    }
+
+    /// Logs server errors and adds `Retry-After` and `Allow` to either rendering.
+    fn finish(self, mut response: HttpResponse) -> HttpResponse {
+        let status = response.status();
         match &self {
             ApiError::Internal(detail) => tracing::error!(detail = %detail, "request failed"),
             _ if status.is_server_error() => tracing::error!(error = ?self, "request failed"),
             _ => {}
         }
-        let retry_after = match &self {
-            ApiError::RateLimited(r) => Some(r.retry_after_secs),
-            _ if status == StatusCode::SERVICE_UNAVAILABLE && self.storage_unavailable() => {
-                Some(STORAGE_RETRY_AFTER_SECS)
-            }
-            _ if status == StatusCode::SERVICE_UNAVAILABLE => Some(1),
-            _ => None,
-        };
-        let body = ErrorBody {
-            error: true,
-            message: &message,
-            retry_after: retry_after.filter(|_| status == StatusCode::TOO_MANY_REQUESTS),
-        };
-        let json = serde_json::to_vec(&body)
-            .unwrap_or_else(|_| br#"{"error":true,"message":"Internal server error"}"#.to_vec());
-        let mut response = Response::new(Full::new(Bytes::from(json)));
-        *response.status_mut() = status;
         let headers = response.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(secs) = retry_after {
+        if let Some(secs) = self.retry_after(status) {
             headers.insert(RETRY_AFTER, HeaderValue::from(secs));
         }
         if let ApiError::MethodNotAllowed(methods) = &self
@@ -193,6 +168,18 @@ impl ApiError {
             headers.insert(ALLOW, value);
         }
         response
+    }
+
+    /// Seconds a client should wait: a 429's own figure, longer for storage an operator must fix.
+    fn retry_after(&self, status: StatusCode) -> Option<u64> {
+        match self {
+            ApiError::RateLimited(r) => Some(r.retry_after_secs),
+            _ if status == StatusCode::SERVICE_UNAVAILABLE && self.storage_unavailable() => {
+                Some(STORAGE_RETRY_AFTER_SECS)
+            }
+            _ if status == StatusCode::SERVICE_UNAVAILABLE => Some(1),
+            _ => None,
+        }
     }
 }
 

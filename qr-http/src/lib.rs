@@ -17,17 +17,24 @@
 // The OpenAPI document is one nested `json!` literal, deeper than the default limit of 128.
 #![recursion_limit = "256"]
 
+mod api;
 mod app;
+mod bootstrap;
 mod client_ip;
 mod config;
 mod error;
 mod logo;
+mod op;
 pub mod openapi;
 mod pages;
+mod pipeline;
+mod redirect;
+mod request;
+mod respond;
 pub mod routes;
 mod server;
 
-pub use app::{App, AppService, SharedClock};
+pub use app::{App, SharedClock};
+pub use bootstrap::{AppService, ServerError};
 pub use config::{Limits, ServerConfig};
-pub use error::ServerError;
 pub use server::{ServerHandle, run, start, start_with};

@@ -1,12 +1,12 @@
 //! The small HTML pages a person sees after scanning a code whose link is unknown, deleted or failing.
 
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderValue};
-use hyper::{Response, StatusCode};
+use hyper::StatusCode;
+use hyper::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, HeaderValue};
+
+use crate::respond::{HttpResponse, respond};
 
 /// The page for an unknown code (404), a deleted link (410) or a server failure (500/503).
-pub(crate) fn page(status: StatusCode, code: &str) -> Response<Full<Bytes>> {
+pub(crate) fn page(status: StatusCode, code: &str) -> HttpResponse {
     let (title, text) = match status {
         StatusCode::NOT_FOUND => (
             "Link not found",
@@ -30,13 +30,8 @@ pub(crate) fn page(status: StatusCode, code: &str) -> Response<Full<Bytes>> {
          <p><small>Code: <code>{code}</code></small></p></body></html>\n",
         code = escape(code),
     );
-    let mut response = Response::new(Full::new(Bytes::from(html)));
-    *response.status_mut() = status;
+    let mut response = respond(status, Some("text/html; charset=utf-8"), html);
     let headers = response.headers_mut();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(
         CONTENT_SECURITY_POLICY,

@@ -131,6 +131,14 @@ impl Method {
 }
 
 impl Kind {
+    /// The methods the route of this kind answers.
+    pub fn methods(self) -> &'static [Method] {
+        ROUTES
+            .iter()
+            .find(|r| r.kind == self)
+            .map_or(&[], |r| r.methods)
+    }
+
     /// The endpoint group a key's settings can disable; `None` for public routes.
     pub fn endpoint(self) -> Option<Endpoint> {
         Some(match self {

@@ -19,8 +19,8 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
 use crate::app::{App, SharedClock};
+use crate::bootstrap::ServerError;
 use crate::config::{Limits, ServerConfig};
-use crate::error::ServerError;
 
 /// How often the usage counters are persisted.
 const FLUSH_PERIOD: Duration = Duration::from_secs(1);

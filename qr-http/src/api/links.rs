@@ -1,0 +1,101 @@
+//! `/api/links`: list, get, create, update and delete the caller's dynamic links.
+
+use bytes::Bytes;
+use hyper::StatusCode;
+use hyper::body::Body;
+use hyper::header::LOCATION;
+use qr_domain::service::AuthContext;
+use qr_domain::{Link, LinkUpdate};
+use serde::Serialize;
+
+use crate::app::App;
+use crate::error::ApiError;
+use crate::op::LinksOp;
+use crate::request::{JsonObject, json_object, read_body, string_field};
+use crate::respond::{HttpResponse, empty, json, set_header};
+
+/// A Link as the API returns it: the stored fields plus the short URL.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LinkJson<'a> {
+    #[serde(flatten)]
+    link: &'a Link,
+    short_url: String,
+}
+
+/// Runs one links operation for the caller's account.
+pub(crate) async fn handle<B>(
+    app: &App,
+    ctx: &AuthContext,
+    op: LinksOp,
+    body: B,
+) -> Result<HttpResponse, ApiError>
+where
+    B: Body<Data = Bytes>,
+    B::Error: std::fmt::Display,
+{
+    let account = ctx.account.clone();
+    match op {
+        LinksOp::List => {
+            let mut links = app.blocking(move |svc| svc.links(account.id)).await??;
+            // Newest first.
+            links.reverse();
+            let links: Vec<LinkJson<'_>> = links.iter().map(|l| link_json(app, l)).collect();
+            Ok(json(StatusCode::OK, &serde_json::json!({ "links": links })))
+        }
+        LinksOp::Get(id) => {
+            let link = app
+                .blocking(move |svc| svc.link(account.id, &id.to_string()))
+                .await??;
+            Ok(json(StatusCode::OK, &link_json(app, &link)))
+        }
+        LinksOp::Create => {
+            let fields = read_fields(app, body).await?;
+            let name = string_field(&fields, "name")?
+                .ok_or_else(|| ApiError::BadRequest("name field required".into()))?;
+            let target = string_field(&fields, "targetUrl")?
+                .ok_or_else(|| ApiError::BadRequest("targetUrl field required".into()))?;
+            let link = app
+                .blocking(move |svc| svc.create_link(&account, &name, &target))
+                .await??;
+            let mut response = json(StatusCode::CREATED, &link_json(app, &link));
+            let location = format!("{}/api/links?id={}", app.base_url(), link.id);
+            set_header(&mut response, LOCATION, &location);
+            Ok(response)
+        }
+        LinksOp::Update(id) => {
+            let fields = read_fields(app, body).await?;
+            let update = LinkUpdate {
+                name: string_field(&fields, "name")?,
+                target_url: string_field(&fields, "targetUrl")?,
+            };
+            let link = app
+                .blocking(move |svc| svc.update_link(account.id, &id.to_string(), &update))
+                .await??;
+            Ok(json(StatusCode::OK, &link_json(app, &link)))
+        }
+        LinksOp::Delete(id) => {
+            app.blocking(move |svc| svc.delete_link(account.id, &id.to_string()))
+                .await??;
+            Ok(empty(StatusCode::NO_CONTENT))
+        }
+    }
+}
+
+/// The JSON object of a links request body, read within the JSON body limits.
+async fn read_fields<B>(app: &App, body: B) -> Result<JsonObject, ApiError>
+where
+    B: Body<Data = Bytes>,
+    B::Error: std::fmt::Display,
+{
+    let limits = app.limits();
+    let body = read_body(body, limits.max_json_body_bytes, limits.body_read_timeout).await?;
+    json_object(&body)
+}
+
+fn link_json<'a>(app: &App, link: &'a Link) -> LinkJson<'a> {
+    LinkJson {
+        link,
+        short_url: format!("{}/r/{}", app.base_url(), link.short_code),
+    }
+}

@@ -1,0 +1,7 @@
+//! The keyed API's handlers, one module per resource; each runs after the pipeline has admitted the request.
+
+pub(crate) mod analytics;
+pub(crate) mod batch;
+pub(crate) mod generate;
+pub(crate) mod links;
+pub(crate) mod usage;

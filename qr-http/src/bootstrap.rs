@@ -1,0 +1,110 @@
+//! The composition root: opens the store and the GeoIP database, builds the service and creates the owner on first start; the only file of qr-http that names a storage engine.
+
+use std::sync::Arc;
+
+use qr_domain::service::AdminError;
+use qr_domain::{
+    ApiKeySecret, GeoLocator, KeyMode, MaxMindLocator, NoGeoLocator, Plan, Service, StoreError,
+};
+use qr_sqlite::SqliteStore;
+use thiserror::Error;
+
+use crate::app::{App, AppParts, SharedClock};
+use crate::client_ip::TrustedProxies;
+use crate::config::ServerConfig;
+use crate::logo::LogoFetcher;
+
+/// The service as the server embeds it: SQLite storage and a shareable clock.
+pub type AppService = Service<SqliteStore, SharedClock>;
+
+/// The e-mail address of the owner account created on first start.
+const OWNER_EMAIL: &str = "owner@qr-platform.local";
+
+/// Why the server could not start or stop cleanly.
+#[derive(Debug, Error)]
+pub enum ServerError {
+    /// The database could not be opened.
+    #[error(transparent)]
+    Open(#[from] qr_sqlite::OpenError),
+    /// The GeoIP database could not be opened.
+    #[error(transparent)]
+    Geo(#[from] qr_domain::geo::GeoError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Creating the owner account or key on first start failed.
+    #[error("cannot create the owner account: {0}")]
+    Bootstrap(#[from] AdminError),
+    /// A configuration value is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another I/O failure (runtime, threads, signals).
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl App {
+    /// Opens the database and the GeoIP database and builds the service. On an empty database
+    /// it creates the owner account (Enterprise) with one live key and returns that key's
+    /// secret, which is never available again.
+    pub fn open(
+        config: &ServerConfig,
+        clock: SharedClock,
+    ) -> Result<(App, Option<ApiKeySecret>), ServerError> {
+        let base_url = config.effective_base_url();
+        let parsed = url::Url::parse(&base_url)
+            .map_err(|e| ServerError::Config(format!("base URL {base_url:?}: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(ServerError::Config(format!(
+                "base URL {base_url:?} must be an http or https URL with a host"
+            )));
+        }
+        let proxies =
+            TrustedProxies::parse(&config.trusted_proxies).map_err(ServerError::Config)?;
+        let logos = LogoFetcher::new(&config.limits, config.allow_private_logo_hosts)
+            .map_err(ServerError::Config)?;
+        let geo: Arc<dyn GeoLocator> = match &config.geoip {
+            Some(path) => Arc::new(MaxMindLocator::open(path)?),
+            None => Arc::new(NoGeoLocator),
+        };
+        let store = Arc::new(SqliteStore::open(&config.database)?);
+        let read_only = store.is_read_only();
+        if read_only {
+            tracing::warn!(
+                path = %config.database.display(),
+                "the database is on a read-only file system: serving redirects (without recording scans), generation and reads; writes get 503"
+            );
+        }
+        if let Some(bytes) = config.max_database_bytes {
+            let in_force = store.limit_size(bytes)?;
+            tracing::info!(bytes = in_force, "database size capped");
+        }
+        let service = Arc::new(Service::new(store, clock, geo)?);
+        let mut initial_key = None;
+        if service.accounts()?.is_empty() {
+            let account = service.create_account(OWNER_EMAIL, Plan::Enterprise)?;
+            let (key, secret) = service.create_key(account.id, KeyMode::Live)?;
+            tracing::info!(account = %account.id, key_id = %key.id, "created the owner account and its first key");
+            initial_key = Some(secret);
+        }
+        let app = App::new(AppParts {
+            service,
+            store_concurrency: qr_sqlite::READ_CONNECTIONS,
+            base_url,
+            proxies,
+            limits: config.limits,
+            logos,
+            read_only,
+        });
+        Ok((app, initial_key))
+    }
+}

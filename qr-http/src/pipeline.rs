@@ -1,0 +1,365 @@
+//! The request pipeline: route (404/405), key, authenticate (401), authorize (403), admit (429), then one `match` calling the handler; every failure leaves through one error path.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use hyper::body::Body;
+use hyper::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, AUTHORIZATION, HeaderMap,
+    HeaderName, HeaderValue, ORIGIN, VARY, X_CONTENT_TYPE_OPTIONS,
+};
+use hyper::{Request, StatusCode, Uri};
+use qr_domain::access::{AccessError, AccessRequest};
+use qr_domain::service::{AuthContext, AuthError};
+use qr_domain::{Endpoint, KeyId, Plan, RateLimitStatus};
+
+use crate::api;
+use crate::app::App;
+use crate::bootstrap::AppService;
+use crate::error::ApiError;
+use crate::op::{self, ApiOp};
+use crate::redirect;
+use crate::request::Query;
+use crate::respond::{HttpResponse, empty, json, set_header};
+use crate::routes::{self, Kind, Method, RouteSpec};
+
+/// Headers a browser may read from API responses.
+const EXPOSED_HEADERS: &str = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Location, Content-Disposition";
+/// Headers a browser may send (preflight answer).
+const ALLOWED_HEADERS: &str = "Authorization, X-API-Key, Content-Type, If-None-Match";
+/// Longest path logged, in characters.
+const MAX_LOGGED_PATH: usize = 300;
+
+static X_RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
+static X_RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
+static X_RATELIMIT_RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
+static X_API_KEY: HeaderName = HeaderName::from_static("x-api-key");
+
+/// What the pipeline learned about a request, applied to whatever response it gets.
+#[derive(Default)]
+struct Meta {
+    key_id: Option<KeyId>,
+    rate: Option<RateLimitStatus>,
+    origin: Option<HeaderValue>,
+    cors_denied: bool,
+    /// The short code of a redirect: its failures are pages for people, not JSON.
+    page_for: Option<String>,
+}
+
+/// A keyed API request once routed: everything the front checks and the handlers need.
+struct ApiRequest<'a, B> {
+    kind: Kind,
+    method: Method,
+    headers: &'a HeaderMap,
+    query: Query,
+    body: B,
+    peer: SocketAddr,
+}
+
+/// What the caller's key is (for headers and logs) and whether the request may proceed.
+type Front = (
+    Option<(KeyId, RateLimitStatus)>,
+    Result<Arc<AuthContext>, ApiError>,
+);
+
+impl App {
+    /// Answers one request from `peer`: the whole pipeline, ending in one log line.
+    pub async fn handle<B>(&self, request: Request<B>, peer: SocketAddr) -> HttpResponse
+    where
+        B: Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
+        let started = Instant::now();
+        let method = request.method().clone();
+        let path = redact(request.uri());
+        let mut meta = Meta::default();
+        let response = match self.dispatch(request, peer, &mut meta).await {
+            Ok(response) => response,
+            Err(error) => {
+                if matches!(error, ApiError::Access(AccessError::OriginNotAllowed)) {
+                    meta.cors_denied = true;
+                }
+                match meta.page_for.take() {
+                    Some(code) => error.into_page(&code),
+                    None => error.into_response(),
+                }
+            }
+        };
+        let key_id = meta.key_id;
+        let response = meta.finish(response);
+        tracing::info!(
+            target: "qr_http::access",
+            method = %method,
+            path = %path,
+            status = response.status().as_u16(),
+            // Microsecond resolution is plenty for a log line, and keeps it short.
+            duration_ms = format_args!("{:.3}", started.elapsed().as_secs_f64() * 1000.0),
+            key_id = %key_id.map_or_else(|| "-".to_owned(), |k| k.to_string()),
+            "request"
+        );
+        response
+    }
+
+    /// Routes the request (404, 405, preflight) and hands it to the redirect or the keyed API.
+    async fn dispatch<B>(
+        &self,
+        request: Request<B>,
+        peer: SocketAddr,
+        meta: &mut Meta,
+    ) -> Result<HttpResponse, ApiError>
+    where
+        B: Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
+        let (parts, body) = request.into_parts();
+        meta.origin = parts.headers.get(ORIGIN).cloned();
+        let matched = routes::match_path(parts.uri.path()).ok_or(ApiError::NotFound)?;
+        let spec = matched.spec;
+        if parts.method == hyper::Method::OPTIONS && spec.kind != Kind::Redirect {
+            return Ok(preflight(spec));
+        }
+        let method = Method::from_http(&parts.method)
+            .filter(|m| spec.methods.contains(m))
+            .ok_or(ApiError::MethodNotAllowed(spec.methods))?;
+        match spec.kind {
+            Kind::OpenApi => Ok(json(StatusCode::OK, &crate::openapi::document())),
+            Kind::Redirect => {
+                let code = matched.code.unwrap_or_default();
+                meta.page_for = Some(code.clone());
+                redirect::handle(self, &code, method, &parts.headers, peer).await
+            }
+            kind => {
+                let request = ApiRequest {
+                    kind,
+                    method,
+                    headers: &parts.headers,
+                    query: Query::parse(parts.uri.query()),
+                    body,
+                    peer,
+                };
+                self.api(request, meta).await
+            }
+        }
+    }
+
+    /// Authentication, authorization and admission, then the operation's handler.
+    async fn api<B>(
+        &self,
+        request: ApiRequest<'_, B>,
+        meta: &mut Meta,
+    ) -> Result<HttpResponse, ApiError>
+    where
+        B: Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
+        let ApiRequest {
+            kind,
+            method,
+            headers,
+            query,
+            body,
+            peer,
+        } = request;
+        let endpoint = kind.endpoint().ok_or(ApiError::NotFound)?;
+        let key = api_key(headers, &query).ok_or(ApiError::MissingKey)?;
+        let client_ip = self.client_ip(peer, headers);
+        // An Origin that is not visible ASCII cannot match any allowed origin.
+        let origin = meta
+            .origin
+            .as_ref()
+            .map(|v| v.to_str().unwrap_or("null").to_owned());
+        let wants_logo = op::wants_logo(kind, &query);
+        // A key already in memory is checked right here; an unseen key needs a store lookup,
+        // which runs on the blocking pool.
+        let (seen, admitted) = match self.service().authenticate_cached(&key) {
+            Some(auth) => front_after_auth(
+                self.service(),
+                auth,
+                endpoint,
+                client_ip,
+                origin.as_deref(),
+                wants_logo,
+            ),
+            None => {
+                self.blocking(move |svc| {
+                    front_after_auth(
+                        svc,
+                        svc.authenticate(&key),
+                        endpoint,
+                        client_ip,
+                        origin.as_deref(),
+                        wants_logo,
+                    )
+                })
+                .await?
+            }
+        };
+        if let Some((key_id, status)) = seen {
+            meta.key_id = Some(key_id);
+            meta.rate = Some(status);
+        }
+        let ctx = admitted?;
+        match ApiOp::parse(kind, method, &query)? {
+            ApiOp::Generate {
+                data,
+                options,
+                logo_url,
+            } => api::generate::handle(self, data, *options, logo_url, headers).await,
+            ApiOp::Batch => api::batch::handle(self, &ctx, body).await,
+            ApiOp::Links(op) => api::links::handle(self, &ctx, op, body).await,
+            ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,
+            ApiOp::Usage => Ok(api::usage::usage(self, &ctx)),
+            ApiOp::Health => api::usage::health(self).await,
+        }
+    }
+}
+
+/// After authentication (401): the key's restrictions and plan features (403), then the limits (429).
+fn front_after_auth(
+    svc: &AppService,
+    auth: Result<Arc<AuthContext>, AuthError>,
+    endpoint: Endpoint,
+    client_ip: Option<IpAddr>,
+    origin: Option<&str>,
+    wants_logo: bool,
+) -> Front {
+    let ctx = match auth {
+        Ok(ctx) => ctx,
+        Err(e) => return (None, Err(e.into())),
+    };
+    let access = AccessRequest { client_ip, origin };
+    let refused = match svc.authorize(&ctx, endpoint, access) {
+        Err(e) => Some(ApiError::from(e)),
+        Ok(()) if wants_logo && matches!(ctx.account.plan, Plan::Free | Plan::Starter) => {
+            Some(ApiError::PlanFeature)
+        }
+        Ok(()) => None,
+    };
+    if let Some(e) = refused {
+        return (Some((ctx.key.id, svc.rate_limit_status(&ctx))), Err(e));
+    }
+    match svc.admit(&ctx, endpoint == Endpoint::Batch) {
+        Ok(admission) => (Some((ctx.key.id, admission.status)), Ok(ctx)),
+        Err(rejection) => (Some((ctx.key.id, rejection.status)), Err(rejection.into())),
+    }
+}
+
+impl Meta {
+    /// Adds the rate-limit, CORS and safety headers every response carries.
+    fn finish(self, mut response: HttpResponse) -> HttpResponse {
+        if let Some(status) = self.rate {
+            let (limit, remaining, reset) = status.header_values();
+            set_header(&mut response, X_RATELIMIT_LIMIT.clone(), &limit);
+            set_header(&mut response, X_RATELIMIT_REMAINING.clone(), &remaining);
+            set_header(&mut response, X_RATELIMIT_RESET.clone(), &reset);
+        }
+        let h = response.headers_mut();
+        if let (Some(origin), false) = (self.origin, self.cors_denied) {
+            h.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+            h.insert(
+                ACCESS_CONTROL_EXPOSE_HEADERS,
+                HeaderValue::from_static(EXPOSED_HEADERS),
+            );
+        }
+        h.append(VARY, HeaderValue::from_static("Origin"));
+        h.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        response
+    }
+}
+
+/// The presented key: `Authorization: Bearer`, else `X-API-Key`, else `api_key`.
+fn api_key(headers: &HeaderMap, query: &Query) -> Option<String> {
+    if let Some(value) = headers.get(AUTHORIZATION) {
+        let text = value.to_str().unwrap_or("");
+        if let Some((scheme, token)) = text.trim().split_once(' ')
+            && scheme.eq_ignore_ascii_case("bearer")
+        {
+            return Some(token.trim().to_owned());
+        }
+    }
+    if let Some(value) = headers.get(&X_API_KEY) {
+        return Some(value.to_str().unwrap_or("").trim().to_owned());
+    }
+    query.owned("api_key")
+}
+
+/// The answer to a CORS preflight: the route's methods and the headers a browser may send.
+fn preflight(spec: &RouteSpec) -> HttpResponse {
+    let mut response = empty(StatusCode::NO_CONTENT);
+    let methods: Vec<&str> = spec.methods.iter().map(|m| m.as_str()).collect();
+    set_header(
+        &mut response,
+        ACCESS_CONTROL_ALLOW_METHODS,
+        &methods.join(", "),
+    );
+    set_header(&mut response, ALLOW, &routes::allow_header(spec.methods));
+    let h = response.headers_mut();
+    h.insert(
+        ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static(ALLOWED_HEADERS),
+    );
+    h.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+    response
+}
+
+/// The path and query for logs, with the value of any `api_key` parameter replaced.
+fn redact(uri: &Uri) -> String {
+    let mut out = uri.path().to_owned();
+    if let Some(query) = uri.query() {
+        out.push('?');
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| {
+                let name = url::form_urlencoded::parse(pair.as_bytes())
+                    .next()
+                    .map(|(k, _)| k.into_owned());
+                if name.as_deref() == Some("api_key") {
+                    "api_key=REDACTED".to_owned()
+                } else {
+                    pair.to_owned()
+                }
+            })
+            .collect();
+        out.push_str(&pairs.join("&"));
+    }
+    if out.chars().count() > MAX_LOGGED_PATH {
+        out = out.chars().take(MAX_LOGGED_PATH).collect();
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redaction() {
+        let uri: Uri = "/api/generate?data=x&api_key=qrapi_live_secret&api%5Fkey=again&b=1"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            redact(&uri),
+            "/api/generate?data=x&api_key=REDACTED&api_key=REDACTED&b=1"
+        );
+    }
+
+    #[test]
+    fn key_precedence() {
+        let mut h = HeaderMap::new();
+        let q = Query::parse(Some("api_key=fromquery"));
+        assert_eq!(api_key(&h, &q).as_deref(), Some("fromquery"));
+        h.insert(&X_API_KEY, HeaderValue::from_static("fromheader"));
+        assert_eq!(api_key(&h, &q).as_deref(), Some("fromheader"));
+        h.insert(AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert_eq!(api_key(&h, &q).as_deref(), Some("fromheader"));
+        h.insert(
+            AUTHORIZATION,
+            HeaderValue::from_static("bearer  frombearer "),
+        );
+        assert_eq!(api_key(&h, &q).as_deref(), Some("frombearer"));
+    }
+}

@@ -1,0 +1,126 @@
+//! Reading a request: the query string, bounded bodies, JSON string fields and header text.
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+use hyper::body::Body;
+use hyper::header::{HeaderMap, HeaderName};
+use serde_json::Value;
+
+use crate::error::ApiError;
+
+/// Most bytes read and discarded after a body went over its limit, so the client can read the 413.
+const MAX_DRAIN_BYTES: usize = 16 * 1024 * 1024;
+
+/// The decoded query string; the first occurrence of a name wins.
+#[derive(Debug, Default)]
+pub(crate) struct Query(Vec<(String, String)>);
+
+/// A JSON request body that is an object.
+pub(crate) type JsonObject = serde_json::Map<String, Value>;
+
+impl Query {
+    /// Decodes `application/x-www-form-urlencoded` pairs.
+    pub(crate) fn parse(query: Option<&str>) -> Self {
+        Self(
+            url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+                .into_owned()
+                .collect(),
+        )
+    }
+
+    /// The first value of `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The first value of `name`, owned.
+    pub(crate) fn owned(&self, name: &str) -> Option<String> {
+        self.get(name).map(str::to_owned)
+    }
+
+    /// Every pair, in order.
+    pub(crate) fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+/// Reads a body of at most `limit` bytes within `timeout`. A larger body is read on and
+/// discarded (up to 16 MiB) so that the client is not cut off before it can read the 413.
+pub(crate) async fn read_body<B>(
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, ApiError>
+where
+    B: Body<Data = Bytes>,
+    B::Error: std::fmt::Display,
+{
+    let declared = body.size_hint().lower();
+    if declared > MAX_DRAIN_BYTES as u64 {
+        return Err(ApiError::BodyTooLarge(limit));
+    }
+    let read = async move {
+        let mut body = std::pin::pin!(body);
+        let mut bytes = BytesMut::new();
+        let mut seen = 0usize;
+        while let Some(frame) = body.as_mut().frame().await {
+            let frame = frame.map_err(|e| {
+                ApiError::BadRequest(format!("Could not read the request body: {e}"))
+            })?;
+            if let Some(data) = frame.data_ref() {
+                seen = seen.saturating_add(data.len());
+                if seen <= limit {
+                    bytes.extend_from_slice(data);
+                } else if seen > MAX_DRAIN_BYTES {
+                    break;
+                }
+            }
+        }
+        if seen > limit {
+            Err(ApiError::BodyTooLarge(limit))
+        } else {
+            Ok(bytes.freeze())
+        }
+    };
+    tokio::time::timeout(timeout, read)
+        .await
+        .map_err(|_| ApiError::BodyTimeout)?
+}
+
+/// The body as a JSON object.
+pub(crate) fn json_object(body: &[u8]) -> Result<JsonObject, ApiError> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::BadRequest(
+            "Request body must be a JSON object".into(),
+        )),
+        Err(e) => Err(ApiError::BadRequest(format!("Invalid JSON body: {e}"))),
+    }
+}
+
+/// A string field of a JSON object: absent and `null` are `None`, another type is a 400.
+pub(crate) fn string_field(fields: &JsonObject, name: &str) -> Result<Option<String>, ApiError> {
+    match fields.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ApiError::BadRequest(format!("{name} must be a string"))),
+    }
+}
+
+/// A header as text, cut at `max` bytes on a character boundary.
+pub(crate) fn header_text(headers: &HeaderMap, name: &HeaderName, max: usize) -> Option<String> {
+    let text = String::from_utf8_lossy(headers.get(name)?.as_bytes()).into_owned();
+    if text.len() <= max {
+        return Some(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(text[..end].to_owned())
+}
