@@ -58,9 +58,20 @@ pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
-/// The error and its causes on one line, as `qr: error: outer: inner`.
+/// The error and its causes on one line, as `qr: error: outer: inner`. A cause whose text an
+/// outer message already includes (an error that prints its source itself) is not repeated.
 pub fn one_line(error: &anyhow::Error) -> String {
-    let text = format!("{error:#}");
+    let mut text = String::new();
+    for cause in error.chain() {
+        let message = cause.to_string();
+        if text.contains(&message) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&message);
+    }
     let flat: Vec<&str> = text.split_whitespace().collect();
     format!("qr: error: {}", flat.join(" "))
 }
@@ -82,5 +93,30 @@ mod tests {
     fn messages_fit_on_one_line() {
         let e = anyhow::anyhow!("two\nlines").context("outer");
         assert_eq!(one_line(&e), "qr: error: outer: two lines");
+    }
+
+    #[test]
+    fn each_cause_is_printed_once() {
+        #[derive(Debug)]
+        struct Bind(io::Error);
+        impl fmt::Display for Bind {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "cannot listen on 127.0.0.1:8080: {}", self.0)
+            }
+        }
+        impl std::error::Error for Bind {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let busy = io::Error::new(
+            io::ErrorKind::AddrInUse,
+            "Address already in use (os error 98)",
+        );
+        let line = one_line(&anyhow::Error::new(Bind(busy)));
+        assert_eq!(
+            line,
+            "qr: error: cannot listen on 127.0.0.1:8080: Address already in use (os error 98)"
+        );
     }
 }

@@ -72,11 +72,15 @@ pub struct ServeArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Limits")]
 struct LimitArgs {
-    /// Most connections served at once; further clients wait in the listen backlog.
+    /// Most connections served at once; when few are free, the longest-idle one gives way.
     #[arg(long, env = "QR_MAX_CONNECTIONS", value_name = "N", value_parser = positive,
           default_value_t = Limits::default().max_connections)]
     max_connections: usize,
-    /// Time allowed to receive a request's headers (HTTP/1.1).
+    /// Most connections one client address may hold (trusted proxies are exempt).
+    #[arg(long, env = "QR_MAX_CONNECTIONS_PER_IP", value_name = "N", value_parser = positive,
+          default_value_t = Limits::default().max_connections_per_ip)]
+    max_connections_per_ip: usize,
+    /// Time allowed to receive a request's headers (HTTP/1.1), from accept for the first request.
     #[arg(long, env = "QR_HEADER_READ_TIMEOUT", value_name = "DURATION",
           default_value_t = Span(Limits::default().header_read_timeout))]
     header_read_timeout: Span,
@@ -152,6 +156,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_database_bytes: args.max_db_size.map(|b| b.0 as u64),
         limits: Limits {
             max_connections: l.max_connections,
+            max_connections_per_ip: l.max_connections_per_ip,
             header_read_timeout: l.header_read_timeout.0,
             idle_timeout: l.idle_timeout.0,
             body_read_timeout: l.body_read_timeout.0,

@@ -119,6 +119,13 @@ impl App {
         self.inner.proxies.client_ip(peer, headers)
     }
 
+    /// Whether a connection's peer is a trusted reverse proxy.
+    pub(crate) fn trusts_peer(&self, peer: IpAddr) -> bool {
+        self.inner
+            .proxies
+            .trusts(qr_domain::access::canonical(peer))
+    }
+
     /// Runs short blocking service work (store access) off the async worker threads. At most
     /// the store's read connections run at once and the others wait their turn in order: a few
     /// threads sharing the cores finish each request sooner than dozens time-slicing them, which

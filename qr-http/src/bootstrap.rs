@@ -33,13 +33,13 @@ pub enum ServerError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// Creating the owner account or key on first start failed.
-    #[error("cannot create the owner account: {0}")]
+    #[error("cannot create the owner account")]
     Bootstrap(#[from] AdminError),
     /// A configuration value is invalid.
     #[error("invalid configuration: {0}")]
     Config(String),
     /// The listen address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Bind {
         /// The address.
         addr: std::net::SocketAddr,
@@ -48,7 +48,7 @@ pub enum ServerError {
         source: std::io::Error,
     },
     /// Another I/O failure (runtime, threads, signals).
-    #[error("I/O error: {0}")]
+    #[error("I/O error")]
     Io(#[from] std::io::Error),
 }
 

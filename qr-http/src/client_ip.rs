@@ -25,7 +25,8 @@ impl TrustedProxies {
             .map(Self)
     }
 
-    fn trusts(&self, ip: IpAddr) -> bool {
+    /// Whether `ip` is a trusted proxy.
+    pub(crate) fn trusts(&self, ip: IpAddr) -> bool {
         self.0.iter().any(|rule| rule.contains(ip))
     }
 

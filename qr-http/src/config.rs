@@ -32,9 +32,15 @@ pub struct ServerConfig {
 /// Timeouts and size limits of the server, each with a safe default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Most connections served at once; further clients wait in the listen backlog (1024).
+    /// Most connections served at once (1024). When fewer than an eighth are free, a new
+    /// connection closes the one idle longest; when all are busy with requests, further clients
+    /// wait in the listen backlog.
     pub max_connections: usize,
-    /// Time allowed to receive a request's headers on HTTP/1.1 (10 s).
+    /// Most connections one client address may hold (256); at the cap, a new connection closes
+    /// that address's idlest one, or is refused when none is idle. Trusted proxies are exempt.
+    pub max_connections_per_ip: usize,
+    /// Time allowed to receive a request's headers on HTTP/1.1, counted from accept for a
+    /// connection's first request (10 s).
     pub header_read_timeout: Duration,
     /// A connection without a request in flight and without traffic for this long is closed (60 s).
     pub idle_timeout: Duration,
@@ -80,6 +86,7 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             max_connections: 1024,
+            max_connections_per_ip: 256,
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             body_read_timeout: Duration::from_secs(30),

@@ -22,6 +22,7 @@ mod app;
 mod bootstrap;
 mod client_ip;
 mod config;
+mod connection;
 mod error;
 mod logo;
 mod op;

@@ -65,6 +65,7 @@ impl ApiOp {
     /// The operation of an admitted request to `kind` with `method`; parameter errors are 400s
     /// (404 for a link id that cannot exist).
     pub(crate) fn parse(kind: Kind, method: Method, query: &Query) -> Result<Self, ApiError> {
+        query.require_utf8()?;
         Ok(match kind {
             Kind::Generate => {
                 let (data, options) = GenerateParams::from_pairs(query.pairs()).parse()?;

@@ -8,8 +8,8 @@ use bytes::Bytes;
 use hyper::body::Body;
 use hyper::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, AUTHORIZATION, HeaderMap,
-    HeaderName, HeaderValue, ORIGIN, VARY, X_CONTENT_TYPE_OPTIONS,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, AUTHORIZATION, CACHE_CONTROL,
+    HeaderMap, HeaderName, HeaderValue, ORIGIN, VARY, X_CONTENT_TYPE_OPTIONS,
 };
 use hyper::{Request, StatusCode, Uri};
 use qr_domain::access::{AccessError, AccessRequest};
@@ -47,6 +47,8 @@ struct Meta {
     cors_denied: bool,
     /// The short code of a redirect: its failures are pages for people, not JSON.
     page_for: Option<String>,
+    /// A keyed `/api` request: its answer is private to the key's owner.
+    keyed: bool,
 }
 
 /// A keyed API request once routed: everything the front checks and the handlers need.
@@ -164,6 +166,7 @@ impl App {
             peer,
         } = request;
         let endpoint = kind.endpoint().ok_or(ApiError::NotFound)?;
+        meta.keyed = true;
         let key = api_key(headers, &query).ok_or(ApiError::MissingKey)?;
         let client_ip = self.client_ip(peer, headers);
         // An Origin that is not visible ASCII cannot match any allowed origin.
@@ -257,6 +260,11 @@ impl Meta {
             set_header(&mut response, X_RATELIMIT_RESET.clone(), &reset);
         }
         let h = response.headers_mut();
+        // Answers about an account (links, analytics, usage, and errors) must not be kept by
+        // shared or browser caches; generate sets its own revalidating policy.
+        if self.keyed && !h.contains_key(CACHE_CONTROL) {
+            h.insert(CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+        }
         if let (Some(origin), false) = (self.origin, self.cors_denied) {
             h.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
             h.insert(

@@ -15,24 +15,45 @@ const MAX_DRAIN_BYTES: usize = 16 * 1024 * 1024;
 
 /// The decoded query string; the first occurrence of a name wins.
 #[derive(Debug, Default)]
-pub(crate) struct Query(Vec<(String, String)>);
+pub(crate) struct Query {
+    pairs: Vec<(String, String)>,
+    /// The first parameter whose name or value is not UTF-8 once decoded (kept lossily in
+    /// `pairs`); the request is refused with 400 once admitted.
+    not_utf8: Option<String>,
+}
 
 /// A JSON request body that is an object.
 pub(crate) type JsonObject = serde_json::Map<String, Value>;
 
 impl Query {
-    /// Decodes `application/x-www-form-urlencoded` pairs.
+    /// Decodes `application/x-www-form-urlencoded` pairs (`+` is a space, `%XX` a byte).
     pub(crate) fn parse(query: Option<&str>) -> Self {
-        Self(
-            url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
-                .into_owned()
-                .collect(),
-        )
+        let mut query_out = Query::default();
+        for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let (name, name_ok) = decode_component(name);
+            let (value, value_ok) = decode_component(value);
+            if !(name_ok && value_ok) && query_out.not_utf8.is_none() {
+                query_out.not_utf8 = Some(name.clone());
+            }
+            query_out.pairs.push((name, value));
+        }
+        query_out
+    }
+
+    /// Refuses a query with a parameter that is not UTF-8 text.
+    pub(crate) fn require_utf8(&self) -> Result<(), ApiError> {
+        match &self.not_utf8 {
+            None => Ok(()),
+            Some(name) => Err(ApiError::BadRequest(format!(
+                "Invalid query string: parameter {name:?} is not UTF-8 text; percent-encode its UTF-8 bytes"
+            ))),
+        }
     }
 
     /// The first value of `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
-        self.0
+        self.pairs
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
@@ -45,7 +66,18 @@ impl Query {
 
     /// Every pair, in order.
     pub(crate) fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        self.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+/// One name or value of a query: the text, and whether its bytes were UTF-8 (if not, the text
+/// holds replacement characters).
+fn decode_component(raw: &str) -> (String, bool) {
+    let spaced = raw.replace('+', " ");
+    let bytes: Vec<u8> = percent_encoding::percent_decode_str(&spaced).collect();
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, true),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
     }
 }
 
@@ -103,10 +135,11 @@ pub(crate) fn json_object(body: &[u8]) -> Result<JsonObject, ApiError> {
     }
 }
 
-/// A string field of a JSON object: absent and `null` are `None`, another type is a 400.
+/// A string field of a JSON object: absent is `None`; `null` and every other type are a 400
+/// (no field of the API is nullable, and `null` meaning "unchanged" would hide client bugs).
 pub(crate) fn string_field(fields: &JsonObject, name: &str) -> Result<Option<String>, ApiError> {
     match fields.get(name) {
-        None | Some(Value::Null) => Ok(None),
+        None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(ApiError::BadRequest(format!("{name} must be a string"))),
     }
@@ -123,4 +156,27 @@ pub(crate) fn header_text(headers: &HeaderMap, name: &HeaderName, max: usize) ->
         end -= 1;
     }
     Some(text[..end].to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_decode_like_forms_and_refuse_bytes_that_are_not_utf8() {
+        let q = Query::parse(Some("data=caf%C3%A9+au+lait&&size=300&data=second&flag"));
+        assert_eq!(q.get("data"), Some("café au lait"));
+        assert_eq!(q.get("size"), Some("300"));
+        assert_eq!(q.get("flag"), Some(""));
+        assert!(q.require_utf8().is_ok());
+
+        let latin1 = Query::parse(Some("size=300&data=caf%E9"));
+        assert_eq!(latin1.get("data"), Some("caf\u{FFFD}"));
+        let message = latin1.require_utf8().unwrap_err().status_and_message().1;
+        assert_eq!(
+            message,
+            "Invalid query string: parameter \"data\" is not UTF-8 text; percent-encode its UTF-8 bytes"
+        );
+        assert!(Query::parse(Some("na%FFme=1")).require_utf8().is_err());
+    }
 }

@@ -1,37 +1,24 @@
 //! The network side: accepting connections (HTTP/1.1 and h2c), timeouts and limits, maintenance tasks, graceful shutdown.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
 use qr_domain::service::Flusher;
 use qr_domain::{ApiKeySecret, Clock};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
 use crate::app::{App, SharedClock};
 use crate::bootstrap::ServerError;
 use crate::config::{Limits, ServerConfig};
+use crate::connection::{Admit, ConnectionTable, serve_connection};
 
 /// How often the usage counters are persisted.
 const FLUSH_PERIOD: Duration = Duration::from_secs(1);
-/// How long an idle connection that was asked to close may take before it is dropped.
-const CLOSE_GRACE: Duration = Duration::from_secs(5);
-/// At shutdown, a connection with nothing in flight is closed once it has been quiet this long.
-const DRAIN_QUIET: Duration = Duration::from_millis(50);
-/// How often a connection checks whether it may close during the shutdown drain.
-const DRAIN_POLL: Duration = Duration::from_millis(5);
-/// Most concurrent HTTP/2 streams per connection.
-const MAX_H2_STREAMS: u32 = 100;
+/// While every connection slot is taken, how often the idlest connection is asked to give way.
+const EVICT_RETRY: Duration = Duration::from_millis(20);
 
 /// A running server.
 pub struct ServerHandle {
@@ -185,7 +172,9 @@ async fn serve(
     mut stopped: watch::Receiver<bool>,
     flusher: Flusher,
 ) -> Result<(), ServerError> {
-    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let slots = limits.max_connections.max(1);
+    let permits = Arc::new(Semaphore::new(slots));
+    let table = Arc::new(ConnectionTable::default());
     let mut connections = JoinSet::new();
     let mut prune = tokio::time::interval(limits.prune_interval.max(Duration::from_secs(1)));
     prune.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -200,27 +189,40 @@ async fn serve(
                     Err(e) => tracing::warn!(error = %e, "pruning failed"),
                 });
             }
-            permit = Arc::clone(&permits).acquire_owned() => {
-                let Ok(permit) = permit else { break };
-                let accepted = tokio::select! {
-                    _ = stopped.changed() => break,
-                    accepted = listener.accept() => accepted,
-                };
-                match accepted {
-                    Ok((stream, peer)) => {
-                        let app = app.clone();
-                        let stopped = stopped.clone();
-                        connections.spawn(async move {
-                            serve_connection(stream, peer, app, limits, stopped).await;
-                            drop(permit);
-                        });
-                    }
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(accepted) => accepted,
                     Err(e) => {
                         // Typically too many open files: back off instead of spinning.
                         tracing::warn!(error = %e, "accept failed");
                         tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
                     }
+                };
+                // A reverse proxy carries many clients on its connections: it gets no share cap.
+                let cap = (!app.trusts_peer(peer.ip())).then_some(limits.max_connections_per_ip);
+                if table.admit(peer.ip(), cap, permits.available_permits(), slots) == Admit::Refuse {
+                    tracing::debug!(%peer, "connection refused: the address holds its share of slots, all busy");
+                    continue;
                 }
+                // Every slot taken: wait for one, asking the idlest connection to give way
+                // again every few milliseconds (one that has just connected becomes evictable
+                // once quiet). The listen backlog holds further clients meanwhile.
+                let permit = loop {
+                    tokio::select! {
+                        _ = stopped.changed() => break None,
+                        permit = Arc::clone(&permits).acquire_owned() => break permit.ok(),
+                        () = tokio::time::sleep(EVICT_RETRY) => table.make_room(),
+                    }
+                };
+                let Some(permit) = permit else { break };
+                let app = app.clone();
+                let stopped = stopped.clone();
+                let table = Arc::clone(&table);
+                connections.spawn(async move {
+                    serve_connection(stream, peer, app, limits, table, stopped).await;
+                    drop(permit);
+                });
             }
         }
     }
@@ -253,189 +255,5 @@ async fn serve(
             Ok(())
         }
         other => Ok(other?),
-    }
-}
-
-/// Traffic and requests of one connection, for the idle timeout.
-struct Activity {
-    start: Instant,
-    last_ms: AtomicU64,
-    in_flight: AtomicUsize,
-}
-
-impl Activity {
-    fn touch(&self) {
-        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.last_ms.store(ms, Ordering::Relaxed);
-    }
-
-    fn idle_for(&self) -> Duration {
-        let now = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        Duration::from_millis(now.saturating_sub(self.last_ms.load(Ordering::Relaxed)))
-    }
-}
-
-/// Marks a request in flight until dropped (also when the connection goes away mid-request).
-struct InFlight(Arc<Activity>);
-
-impl InFlight {
-    fn new(activity: &Arc<Activity>) -> Self {
-        activity.in_flight.fetch_add(1, Ordering::Relaxed);
-        Self(Arc::clone(activity))
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
-        self.0.touch();
-    }
-}
-
-/// A TCP stream that notes the time of its last successful read or write.
-struct Tracked {
-    stream: TcpStream,
-    activity: Arc<Activity>,
-}
-
-impl AsyncRead for Tracked {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let result = Pin::new(&mut self.stream).poll_read(cx, buf);
-        if matches!(result, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.activity.touch();
-        }
-        result
-    }
-}
-
-impl AsyncWrite for Tracked {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        let result = Pin::new(&mut self.stream).poll_write(cx, buf);
-        if matches!(result, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
-        }
-        result
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        let result = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
-        if matches!(result, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
-        }
-        result
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
-}
-
-async fn serve_connection(
-    stream: TcpStream,
-    peer: SocketAddr,
-    app: App,
-    limits: Limits,
-    mut stopped: watch::Receiver<bool>,
-) {
-    // Small responses go out at once instead of waiting for Nagle's algorithm.
-    let _ = stream.set_nodelay(true);
-    let activity = Arc::new(Activity {
-        start: Instant::now(),
-        last_ms: AtomicU64::new(0),
-        in_flight: AtomicUsize::new(0),
-    });
-    let io = TokioIo::new(Tracked {
-        stream,
-        activity: Arc::clone(&activity),
-    });
-    let service_activity = Arc::clone(&activity);
-    let service = service_fn(move |request| {
-        let app = app.clone();
-        let guard = InFlight::new(&service_activity);
-        async move {
-            let response = app.handle(request, peer).await;
-            drop(guard);
-            Ok::<_, Infallible>(response)
-        }
-    });
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
-        .max_buf_size(limits.max_header_bytes.max(8192))
-        .max_headers(100)
-        .keep_alive(true);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
-        .max_concurrent_streams(MAX_H2_STREAMS)
-        .keep_alive_interval(Some(limits.idle_timeout / 2))
-        .keep_alive_timeout(Duration::from_secs(20));
-    let connection = builder.serve_connection(io, service);
-    tokio::pin!(connection);
-    let mut tick = tokio::time::interval(Duration::from_millis(500));
-    let mut drain_tick = tokio::time::interval(DRAIN_POLL);
-    let mut closing = false;
-    let mut draining = false;
-    loop {
-        tokio::select! {
-            result = connection.as_mut() => {
-                if let Err(e) = result {
-                    tracing::debug!(error = %e, %peer, "connection ended with an error");
-                }
-                return;
-            }
-            changed = stopped.changed(), if !closing && !draining => {
-                // A closed channel means the server is gone: close as well.
-                let _ = changed;
-                draining = true;
-            }
-            _ = drain_tick.tick(), if draining && !closing => {
-                // Closing a keep-alive connection that looks idle would drop a request whose
-                // bytes are already on their way; so close it only after a quiet moment, or as
-                // soon as a request is in flight (it is answered with `Connection: close`).
-                if activity.in_flight.load(Ordering::Relaxed) > 0
-                    || activity.idle_for() >= DRAIN_QUIET
-                {
-                    connection.as_mut().graceful_shutdown();
-                    closing = true;
-                }
-            }
-            _ = tick.tick() => {
-                if activity.in_flight.load(Ordering::Relaxed) > 0 {
-                    continue;
-                }
-                let idle = activity.idle_for();
-                if !closing && idle >= limits.idle_timeout {
-                    connection.as_mut().graceful_shutdown();
-                    closing = true;
-                } else if closing && idle >= limits.idle_timeout + CLOSE_GRACE {
-                    return;
-                }
-            }
-        }
     }
 }

@@ -140,3 +140,24 @@ fn serve_rejects_bad_options() {
     .code(2)
     .stderr(predicate::str::contains("base URL"));
 }
+
+#[test]
+fn a_busy_port_is_reported_once_with_its_cause() {
+    let ws = Workspace::new();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let output = ws
+        .qr(&["serve", "--listen", &addr])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("qr: error:"))
+        .unwrap_or_else(|| panic!("no error line in {stderr:?}"));
+    assert!(line.contains(&format!("cannot listen on {addr}")), "{line}");
+    assert_eq!(line.matches("Address already in use").count(), 1, "{line}");
+    drop(taken);
+}

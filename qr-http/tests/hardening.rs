@@ -1,0 +1,113 @@
+//! Defects found by outside testers, each pinned by a request that failed before its fix: text that is not UTF-8, `null` fields, caching of private answers, HEAD.
+
+mod common;
+
+use common::TestServer;
+use qr_domain::Plan;
+use serde_json::json;
+
+#[tokio::test]
+async fn query_text_that_is_not_utf8_is_refused() {
+    let s = TestServer::start(|_| {}).await;
+    // "café" in Latin-1: the é is the single byte E9.
+    let r = s.get("/api/generate?data=caf%E9", &s.owner_key).await;
+    r.assert_error(
+        400,
+        "Invalid query string: parameter \"data\" is not UTF-8 text; percent-encode its UTF-8 bytes",
+    );
+    let r = s.get("/api/generate?data=caf%C3%A9", &s.owner_key).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(common::decode_png(&r.body), "café");
+    // Every parameter, not only data.
+    let r = s.get("/api/links?id=%FF%FE", &s.owner_key).await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn null_is_refused_for_fields_that_are_not_nullable() {
+    let s = TestServer::start(|_| {}).await;
+    let (_, _, key) = s.account(Plan::Pro);
+    let headers = [
+        ("x-api-key", key.as_str()),
+        ("content-type", "application/json"),
+    ];
+    let created = s
+        .send(
+            "POST",
+            "/api/links",
+            &headers,
+            json!({"name": "Menu", "targetUrl": "https://example.com/menu"}).to_string(),
+        )
+        .await;
+    assert_eq!(created.status, 201);
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    let path = format!("/api/links?id={id}");
+    let r = s
+        .send(
+            "PUT",
+            &path,
+            &headers,
+            json!({"targetUrl": null}).to_string(),
+        )
+        .await;
+    r.assert_error(400, "targetUrl must be a string");
+    let r = s
+        .send("PUT", &path, &headers, json!({"name": null}).to_string())
+        .await;
+    r.assert_error(400, "name must be a string");
+    let r = s
+        .send(
+            "POST",
+            "/api/links",
+            &headers,
+            json!({"name": null, "targetUrl": "https://example.com"}).to_string(),
+        )
+        .await;
+    r.assert_error(400, "name must be a string");
+    // The link is unchanged.
+    let link = s.get(&path, &key).await.json();
+    assert_eq!(link["targetUrl"], "https://example.com/menu");
+    assert_eq!(link["name"], "Menu");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn private_answers_are_not_cached() {
+    let s = TestServer::start(|_| {}).await;
+    let (_, _, key) = s.account(Plan::Pro);
+    let created = s
+        .send(
+            "POST",
+            "/api/links",
+            &[("x-api-key", key.as_str())],
+            json!({"name": "A", "targetUrl": "https://example.com"}).to_string(),
+        )
+        .await;
+    let id = created.json()["id"].as_str().unwrap().to_owned();
+    for path in [
+        "/api/links".to_owned(),
+        format!("/api/links?id={id}"),
+        format!("/api/analytics?linkId={id}"),
+        "/api/dashboard?action=usage".to_owned(),
+        "/api/health".to_owned(),
+    ] {
+        let r = s.get(&path, &key).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(
+            r.header("cache-control"),
+            Some("private, no-store"),
+            "{path}"
+        );
+    }
+    assert_eq!(created.header("cache-control"), Some("private, no-store"));
+    let refused = s
+        .get("/api/links", "qrapi_live_wrongwrongwrongwrongwrongwrongwr")
+        .await;
+    assert_eq!(refused.status, 401);
+    assert_eq!(refused.header("cache-control"), Some("private, no-store"));
+    // Images keep their revalidating policy with an ETag.
+    let image = s.get("/api/generate?data=x", &key).await;
+    assert_eq!(image.header("cache-control"), Some("private, no-cache"));
+    s.stop().await;
+}
