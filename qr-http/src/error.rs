@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::logo::LogoFetchError;
 use crate::pages;
 use crate::respond::{HttpResponse, respond};
-use crate::routes::Method;
+use crate::routes::RouteSpec;
 
 /// A failed request. [`ApiError::status_and_message`] is the only place that decides a failure's
 /// status and message; [`ApiError::into_response`] renders it as the API's JSON error body and
@@ -52,7 +52,7 @@ pub(crate) enum ApiError {
     /// No such path.
     NotFound,
     /// The path exists but not with this method.
-    MethodNotAllowed(&'static [Method]),
+    MethodNotAllowed(&'static RouteSpec),
     /// The store failed.
     Store(StoreError),
     /// A bug or an unexpected failure; the detail is logged, not sent.
@@ -162,8 +162,8 @@ impl ApiError {
         if let Some(secs) = self.retry_after(status) {
             headers.insert(RETRY_AFTER, HeaderValue::from(secs));
         }
-        if let ApiError::MethodNotAllowed(methods) = &self
-            && let Ok(value) = HeaderValue::from_str(&crate::routes::allow_header(methods))
+        if let ApiError::MethodNotAllowed(spec) = &self
+            && let Ok(value) = HeaderValue::from_str(&crate::routes::allow_header(spec))
         {
             headers.insert(ALLOW, value);
         }

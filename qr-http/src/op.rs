@@ -66,6 +66,7 @@ impl ApiOp {
     /// (404 for a link id that cannot exist).
     pub(crate) fn parse(kind: Kind, method: Method, query: &Query) -> Result<Self, ApiError> {
         query.require_utf8()?;
+        let method = method.answered_as();
         Ok(match kind {
             Kind::Generate => {
                 let (data, options) = GenerateParams::from_pairs(query.pairs()).parse()?;
@@ -107,7 +108,7 @@ impl LinksOp {
             }
             (Method::Put, Some(id)) => LinksOp::Update(link_id(id)?),
             (Method::Delete, Some(id)) => LinksOp::Delete(link_id(id)?),
-            (Method::Head, _) => return Err(ApiError::MethodNotAllowed(Kind::Links.methods())),
+            (Method::Head, _) => return Err(ApiError::MethodNotAllowed(Kind::Links.spec())),
         })
     }
 }

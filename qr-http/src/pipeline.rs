@@ -9,7 +9,7 @@ use hyper::body::Body;
 use hyper::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, AUTHORIZATION, CACHE_CONTROL,
-    HeaderMap, HeaderName, HeaderValue, ORIGIN, VARY, X_CONTENT_TYPE_OPTIONS,
+    CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, ORIGIN, VARY, X_CONTENT_TYPE_OPTIONS,
 };
 use hyper::{Request, StatusCode, Uri};
 use qr_domain::access::{AccessError, AccessRequest};
@@ -91,7 +91,10 @@ impl App {
             }
         };
         let key_id = meta.key_id;
-        let response = meta.finish(response);
+        let mut response = meta.finish(response);
+        if method == hyper::Method::HEAD {
+            without_body(&mut response);
+        }
         tracing::info!(
             target: "qr_http::access",
             method = %method,
@@ -125,9 +128,12 @@ impl App {
         }
         let method = Method::from_http(&parts.method)
             .filter(|m| spec.methods.contains(m))
-            .ok_or(ApiError::MethodNotAllowed(spec.methods))?;
+            .ok_or(ApiError::MethodNotAllowed(spec))?;
         match spec.kind {
-            Kind::OpenApi => Ok(json(StatusCode::OK, &crate::openapi::document())),
+            Kind::OpenApi => Ok(json(
+                StatusCode::OK,
+                &crate::openapi::document(self.base_url()),
+            )),
             Kind::Redirect => {
                 let code = matched.code.unwrap_or_default();
                 meta.page_for = Some(code.clone());
@@ -278,6 +284,17 @@ impl Meta {
     }
 }
 
+/// A HEAD answer: the GET answer's headers, its `Content-Length` included, without the body.
+fn without_body(response: &mut HttpResponse) {
+    let length = response.body().size_hint().exact().unwrap_or(0);
+    if length > 0 {
+        response
+            .headers_mut()
+            .insert(CONTENT_LENGTH, HeaderValue::from(length));
+    }
+    *response.body_mut() = http_body_util::Full::new(Bytes::new());
+}
+
 /// The presented key: `Authorization: Bearer`, else `X-API-Key`, else `api_key`.
 fn api_key(headers: &HeaderMap, query: &Query) -> Option<String> {
     if let Some(value) = headers.get(AUTHORIZATION) {
@@ -303,7 +320,7 @@ fn preflight(spec: &RouteSpec) -> HttpResponse {
         ACCESS_CONTROL_ALLOW_METHODS,
         &methods.join(", "),
     );
-    set_header(&mut response, ALLOW, &routes::allow_header(spec.methods));
+    set_header(&mut response, ALLOW, &routes::allow_header(spec));
     let h = response.headers_mut();
     h.insert(
         ACCESS_CONTROL_ALLOW_HEADERS,

@@ -43,7 +43,8 @@ pub enum Kind {
 pub struct RouteSpec {
     /// The path as OpenAPI writes it (`{shortCode}` for the one parameter).
     pub path: &'static str,
-    /// The methods answered (OPTIONS preflights are answered on every `/api` path as well).
+    /// The methods answered (OPTIONS preflights are answered on every `/api` path as well;
+    /// HEAD wherever GET is, as RFC 9110 requires).
     pub methods: &'static [Method],
     /// What the path leads to.
     pub kind: Kind,
@@ -53,7 +54,7 @@ pub struct RouteSpec {
 pub const ROUTES: &[RouteSpec] = &[
     RouteSpec {
         path: "/api/generate",
-        methods: &[Method::Get],
+        methods: &[Method::Get, Method::Head],
         kind: Kind::Generate,
     },
     RouteSpec {
@@ -63,27 +64,33 @@ pub const ROUTES: &[RouteSpec] = &[
     },
     RouteSpec {
         path: "/api/links",
-        methods: &[Method::Get, Method::Post, Method::Put, Method::Delete],
+        methods: &[
+            Method::Get,
+            Method::Head,
+            Method::Post,
+            Method::Put,
+            Method::Delete,
+        ],
         kind: Kind::Links,
     },
     RouteSpec {
         path: "/api/analytics",
-        methods: &[Method::Get],
+        methods: &[Method::Get, Method::Head],
         kind: Kind::Analytics,
     },
     RouteSpec {
         path: "/api/dashboard",
-        methods: &[Method::Get],
+        methods: &[Method::Get, Method::Head],
         kind: Kind::Dashboard,
     },
     RouteSpec {
         path: "/api/health",
-        methods: &[Method::Get],
+        methods: &[Method::Get, Method::Head],
         kind: Kind::Health,
     },
     RouteSpec {
         path: "/api/openapi.json",
-        methods: &[Method::Get],
+        methods: &[Method::Get, Method::Head],
         kind: Kind::OpenApi,
     },
     RouteSpec {
@@ -118,6 +125,14 @@ impl Method {
         })
     }
 
+    /// The method whose answer this one gives: HEAD answers like GET, without the body.
+    pub fn answered_as(self) -> Self {
+        match self {
+            Method::Head => Method::Get,
+            other => other,
+        }
+    }
+
     /// The method's name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -131,12 +146,10 @@ impl Method {
 }
 
 impl Kind {
-    /// The methods the route of this kind answers.
-    pub fn methods(self) -> &'static [Method] {
-        ROUTES
-            .iter()
-            .find(|r| r.kind == self)
-            .map_or(&[], |r| r.methods)
+    /// The route of this kind.
+    pub fn spec(self) -> &'static RouteSpec {
+        // Every kind has exactly one row; the test `every_kind_has_a_route` checks it.
+        ROUTES.iter().find(|r| r.kind == self).unwrap_or(&ROUTES[0])
     }
 
     /// The endpoint group a key's settings can disable; `None` for public routes.
@@ -172,9 +185,9 @@ pub fn match_path(path: &str) -> Option<Matched> {
 }
 
 /// The `Allow` header value of a route: its methods plus OPTIONS for `/api` routes.
-pub fn allow_header(methods: &[Method]) -> String {
-    let mut names: Vec<&str> = methods.iter().map(|m| m.as_str()).collect();
-    if !methods.contains(&Method::Head) {
+pub fn allow_header(spec: &RouteSpec) -> String {
+    let mut names: Vec<&str> = spec.methods.iter().map(|m| m.as_str()).collect();
+    if spec.kind != Kind::Redirect {
         names.push("OPTIONS");
     }
     names.join(", ")
@@ -183,6 +196,23 @@ pub fn allow_header(methods: &[Method]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_has_a_route() {
+        for kind in [
+            Kind::Generate,
+            Kind::Batch,
+            Kind::Links,
+            Kind::Analytics,
+            Kind::Dashboard,
+            Kind::Health,
+            Kind::OpenApi,
+            Kind::Redirect,
+        ] {
+            assert_eq!(ROUTES.iter().filter(|r| r.kind == kind).count(), 1);
+            assert_eq!(kind.spec().kind, kind);
+        }
+    }
 
     #[test]
     fn paths_match_exactly() {
@@ -199,7 +229,8 @@ mod tests {
         assert_eq!(r.code.as_deref(), Some("ABCD2345"));
         assert_eq!(match_path("/r/"), None);
         assert_eq!(match_path("/r/a/b"), None);
-        assert_eq!(allow_header(&[Method::Get]), "GET, OPTIONS");
-        assert_eq!(allow_header(&[Method::Get, Method::Head]), "GET, HEAD");
+        let health = match_path("/api/health").unwrap().spec;
+        assert_eq!(allow_header(health), "GET, HEAD, OPTIONS");
+        assert_eq!(allow_header(r.spec), "GET, HEAD");
     }
 }

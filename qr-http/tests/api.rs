@@ -495,7 +495,7 @@ async fn cors_preflight_needs_no_key() {
     );
     assert_eq!(
         r.header("access-control-allow-methods"),
-        Some("GET, POST, PUT, DELETE")
+        Some("GET, HEAD, POST, PUT, DELETE")
     );
     let allowed = r.header("access-control-allow-headers").unwrap();
     assert!(allowed.contains("Authorization") && allowed.contains("X-API-Key"));
@@ -592,7 +592,7 @@ async fn unknown_paths_and_wrong_methods() {
         )
         .await;
     r.assert_error(405, "Method not allowed");
-    assert_eq!(r.header("allow"), Some("GET, OPTIONS"));
+    assert_eq!(r.header("allow"), Some("GET, HEAD, OPTIONS"));
     let r = s.send("GET", "/api/batch", &[], "").await;
     r.assert_error(405, "Method not allowed");
     assert_eq!(r.header("allow"), Some("POST, OPTIONS"));

@@ -111,3 +111,46 @@ async fn private_answers_are_not_cached() {
     assert_eq!(image.header("cache-control"), Some("private, no-cache"));
     s.stop().await;
 }
+
+#[tokio::test]
+async fn head_answers_like_get_without_the_body_and_counts_like_get() {
+    let s = TestServer::start(|_| {}).await;
+    let (_, _, key) = s.account(Plan::Pro);
+    let usage = |r: &common::Resp| r.json()["usage"]["current"].as_u64().unwrap();
+    let before = usage(&s.get("/api/dashboard?action=usage", &key).await);
+    for path in [
+        "/api/health",
+        "/api/links",
+        "/api/generate?data=head&size=200",
+        "/api/dashboard?action=usage",
+        "/api/openapi.json",
+    ] {
+        let get = s.get(path, &key).await;
+        let head = s
+            .send("HEAD", path, &[("x-api-key", key.as_str())], "")
+            .await;
+        assert_eq!(head.status, get.status, "{path}");
+        assert!(head.body.is_empty(), "{path}");
+        assert_eq!(
+            head.header("content-length").map(str::to_owned),
+            Some(get.body.len().to_string()),
+            "{path}"
+        );
+        assert_eq!(
+            head.header("content-type"),
+            get.header("content-type"),
+            "{path}"
+        );
+        if path != "/api/openapi.json" {
+            assert!(head.header("x-ratelimit-remaining").is_some(), "{path}");
+        }
+    }
+    // Four keyed GETs and four keyed HEADs, plus the usage read itself.
+    let after = usage(&s.get("/api/dashboard?action=usage", &key).await);
+    assert_eq!(after - before, 9);
+    // A HEAD is refused like the GET it stands for.
+    let head = s.send("HEAD", "/api/health", &[], "").await;
+    assert_eq!(head.status, 401);
+    assert!(head.body.is_empty());
+    s.stop().await;
+}

@@ -1,0 +1,422 @@
+//! The OpenAPI 3.1 description served at `GET /api/openapi.json`: as strict as the server, with every status it can answer and an example for every input (tests replay them and keep the document equal to the route table).
+
+mod schemas;
+
+use serde_json::{Map, Value, json};
+
+use crate::routes::Method;
+
+/// A documented status: the reason phrase used as its description.
+fn reason(status: u16) -> &'static str {
+    match status {
+        400 => "Invalid request: the message names the parameter or field",
+        401 => "Invalid API key",
+        403 => "API key not authorized for this endpoint (key restrictions, plan feature or limit)",
+        404 => "Link not found",
+        405 => "Method not allowed (the Allow header lists the methods of the path)",
+        408 => "Request body not received in time",
+        413 => "Request body too large",
+        429 => "Rate limit exceeded (monthly quota, batch rate or per-second rate)",
+        503 => "Service busy, or storage unavailable: retry after Retry-After seconds",
+        _ => "Error",
+    }
+}
+
+/// Statuses every keyed operation can answer.
+const KEYED_ERRORS: &[u16] = &[400, 401, 403, 405, 429, 503];
+
+/// One operation of the API.
+struct Operation {
+    method: Method,
+    id: &'static str,
+    summary: &'static str,
+    parameters: Vec<Value>,
+    /// The JSON request body schema (a `$ref`), if the operation takes one.
+    body: Option<&'static str>,
+    /// The success responses, by status.
+    success: Value,
+    /// Error statuses beyond [`KEYED_ERRORS`].
+    errors: &'static [u16],
+}
+
+/// The OpenAPI 3.1 document of the API, for a server reachable at `base_url`.
+pub fn document(base_url: &str) -> Value {
+    let mut paths = Map::new();
+    for (path, operations) in keyed_operations() {
+        let mut item = Map::new();
+        for op in operations {
+            if op.method == Method::Get {
+                item.insert("head".into(), head_of(&op));
+            }
+            item.insert(op.method.as_str().to_lowercase(), keyed(op));
+        }
+        paths.insert(path.to_owned(), Value::Object(item));
+    }
+    paths.insert("/api/openapi.json".into(), openapi_path());
+    paths.insert("/r/{shortCode}".into(), redirect_path());
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "QR Code Generation Service",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "QR code generation (single and batch), dynamic links with redirecting short codes, scan analytics and usage. Every /api endpoint except this document needs an API key. Every keyed answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset once the key is known. HEAD is answered like GET without the body, and counted like GET."
+        },
+        "servers": [{"url": base_url}],
+        "security": [{"bearer": []}, {"apiKeyHeader": []}, {"apiKeyQuery": []}],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <API_KEY> (wins over the other two)"},
+                "apiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+                "apiKeyQuery": {"type": "apiKey", "in": "query", "name": "api_key", "description": "Testing only: keys in URLs leak into logs and history"}
+            },
+            "headers": {
+                "X-RateLimit-Limit": {"schema": {"type": "integer", "minimum": -1}, "description": "Requests allowed this month (-1: unlimited)"},
+                "X-RateLimit-Remaining": {"schema": {"type": "integer", "minimum": -1}, "description": "Requests left this month (-1: unlimited)"},
+                "X-RateLimit-Reset": {"schema": {"type": "integer", "minimum": 0}, "description": "Unix time of the next monthly reset"},
+                "Retry-After": {"schema": {"type": "integer", "minimum": 0}, "description": "Seconds to wait before retrying"},
+                "Allow": {"schema": {"type": "string"}, "description": "The methods the path answers"}
+            },
+            "schemas": schemas::components()
+        }
+    })
+}
+
+fn query(name: &str, required: bool, schema: Value, description: &str, example: Value) -> Value {
+    let mut parameter = json!({"name": name, "in": "query", "required": required,
+                               "schema": schema, "description": description});
+    if !example.is_null() {
+        parameter["example"] = example;
+    }
+    parameter
+}
+
+fn link_id_parameter(name: &str, required: bool) -> Value {
+    query(
+        name,
+        required,
+        json!({"type": "string", "format": "uuid"}),
+        "Link identifier (a malformed one is 404 like an unknown one)",
+        json!("6f1c2a4e-8d3b-4c5a-9e7f-0a1b2c3d4e5f"),
+    )
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+fn json_content(schema: Value) -> Value {
+    json!({"application/json": {"schema": schema}})
+}
+
+/// The keyed operations by path, in the route table's order.
+fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
+    let generate_parameters = schemas::settings()
+        .into_iter()
+        .map(|(name, schema)| {
+            let (required, description, example) = match name {
+                "data" => (
+                    true,
+                    "Content to encode (at most 2,953 characters)",
+                    json!("https://example.com"),
+                ),
+                "size" => (false, "Image width and height in pixels", json!(300)),
+                "format" => (false, "Image format", json!("png")),
+                "color" => (
+                    false,
+                    "Foreground colour, hex RGB, RRGGBB or RRGGBBAA without #",
+                    json!("1a237e"),
+                ),
+                "background" => (false, "Background colour, hex without #", json!("ffffff")),
+                "errorCorrection" => (false, "Error correction level", json!("Q")),
+                "margin" => (false, "Quiet zone in modules", json!(4)),
+                "logo" => (
+                    false,
+                    "URL of a PNG or JPEG logo on a public host (Pro plan)",
+                    Value::Null,
+                ),
+                _ => (false, "Logo width in percent of the code", json!(20)),
+            };
+            query(name, required, schema, description, example)
+        })
+        .collect();
+    let ok = |description: &str, schema: Value| json!({"200": {"description": description, "content": json_content(schema)}});
+    vec![
+        (
+            "/api/generate",
+            vec![Operation {
+                method: Method::Get,
+                id: "generate",
+                summary: "Generate one QR code image",
+                parameters: generate_parameters,
+                body: None,
+                success: json!({
+                    "200": {"description": "The image",
+                            "headers": {"ETag": {"schema": {"type": "string"}}},
+                            "content": {"image/png": {"schema": {"type": "string", "format": "binary"}},
+                                        "image/svg+xml": {"schema": {"type": "string"}}}},
+                    "304": {"description": "Not modified (If-None-Match matched the ETag)"}
+                }),
+                errors: &[],
+            }],
+        ),
+        (
+            "/api/batch",
+            vec![Operation {
+                method: Method::Post,
+                id: "batch",
+                summary: "Generate many QR codes as a ZIP archive (Pro and Enterprise)",
+                parameters: vec![],
+                body: Some("BatchRequest"),
+                success: json!({"200": {
+                "description": "ZIP archive; failed items are listed in errors.json inside it",
+                "headers": {"Content-Disposition": {"schema": {"type": "string", "const": "attachment; filename=qrcodes.zip"}}},
+                "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}}),
+                errors: &[408, 413],
+            }],
+        ),
+        (
+            "/api/links",
+            vec![
+                Operation {
+                    method: Method::Get,
+                    id: "getLinks",
+                    summary: "List links (newest first), or get one link with ?id=",
+                    parameters: vec![link_id_parameter("id", false)],
+                    body: None,
+                    success: ok(
+                        "{links: [Link]} without id, the Link with id",
+                        json!({"oneOf": [schema_ref("LinkList"), schema_ref("Link")]}),
+                    ),
+                    errors: &[404],
+                },
+                Operation {
+                    method: Method::Post,
+                    id: "createLink",
+                    summary: "Create a link",
+                    parameters: vec![],
+                    body: Some("NewLink"),
+                    success: json!({"201": {"description": "The created link",
+                    "headers": {"Location": {"schema": {"type": "string", "format": "uri"}}},
+                    "content": json_content(schema_ref("Link"))}}),
+                    errors: &[408, 413],
+                },
+                Operation {
+                    method: Method::Put,
+                    id: "updateLink",
+                    summary: "Update a link's name and/or targetUrl",
+                    parameters: vec![link_id_parameter("id", true)],
+                    body: Some("LinkUpdate"),
+                    success: ok("The updated link", schema_ref("Link")),
+                    errors: &[404, 408, 413],
+                },
+                Operation {
+                    method: Method::Delete,
+                    id: "deleteLink",
+                    summary: "Delete a link permanently (its short URL answers 410 afterwards)",
+                    parameters: vec![link_id_parameter("id", true)],
+                    body: None,
+                    success: json!({"204": {"description": "Deleted"}}),
+                    errors: &[404],
+                },
+            ],
+        ),
+        (
+            "/api/analytics",
+            vec![Operation {
+                method: Method::Get,
+                id: "analytics",
+                summary: "Scan analytics of a link",
+                parameters: vec![
+                    link_id_parameter("linkId", true),
+                    query(
+                        "startDate",
+                        false,
+                        json!({"type": "string", "pattern": schemas::DATE_PATTERN}),
+                        "YYYY-MM-DD or ISO 8601 date-time (UTC when no offset)",
+                        json!("2024-05-01"),
+                    ),
+                    query(
+                        "endDate",
+                        false,
+                        json!({"type": "string", "pattern": schemas::DATE_PATTERN}),
+                        "YYYY-MM-DD (the whole day) or ISO 8601 date-time",
+                        json!("2024-05-31"),
+                    ),
+                    query(
+                        "limit",
+                        false,
+                        json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}),
+                        "Recent scans to return",
+                        json!(10),
+                    ),
+                ],
+                body: None,
+                success: ok("Analytics", schema_ref("AnalyticsResponse")),
+                errors: &[404],
+            }],
+        ),
+        (
+            "/api/dashboard",
+            vec![Operation {
+                method: Method::Get,
+                id: "usage",
+                summary: "Usage of the caller's account (action=usage)",
+                parameters: vec![query(
+                    "action",
+                    true,
+                    json!({"type": "string", "enum": ["usage"]}),
+                    "The only action is usage",
+                    json!("usage"),
+                )],
+                body: None,
+                success: ok("Usage object", schema_ref("Usage")),
+                errors: &[],
+            }],
+        ),
+        (
+            "/api/health",
+            vec![Operation {
+                method: Method::Get,
+                id: "health",
+                summary: "Health of the service (authenticated and counted like any request)",
+                parameters: vec![],
+                body: None,
+                success: ok("Healthy", schema_ref("Health")),
+                errors: &[],
+            }],
+        ),
+    ]
+}
+
+/// The headers of a keyed response with `status`: the rate-limit headers once the key is known
+/// (not on 401 or 405), `Retry-After` on 429 and 503, `Allow` on 405.
+fn keyed_headers(status: u16) -> Map<String, Value> {
+    let header = |name: &str| json!({"$ref": format!("#/components/headers/{name}")});
+    let mut headers = Map::new();
+    if status != 401 && status != 405 {
+        for name in [
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "X-RateLimit-Reset",
+        ] {
+            headers.insert(name.into(), header(name));
+        }
+    }
+    if status == 429 || status == 503 {
+        headers.insert("Retry-After".into(), header("Retry-After"));
+    }
+    if status == 405 {
+        headers.insert("Allow".into(), header("Allow"));
+    }
+    headers
+}
+
+/// The full responses of a keyed operation: its successes and every error status it can answer.
+fn responses(op: &Operation) -> Map<String, Value> {
+    let mut responses = Map::new();
+    if let Value::Object(success) = &op.success {
+        for (status, response) in success {
+            let mut response = response.clone();
+            let code: u16 = status.parse().unwrap_or(200);
+            let mut headers = keyed_headers(code);
+            if let Some(Value::Object(own)) = response.get("headers") {
+                headers.extend(own.clone());
+            }
+            response["headers"] = Value::Object(headers);
+            responses.insert(status.clone(), response);
+        }
+    }
+    let mut errors: Vec<u16> = KEYED_ERRORS.iter().chain(op.errors).copied().collect();
+    errors.sort_unstable();
+    for status in errors {
+        responses.insert(
+            status.to_string(),
+            json!({"description": reason(status), "headers": keyed_headers(status),
+                   "content": json_content(schema_ref("Error"))}),
+        );
+    }
+    responses
+}
+
+fn keyed(op: Operation) -> Value {
+    let mut operation = json!({
+        "summary": op.summary,
+        "operationId": op.id,
+        "responses": responses(&op),
+    });
+    if !op.parameters.is_empty() {
+        operation["parameters"] = Value::Array(op.parameters);
+    }
+    if let Some(schema) = op.body {
+        operation["requestBody"] =
+            json!({"required": true, "content": json_content(schema_ref(schema))});
+    }
+    operation
+}
+
+/// The HEAD twin of a GET operation: the same parameters and statuses, without bodies.
+fn head_of(op: &Operation) -> Value {
+    let responses: Map<String, Value> = responses(op)
+        .into_iter()
+        .map(|(status, mut response)| {
+            if let Some(map) = response.as_object_mut() {
+                map.remove("content");
+            }
+            (status, response)
+        })
+        .collect();
+    let mut operation = json!({
+        "summary": format!("{} (headers only)", op.summary),
+        "operationId": format!("{}Head", op.id),
+        "responses": responses,
+    });
+    if !op.parameters.is_empty() {
+        operation["parameters"] = Value::Array(op.parameters.clone());
+    }
+    operation
+}
+
+fn openapi_path() -> Value {
+    let response = |with_body: bool| {
+        let mut ok = json!({"description": "This OpenAPI 3.1 document"});
+        if with_body {
+            ok["content"] = json!({"application/json": {"schema": {"type": "object"}}});
+        }
+        json!({"200": ok, "405": {"description": reason(405), "headers": keyed_headers(405)}})
+    };
+    json!({
+        "get": {"summary": "This document", "operationId": "openapi", "security": [], "responses": response(true)},
+        "head": {"summary": "This document (headers only)", "operationId": "openapiHead", "security": [], "responses": response(false)}
+    })
+}
+
+fn redirect_path() -> Value {
+    let code = json!({"name": "shortCode", "in": "path", "required": true,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 64}, "example": "7K3M9QXZ",
+        "description": "The short code (lower case and the look-alikes O, I, L accepted)"});
+    let page = |description: &str, with_body: bool| {
+        let mut response = json!({"description": description});
+        if with_body {
+            response["content"] = json!({"text/html": {"schema": {"type": "string"}}});
+        }
+        response
+    };
+    let responses = |with_body: bool| {
+        json!({
+            "302": {"description": "To the link's targetUrl (Cache-Control: no-store)",
+                    "headers": {"Location": {"schema": {"type": "string", "format": "uri"}}}},
+            "404": page("Unknown code (HTML page)", with_body),
+            "405": {"description": reason(405), "headers": keyed_headers(405),
+                    "content": json_content(schema_ref("Error"))},
+            "410": page("Deleted link (HTML page)", with_body),
+            "503": page("Storage busy or unavailable (HTML page); Retry-After says when to retry", with_body)
+        })
+    };
+    json!({
+        "get": {"summary": "Redirect of a dynamic link (public); records the scan of a person",
+                "operationId": "redirect", "security": [], "parameters": [code], "responses": responses(true)},
+        "head": {"summary": "Redirect without recording a scan", "operationId": "redirectHead",
+                 "security": [], "parameters": [code], "responses": responses(false)}
+    })
+}

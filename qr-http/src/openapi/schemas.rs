@@ -1,0 +1,178 @@
+//! The component schemas of the OpenAPI document, written to the server's own rules (lengths, patterns, ranges, enums).
+
+use serde_json::{Value, json};
+
+/// A colour as the server parses it: RGB, RRGGBB or RRGGBBAA hex without `#`.
+pub(super) const COLOUR_PATTERN: &str = "^([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$";
+/// A date (`YYYY-MM-DD`) or an ISO 8601 date-time, with or without seconds and offset.
+pub(super) const DATE_PATTERN: &str =
+    r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$";
+/// A link name: text without control characters, not blank (surrounding spaces are trimmed).
+const NAME_PATTERN: &str = r"^\s*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*\s*$";
+/// A target URL: http or https (the server then checks it is absolute, with a host, without
+/// credentials).
+const URL_PATTERN: &str = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s]+\s*$";
+/// A short code: 8 characters of upper-case Crockford base32.
+const SHORT_CODE_PATTERN: &str = "^[0-9A-HJKMNP-TV-Z]{8}$";
+
+/// The generate parameters (and batch settings) with their schemas, in the API's order.
+pub(super) fn settings() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "data",
+            json!({"type": "string", "minLength": 1, "maxLength": 2953}),
+        ),
+        (
+            "size",
+            json!({"type": "integer", "minimum": 50, "maximum": 2000, "default": 300}),
+        ),
+        (
+            "format",
+            json!({"type": "string", "enum": ["png", "svg"], "default": "png",
+                          "description": "Case-insensitive"}),
+        ),
+        (
+            "color",
+            json!({"type": "string", "pattern": COLOUR_PATTERN, "default": "000000"}),
+        ),
+        (
+            "background",
+            json!({"type": "string", "pattern": COLOUR_PATTERN, "default": "ffffff"}),
+        ),
+        (
+            "errorCorrection",
+            json!({"type": "string", "enum": ["L", "M", "Q", "H"], "default": "M",
+                                   "description": "Case-insensitive"}),
+        ),
+        (
+            "margin",
+            json!({"type": "integer", "minimum": 0, "maximum": 10, "default": 4}),
+        ),
+        (
+            "logo",
+            json!({"type": "string", "format": "uri", "maxLength": 2048,
+                        "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}),
+        ),
+        (
+            "logoSize",
+            json!({"type": "integer", "minimum": 5, "maximum": 30, "default": 20}),
+        ),
+    ]
+}
+
+/// The named settings as a `properties` object.
+fn properties(names: &[&str]) -> serde_json::Map<String, Value> {
+    settings()
+        .into_iter()
+        .filter(|(name, _)| names.contains(name))
+        .map(|(name, schema)| (name.to_owned(), schema))
+        .collect()
+}
+
+/// The `components.schemas` object.
+pub(super) fn components() -> Value {
+    let mut item = properties(&[
+        "data",
+        "size",
+        "format",
+        "color",
+        "background",
+        "errorCorrection",
+    ]);
+    item.insert(
+        "filename".into(),
+        json!({"type": "string", "minLength": 1, "maxLength": 255}),
+    );
+    let breakdown = |field: &str| {
+        json!({"type": "array", "items": {"type": "object", "required": [field, "scans"],
+            "additionalProperties": false,
+            "properties": {field: {"type": "string"}, "scans": {"type": "integer", "minimum": 0}}}})
+    };
+    let link_fields = json!({
+        "id": {"type": "string", "format": "uuid"},
+        "name": {"type": "string", "minLength": 1, "maxLength": 200},
+        "shortCode": {"type": "string", "pattern": SHORT_CODE_PATTERN},
+        "targetUrl": {"type": "string", "format": "uri", "maxLength": 2048},
+        "scanCount": {"type": "integer", "minimum": 0}
+    });
+    let mut link = link_fields.clone();
+    if let Some(map) = link.as_object_mut() {
+        map.insert(
+            "createdAt".into(),
+            json!({"type": "string", "format": "date-time"}),
+        );
+        map.insert(
+            "updatedAt".into(),
+            json!({"type": "string", "format": "date-time"}),
+        );
+        map.insert(
+            "shortUrl".into(),
+            json!({"type": "string", "format": "uri"}),
+        );
+    }
+    let name = json!({"type": "string", "minLength": 1, "maxLength": 200, "pattern": NAME_PATTERN});
+    let target = json!({"type": "string", "format": "uri", "minLength": 1, "maxLength": 2048,
+                        "pattern": URL_PATTERN});
+    json!({
+        "Error": {"type": "object", "required": ["error", "message"], "additionalProperties": false,
+            "properties": {
+                "error": {"const": true}, "message": {"type": "string"},
+                "retryAfter": {"type": "integer", "minimum": 0, "description": "Seconds to wait (429 only)"}}},
+        "Link": {"type": "object",
+            "required": ["id", "name", "shortCode", "targetUrl", "scanCount", "createdAt", "updatedAt", "shortUrl"],
+            "additionalProperties": false, "properties": link},
+        "LinkList": {"type": "object", "required": ["links"], "additionalProperties": false,
+            "properties": {"links": {"type": "array", "items": {"$ref": "#/components/schemas/Link"}}}},
+        "NewLink": {"type": "object", "required": ["name", "targetUrl"],
+            "properties": {"name": name, "targetUrl": target},
+            "example": {"name": "Spring menu", "targetUrl": "https://example.com/menu"}},
+        "LinkUpdate": {"type": "object", "minProperties": 1,
+            "properties": {"name": name, "targetUrl": target},
+            "example": {"targetUrl": "https://example.com/summer-menu"}},
+        "BatchSettings": {"type": "object",
+            "properties": properties(&["size", "format", "color", "background", "errorCorrection"])},
+        "BatchItem": {"type": "object", "required": ["data"], "properties": item},
+        "BatchRequest": {"type": "object", "required": ["items"], "properties": {
+            "items": {"type": "array", "minItems": 1, "maxItems": 1000,
+                "description": "At most 100 items on Pro, 1,000 on Enterprise (or its override)",
+                "items": {"$ref": "#/components/schemas/BatchItem"}},
+            "defaults": {"$ref": "#/components/schemas/BatchSettings"}},
+            "example": {"items": [{"data": "https://example.com/a", "filename": "a"},
+                                  {"data": "https://example.com/b", "format": "svg"}],
+                        "defaults": {"size": 400, "errorCorrection": "Q"}}},
+        "Usage": {"type": "object", "required": ["plan", "usage"], "additionalProperties": false, "properties": {
+            "plan": {"type": "string", "enum": ["free", "starter", "pro", "enterprise"]},
+            "usage": {"type": "object", "required": ["current", "limit", "resetDate"], "additionalProperties": false,
+                "properties": {
+                    "current": {"type": "integer", "minimum": 0},
+                    "limit": {"type": "integer", "minimum": -1, "description": "-1: unlimited"},
+                    "resetDate": {"type": "string", "format": "date-time"}}}}},
+        "Health": {"type": "object", "required": ["status", "version", "database"], "additionalProperties": false,
+            "properties": {"status": {"const": "ok"}, "version": {"type": "string"}, "database": {"const": "ok"}}},
+        "Scan": {"type": "object",
+            "required": ["id", "timestamp", "country", "city", "device", "browser", "os", "referrer"],
+            "additionalProperties": false, "properties": {
+                "id": {"type": "string"}, "timestamp": {"type": "string", "format": "date-time"},
+                "country": {"type": "string"}, "city": {"type": "string"},
+                "device": {"type": "string", "enum": ["mobile", "desktop", "tablet", "unknown"]},
+                "browser": {"type": "string"}, "os": {"type": "string"},
+                "referrer": {"type": ["string", "null"]}}},
+        "AnalyticsSummary": {"type": "object",
+            "required": ["totalScans", "uniqueScans", "scansByDay", "scansByCountry", "scansByDevice", "scansByBrowser"],
+            "additionalProperties": false, "properties": {
+                "totalScans": {"type": "integer", "minimum": 0},
+                "uniqueScans": {"type": "integer", "minimum": 0},
+                "scansByDay": {"type": "array", "items": {"type": "object", "required": ["date", "scans"],
+                    "additionalProperties": false,
+                    "properties": {"date": {"type": "string", "format": "date"}, "scans": {"type": "integer", "minimum": 0}}}},
+                "scansByCountry": breakdown("country"),
+                "scansByDevice": breakdown("device"),
+                "scansByBrowser": breakdown("browser")}},
+        "AnalyticsResponse": {"type": "object", "required": ["link", "analytics", "recentScans"],
+            "additionalProperties": false, "properties": {
+                "link": {"type": "object", "required": ["id", "name", "shortCode", "targetUrl", "scanCount"],
+                    "additionalProperties": false, "properties": link_fields},
+                "analytics": {"$ref": "#/components/schemas/AnalyticsSummary"},
+                "recentScans": {"type": "array", "items": {"$ref": "#/components/schemas/Scan"}}}}
+    })
+}
