@@ -140,6 +140,9 @@ fuzz_target!(|input: Input| {
     let Ok(request) = request.body(Full::new(Bytes::from(input.body))) else {
         return;
     };
+    // The path the router sees: a suffix can turn the chosen base path into another route
+    // (`/` with the suffix `r/x` is the redirect `/r/x`, whose failures are HTML pages).
+    let redirect = request.uri().path().starts_with("/r/");
     let peer = SocketAddr::from(([127, 0, 0, 1], 40000));
     let response = w.runtime.block_on(w.app.handle(request, peer));
     let status = response.status();
@@ -153,7 +156,7 @@ fuzz_target!(|input: Input| {
         .block_on(response.into_body().collect())
         .unwrap()
         .to_bytes();
-    if status.as_u16() >= 400 && !path.starts_with("/r/") {
+    if status.as_u16() >= 400 && !redirect {
         assert!(json, "{status} without a JSON error body");
     }
     if json {
