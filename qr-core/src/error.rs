@@ -1,6 +1,6 @@
 //! The typed errors of encoding, option parsing and rendering.
 
-use crate::encode::Capacity;
+use crate::capacity::Capacity;
 use crate::version::{EcLevel, Version};
 
 /// Why data could not be encoded.

@@ -15,12 +15,15 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod bit_writer;
 mod bits;
 mod canvas;
+mod capacity;
 mod deflate;
 mod ec;
 mod encode;
 mod error;
+mod grid;
 mod options;
 mod penalty;
 pub mod render;
@@ -28,7 +31,8 @@ mod runs;
 pub mod segment;
 mod version;
 
-pub use encode::{Capacity, EncodeOptions, QrCode};
+pub use capacity::Capacity;
+pub use encode::{EncodeOptions, QrCode};
 pub use error::{EncodeError, LogoError, OptionError, RenderError};
 pub use options::{Color, Format, LogoSize, Margin, Size};
 pub use render::{Logo, RenderOptions, render, render_code, render_terminal};

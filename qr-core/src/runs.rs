@@ -1,6 +1,6 @@
 //! Runs of equal modules along a line of bit words, read by the mask penalty and the PNG and SVG writers.
 
-use crate::canvas::WORDS;
+use crate::grid::WORDS;
 
 /// Calls `visit(dark, length)` for each run of equal modules along a line of `n` modules, in order.
 pub(crate) fn for_each_run(line: &[u64], n: usize, mut visit: impl FnMut(bool, usize)) {

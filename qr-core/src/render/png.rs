@@ -1,8 +1,8 @@
 //! PNG output: a 1-bit image (grey or a two-entry palette with tRNS) compressed by our scanline deflate.
 
-use crate::canvas::WORDS;
 use crate::deflate::zlib_compress;
 use crate::encode::QrCode;
+use crate::grid::WORDS;
 use crate::options::Color;
 use crate::render::layout::Layout;
 use crate::render::logo::ClearedArea;

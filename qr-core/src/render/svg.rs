@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::canvas::WORDS;
 use crate::encode::QrCode;
+use crate::grid::WORDS;
 use crate::options::Color;
 use crate::render::layout::Layout;
 use crate::render::logo::{ClearedArea, Logo, LogoPlacement};
