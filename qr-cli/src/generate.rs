@@ -114,11 +114,7 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         Target::Text { colours } => {
             let code = QrCode::encode_with(data.as_bytes(), &options.encode_options())
                 .map_err(|e| generate_error(RenderError::from(e).into()))?;
-            let text = qr_core::render_terminal(
-                &code,
-                usize::from(options.margin.modules()),
-                args.invert && !colours,
-            );
+            let text = qr_core::render_terminal(&code, options.margin, args.invert && !colours);
             write_text(&text, colours, out)
         }
         Target::Stdout => {

@@ -23,6 +23,7 @@ pub(crate) fn build(
 
 /// For each module (index `y * size + x`), the index of the codeword whose bit it holds in the
 /// interleaved sequence, or `None` for function modules and remainder bits.
+#[cfg(feature = "logo")]
 pub(crate) fn codeword_map(version: Version) -> Vec<Option<u16>> {
     let mut canvas = Canvas::new(version);
     canvas.draw_function_patterns();

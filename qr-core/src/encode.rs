@@ -10,7 +10,21 @@ use crate::segment::{Segment, bit_length, optimal_segments};
 use crate::version::{EcLevel, Mask, Version};
 
 /// How to encode: the error-correction level and the constraints on version and mask.
+///
+/// Start from [`EncodeOptions::new`] and narrow it with the `with_` methods:
+///
+/// ```
+/// use qr_core::{EcLevel, EncodeOptions, Mask, QrCode, Version};
+///
+/// let options = EncodeOptions::new(EcLevel::Q)
+///     .with_min_version(Version::new(5).expect("1 to 40"))
+///     .with_mask(Mask::new(3).expect("0 to 7"));
+/// let code = QrCode::encode_with(b"HELLO", &options)?;
+/// assert_eq!((code.version().number(), code.mask().number()), (5, 3));
+/// # Ok::<(), qr_core::EncodeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EncodeOptions {
     /// The lowest acceptable error-correction level.
     pub level: EcLevel,
@@ -34,6 +48,41 @@ impl EncodeOptions {
             max_version: Version::MAX,
             mask: None,
         }
+    }
+
+    /// These options with `level` as the lowest acceptable level.
+    #[must_use]
+    pub const fn with_level(mut self, level: EcLevel) -> EncodeOptions {
+        self.level = level;
+        self
+    }
+
+    /// These options with level boosting on or off.
+    #[must_use]
+    pub const fn with_boost_level(mut self, boost_level: bool) -> EncodeOptions {
+        self.boost_level = boost_level;
+        self
+    }
+
+    /// These options with `version` as the smallest version to use.
+    #[must_use]
+    pub const fn with_min_version(mut self, version: Version) -> EncodeOptions {
+        self.min_version = version;
+        self
+    }
+
+    /// These options with `version` as the largest version to use.
+    #[must_use]
+    pub const fn with_max_version(mut self, version: Version) -> EncodeOptions {
+        self.max_version = version;
+        self
+    }
+
+    /// These options with the fixed `mask` instead of the one with the lowest penalty.
+    #[must_use]
+    pub const fn with_mask(mut self, mask: Mask) -> EncodeOptions {
+        self.mask = Some(mask);
+        self
     }
 }
 
@@ -165,6 +214,7 @@ impl QrCode {
     }
 
     /// Row `y` as bits, module `x` at bit `x % 64` of word `x / 64` (three words cover version 40).
+    #[cfg(any(feature = "png", feature = "svg"))]
     pub(crate) fn row_words(&self, y: usize) -> &[u64] {
         self.modules.line(y)
     }

@@ -1,10 +1,14 @@
 //! The typed errors of encoding, option parsing and rendering.
 
 use crate::capacity::Capacity;
+#[cfg(feature = "logo")]
+use crate::options::LogoSize;
+use crate::options::{Format, Size};
 use crate::version::{EcLevel, Version};
 
 /// Why data could not be encoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// The data does not fit in the largest allowed version at the requested level.
     #[error(
@@ -30,25 +34,16 @@ pub enum EncodeError {
 
 /// Why an option value was rejected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum OptionError {
-    /// A size outside 50..=2000.
-    #[error("invalid size {0}: it must be from 50 to 2000 pixels")]
-    Size(i64),
-    /// A size that is not a whole number.
-    #[error("invalid size {0:?}: it must be a whole number of pixels from 50 to 2000")]
-    SizeText(String),
-    /// A margin outside 0..=10.
-    #[error("invalid margin {0}: it must be from 0 to 10 modules")]
-    Margin(i64),
-    /// A margin that is not a whole number.
-    #[error("invalid margin {0:?}: it must be a whole number of modules from 0 to 10")]
-    MarginText(String),
-    /// A logo size outside 5..=30.
-    #[error("invalid logo size {0}: it must be from 5 to 30 percent of the code's width")]
-    LogoSize(i64),
-    /// A logo size that is not a whole number.
-    #[error("invalid logo size {0:?}: it must be a whole percentage from 5 to 30")]
-    LogoSizeText(String),
+    /// A size outside 1..=8192 pixels (see [`Size`]).
+    #[error("invalid size {0}: it must be from {min} to {max} pixels", min = Size::MIN, max = Size::MAX)]
+    Size(u32),
+    /// A logo size outside 1..=100 percent (see [`LogoSize`]).
+    #[cfg(feature = "logo")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
+    #[error("invalid logo size {0}: it must be from {min} to {max} percent of the code's width", min = LogoSize::MIN, max = LogoSize::MAX)]
+    LogoSize(u8),
     /// A format other than png or svg.
     #[error("invalid format {0:?}: it must be png or svg")]
     Format(String),
@@ -61,7 +56,10 @@ pub enum OptionError {
 }
 
 /// Why a logo image was rejected.
+#[cfg(feature = "logo")]
+#[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LogoError {
     /// The bytes are neither PNG nor JPEG.
     #[error("logo is not a PNG or JPEG image")]
@@ -83,15 +81,8 @@ pub enum LogoError {
 
 /// Why an image could not be rendered.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RenderError {
-    /// The data has more characters than the service accepts.
-    #[error("data is {count} characters long; at most {max} are allowed")]
-    TooManyCharacters {
-        /// The number of characters given.
-        count: usize,
-        /// The largest number allowed.
-        max: usize,
-    },
     /// The data does not fit at the requested level.
     #[error(transparent)]
     Encode(#[from] EncodeError),
@@ -108,6 +99,8 @@ pub enum RenderError {
         minimum: u32,
     },
     /// No version can carry this data with the logo and stay reliably readable.
+    #[cfg(feature = "logo")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
     #[error(
         "a logo of {percent}% hides more of this code than error correction can restore; use a smaller logoSize or shorter data"
     )]
@@ -115,7 +108,16 @@ pub enum RenderError {
         /// The requested logo size.
         percent: u8,
     },
-    /// The PNG encoder failed (it works in memory, so this signals a bug, reported rather than hidden).
+    /// The PNG encoder of a logo composite failed (it works in memory, so this signals a bug,
+    /// reported rather than hidden).
+    #[cfg(all(feature = "png", feature = "logo"))]
+    #[cfg_attr(docsrs, doc(cfg(all(feature = "png", feature = "logo"))))]
     #[error("PNG encoding failed: {0}")]
     PngEncoding(String),
+    /// The format's cargo feature is off in this build of qr-core (see [`Format::is_enabled`]).
+    #[error("{format} output is not compiled in: enable the `{format}` feature of qr-core")]
+    FormatNotEnabled {
+        /// The format asked for.
+        format: Format,
+    },
 }

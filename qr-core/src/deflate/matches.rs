@@ -90,7 +90,7 @@ impl Candidates {
 
     /// Finds the candidates of every segment position of `layout`.
     ///
-    /// Kept out of line: inlined into [`zlib_compress`], its loop runs short of registers.
+    /// Kept out of line: inlined into [`zlib_compress`](super::zlib_compress), its loop runs short of registers.
     #[inline(never)]
     pub(super) fn find(layout: &Layout<'_>) -> Self {
         let data = layout.data;
