@@ -1,9 +1,7 @@
-//! The typed errors of encoding, option parsing and rendering.
+//! The typed errors of encoding, logo decoding and rendering (option errors live beside the options).
 
 use crate::capacity::Capacity;
-#[cfg(feature = "logo")]
-use crate::options::LogoSize;
-use crate::options::{Format, Size};
+use crate::options::Format;
 use crate::version::{EcLevel, Version};
 
 /// Why data could not be encoded.
@@ -30,29 +28,6 @@ pub enum EncodeError {
         /// The requested maximum.
         max: Version,
     },
-}
-
-/// Why an option value was rejected.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum OptionError {
-    /// A size outside 1..=8192 pixels (see [`Size`]).
-    #[error("invalid size {0}: it must be from {min} to {max} pixels", min = Size::MIN, max = Size::MAX)]
-    Size(u32),
-    /// A logo size outside 1..=100 percent (see [`LogoSize`]).
-    #[cfg(feature = "logo")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
-    #[error("invalid logo size {0}: it must be from {min} to {max} percent of the code's width", min = LogoSize::MIN, max = LogoSize::MAX)]
-    LogoSize(u8),
-    /// A format other than png or svg.
-    #[error("invalid format {0:?}: it must be png or svg")]
-    Format(String),
-    /// A colour that is not RRGGBB, RGB or RRGGBBAA hex.
-    #[error("invalid color {0:?}: use hex digits without '#', as RRGGBB, RGB or RRGGBBAA")]
-    Color(String),
-    /// An error-correction level other than L, M, Q or H.
-    #[error("invalid error correction level {0:?}: it must be L, M, Q or H")]
-    EcLevel(String),
 }
 
 /// Why a logo image was rejected.
@@ -102,7 +77,7 @@ pub enum RenderError {
     #[cfg(feature = "logo")]
     #[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
     #[error(
-        "a logo of {percent}% hides more of this code than error correction can restore; use a smaller logoSize or shorter data"
+        "a logo of {percent}% hides more of this code than error correction can restore; use a smaller logo size or shorter data"
     )]
     LogoDoesNotFit {
         /// The requested logo size.

@@ -82,10 +82,10 @@ pub use capacity::Capacity;
 pub use encode::{EncodeOptions, QrCode};
 #[cfg(feature = "logo")]
 pub use error::LogoError;
-pub use error::{EncodeError, OptionError, RenderError};
+pub use error::{EncodeError, RenderError};
 #[cfg(feature = "logo")]
 pub use options::LogoSize;
-pub use options::{Color, Format, Margin, Size};
+pub use options::{Color, Format, Margin, OptionError, Size};
 #[cfg(feature = "logo")]
 pub use render::Logo;
 pub use render::{RenderOptions, render, render_code, render_terminal};

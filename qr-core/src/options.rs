@@ -3,8 +3,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::OptionError;
-
 /// The image's width and height in pixels: 1 to 8,192.
 ///
 /// Any size that gives every module at least one pixel renders; a smaller one is refused by
@@ -275,6 +273,29 @@ impl fmt::Display for Color {
         }
         Ok(())
     }
+}
+
+/// Why an option value was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionError {
+    /// A size outside 1..=8192 pixels (see [`Size`]).
+    #[error("invalid size {0}: it must be from {min} to {max} pixels", min = Size::MIN, max = Size::MAX)]
+    Size(u32),
+    /// A logo size outside 1..=100 percent (see [`LogoSize`]).
+    #[cfg(feature = "logo")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
+    #[error("invalid logo size {0}: it must be from {min} to {max} percent of the code's width", min = LogoSize::MIN, max = LogoSize::MAX)]
+    LogoSize(u8),
+    /// A format other than png or svg.
+    #[error("invalid format {0:?}: it must be png or svg")]
+    Format(String),
+    /// A colour that is not RRGGBB, RGB or RRGGBBAA hex.
+    #[error("invalid color {0:?}: use hex digits without '#', as RRGGBB, RGB or RRGGBBAA")]
+    Color(String),
+    /// An error-correction level other than L, M, Q or H.
+    #[error("invalid error correction level {0:?}: it must be L, M, Q or H")]
+    EcLevel(String),
 }
 
 #[cfg(test)]

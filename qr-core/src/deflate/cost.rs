@@ -145,7 +145,7 @@ impl Frequencies {
         }
     }
 
-    /// Counts a step of the path (see [`Search::walk`](super::parse::Search::walk)).
+    /// Counts a step of the path (see `Search::walk` in the parse).
     #[inline]
     pub(super) fn add(&mut self, len: u32, dist: u16) {
         for_each_piece(len, dist, |len, dist| self.add_token(Token { len, dist }));

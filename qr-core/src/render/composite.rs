@@ -2,7 +2,6 @@
 
 use tiny_skia::{FilterQuality, Pixmap, PixmapPaint, Transform};
 
-use super::RenderOptions;
 use super::drawing::{Drawing, LogoPlacement};
 use super::layout::Layout;
 use super::logo::Logo;
@@ -13,7 +12,7 @@ use crate::options::Color;
 pub(crate) fn encode(
     drawing: &Drawing<'_>,
     layout: &Layout,
-    options: &RenderOptions,
+    (color, background): (Color, Color),
     logo: &Logo,
     placement: &LogoPlacement,
 ) -> Result<Vec<u8>, RenderError> {
@@ -27,8 +26,8 @@ pub(crate) fn encode(
         let scale = |v: u8| ((u16::from(v) * u16::from(c.a) + 127) / 255) as u8;
         [scale(c.r), scale(c.g), scale(c.b), c.a]
     };
-    let background = premultiplied(options.background);
-    let dark = premultiplied(options.color);
+    let background = premultiplied(background);
+    let dark = premultiplied(color);
     let s = layout.module_pixels as usize;
     let offset = layout.offset as usize;
     let width = size as usize;

@@ -225,7 +225,8 @@ pub fn render_code(code: &QrCode, options: &RenderOptions) -> Result<Vec<u8>, Re
             let (layout, drawing) = prepare(code, options)?;
             #[cfg(feature = "logo")]
             if let Some((logo, placement)) = drawing.logo() {
-                return composite::encode(&drawing, &layout, options, logo, placement);
+                let colors = (options.color, options.background);
+                return composite::encode(&drawing, &layout, colors, logo, placement);
             }
             Ok(png::encode(
                 &drawing,
