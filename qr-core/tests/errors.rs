@@ -161,3 +161,45 @@ fn arbitrary_bytes_never_panic() {
         }
     }
 }
+
+#[test]
+fn the_cores_own_limits_render_or_refuse_without_panicking() {
+    let data = "https://qr.example.com/r/7K3M9QXZ";
+    // The largest image with the widest margin: 29 modules and 2 x 255 of margin, 15 px each.
+    let largest = RenderOptions::default()
+        .with_size(Size::new(Size::MAX).expect("the largest size"))
+        .with_margin(Margin::new(u8::MAX));
+    let png = render(data, &largest).expect("the largest image renders");
+    let side = Size::MAX.to_be_bytes();
+    assert_eq!(
+        png[16..24],
+        [side, side].concat()[..],
+        "IHDR width and height"
+    );
+    // One pixel cannot hold the 37 modules of version 3 with a 4-module margin.
+    let tiny = RenderOptions::default().with_size(Size::new(Size::MIN).expect("the smallest size"));
+    assert_eq!(
+        render(data, &tiny),
+        Err(RenderError::SizeTooSmall {
+            size: 1,
+            modules: 37,
+            minimum: 37
+        })
+    );
+    // A logo as wide as the code hides the finder patterns in every version.
+    let logo = Logo::decode(
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/logo.png"
+        ))
+        .expect("the logo fixture"),
+    )
+    .expect("a valid logo");
+    let whole_width = RenderOptions::default()
+        .with_logo(logo)
+        .with_logo_size(LogoSize::new(LogoSize::MAX).expect("the largest logo size"));
+    assert_eq!(
+        render(data, &whole_width),
+        Err(RenderError::LogoDoesNotFit { percent: 100 })
+    );
+}
