@@ -23,11 +23,9 @@ mod ours {
     use super::*;
 
     fn options(case: &Case, format: Format) -> RenderOptions {
-        RenderOptions {
-            format,
-            ec_level: case.level,
-            ..RenderOptions::default()
-        }
+        RenderOptions::default()
+            .with_format(format)
+            .with_ec_level(case.level)
     }
 
     pub fn encode(data: &str, case: &Case) -> qr_core::QrCode {

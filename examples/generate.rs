@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use qr_core::{EcLevel, Format, QrCode, RenderOptions, render, render_terminal};
+use qr_core::{EcLevel, Format, Margin, QrCode, RenderOptions, render, render_terminal};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -22,14 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         code.mask(),
         code.size()
     );
-    print!("{}", render_terminal(&code, 2, false));
+    print!("{}", render_terminal(&code, Margin::new(2), false));
 
     // Images with the service's defaults: 300 px, black on white, margin 4.
     for format in [Format::Png, Format::Svg] {
-        let options = RenderOptions {
-            format,
-            ..RenderOptions::default()
-        };
+        let options = RenderOptions::default().with_format(format);
         let bytes = render(&text, &options)?;
         let path = directory.join(format!("qr.{}", format.extension()));
         std::fs::write(&path, &bytes)?;

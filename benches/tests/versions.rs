@@ -258,7 +258,7 @@ const LINK_WITH_DIGITS: &str = "https://qr.example.com/r/7K3M9QXZ2B8D4F6H1J5L0N3
 
 #[test]
 fn digits_and_an_upper_case_code_give_qr_core_a_smaller_symbol() {
-    use qr_core::segment::Mode;
+    use qr_core::Mode;
 
     let found = check(LINK_WITH_DIGITS, EcLevel::M).expect("no peer beats qr-core");
     println!(

@@ -20,7 +20,9 @@ struct Input {
 fuzz_target!(|input: Input| {
     let level = EcLevel::ALL[usize::from(input.level % 4)];
     let mut options = qr_core::EncodeOptions::new(level);
-    options.mask = input.mask.and_then(qr_core::Mask::new);
+    if let Some(mask) = input.mask.and_then(qr_core::Mask::new) {
+        options = options.with_mask(mask);
+    }
     let Ok(code) = QrCode::encode_with(&input.data, &options) else {
         // Too long is the only refusal: anything up to the byte capacity must encode.
         assert!(input.data.len() > 2953 || level != EcLevel::L);
@@ -30,24 +32,22 @@ fuzz_target!(|input: Input| {
     let modules = code.size() as u32 + 2 * u32::from(margin);
     let size = (2 * modules + u32::from(input.extra_pixels % 512)).clamp(50, 2000);
     let Ok(size) = Size::new(size) else { return };
-    let render_options = RenderOptions {
-        size,
-        format: if input.svg { Format::Svg } else { Format::Png },
-        color: Color {
+    let render_options = RenderOptions::default()
+        .with_size(size)
+        .with_format(if input.svg { Format::Svg } else { Format::Png })
+        .with_color(Color {
             r: input.color[0],
             g: input.color[1],
             b: input.color[2],
             a: input.color[3],
-        },
-        background: Color {
+        })
+        .with_background(Color {
             r: input.background[0],
             g: input.background[1],
             b: input.background[2],
             a: input.background[3],
-        },
-        margin: Margin::new(margin).expect("margin is reduced into range"),
-        ..RenderOptions::default()
-    };
+        })
+        .with_margin(Margin::new(margin));
     let image = render_code(&code, &render_options);
     if 2 * modules > 2000 {
         // Fewer than two pixels per module: rendering may work or refuse, but must not panic.
@@ -59,11 +59,9 @@ fuzz_target!(|input: Input| {
         return;
     }
     // Decode black-on-white renderings of the same code and compare the content.
-    let plain = RenderOptions {
-        size,
-        margin: Margin::new(margin.max(2)).expect("in range"),
-        ..RenderOptions::default()
-    };
+    let plain = RenderOptions::default()
+        .with_size(size)
+        .with_margin(Margin::new(margin.max(2)));
     let Ok(png_bytes) = render_code(&code, &plain) else { return };
     let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
     let mut reader = decoder.read_info().expect("our PNG has a valid header");

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use qr_generate::batch::{self, BatchDefaults, BatchError, BatchItem, BatchRequest};
 
 use crate::error::{self, usage};
+use crate::render_args::RenderArgs;
 
 /// `qr batch`.
 #[derive(Debug, Args)]
@@ -28,6 +29,18 @@ Output:
   one-line summary (made, failed, time) is printed on standard error.
 
 Exit status: 0 when every item was made, 1 when some failed (the archive is still written).")]
+// The render flags are shared with `qr generate`; here they are the items' defaults.
+#[command(
+    mut_arg("size", |a| a.help("Default image size in pixels, 50 to 2000 [default: 300]")),
+    mut_arg("format", |a| a.help("Default image format, png or svg [default: png]")),
+    mut_arg("color", |a| {
+        a.help("Default colour of the dark modules, hex without `#` [default: 000000]")
+    }),
+    mut_arg("background", |a| {
+        a.help("Default colour of the light modules, hex without `#` [default: ffffff]")
+    }),
+    mut_arg("ec", |a| a.help("Default error correction level, L, M, Q or H [default: M]")),
+)]
 pub struct BatchArgs {
     /// The CSV or JSON Lines file (`-` reads standard input).
     input: PathBuf,
@@ -38,21 +51,8 @@ pub struct BatchArgs {
     /// JSON Lines when the first non-blank character is `{`, else CSV].
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormat>,
-    /// Default image size in pixels, 50 to 2000 [default: 300].
-    #[arg(long, value_name = "PIXELS")]
-    size: Option<String>,
-    /// Default image format, png or svg [default: png].
-    #[arg(long, value_name = "png|svg")]
-    format: Option<String>,
-    /// Default colour of the dark modules, hex without `#` [default: 000000].
-    #[arg(long, value_name = "HEX")]
-    color: Option<String>,
-    /// Default colour of the light modules, hex without `#` [default: ffffff].
-    #[arg(long, value_name = "HEX")]
-    background: Option<String>,
-    /// Default error correction level, L, M, Q or H [default: M].
-    #[arg(long, alias = "error-correction", value_name = "L|M|Q|H")]
-    ec: Option<String>,
+    #[command(flatten)]
+    render: RenderArgs,
 }
 
 /// The format of the input file.
@@ -105,11 +105,11 @@ pub fn run(args: BatchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let request = BatchRequest {
         items,
         defaults: BatchDefaults {
-            size: args.size,
-            format: args.format,
-            color: args.color,
-            background: args.background,
-            error_correction: args.ec,
+            size: args.render.size,
+            format: args.render.format,
+            color: args.render.color,
+            background: args.render.background,
+            error_correction: args.render.ec,
         },
     };
     request.validate(u32::MAX).map_err(|e| match e {

@@ -9,6 +9,7 @@ use qr_core::{Format, Logo, QrCode, RenderError};
 use qr_generate::params::{self as generate, GenerateError, GenerateParams};
 
 use crate::error::usage;
+use crate::render_args::RenderArgs;
 
 /// `qr generate`.
 #[derive(Debug, Args)]
@@ -28,21 +29,8 @@ pub struct GenerateArgs {
     /// Write the image to FILE (`-` for standard output).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Image width and height in pixels, 50 to 2000 [default: 300].
-    #[arg(long, value_name = "PIXELS")]
-    size: Option<String>,
-    /// Image format, png or svg [default: from the -o extension, else png].
-    #[arg(long, value_name = "png|svg")]
-    format: Option<String>,
-    /// Colour of the dark modules, hex RRGGBB, RGB or RRGGBBAA without `#` [default: 000000].
-    #[arg(long, value_name = "HEX")]
-    color: Option<String>,
-    /// Colour of the light modules and the quiet zone, hex without `#` [default: ffffff].
-    #[arg(long, value_name = "HEX")]
-    background: Option<String>,
-    /// Error correction level: L (7%), M (15%), Q (25%) or H (30%) [default: M; H with a logo].
-    #[arg(long, alias = "error-correction", value_name = "L|M|Q|H")]
-    ec: Option<String>,
+    #[command(flatten)]
+    render: RenderArgs,
     /// Quiet zone around the code, in modules, 0 to 10 [default: 4].
     #[arg(long, value_name = "MODULES")]
     margin: Option<String>,
@@ -83,18 +71,18 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     };
     let data = read_data(args.data.as_deref())?;
     // The format: --format, else the output file's extension, else png.
-    let format = match (&args.format, &target) {
+    let format = match (&args.render.format, &target) {
         (Some(f), _) => Some(f.clone()),
         (None, Target::File(path)) => Some(format_of(path)?.to_owned()),
         (None, _) => None,
     };
     let params = GenerateParams {
         data,
-        size: args.size,
+        size: args.render.size,
         format,
-        color: args.color,
-        background: args.background,
-        error_correction: args.ec,
+        color: args.render.color,
+        background: args.render.background,
+        error_correction: args.render.ec,
         margin: args.margin,
         logo_size: args.logo_size,
     };
@@ -114,11 +102,7 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         Target::Text { colours } => {
             let code = QrCode::encode_with(data.as_bytes(), &options.encode_options())
                 .map_err(|e| generate_error(RenderError::from(e).into()))?;
-            let text = qr_core::render_terminal(
-                &code,
-                usize::from(options.margin.modules()),
-                args.invert && !colours,
-            );
+            let text = qr_core::render_terminal(&code, options.margin, args.invert && !colours);
             write_text(&text, colours, out)
         }
         Target::Stdout => {

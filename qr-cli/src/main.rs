@@ -11,6 +11,7 @@ mod generate;
 mod keys;
 mod links;
 mod output;
+mod render_args;
 mod serve;
 mod usage;
 

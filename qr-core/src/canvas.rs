@@ -1,53 +1,8 @@
 //! The module matrix: function patterns, zigzag placement of codewords, masking and format/version information.
 
+use crate::grid::{BitGrid, WORDS};
 use crate::penalty;
 use crate::version::{EcLevel, Mask, Version};
-
-/// 64-bit words per matrix line: enough for the 177 modules of version 40.
-pub(crate) const WORDS: usize = 3;
-
-/// A square bit matrix stored line by line, `WORDS` words per line, bit `x % 64` of word `x / 64`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct BitGrid {
-    size: usize,
-    words: Vec<u64>,
-}
-
-impl BitGrid {
-    pub(crate) fn new(size: usize) -> BitGrid {
-        BitGrid {
-            size,
-            words: vec![0; size * WORDS],
-        }
-    }
-
-    pub(crate) fn size(&self) -> usize {
-        self.size
-    }
-
-    pub(crate) fn get(&self, x: usize, y: usize) -> bool {
-        (self.words[y * WORDS + x / 64] >> (x % 64)) & 1 == 1
-    }
-
-    pub(crate) fn set(&mut self, x: usize, y: usize, value: bool) {
-        let word = &mut self.words[y * WORDS + x / 64];
-        let bit = 1u64 << (x % 64);
-        if value {
-            *word |= bit;
-        } else {
-            *word &= !bit;
-        }
-    }
-
-    /// The words of line `y`.
-    pub(crate) fn line(&self, y: usize) -> &[u64] {
-        &self.words[y * WORDS..(y + 1) * WORDS]
-    }
-
-    pub(crate) fn words(&self) -> &[u64] {
-        &self.words
-    }
-}
 
 /// Builds the final module matrix of a symbol: `codewords` (data and error correction, interleaved)
 /// placed in `version`, with `mask`, or with the mask of lowest penalty when `mask` is `None`.
@@ -68,6 +23,7 @@ pub(crate) fn build(
 
 /// For each module (index `y * size + x`), the index of the codeword whose bit it holds in the
 /// interleaved sequence, or `None` for function modules and remainder bits.
+#[cfg(feature = "logo")]
 pub(crate) fn codeword_map(version: Version) -> Vec<Option<u16>> {
     let mut canvas = Canvas::new(version);
     canvas.draw_function_patterns();
@@ -110,9 +66,7 @@ impl Canvas {
                 !((1u64 << (size - start)) - 1)
             }
         });
-        for line in function_rows.words.chunks_exact_mut(WORDS) {
-            line.copy_from_slice(&beyond);
-        }
+        function_rows.fill_lines(&beyond);
         let function_columns = function_rows.clone();
         Canvas {
             version,
@@ -249,13 +203,8 @@ impl Canvas {
     /// `columns`, reusing their storage.
     fn masked_into(&self, mask: Mask, rows: &mut BitGrid, columns: &mut BitGrid) {
         let m = mask.number() as usize;
-        apply_mask(rows, &self.rows, &self.function_rows, &ROW_PATTERNS[m]);
-        apply_mask(
-            columns,
-            &self.columns,
-            &self.function_columns,
-            &COLUMN_PATTERNS[m],
-        );
+        rows.set_masked(&self.rows, &self.function_rows, &ROW_PATTERNS[m]);
+        columns.set_masked(&self.columns, &self.function_columns, &COLUMN_PATTERNS[m]);
     }
 
     /// The first mask with the lowest penalty score, the rule qrcodegen and ISO/IEC 18004 follow.
@@ -276,29 +225,6 @@ impl Canvas {
     }
 }
 
-/// Sets `out` to `grid` with the lines of `patterns` (repeating every twelve lines) applied to
-/// the modules that are not set in `function`.
-fn apply_mask(
-    out: &mut BitGrid,
-    grid: &BitGrid,
-    function: &BitGrid,
-    patterns: &[[u64; WORDS]; 12],
-) {
-    out.size = grid.size;
-    out.words.resize(grid.words.len(), 0);
-    let lines = out
-        .words
-        .chunks_exact_mut(WORDS)
-        .zip(grid.words.chunks_exact(WORDS));
-    let lines = lines.zip(function.words.chunks_exact(WORDS));
-    for (((out, line), function), pattern) in lines.zip(patterns.iter().cycle()) {
-        for k in 0..WORDS {
-            out[k] = line[k] ^ (pattern[k] & !function[k]);
-        }
-    }
-}
-
-/// Writes the 15 format bits for `level` and `mask` in both copies, into rows and columns alike.
 fn draw_format_bits(rows: &mut BitGrid, columns: &mut BitGrid, level: EcLevel, mask: Mask) {
     let bits = FORMAT_BITS[level.format_bits() as usize][mask.number() as usize];
     for copy in format_positions(rows.size()) {

@@ -48,6 +48,7 @@ pub(crate) fn add_error_correction(data: &[u8], version: Version, level: EcLevel
 
 /// For each codeword of the interleaved sequence of `version` at `level`, the block it belongs to,
 /// and the number of error-correction codewords per block.
+#[cfg(feature = "logo")]
 pub(crate) fn codeword_blocks(version: Version, level: EcLevel) -> (Vec<u8>, usize) {
     let (ecc_len, block_count) = level.blocks(version);
     let raw_codewords = version.raw_data_modules() / 8;

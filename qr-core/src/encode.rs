@@ -1,14 +1,30 @@
 //! The encoding pipeline: choose segments and version, build codewords, place them, pick the mask.
 
 use crate::bits::data_codewords;
-use crate::canvas::{self, BitGrid};
+use crate::canvas;
+use crate::capacity::Capacity;
 use crate::ec::add_error_correction;
 use crate::error::EncodeError;
-use crate::segment::{Mode, Segment, alphanumeric_value, bit_length, optimal_segments};
+use crate::grid::BitGrid;
+use crate::segment::{Segment, bit_length, optimal_segments};
 use crate::version::{EcLevel, Mask, Version};
 
 /// How to encode: the error-correction level and the constraints on version and mask.
+///
+/// Start from [`EncodeOptions::new`] and narrow it with the `with_` methods:
+///
+/// ```
+/// use qr_core::{EcLevel, EncodeOptions, Mask, QrCode, Version};
+///
+/// let options = EncodeOptions::new(EcLevel::Q)
+///     .with_min_version(Version::new(5).expect("1 to 40"))
+///     .with_mask(Mask::new(3).expect("0 to 7"));
+/// let code = QrCode::encode_with(b"HELLO", &options)?;
+/// assert_eq!((code.version().number(), code.mask().number()), (5, 3));
+/// # Ok::<(), qr_core::EncodeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EncodeOptions {
     /// The lowest acceptable error-correction level.
     pub level: EcLevel,
@@ -32,6 +48,41 @@ impl EncodeOptions {
             max_version: Version::MAX,
             mask: None,
         }
+    }
+
+    /// These options with `level` as the lowest acceptable level.
+    #[must_use]
+    pub const fn with_level(mut self, level: EcLevel) -> EncodeOptions {
+        self.level = level;
+        self
+    }
+
+    /// These options with level boosting on or off.
+    #[must_use]
+    pub const fn with_boost_level(mut self, boost_level: bool) -> EncodeOptions {
+        self.boost_level = boost_level;
+        self
+    }
+
+    /// These options with `version` as the smallest version to use.
+    #[must_use]
+    pub const fn with_min_version(mut self, version: Version) -> EncodeOptions {
+        self.min_version = version;
+        self
+    }
+
+    /// These options with `version` as the largest version to use.
+    #[must_use]
+    pub const fn with_max_version(mut self, version: Version) -> EncodeOptions {
+        self.max_version = version;
+        self
+    }
+
+    /// These options with the fixed `mask` instead of the one with the lowest penalty.
+    #[must_use]
+    pub const fn with_mask(mut self, mask: Mask) -> EncodeOptions {
+        self.mask = Some(mask);
+        self
     }
 }
 
@@ -163,63 +214,8 @@ impl QrCode {
     }
 
     /// Row `y` as bits, module `x` at bit `x % 64` of word `x / 64` (three words cover version 40).
+    #[cfg(any(feature = "png", feature = "svg"))]
     pub(crate) fn row_words(&self, y: usize) -> &[u64] {
         self.modules.line(y)
-    }
-}
-
-/// How much data the largest allowed version holds at a level, in the unit that fits the data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Capacity {
-    /// Decimal digits, for data made only of digits.
-    Digits(usize),
-    /// Alphanumeric characters, for data made only of the 45 alphanumeric characters.
-    Alphanumeric(usize),
-    /// Bytes, for any other data (UTF-8 text counts its encoded bytes).
-    Bytes(usize),
-}
-
-impl Capacity {
-    fn for_data(data: &[u8], version: Version, level: EcLevel) -> Capacity {
-        let available = version.data_codewords(level) * 8;
-        let mode = Capacity::mode_of(data);
-        let bits = available.saturating_sub(4 + mode.count_bits(version.group()));
-        match mode {
-            Mode::Numeric => {
-                Capacity::Digits(bits / 10 * 3 + [0, 0, 0, 0, 1, 1, 1, 2, 2, 2][bits % 10])
-            }
-            Mode::Alphanumeric => {
-                Capacity::Alphanumeric(bits / 11 * 2 + usize::from(bits % 11 >= 6))
-            }
-            Mode::Byte => Capacity::Bytes(bits / 8),
-        }
-    }
-
-    fn length_of(data: &[u8]) -> Capacity {
-        match Capacity::mode_of(data) {
-            Mode::Numeric => Capacity::Digits(data.len()),
-            Mode::Alphanumeric => Capacity::Alphanumeric(data.len()),
-            Mode::Byte => Capacity::Bytes(data.len()),
-        }
-    }
-
-    fn mode_of(data: &[u8]) -> Mode {
-        if data.iter().all(u8::is_ascii_digit) {
-            Mode::Numeric
-        } else if data.iter().all(|&b| alphanumeric_value(b).is_some()) {
-            Mode::Alphanumeric
-        } else {
-            Mode::Byte
-        }
-    }
-}
-
-impl std::fmt::Display for Capacity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Capacity::Digits(n) => write!(f, "{n} digits"),
-            Capacity::Alphanumeric(n) => write!(f, "{n} alphanumeric characters"),
-            Capacity::Bytes(n) => write!(f, "{n} bytes"),
-        }
     }
 }

@@ -1,10 +1,12 @@
-//! The typed errors of encoding, option parsing and rendering.
+//! The typed errors of encoding, logo decoding and rendering (option errors live beside the options).
 
-use crate::encode::Capacity;
+use crate::capacity::Capacity;
+use crate::options::Format;
 use crate::version::{EcLevel, Version};
 
 /// Why data could not be encoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// The data does not fit in the largest allowed version at the requested level.
     #[error(
@@ -28,40 +30,11 @@ pub enum EncodeError {
     },
 }
 
-/// Why an option value was rejected.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum OptionError {
-    /// A size outside 50..=2000.
-    #[error("invalid size {0}: it must be from 50 to 2000 pixels")]
-    Size(i64),
-    /// A size that is not a whole number.
-    #[error("invalid size {0:?}: it must be a whole number of pixels from 50 to 2000")]
-    SizeText(String),
-    /// A margin outside 0..=10.
-    #[error("invalid margin {0}: it must be from 0 to 10 modules")]
-    Margin(i64),
-    /// A margin that is not a whole number.
-    #[error("invalid margin {0:?}: it must be a whole number of modules from 0 to 10")]
-    MarginText(String),
-    /// A logo size outside 5..=30.
-    #[error("invalid logo size {0}: it must be from 5 to 30 percent of the code's width")]
-    LogoSize(i64),
-    /// A logo size that is not a whole number.
-    #[error("invalid logo size {0:?}: it must be a whole percentage from 5 to 30")]
-    LogoSizeText(String),
-    /// A format other than png or svg.
-    #[error("invalid format {0:?}: it must be png or svg")]
-    Format(String),
-    /// A colour that is not RRGGBB, RGB or RRGGBBAA hex.
-    #[error("invalid color {0:?}: use hex digits without '#', as RRGGBB, RGB or RRGGBBAA")]
-    Color(String),
-    /// An error-correction level other than L, M, Q or H.
-    #[error("invalid error correction level {0:?}: it must be L, M, Q or H")]
-    EcLevel(String),
-}
-
 /// Why a logo image was rejected.
+#[cfg(feature = "logo")]
+#[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LogoError {
     /// The bytes are neither PNG nor JPEG.
     #[error("logo is not a PNG or JPEG image")]
@@ -83,15 +56,8 @@ pub enum LogoError {
 
 /// Why an image could not be rendered.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RenderError {
-    /// The data has more characters than the service accepts.
-    #[error("data is {count} characters long; at most {max} are allowed")]
-    TooManyCharacters {
-        /// The number of characters given.
-        count: usize,
-        /// The largest number allowed.
-        max: usize,
-    },
     /// The data does not fit at the requested level.
     #[error(transparent)]
     Encode(#[from] EncodeError),
@@ -108,14 +74,25 @@ pub enum RenderError {
         minimum: u32,
     },
     /// No version can carry this data with the logo and stay reliably readable.
+    #[cfg(feature = "logo")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
     #[error(
-        "a logo of {percent}% hides more of this code than error correction can restore; use a smaller logoSize or shorter data"
+        "a logo of {percent}% hides more of this code than error correction can restore; use a smaller logo size or shorter data"
     )]
     LogoDoesNotFit {
         /// The requested logo size.
         percent: u8,
     },
-    /// The PNG encoder failed (it works in memory, so this signals a bug, reported rather than hidden).
+    /// The PNG encoder of a logo composite failed (it works in memory, so this signals a bug,
+    /// reported rather than hidden).
+    #[cfg(all(feature = "png", feature = "logo"))]
+    #[cfg_attr(docsrs, doc(cfg(all(feature = "png", feature = "logo"))))]
     #[error("PNG encoding failed: {0}")]
     PngEncoding(String),
+    /// The format's cargo feature is off in this build of qr-core (see [`Format::is_enabled`]).
+    #[error("{format} output is not compiled in: enable the `{format}` feature of qr-core")]
+    FormatNotEnabled {
+        /// The format asked for.
+        format: Format,
+    },
 }

@@ -1,28 +1,32 @@
-//! Rendering options with the service's meaning and bounds: size, format, colours, margin and logo size.
+//! Rendering options with the core's real bounds: size, format, colours, margin and logo size.
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::OptionError;
-
-/// The image's width and height in pixels, 50 to 2000.
+/// The image's width and height in pixels: 1 to 8,192.
+///
+/// Any size that gives every module at least one pixel renders; a smaller one is refused by
+/// rendering with [`RenderError::SizeTooSmall`](crate::RenderError::SizeTooSmall), which names
+/// the smallest size that works. The upper bound keeps the memory of one image bounded: a plain
+/// PNG of 8,192 pixels holds 8 MiB of 1-bit scanlines, and with a logo the RGBA canvas it is
+/// drawn on takes 256 MiB. SVG output scales without loss to any print size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Size(u32);
 
 impl Size {
-    /// The smallest size.
-    pub const MIN: u32 = 50;
-    /// The largest size.
-    pub const MAX: u32 = 2000;
-    /// The default size.
+    /// The smallest size: one pixel (only useful to learn the minimum from the error).
+    pub const MIN: u32 = 1;
+    /// The largest size (see the type's documentation for why).
+    pub const MAX: u32 = 8192;
+    /// The default size: 300 pixels.
     pub const DEFAULT: Size = Size(300);
 
-    /// Returns `pixels` as a size, or an error when it is outside 50..=2000.
-    pub fn new(pixels: u32) -> Result<Size, OptionError> {
-        if (Size::MIN..=Size::MAX).contains(&pixels) {
+    /// Returns `pixels` as a size, or [`OptionError::Size`] when it is outside 1..=8192.
+    pub const fn new(pixels: u32) -> Result<Size, OptionError> {
+        if pixels >= Size::MIN && pixels <= Size::MAX {
             Ok(Size(pixels))
         } else {
-            Err(OptionError::Size(i64::from(pixels)))
+            Err(OptionError::Size(pixels))
         }
     }
 
@@ -38,34 +42,28 @@ impl Default for Size {
     }
 }
 
-impl FromStr for Size {
-    type Err = OptionError;
+impl TryFrom<u32> for Size {
+    type Error = OptionError;
 
-    fn from_str(text: &str) -> Result<Size, OptionError> {
-        let value = parse_integer(text).ok_or_else(|| OptionError::SizeText(text.to_owned()))?;
-        u32::try_from(value)
-            .map_err(|_| OptionError::Size(value))
-            .and_then(Size::new)
+    fn try_from(pixels: u32) -> Result<Size, OptionError> {
+        Size::new(pixels)
     }
 }
 
-/// The quiet zone around the code in modules, 0 to 10.
+/// The quiet zone around the code, in modules: any `u8`.
+///
+/// ISO/IEC 18004 asks for four modules; readers often cope with less. Every module of the
+/// margin needs a pixel too, so a wide margin raises the smallest size that renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Margin(u8);
 
 impl Margin {
-    /// The largest margin.
-    pub const MAX: u8 = 10;
     /// The default margin: four modules, as ISO/IEC 18004 asks.
     pub const DEFAULT: Margin = Margin(4);
 
-    /// Returns `modules` as a margin, or an error when it is above 10.
-    pub fn new(modules: u8) -> Result<Margin, OptionError> {
-        if modules <= Margin::MAX {
-            Ok(Margin(modules))
-        } else {
-            Err(OptionError::Margin(i64::from(modules)))
-        }
+    /// A margin of `modules` modules on each side.
+    pub const fn new(modules: u8) -> Margin {
+        Margin(modules)
     }
 
     /// The margin in modules.
@@ -80,38 +78,39 @@ impl Default for Margin {
     }
 }
 
-impl FromStr for Margin {
-    type Err = OptionError;
-
-    fn from_str(text: &str) -> Result<Margin, OptionError> {
-        let value = parse_integer(text).ok_or_else(|| OptionError::MarginText(text.to_owned()))?;
-        u8::try_from(value)
-            .map_err(|_| OptionError::Margin(value))
-            .and_then(Margin::new)
+impl From<u8> for Margin {
+    fn from(modules: u8) -> Margin {
+        Margin::new(modules)
     }
 }
 
-/// The logo's width as a percentage of the code's width (quiet zone excluded), 5 to 30.
+/// The logo's width as a percentage of the code's width (quiet zone excluded): 1 to 100.
 ///
-/// Thirty percent is the most that stays readable: the logo and its padding then hide about an
-/// eighth of the modules, within what level H restores with room to spare for a worn print.
+/// Whether a logo of a given size leaves the code readable depends on the data: rendering raises
+/// the version until the modules under the logo and its padding make up at most three quarters of
+/// what each error-correction block can restore, and refuses with
+/// [`RenderError::LogoDoesNotFit`](crate::RenderError::LogoDoesNotFit) when no version can. About
+/// 30% is the most that short data carries.
+#[cfg(feature = "logo")]
+#[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LogoSize(u8);
 
+#[cfg(feature = "logo")]
 impl LogoSize {
     /// The smallest logo size.
-    pub const MIN: u8 = 5;
-    /// The largest logo size.
-    pub const MAX: u8 = 30;
-    /// The default logo size.
+    pub const MIN: u8 = 1;
+    /// The largest logo size: the whole width of the code.
+    pub const MAX: u8 = 100;
+    /// The default logo size: 20 percent.
     pub const DEFAULT: LogoSize = LogoSize(20);
 
-    /// Returns `percent` as a logo size, or an error when it is outside 5..=30.
-    pub fn new(percent: u8) -> Result<LogoSize, OptionError> {
-        if (LogoSize::MIN..=LogoSize::MAX).contains(&percent) {
+    /// Returns `percent` as a logo size, or [`OptionError::LogoSize`] when it is outside 1..=100.
+    pub const fn new(percent: u8) -> Result<LogoSize, OptionError> {
+        if percent >= LogoSize::MIN && percent <= LogoSize::MAX {
             Ok(LogoSize(percent))
         } else {
-            Err(OptionError::LogoSize(i64::from(percent)))
+            Err(OptionError::LogoSize(percent))
         }
     }
 
@@ -121,26 +120,30 @@ impl LogoSize {
     }
 }
 
+#[cfg(feature = "logo")]
 impl Default for LogoSize {
     fn default() -> Self {
         LogoSize::DEFAULT
     }
 }
 
-impl FromStr for LogoSize {
-    type Err = OptionError;
+#[cfg(feature = "logo")]
+impl TryFrom<u8> for LogoSize {
+    type Error = OptionError;
 
-    fn from_str(text: &str) -> Result<LogoSize, OptionError> {
-        let value =
-            parse_integer(text).ok_or_else(|| OptionError::LogoSizeText(text.to_owned()))?;
-        u8::try_from(value)
-            .map_err(|_| OptionError::LogoSize(value))
-            .and_then(LogoSize::new)
+    fn try_from(percent: u8) -> Result<LogoSize, OptionError> {
+        LogoSize::new(percent)
     }
 }
 
 /// The image format.
+///
+/// Both variants always exist; writing one needs its cargo feature (`png`, `svg`, both on by
+/// default). Without it, rendering answers
+/// [`RenderError::FormatNotEnabled`](crate::RenderError::FormatNotEnabled), and
+/// [`Format::is_enabled`] tells beforehand.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Format {
     /// A PNG image (the default).
     #[default]
@@ -155,6 +158,14 @@ impl Format {
         match self {
             Format::Png => "image/png",
             Format::Svg => "image/svg+xml",
+        }
+    }
+
+    /// Whether this build of qr-core can write the format: its cargo feature is on.
+    pub const fn is_enabled(self) -> bool {
+        match self {
+            Format::Png => cfg!(feature = "png"),
+            Format::Svg => cfg!(feature = "svg"),
         }
     }
 
@@ -238,6 +249,13 @@ impl Color {
     }
 }
 
+impl From<Color> for [u8; 4] {
+    /// The colour as `[r, g, b, a]`, straight alpha.
+    fn from(color: Color) -> [u8; 4] {
+        [color.r, color.g, color.b, color.a]
+    }
+}
+
 impl FromStr for Color {
     type Err = OptionError;
 
@@ -257,13 +275,27 @@ impl fmt::Display for Color {
     }
 }
 
-/// Parses a decimal integer of at most 9 digits with an optional sign; anything else is `None`.
-fn parse_integer(text: &str) -> Option<i64> {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits.is_empty() || digits.len() > 9 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
+/// Why an option value was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionError {
+    /// A size outside 1..=8192 pixels (see [`Size`]).
+    #[error("invalid size {0}: it must be from {min} to {max} pixels", min = Size::MIN, max = Size::MAX)]
+    Size(u32),
+    /// A logo size outside 1..=100 percent (see [`LogoSize`]).
+    #[cfg(feature = "logo")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
+    #[error("invalid logo size {0}: it must be from {min} to {max} percent of the code's width", min = LogoSize::MIN, max = LogoSize::MAX)]
+    LogoSize(u8),
+    /// A format other than png or svg.
+    #[error("invalid format {0:?}: it must be png or svg")]
+    Format(String),
+    /// A colour that is not RRGGBB, RGB or RRGGBBAA hex.
+    #[error("invalid color {0:?}: use hex digits without '#', as RRGGBB, RGB or RRGGBBAA")]
+    Color(String),
+    /// An error-correction level other than L, M, Q or H.
+    #[error("invalid error correction level {0:?}: it must be L, M, Q or H")]
+    EcLevel(String),
 }
 
 #[cfg(test)]
@@ -292,34 +324,29 @@ mod tests {
     }
 
     #[test]
-    fn bounded_numbers_parse_or_say_why_not() {
-        fn size(text: &str) -> Result<u32, OptionError> {
-            text.parse::<Size>().map(Size::pixels)
-        }
-        assert_eq!(size("50"), Ok(50));
-        assert_eq!(size("2000"), Ok(2000));
-        assert_eq!(size("49"), Err(OptionError::Size(49)));
-        assert_eq!(size("2001"), Err(OptionError::Size(2001)));
-        assert_eq!(size("-5"), Err(OptionError::Size(-5)));
-        assert_eq!(size("3e2"), Err(OptionError::SizeText("3e2".into())));
-        assert_eq!(
-            size("99999999999"),
-            Err(OptionError::SizeText("99999999999".into()))
-        );
-        assert_eq!("0".parse::<Margin>().map(Margin::modules), Ok(0));
-        assert_eq!("10".parse::<Margin>().map(Margin::modules), Ok(10));
-        assert_eq!("11".parse::<Margin>(), Err(OptionError::Margin(11)));
-        assert_eq!(
-            "x".parse::<Margin>(),
-            Err(OptionError::MarginText("x".into()))
-        );
-        assert_eq!("5".parse::<LogoSize>().map(LogoSize::percent), Ok(5));
-        assert_eq!("31".parse::<LogoSize>(), Err(OptionError::LogoSize(31)));
-        assert_eq!("4".parse::<LogoSize>(), Err(OptionError::LogoSize(4)));
+    fn formats_parse_case_insensitively() {
         assert_eq!("SVG".parse::<Format>(), Ok(Format::Svg));
+        assert_eq!("png".parse::<Format>(), Ok(Format::Png));
         assert_eq!(
             "gif".parse::<Format>(),
             Err(OptionError::Format("gif".into()))
         );
+    }
+
+    #[test]
+    fn sizes_have_the_cores_bounds() {
+        assert_eq!(Size::new(0), Err(OptionError::Size(0)));
+        assert_eq!(Size::new(1).map(Size::pixels), Ok(1));
+        assert_eq!(Size::new(8192).map(Size::pixels), Ok(8192));
+        assert_eq!(Size::try_from(8193), Err(OptionError::Size(8193)));
+        assert_eq!(Margin::from(255).modules(), 255);
+    }
+
+    #[cfg(feature = "logo")]
+    #[test]
+    fn logo_sizes_are_percentages() {
+        assert_eq!(LogoSize::new(0), Err(OptionError::LogoSize(0)));
+        assert_eq!(LogoSize::new(100).map(LogoSize::percent), Ok(100));
+        assert_eq!(LogoSize::try_from(101), Err(OptionError::LogoSize(101)));
     }
 }

@@ -4,7 +4,7 @@
 //! pattern with four light modules on one side, the area outside the symbol counting as light), so
 //! that both choose the same mask for the same modules.
 
-use crate::canvas::{BitGrid, WORDS};
+use crate::grid::{BitGrid, WORDS};
 use crate::runs::{below, for_each_run};
 
 const N1: u32 = 3;

@@ -1,6 +1,6 @@
 //! Runs of equal modules along a line of bit words, read by the mask penalty and the PNG and SVG writers.
 
-use crate::canvas::WORDS;
+use crate::grid::WORDS;
 
 /// Calls `visit(dark, length)` for each run of equal modules along a line of `n` modules, in order.
 pub(crate) fn for_each_run(line: &[u64], n: usize, mut visit: impl FnMut(bool, usize)) {
@@ -25,6 +25,7 @@ pub(crate) fn for_each_run(line: &[u64], n: usize, mut visit: impl FnMut(bool, u
 }
 
 /// The line of `n` modules in reverse order.
+#[cfg(feature = "svg")]
 pub(crate) fn reversed(line: &[u64; WORDS], n: usize) -> [u64; WORDS] {
     // Reversing all 192 bits puts module x at bit 191 - x; shifting down by 192 - n moves it to n - 1 - x.
     let full: [u64; WORDS] = std::array::from_fn(|k| line[WORDS - 1 - k].reverse_bits());
@@ -57,6 +58,7 @@ pub(crate) fn below(k: usize, limit: usize) -> u64 {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "svg")]
     #[test]
     fn reversing_a_line_mirrors_its_modules() {
         for n in [21usize, 63, 64, 65, 128, 177] {

@@ -2,8 +2,7 @@
 //! produce the identical module matrix, and choose the same mask when choosing by penalty.
 
 use proptest::prelude::*;
-use qr_core::segment::Mode;
-use qr_core::{EcLevel, EncodeOptions, Mask, QrCode, Version};
+use qr_core::{EcLevel, EncodeOptions, Mask, Mode, QrCode, Version};
 use qrcodegen::{QrCode as Oracle, QrCodeEcc, QrSegment};
 
 fn oracle_level(level: EcLevel) -> QrCodeEcc {
@@ -35,7 +34,9 @@ fn oracle_segments(data: &[u8], code: &QrCode) -> Vec<QrSegment> {
 /// Encodes with both libraries and asserts identical symbols; `mask` fixed or chosen by penalty.
 fn check(data: &[u8], level: EcLevel, mask: Option<u8>) {
     let mut options = EncodeOptions::new(level);
-    options.mask = mask.and_then(Mask::new);
+    if let Some(mask) = mask.and_then(Mask::new) {
+        options = options.with_mask(mask);
+    }
     let ours = QrCode::encode_with(data, &options).expect("data fits");
     let version = qrcodegen::Version::new(ours.version().number());
     let oracle = Oracle::encode_segments_advanced(
@@ -98,11 +99,9 @@ fn every_version_matches() {
     for number in 1..=40u8 {
         let version = Version::new(number).expect("valid version");
         // The typed error names this version's byte capacity at level L.
-        let only_this_version = EncodeOptions {
-            min_version: version,
-            max_version: version,
-            ..EncodeOptions::new(EcLevel::L)
-        };
+        let only_this_version = EncodeOptions::new(EcLevel::L)
+            .with_min_version(version)
+            .with_max_version(version);
         let capacity = match QrCode::encode_with(&[b'a'; 3000], &only_this_version) {
             Err(qr_core::EncodeError::DataTooLong {
                 capacity: qr_core::Capacity::Bytes(n),
@@ -115,8 +114,7 @@ fn every_version_matches() {
         assert_eq!(fits.version(), version);
         let data: Vec<u8> = (0..capacity).map(|i| (i * 7 % 251) as u8).collect();
         for level in EcLevel::ALL {
-            let mut options = EncodeOptions::new(level);
-            options.min_version = version;
+            let options = EncodeOptions::new(level).with_min_version(version);
             let ours = QrCode::encode_with(&data, &options);
             if let Ok(ours) = ours {
                 check_with(&data, &ours, level, version);

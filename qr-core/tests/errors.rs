@@ -7,26 +7,28 @@ use qr_core::{
 
 #[test]
 fn option_bounds_are_typed_errors() {
-    assert_eq!(Size::new(49), Err(OptionError::Size(49)));
-    assert_eq!(Size::new(2001), Err(OptionError::Size(2001)));
-    assert_eq!(Margin::new(11), Err(OptionError::Margin(11)));
-    assert_eq!(LogoSize::new(4), Err(OptionError::LogoSize(4)));
-    assert_eq!(LogoSize::new(31), Err(OptionError::LogoSize(31)));
+    // The core's own bounds; the service's narrower ones (50 to 2,000 pixels, margins up to 10,
+    // logos of 5 to 30%) are qr-generate's, and its tests check them.
+    assert_eq!(Size::new(0), Err(OptionError::Size(0)));
+    assert_eq!(Size::new(8193), Err(OptionError::Size(8193)));
+    assert_eq!(LogoSize::new(0), Err(OptionError::LogoSize(0)));
+    assert_eq!(LogoSize::new(101), Err(OptionError::LogoSize(101)));
     assert_eq!(
         "jpeg".parse::<Format>(),
         Err(OptionError::Format("jpeg".into()))
     );
     assert_eq!(Color::parse_hex("12"), Err(OptionError::Color("12".into())));
     assert_eq!(EcLevel::parse("X"), None);
-    assert!(Size::new(50).is_ok() && Size::new(2000).is_ok());
-    assert!(Margin::new(0).is_ok() && Margin::new(10).is_ok());
+    assert!(Size::new(1).is_ok() && Size::new(8192).is_ok());
+    assert!(LogoSize::new(1).is_ok() && LogoSize::new(100).is_ok());
+    assert_eq!(Margin::new(255).modules(), 255);
 }
 
 #[test]
 fn error_messages_help_the_caller() {
     assert_eq!(
-        OptionError::Size(20).to_string(),
-        "invalid size 20: it must be from 50 to 2000 pixels"
+        OptionError::Size(0).to_string(),
+        "invalid size 0: it must be from 1 to 8192 pixels"
     );
     assert_eq!(
         OptionError::Color("#fff".into()).to_string(),
@@ -35,14 +37,17 @@ fn error_messages_help_the_caller() {
 }
 
 #[test]
-fn too_many_characters_is_refused_before_encoding() {
+fn only_the_symbols_capacity_limits_the_data() {
+    // 2,954 characters of two bytes each: the core counts bytes against version 40's capacity
+    // (a cap on characters is the service's rule, checked by qr-generate).
     let data = "é".repeat(2954);
     assert_eq!(
         render(&data, &RenderOptions::default()),
-        Err(RenderError::TooManyCharacters {
-            count: 2954,
-            max: 2953
-        })
+        Err(RenderError::Encode(EncodeError::DataTooLong {
+            level: EcLevel::M,
+            capacity: Capacity::Bytes(2331),
+            length: Capacity::Bytes(5908),
+        }))
     );
 }
 
@@ -94,10 +99,7 @@ fn data_too_long_names_the_level_and_capacity() {
         )
     );
     // Through the rendering entry point the same error comes out.
-    let options = RenderOptions {
-        ec_level: EcLevel::H,
-        ..RenderOptions::default()
-    };
+    let options = RenderOptions::default().with_ec_level(EcLevel::H);
     assert!(matches!(
         render(&"a".repeat(2000), &options),
         Err(RenderError::Encode(EncodeError::DataTooLong {
@@ -109,10 +111,7 @@ fn data_too_long_names_the_level_and_capacity() {
 
 #[test]
 fn a_size_too_small_names_the_minimum() {
-    let options = RenderOptions {
-        size: Size::new(50).expect("valid size"),
-        ..RenderOptions::default()
-    };
+    let options = RenderOptions::default().with_size(Size::new(50).expect("valid size"));
     // 2,000 digits need version 23 at M: 109 modules plus 8 of margin.
     assert_eq!(
         render(&"1".repeat(2000), &options),
@@ -161,4 +160,46 @@ fn arbitrary_bytes_never_panic() {
             let _ = QrCode::encode_bytes(&bytes, level);
         }
     }
+}
+
+#[test]
+fn the_cores_own_limits_render_or_refuse_without_panicking() {
+    let data = "https://qr.example.com/r/7K3M9QXZ";
+    // The largest image with the widest margin: 29 modules and 2 x 255 of margin, 15 px each.
+    let largest = RenderOptions::default()
+        .with_size(Size::new(Size::MAX).expect("the largest size"))
+        .with_margin(Margin::new(u8::MAX));
+    let png = render(data, &largest).expect("the largest image renders");
+    let side = Size::MAX.to_be_bytes();
+    assert_eq!(
+        png[16..24],
+        [side, side].concat()[..],
+        "IHDR width and height"
+    );
+    // One pixel cannot hold the 37 modules of version 3 with a 4-module margin.
+    let tiny = RenderOptions::default().with_size(Size::new(Size::MIN).expect("the smallest size"));
+    assert_eq!(
+        render(data, &tiny),
+        Err(RenderError::SizeTooSmall {
+            size: 1,
+            modules: 37,
+            minimum: 37
+        })
+    );
+    // A logo as wide as the code hides the finder patterns in every version.
+    let logo = Logo::decode(
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/logo.png"
+        ))
+        .expect("the logo fixture"),
+    )
+    .expect("a valid logo");
+    let whole_width = RenderOptions::default()
+        .with_logo(logo)
+        .with_logo_size(LogoSize::new(LogoSize::MAX).expect("the largest logo size"));
+    assert_eq!(
+        render(data, &whole_width),
+        Err(RenderError::LogoDoesNotFit { percent: 100 })
+    );
 }

@@ -3,8 +3,6 @@
 //! Run with `UPDATE_GOLDEN=1 cargo test -p qr-core --test golden` to rewrite the files after an
 //! intended change, then look at the images and the diff before committing them.
 
-mod common;
-
 use std::path::PathBuf;
 
 use qr_core::{Color, EcLevel, Format, Margin, RenderOptions, Size, render};
@@ -16,25 +14,18 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let svg = |options: RenderOptions| RenderOptions {
-        format: Format::Svg,
-        ..options
-    };
+    let svg = |options: RenderOptions| options.with_format(Format::Svg);
     let url = "https://qr.example.com/r/7K3M9QXZ";
-    let coloured = RenderOptions {
-        color: Color::parse_hex("1a237e").expect("valid colour"),
-        background: Color::parse_hex("fff8e180").expect("valid colour"),
-        ec_level: EcLevel::Q,
-        margin: Margin::new(2).expect("valid margin"),
-        size: Size::new(512).expect("valid size"),
-        ..RenderOptions::default()
-    };
-    let numeric = RenderOptions {
-        ec_level: EcLevel::H,
-        margin: Margin::new(0).expect("valid margin"),
-        size: Size::new(50).expect("valid size"),
-        ..RenderOptions::default()
-    };
+    let coloured = RenderOptions::default()
+        .with_color(Color::parse_hex("1a237e").expect("valid colour"))
+        .with_background(Color::parse_hex("fff8e180").expect("valid colour"))
+        .with_ec_level(EcLevel::Q)
+        .with_margin(Margin::new(2))
+        .with_size(Size::new(512).expect("valid size"));
+    let numeric = RenderOptions::default()
+        .with_ec_level(EcLevel::H)
+        .with_margin(Margin::new(0))
+        .with_size(Size::new(50).expect("valid size"));
     vec![
         Case {
             name: "url-default",
@@ -78,11 +69,11 @@ fn renders_match_golden_files() {
         let path = directory.join(format!("{}.{}", case.name, case.options.format.extension()));
         // Whatever the files say, the image must decode to its input.
         let image = match case.options.format {
-            Format::Png => common::png_luma(&bytes),
-            Format::Svg => common::svg_luma(&bytes),
+            Format::Svg => qr_test_support::svg_luma(&bytes),
+            _ => qr_test_support::png_luma(&bytes),
         };
         assert_eq!(
-            common::decode(&image).as_deref(),
+            qr_test_support::decode(&image).as_deref(),
             Ok(case.data.as_bytes()),
             "{}",
             path.display()

@@ -54,16 +54,17 @@ fn cases() -> Vec<(String, String, RenderOptions)> {
                     let (color, background) = COLOURS[(d + l + s) % COLOURS.len()];
                     // A logo on short data only (it needs level H room); every 5th such case.
                     let with_logo = d < 5 && i % 5 == 0;
-                    let options = RenderOptions {
-                        size: Size::new(size).expect("a size in range"),
-                        format,
-                        color: Color::parse_hex(color).expect("a valid colour"),
-                        background: Color::parse_hex(background).expect("a valid colour"),
-                        ec_level: level,
-                        margin: Margin::new((i % 11) as u8).expect("a margin in range"),
-                        logo: with_logo.then(|| logo.clone()),
-                        logo_size: LogoSize::new(5 + (i % 26) as u8).expect("a logo size"),
-                    };
+                    let mut options = RenderOptions::default()
+                        .with_size(Size::new(size).expect("a size in range"))
+                        .with_format(format)
+                        .with_color(Color::parse_hex(color).expect("a valid colour"))
+                        .with_background(Color::parse_hex(background).expect("a valid colour"))
+                        .with_ec_level(level)
+                        .with_margin(Margin::new((i % 11) as u8))
+                        .with_logo_size(LogoSize::new(5 + (i % 26) as u8).expect("a logo size"));
+                    if with_logo {
+                        options = options.with_logo(logo.clone());
+                    }
                     let name = format!(
                         "d{d}-{level}-{size}px-{color}-{background}-m{}{}.{}",
                         options.margin.modules(),

@@ -1,8 +1,6 @@
 //! Every rendered image decodes back to its exact input: PNG through a decoder, SVG through resvg,
 //! across data kinds, levels, margins, sizes, colours and formats.
 
-mod common;
-
 use proptest::prelude::*;
 use qr_core::{Color, EcLevel, Format, Margin, QrCode, RenderOptions, Size, render};
 
@@ -10,8 +8,8 @@ use qr_core::{Color, EcLevel, Format, Margin, QrCode, RenderOptions, Size, rende
 fn check(data: &str, options: &RenderOptions) {
     let bytes = render(data, options).expect("renders");
     let image = match options.format {
-        Format::Png => common::png_luma(&bytes),
-        Format::Svg => common::svg_luma(&bytes),
+        Format::Svg => qr_test_support::svg_luma(&bytes),
+        _ => qr_test_support::png_luma(&bytes),
     };
     let size = options.size.pixels() as usize;
     assert_eq!(
@@ -19,9 +17,9 @@ fn check(data: &str, options: &RenderOptions) {
         (size, size),
         "exact pixel size"
     );
-    let image = common::binarize(&image, options.color, options.background);
-    let decoded =
-        common::decode(&image).unwrap_or_else(|e| panic!("{e}: {data:?} with {options:?}"));
+    let image = qr_test_support::binarize(&image, options.color.into(), options.background.into());
+    let decoded = qr_test_support::decode(&image)
+        .unwrap_or_else(|e| panic!("{e}: {data:?} with {options:?}"));
     assert_eq!(decoded, data.as_bytes(), "content with {options:?}");
 }
 
@@ -30,10 +28,7 @@ fn reference_url_decodes_in_both_formats() {
     for format in [Format::Png, Format::Svg] {
         check(
             "https://qr.example.com/r/7K3M9QXZ",
-            &RenderOptions {
-                format,
-                ..RenderOptions::default()
-            },
+            &RenderOptions::default().with_format(format),
         );
     }
 }
@@ -44,13 +39,11 @@ fn maximum_input_decodes() {
     for format in [Format::Png, Format::Svg] {
         check(
             &data,
-            &RenderOptions {
-                format,
-                ec_level: EcLevel::L,
-                size: Size::new(2000).expect("valid size"),
-                margin: Margin::new(4).expect("valid margin"),
-                ..RenderOptions::default()
-            },
+            &RenderOptions::default()
+                .with_format(format)
+                .with_ec_level(EcLevel::L)
+                .with_size(Size::new(2000).expect("valid size"))
+                .with_margin(Margin::new(4)),
         );
     }
 }
@@ -65,26 +58,17 @@ fn translucent_and_coloured_pngs_decode() {
     ];
     for (color, background) in cases {
         for format in [Format::Png, Format::Svg] {
-            let options = RenderOptions {
-                format,
-                color: Color::parse_hex(color).expect("valid colour"),
-                background: Color::parse_hex(background).expect("valid colour"),
-                ..RenderOptions::default()
-            };
+            let options = RenderOptions::default()
+                .with_format(format)
+                .with_color(Color::parse_hex(color).expect("valid colour"))
+                .with_background(Color::parse_hex(background).expect("valid colour"));
             if color == "fff" {
                 // Light on dark is a valid image but readers (rqrr included) want dark on light:
                 // check it is the exact inverse of the default instead.
-                let inverse = common::png_luma(
-                    &render(
-                        "inverse",
-                        &RenderOptions {
-                            format: Format::Png,
-                            ..options.clone()
-                        },
-                    )
-                    .expect("renders"),
+                let inverse = qr_test_support::png_luma(
+                    &render("inverse", &options.clone().with_format(Format::Png)).expect("renders"),
                 );
-                let normal = common::png_luma(
+                let normal = qr_test_support::png_luma(
                     &render("inverse", &RenderOptions::default()).expect("renders"),
                 );
                 assert!(
@@ -99,6 +83,21 @@ fn translucent_and_coloured_pngs_decode() {
             check("https://example.com/colours", &options);
         }
     }
+}
+
+#[test]
+fn the_largest_numeric_input_decodes() {
+    // 7,089 digits fill version 40 at level L, more than 2,953 characters: the core's limit is
+    // the symbol's capacity.
+    let data = "7".repeat(7089);
+    let options = RenderOptions::default()
+        .with_ec_level(EcLevel::L)
+        .with_size(Size::new(1000).expect("valid size"));
+    assert_eq!(
+        QrCode::encode_text(&data, EcLevel::L).map(|code| code.version().number()),
+        Ok(40)
+    );
+    check(&data, &options);
 }
 
 /// Data of each kind, up to a length that keeps the proptest quick in debug builds.
@@ -147,15 +146,13 @@ proptest! {
         let smallest = (2 * modules).max(50);
         prop_assume!(smallest <= 2000);
         let size = smallest + ((2000 - smallest) as f64 * size_choice * size_choice) as u32;
-        let options = RenderOptions {
-            size: Size::new(size).expect("in range"),
-            format,
-            color: Color::rgb(dark.0, dark.1, dark.2),
-            background: Color::rgb(light.0, light.1, light.2),
-            ec_level: level,
-            margin: Margin::new(margin).expect("in range"),
-            ..RenderOptions::default()
-        };
+        let options = RenderOptions::default()
+            .with_size(Size::new(size).expect("in range"))
+            .with_format(format)
+            .with_color(Color::rgb(dark.0, dark.1, dark.2))
+            .with_background(Color::rgb(light.0, light.1, light.2))
+            .with_ec_level(level)
+            .with_margin(Margin::new(margin));
         check(&data, &options);
     }
 }

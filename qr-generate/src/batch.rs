@@ -294,9 +294,10 @@ pub fn write_zip(outcome: &BatchOutcome) -> Result<Vec<u8>, BatchError> {
     let stored = SimpleFileOptions::default().compression_method(CompressionMethod::Stored);
     let deflated = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
     for file in &outcome.files {
+        // PNG data is deflated already; SVG (and any later text format) is worth deflating.
         let options = match file.format {
             Format::Png => stored,
-            Format::Svg => deflated,
+            _ => deflated,
         };
         zip.start_file(file.name.as_str(), options)
             .map_err(archive)?;

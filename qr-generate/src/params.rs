@@ -5,12 +5,12 @@
 //! values and report the same messages. The `Display` of every
 //! [`GenerateError`] is exactly the message of the API's error body.
 
-use qr_core::render::MAX_DATA_CHARS;
 use qr_core::{
-    Capacity, Color, EcLevel, EncodeError, Format, LogoSize, Margin, OptionError, RenderError,
-    RenderOptions, Size,
+    Capacity, Color, EcLevel, EncodeError, Format, OptionError, RenderError, RenderOptions,
 };
 use thiserror::Error;
+
+use crate::bounds::{self, BoundsError, MAX_DATA_CHARS};
 
 /// The raw parameters of one code, as strings, with the spec's names in the comments.
 ///
@@ -44,7 +44,7 @@ pub enum GenerateError {
     MissingData,
     /// `size` is not a whole number from 50 to 2000.
     #[error("Invalid size")]
-    Size(#[source] OptionError),
+    Size(#[source] BoundsError),
     /// `format` is not png or svg.
     #[error("Invalid format")]
     Format(#[source] OptionError),
@@ -59,10 +59,10 @@ pub enum GenerateError {
     ErrorCorrection(String),
     /// `margin` is not a whole number from 0 to 10.
     #[error("Invalid margin")]
-    Margin(#[source] OptionError),
+    Margin(#[source] BoundsError),
     /// `logoSize` is not a whole number from 5 to 30.
     #[error("Invalid logoSize")]
-    LogoSize(#[source] OptionError),
+    LogoSize(#[source] BoundsError),
     /// The data has more characters than the service accepts.
     #[error("Data too long: {count} characters, at most {max} allowed")]
     TooManyCharacters {
@@ -136,16 +136,10 @@ impl GenerateParams {
             Some(d) if !d.is_empty() => d.to_owned(),
             _ => return Err(GenerateError::MissingData),
         };
-        let count = data.chars().count();
-        if count > MAX_DATA_CHARS {
-            return Err(GenerateError::TooManyCharacters {
-                count,
-                max: MAX_DATA_CHARS,
-            });
-        }
+        check_data_length(&data)?;
         let mut options = RenderOptions::default();
         if let Some(s) = &self.size {
-            options.size = s.parse::<Size>().map_err(GenerateError::Size)?;
+            options.size = bounds::parse_size(s).map_err(GenerateError::Size)?;
         }
         if let Some(s) = &self.format {
             options.format = s.parse::<Format>().map_err(GenerateError::Format)?;
@@ -161,10 +155,10 @@ impl GenerateParams {
                 EcLevel::parse(s).ok_or_else(|| GenerateError::ErrorCorrection(s.clone()))?;
         }
         if let Some(s) = &self.margin {
-            options.margin = s.parse::<Margin>().map_err(GenerateError::Margin)?;
+            options.margin = bounds::parse_margin(s).map_err(GenerateError::Margin)?;
         }
         if let Some(s) = &self.logo_size {
-            options.logo_size = s.parse::<LogoSize>().map_err(GenerateError::LogoSize)?;
+            options.logo_size = bounds::parse_logo_size(s).map_err(GenerateError::LogoSize)?;
         }
         Ok((data, options))
     }
@@ -173,9 +167,6 @@ impl GenerateParams {
 impl From<RenderError> for GenerateError {
     fn from(e: RenderError) -> Self {
         match e {
-            RenderError::TooManyCharacters { count, max } => {
-                GenerateError::TooManyCharacters { count, max }
-            }
             RenderError::Encode(EncodeError::DataTooLong {
                 level, capacity, ..
             }) => GenerateError::DataTooLong { level, capacity },
@@ -183,12 +174,43 @@ impl From<RenderError> for GenerateError {
             RenderError::SizeTooSmall { minimum, .. } => GenerateError::SizeTooSmall { minimum },
             RenderError::LogoDoesNotFit { percent } => GenerateError::LogoDoesNotFit { percent },
             RenderError::PngEncoding(message) => GenerateError::Encoding(message),
+            // A format compiled out of qr-core, or a refusal added after this match was written:
+            // neither is the caller's fault.
+            other => GenerateError::Encoding(other.to_string()),
         }
     }
 }
 
+impl From<BoundsError> for GenerateError {
+    /// The error of the parameter the bound belongs to.
+    fn from(e: BoundsError) -> Self {
+        match e {
+            BoundsError::Size(_) | BoundsError::SizeText(_) => GenerateError::Size(e),
+            BoundsError::Margin(_) | BoundsError::MarginText(_) => GenerateError::Margin(e),
+            BoundsError::LogoSize(_) | BoundsError::LogoSizeText(_) => GenerateError::LogoSize(e),
+        }
+    }
+}
+
+/// Refuses data of more than [`MAX_DATA_CHARS`] characters.
+fn check_data_length(data: &str) -> Result<(), GenerateError> {
+    let count = data.chars().count();
+    if count > MAX_DATA_CHARS {
+        return Err(GenerateError::TooManyCharacters {
+            count,
+            max: MAX_DATA_CHARS,
+        });
+    }
+    Ok(())
+}
+
 /// Renders `data` with `options`, reporting failures with the API's messages.
+///
+/// The service's bounds are checked here as well as in [`GenerateParams::parse`], so options
+/// built or changed by hand cannot step past them.
 pub fn render(data: &str, options: &RenderOptions) -> Result<Vec<u8>, GenerateError> {
+    check_data_length(data)?;
+    bounds::check_options(options)?;
     qr_core::render(data, options).map_err(GenerateError::from)
 }
 
@@ -279,6 +301,48 @@ mod tests {
     }
 
     #[test]
+    fn too_many_characters_is_refused_before_encoding() {
+        let data = "é".repeat(2954);
+        assert_eq!(
+            render(&data, &RenderOptions::default()),
+            Err(GenerateError::TooManyCharacters {
+                count: 2954,
+                max: 2953
+            })
+        );
+    }
+
+    #[test]
+    fn out_of_bounds_parameters_name_their_bound() {
+        let detail = |pairs: &[(&str, &str)]| {
+            let error = params(pairs).parse().unwrap_err();
+            let source = std::error::Error::source(&error).map(ToString::to_string);
+            (error.to_string(), source.unwrap_or_default())
+        };
+        assert_eq!(
+            detail(&[("data", "x"), ("size", "49")]),
+            (
+                "Invalid size".into(),
+                "invalid size 49: it must be from 50 to 2000 pixels".into()
+            )
+        );
+        assert_eq!(
+            detail(&[("data", "x"), ("margin", "11")]),
+            (
+                "Invalid margin".into(),
+                "invalid margin 11: it must be from 0 to 10 modules".into()
+            )
+        );
+        assert_eq!(
+            detail(&[("data", "x"), ("logoSize", "4")]),
+            (
+                "Invalid logoSize".into(),
+                "invalid logo size 4: it must be from 5 to 30 percent of the code's width".into()
+            )
+        );
+    }
+
+    #[test]
     fn render_errors_get_clear_messages() {
         let (data, mut options) = params(&[("data", &"é".repeat(2000))]).parse().unwrap();
         let e = render(&data, &options).unwrap_err();
@@ -287,7 +351,7 @@ mod tests {
             "Data too long for error correction level M: at most 2331 bytes fit"
         );
         options.ec_level = EcLevel::L;
-        options.size = Size::new(50).unwrap();
+        options.size = bounds::size(50).unwrap();
         let e = render("a".repeat(500).as_str(), &options).unwrap_err();
         assert!(
             matches!(e, GenerateError::SizeTooSmall { minimum } if minimum > 50),

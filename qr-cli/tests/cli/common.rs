@@ -1,8 +1,10 @@
-//! Test helpers: running the `qr` binary, decoding images with rqrr, and a temporary database.
+//! Test helpers: running the `qr` binary, decoding images (qr-test-support), and a temporary database.
 
 use std::path::{Path, PathBuf};
 
-use resvg::{tiny_skia, usvg};
+/// Images decoded back to their content: the workspace's shared helpers. `decode` is the one that
+/// wants exactly one readable code of text.
+pub use qr_test_support::{Luma, decode_image, decode_single as decode, png_luma, svg_luma};
 
 /// The `qr` binary built for these tests.
 pub fn qr() -> assert_cmd::Command {
@@ -73,82 +75,9 @@ impl Workspace {
     }
 }
 
-/// A raster in luma, composited over white.
-pub struct Luma {
-    pub width: usize,
-    pub height: usize,
-    pub pixels: Vec<u8>,
-}
-
-/// Decodes a PNG file into luma.
-pub fn png_luma(bytes: &[u8]) -> Luma {
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().expect("a valid PNG header");
-    let mut buffer = vec![0; reader.output_buffer_size().expect("a bounded PNG")];
-    let info = reader.next_frame(&mut buffer).expect("valid PNG data");
-    let channels = info.color_type.samples();
-    let pixels = buffer[..info.buffer_size()]
-        .chunks(channels)
-        .map(|p| match channels {
-            1 | 2 => p[0],
-            _ => luma(p[0], p[1], p[2]),
-        })
-        .collect();
-    Luma {
-        width: info.width as usize,
-        height: info.height as usize,
-        pixels,
-    }
-}
-
-/// Rasterises an SVG document at its own size over white.
-pub fn svg_luma(svg: &[u8]) -> Luma {
-    let tree = usvg::Tree::from_data(svg, &usvg::Options::default()).expect("valid SVG");
-    let size = tree.size().to_int_size();
-    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).expect("non-empty SVG");
-    pixmap.fill(tiny_skia::Color::WHITE);
-    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    let pixels = pixmap
-        .data()
-        .chunks(4)
-        .map(|p| luma(p[0], p[1], p[2]))
-        .collect();
-    Luma {
-        width: size.width() as usize,
-        height: size.height() as usize,
-        pixels,
-    }
-}
-
-/// Decodes the single QR code in an image to its text.
-pub fn decode(image: &Luma) -> String {
-    let mut prepared =
-        rqrr::PreparedImage::prepare_from_greyscale(image.width, image.height, |x, y| {
-            image.pixels[y * image.width + x]
-        });
-    let grids = prepared.detect_grids();
-    assert_eq!(grids.len(), 1, "one QR code in the image");
-    let (_, content) = grids[0].decode().expect("a readable QR code");
-    content
-}
-
-/// Decodes PNG or SVG bytes, recognised by their start.
-pub fn decode_image(bytes: &[u8]) -> String {
-    if bytes.starts_with(b"\x89PNG") {
-        decode(&png_luma(bytes))
-    } else {
-        decode(&svg_luma(bytes))
-    }
-}
-
 /// Reads a file, failing the test with its path if that is impossible.
 pub fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
-}
-
-fn luma(r: u8, g: u8, b: u8) -> u8 {
-    ((u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114) / 1000) as u8
 }
 
 /// An HTTP client that returns every status as an answer, follows no redirect and uses no proxy.

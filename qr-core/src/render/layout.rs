@@ -4,15 +4,15 @@ use crate::error::RenderError;
 
 /// Where the modules of a code fall in an image of exact size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// The image's width and height in pixels.
-    pub size: u32,
+    pub(crate) size: u32,
     /// Modules per side of the symbol, quiet zone excluded.
-    pub modules: u32,
+    pub(crate) modules: u32,
     /// Pixels per module side.
-    pub module_pixels: u32,
+    pub(crate) module_pixels: u32,
     /// Pixels from the image's left (and top) edge to the symbol's first module.
-    pub offset: u32,
+    pub(crate) offset: u32,
 }
 
 impl Layout {
@@ -20,7 +20,7 @@ impl Layout {
     ///
     /// Modules get the largest whole number of pixels that fits; the remaining pixels are split
     /// between the two sides (the odd pixel, if any, on the right and bottom).
-    pub fn new(size: u32, modules: u32, margin: u32) -> Result<Layout, RenderError> {
+    pub(crate) fn new(size: u32, modules: u32, margin: u32) -> Result<Layout, RenderError> {
         let total = modules + 2 * margin;
         let module_pixels = size / total;
         if module_pixels == 0 {
@@ -40,7 +40,8 @@ impl Layout {
     }
 
     /// The symbol's width in pixels.
-    pub fn symbol_pixels(&self) -> u32 {
+    #[cfg(any(test, feature = "logo"))]
+    pub(crate) fn symbol_pixels(&self) -> u32 {
         self.modules * self.module_pixels
     }
 }

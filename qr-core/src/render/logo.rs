@@ -1,21 +1,21 @@
-//! Logos: decoding PNG or JPEG bytes with bounded dimensions, and placing them on a cleared centre area.
+//! Logos: PNG or JPEG bytes decoded into pixels, with their dimensions bounded before any pixel is decoded.
 
 use std::sync::Arc;
 
+#[cfg(feature = "svg")]
 use base64::Engine as _;
 use tiny_skia::{IntSize, Pixmap};
 
-use crate::encode::QrCode;
 use crate::error::LogoError;
-use crate::options::LogoSize;
-use crate::render::layout::Layout;
-use crate::version::Version;
-use crate::{canvas, ec};
-
-/// The largest logo width and height accepted, in pixels; larger images are refused before decoding.
-pub const MAX_LOGO_DIMENSION: u32 = 4096;
 
 /// A decoded logo image, cheap to clone.
+///
+/// ```
+/// use qr_core::{Logo, LogoError};
+///
+/// assert_eq!(Logo::decode(b"GIF89a".to_vec()).err(), Some(LogoError::UnsupportedFormat));
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
 #[derive(Clone)]
 pub struct Logo {
     inner: Arc<LogoInner>,
@@ -51,9 +51,13 @@ impl PartialEq for Logo {
 }
 
 impl Logo {
+    /// The largest logo width and height accepted, in pixels; larger images are refused before
+    /// decoding (an RGBA bitmap of 4,096 x 4,096 pixels already takes 64 MiB).
+    pub const MAX_DIMENSION: u32 = 4096;
+
     /// Decodes PNG or JPEG `bytes`, recognised by their signature.
     ///
-    /// Images wider or taller than [`MAX_LOGO_DIMENSION`] are refused from their header, before any
+    /// Images wider or taller than [`Logo::MAX_DIMENSION`] are refused from their header, before any
     /// pixel is decoded, so a small file cannot expand into a huge bitmap.
     pub fn decode(bytes: Vec<u8>) -> Result<Logo, LogoError> {
         let (kind, pixmap) = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
@@ -91,10 +95,13 @@ impl Logo {
     }
 
     /// The original bytes in standard base64, for a data URI.
+    #[cfg(feature = "svg")]
     pub(crate) fn base64(&self) -> String {
         base64::engine::general_purpose::STANDARD.encode(&self.inner.bytes)
     }
 
+    /// The decoded pixels, premultiplied RGBA.
+    #[cfg(feature = "png")]
     pub(crate) fn pixmap(&self) -> &Pixmap {
         &self.inner.pixmap
     }
@@ -143,170 +150,19 @@ fn check_dimensions(width: u32, height: u32) -> Result<(), LogoError> {
     if width == 0 || height == 0 {
         return Err(LogoError::Decode("the image has no pixels".into()));
     }
-    if width > MAX_LOGO_DIMENSION || height > MAX_LOGO_DIMENSION {
+    if width > Logo::MAX_DIMENSION || height > Logo::MAX_DIMENSION {
         return Err(LogoError::TooLarge {
             width,
             height,
-            max: MAX_LOGO_DIMENSION,
+            max: Logo::MAX_DIMENSION,
         });
     }
     Ok(())
 }
 
-/// A square of modules drawn light under the logo: rows and columns `start..end`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ClearedArea {
-    start: usize,
-    end: usize,
-}
-
-impl ClearedArea {
-    /// Whether the module at (`x`, `y`) is cleared.
-    pub(crate) fn contains(&self, x: usize, y: usize) -> bool {
-        (self.start..self.end).contains(&x) && (self.start..self.end).contains(&y)
-    }
-
-    /// Clears the bits of row `y` (module x at bit x % 64 of word x / 64) that fall in the square.
-    pub(crate) fn clear_row(&self, row: &mut [u64], y: usize) {
-        if !(self.start..self.end).contains(&y) {
-            return;
-        }
-        for x in self.start..self.end {
-            if let Some(word) = row.get_mut(x / 64) {
-                *word &= !(1u64 << (x % 64));
-            }
-        }
-    }
-
-    /// The cleared square for a logo of `percent` on a symbol of `modules` per side: the logo's
-    /// width rounded up to whole modules, one module of padding on each side, centred.
-    fn for_symbol(modules: usize, percent: u8) -> ClearedArea {
-        let logo = (modules * usize::from(percent)).div_ceil(100);
-        let mut side = logo + 2;
-        // Same parity as the symbol, so the square sits exactly in the middle.
-        if side % 2 != modules % 2 {
-            side += 1;
-        }
-        let side = side.min(modules);
-        let start = (modules - side) / 2;
-        ClearedArea {
-            start,
-            end: start + side,
-        }
-    }
-
-    /// Whether the square stays clear of the finder patterns, their separators and the format
-    /// information (the eight modules nearest each finder corner, plus one).
-    fn fits(&self, modules: usize) -> bool {
-        self.start >= 9 && self.end + 9 <= modules
-    }
-}
-
-/// Where a logo goes: its cleared modules and its box in image pixels.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct LogoPlacement {
-    pub(crate) cleared: ClearedArea,
-    pub(crate) x: f32,
-    pub(crate) y: f32,
-    pub(crate) width: f32,
-    pub(crate) height: f32,
-}
-
-impl LogoPlacement {
-    /// Places `logo` at `percent` of the symbol's width, centred, keeping its aspect ratio.
-    pub(crate) fn new(layout: &Layout, logo: &Logo, percent: LogoSize) -> LogoPlacement {
-        let modules = layout.modules as usize;
-        let cleared = ClearedArea::for_symbol(modules, percent.percent());
-        let symbol = layout.symbol_pixels() as f32;
-        let box_side = symbol * f32::from(percent.percent()) / 100.0;
-        let (w, h) = (logo.width() as f32, logo.height() as f32);
-        let scale = box_side / w.max(h);
-        let (width, height) = (w * scale, h * scale);
-        let centre = layout.offset as f32 + symbol / 2.0;
-        LogoPlacement {
-            cleared,
-            x: centre - width / 2.0,
-            y: centre - height / 2.0,
-            width,
-            height,
-        }
-    }
-}
-
-/// Whether a logo of `percent` leaves `code` safely readable: in every Reed-Solomon block, the
-/// codewords the cleared area touches are at most three quarters of what the block can correct
-/// (half its error-correction codewords), leaving the last quarter for real-world damage.
-pub(crate) fn logo_fits(code: &QrCode, percent: LogoSize) -> bool {
-    let version = code.version();
-    let modules = version.size();
-    let cleared = ClearedArea::for_symbol(modules, percent.percent());
-    if !cleared.fits(modules) {
-        return false;
-    }
-    let codewords = canvas::codeword_map(version);
-    let (blocks, ecc_len) = ec::codeword_blocks(version, code.ec_level());
-    let mut touched = vec![false; blocks.len()];
-    for y in cleared.start..cleared.end {
-        for x in cleared.start..cleared.end {
-            if let Some(index) = codewords[y * modules + x] {
-                touched[usize::from(index)] = true;
-            }
-        }
-    }
-    let block_count = blocks
-        .iter()
-        .map(|&b| usize::from(b) + 1)
-        .max()
-        .unwrap_or(0);
-    let mut damaged = vec![0usize; block_count];
-    for (index, &block) in blocks.iter().enumerate() {
-        if touched[index] {
-            damaged[usize::from(block)] += 1;
-        }
-    }
-    let budget = ecc_len / 2 * 3 / 4;
-    damaged.iter().all(|&count| count <= budget)
-}
-
-/// The smallest version whose cleared area for a logo of `percent` stays clear of the finders.
-pub(crate) fn min_version_for_logo(percent: LogoSize) -> Version {
-    (1..=40)
-        .filter_map(Version::new)
-        .find(|v| ClearedArea::for_symbol(v.size(), percent.percent()).fits(v.size()))
-        .unwrap_or(Version::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cleared_area_is_centred_and_padded() {
-        fn check(modules: usize, percent: u8, expected: (usize, usize)) {
-            let area = ClearedArea::for_symbol(modules, percent);
-            assert_eq!(
-                (area.start, area.end),
-                expected,
-                "{modules} modules, {percent}%"
-            );
-            assert_eq!(area.start, modules - area.end, "centred");
-        }
-        check(25, 20, (9, 16));
-        check(29, 30, (9, 20));
-        check(177, 20, (69, 108));
-        check(21, 5, (8, 13));
-    }
-
-    #[test]
-    fn logo_pushes_the_version_up_until_it_fits() {
-        fn check(percent: u8, expected: u8) {
-            let size = LogoSize::new(percent).expect("valid logo size");
-            assert_eq!(min_version_for_logo(size).number(), expected, "{percent}%");
-        }
-        check(5, 2);
-        check(20, 2);
-        check(30, 3);
-    }
 
     #[test]
     fn non_images_and_huge_images_are_refused() {
@@ -327,7 +183,7 @@ mod tests {
             Some(LogoError::TooLarge {
                 width: 100_000,
                 height: 10,
-                max: MAX_LOGO_DIMENSION
+                max: Logo::MAX_DIMENSION
             })
         );
         assert!(matches!(

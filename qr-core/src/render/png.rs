@@ -1,24 +1,21 @@
 //! PNG output: a 1-bit image (grey or a two-entry palette with tRNS) compressed by our scanline deflate.
 
-use crate::canvas::WORDS;
+use super::drawing::Drawing;
+use super::layout::Layout;
 use crate::deflate::zlib_compress;
-use crate::encode::QrCode;
 use crate::options::Color;
-use crate::render::layout::Layout;
-use crate::render::logo::ClearedArea;
 use crate::runs::for_each_run;
 
-/// Encodes the code as a 1-bit PNG: dark modules in `color`, everything else in `background`.
+/// Encodes the drawing as a 1-bit PNG: dark modules in `color`, everything else in `background`.
 ///
-/// Modules inside `cleared` are drawn light. Black on white becomes a greyscale image (no
+/// Modules under a logo are drawn light (the logo itself needs an RGBA image). Black on white becomes a greyscale image (no
 /// palette needed); any other pair a two-entry palette, with a tRNS chunk when either colour has
 /// alpha.
 pub(crate) fn encode(
-    code: &QrCode,
+    drawing: &Drawing<'_>,
     layout: &Layout,
     color: Color,
     background: Color,
-    cleared: Option<&ClearedArea>,
 ) -> Vec<u8> {
     let palette = Palette::choose(color, background);
     let size = layout.size as usize;
@@ -47,15 +44,11 @@ pub(crate) fn encode(
         raw.extend_from_slice(&light);
     }
     let mut row = vec![0u8; stride];
-    for my in 0..code.size() {
+    for my in 0..drawing.size() {
         row.fill(0);
-        let mut words = [0u64; WORDS];
-        words.copy_from_slice(code.row_words(my));
-        if let Some(area) = cleared {
-            area.clear_row(&mut words, my);
-        }
+        let words = drawing.row(my);
         let mut x = 0;
-        for_each_run(&words, code.size(), |dark, length| {
+        for_each_run(&words, drawing.size(), |dark, length| {
             if dark {
                 fill_bits(&mut row[1..], offset + x * s, offset + (x + length) * s);
             }

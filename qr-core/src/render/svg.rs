@@ -2,14 +2,12 @@
 
 use std::fmt::Write as _;
 
-use crate::canvas::WORDS;
-use crate::encode::QrCode;
+use super::drawing::Drawing;
+use super::layout::Layout;
 use crate::options::Color;
-use crate::render::layout::Layout;
-use crate::render::logo::{ClearedArea, Logo, LogoPlacement};
 use crate::runs::{for_each_run, reversed};
 
-/// Writes the code as an SVG document of exactly `layout.size` pixels.
+/// Writes the drawing as an SVG document of exactly `layout.size` pixels.
 ///
 /// The dark modules are one `<path>`: a single unit-width stroke that snakes through every row,
 /// its `stroke-dasharray` listing the lengths of the
@@ -18,20 +16,18 @@ use crate::runs::{for_each_run, reversed};
 /// gaps, so no line join is ever drawn. The background is one rectangle (left out when fully
 /// transparent). A logo is embedded as a data URI over its cleared area.
 pub(crate) fn encode(
-    code: &QrCode,
+    drawing: &Drawing<'_>,
     layout: &Layout,
     color: Color,
     background: Color,
-    logo: Option<(&Logo, &LogoPlacement)>,
 ) -> String {
-    let cleared = logo.map(|(_, placement)| &placement.cleared);
-    let path = SnakePath::new(code, cleared);
+    let path = SnakePath::new(drawing);
     let size = layout.size;
     let mut svg = String::with_capacity(path.data.len() + path.dashes.len() + 400);
     let _ = write!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg"{xlink} width="{size}" height="{size}" viewBox="0 0 {size} {size}" shape-rendering="crispEdges">"#,
-        xlink = if logo.is_some() {
+        xlink = if drawing.has_logo() {
             r#" xmlns:xlink="http://www.w3.org/1999/xlink""#
         } else {
             ""
@@ -53,7 +49,8 @@ pub(crate) fn encode(
             path.dashes, path.data
         );
     }
-    if let Some((logo, placement)) = logo {
+    #[cfg(feature = "logo")]
+    if let Some((logo, placement)) = drawing.logo() {
         let _ = write!(
             svg,
             r#"<image x="{}" y="{}" width="{}" height="{}" xlink:href="data:{};base64,{}"/>"#,
@@ -81,8 +78,8 @@ struct SnakePath {
 impl SnakePath {
     /// Walks row 0 rightwards from the first module, then each next row in the opposite direction,
     /// one unit into the quiet zone past each end, stepping down one unit in between.
-    fn new(code: &QrCode, cleared: Option<&ClearedArea>) -> SnakePath {
-        let n = code.size();
+    fn new(drawing: &Drawing<'_>) -> SnakePath {
+        let n = drawing.size();
         let mut data = String::with_capacity(n * 7 + 8);
         data.push_str("M0 .5h");
         push_number(&mut data, n + 1);
@@ -91,11 +88,7 @@ impl SnakePath {
             ..RunList::default()
         };
         for y in 0..n {
-            let mut row = [0u64; WORDS];
-            row.copy_from_slice(code.row_words(y));
-            if let Some(area) = cleared {
-                area.clear_row(&mut row, y);
-            }
+            let mut row = drawing.row(y);
             let forwards = y % 2 == 0;
             if y > 0 {
                 data.push_str(if forwards { "v1h" } else { "v1h-" });

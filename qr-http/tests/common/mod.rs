@@ -184,28 +184,9 @@ pub fn query(pairs: &[(&str, &str)]) -> String {
     s.finish()
 }
 
-/// Decodes the QR code in a PNG image.
+/// Decodes the single QR code in a PNG image to its text.
 pub fn decode_png(bytes: &[u8]) -> String {
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let (w, h) = (info.width as usize, info.height as usize);
-    let channels = info.color_type.samples();
-    let luma: Vec<u8> = (0..w * h)
-        .map(|i| {
-            let px = &buf[i * channels..(i + 1) * channels];
-            match channels {
-                1 | 2 => px[0],
-                _ => ((u32::from(px[0]) + u32::from(px[1]) + u32::from(px[2])) / 3) as u8,
-            }
-        })
-        .collect();
-    let mut img = rqrr::PreparedImage::prepare_from_greyscale(w, h, |x, y| luma[y * w + x]);
-    let grids = img.detect_grids();
-    assert_eq!(grids.len(), 1, "one code in the image");
-    grids[0].decode().unwrap().1
+    qr_test_support::decode_single(&qr_test_support::png_luma(bytes))
 }
 
 /// A small opaque PNG to use as a logo.

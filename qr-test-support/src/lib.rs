@@ -1,17 +1,22 @@
-//! Test helpers: decode rendered images back to their content with rqrr.
-
-#![allow(dead_code)]
-
-use resvg::{tiny_skia, usvg};
+//! Test helpers shared by the workspace's crates: PNG and SVG images decoded back to pixels, and the QR code in them to its content.
+//!
+//! Only ever a dev-dependency. It depends on no crate of the workspace, so every crate's tests
+//! can use it without a dependency cycle; colours are plain RGBA arrays.
 
 /// A decoded raster: width, height and one luma byte per pixel, composited over white.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Luma {
+    /// Width in pixels.
     pub width: usize,
+    /// Height in pixels.
     pub height: usize,
+    /// One luma value per pixel, row by row.
     pub pixels: Vec<u8>,
 }
 
 /// Decodes PNG bytes into luma (any colour type and bit depth, alpha composited over white).
+///
+/// Panics, failing the test, when the bytes are not a valid PNG.
 pub fn png_luma(bytes: &[u8]) -> Luma {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
@@ -37,7 +42,11 @@ pub fn png_luma(bytes: &[u8]) -> Luma {
 }
 
 /// Rasterises an SVG document with resvg at its own size into luma over white.
+///
+/// Panics, failing the test, when the document is not valid SVG or has no area.
 pub fn svg_luma(svg: &[u8]) -> Luma {
+    use resvg::{tiny_skia, usvg};
+
     let tree = usvg::Tree::from_data(svg, &usvg::Options::default()).expect("valid SVG");
     let size = tree.size().to_int_size();
     let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).expect("non-empty SVG");
@@ -55,7 +64,16 @@ pub fn svg_luma(svg: &[u8]) -> Luma {
     }
 }
 
-/// Decodes the single QR code in the image to its raw bytes.
+/// Decodes PNG or SVG bytes, told apart by their first bytes, into luma.
+pub fn image_luma(bytes: &[u8]) -> Luma {
+    if bytes.starts_with(b"\x89PNG") {
+        png_luma(bytes)
+    } else {
+        svg_luma(bytes)
+    }
+}
+
+/// Decodes the first QR code found in the image to its raw bytes, or says why it could not.
 pub fn decode(image: &Luma) -> Result<Vec<u8>, String> {
     let mut prepared =
         rqrr::PreparedImage::prepare_from_greyscale(image.width, image.height, |x, y| {
@@ -68,10 +86,29 @@ pub fn decode(image: &Luma) -> Result<Vec<u8>, String> {
     Ok(content)
 }
 
-/// Maps every pixel to black or white at the midpoint between the luma of two colours composited
-/// over white, as a reader's binarisation would; returns the image unchanged if they are equal.
-pub fn binarize(image: &Luma, dark: qr_core::Color, light: qr_core::Color) -> Luma {
-    let value = |c: qr_core::Color| u32::from(over_white(luma(c.r, c.g, c.b), c.a));
+/// Decodes the single QR code in the image to its text.
+///
+/// Panics, failing the test, unless the image holds exactly one readable code of UTF-8 text.
+pub fn decode_single(image: &Luma) -> String {
+    let mut prepared =
+        rqrr::PreparedImage::prepare_from_greyscale(image.width, image.height, |x, y| {
+            image.pixels[y * image.width + x]
+        });
+    let grids = prepared.detect_grids();
+    assert_eq!(grids.len(), 1, "one QR code in the image");
+    let (_, content) = grids[0].decode().expect("a readable QR code");
+    content
+}
+
+/// Decodes the single QR code in PNG or SVG bytes (see [`image_luma`]) to its text.
+pub fn decode_image(bytes: &[u8]) -> String {
+    decode_single(&image_luma(bytes))
+}
+
+/// Maps every pixel to black or white at the midpoint between the luma of two RGBA colours
+/// composited over white, as a reader's binarisation would.
+pub fn binarize(image: &Luma, dark: [u8; 4], light: [u8; 4]) -> Luma {
+    let value = |[r, g, b, a]: [u8; 4]| u32::from(over_white(luma(r, g, b), a));
     let (d, l) = (value(dark), value(light));
     let threshold = (d + l) / 2;
     let pixels = image
@@ -92,10 +129,12 @@ pub fn binarize(image: &Luma, dark: qr_core::Color, light: qr_core::Color) -> Lu
     }
 }
 
+/// The luma of an sRGB colour (ITU-R BT.601 weights).
 fn luma(r: u8, g: u8, b: u8) -> u8 {
     ((u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114) / 1000) as u8
 }
 
+/// A grey `value` with opacity `alpha` composited over white.
 fn over_white(value: u8, alpha: u8) -> u8 {
     let a = u32::from(alpha);
     ((u32::from(value) * a + 255 * (255 - a)) / 255) as u8
