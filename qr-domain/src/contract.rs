@@ -10,17 +10,17 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
-use crate::access::{AccessRequest, IpRule};
+use crate::access::{AccessError, AccessRequest, Endpoint, IpRule, KeySettings};
 use crate::account::{Account, Email};
 use crate::analytics::AnalyticsError;
 use crate::clock::TestClock;
 use crate::error::StoreError;
 use crate::geo::NoGeoLocator;
 use crate::ids::{AccountId, KeyId, LinkId};
-use crate::key::{ApiKey, ApiKeySecret, Endpoint, KeyMode, KeySettings};
+use crate::key::{ApiKey, ApiKeySecret, KeyMode};
 use crate::limits::{LimitKind, UsageMonth};
 use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
-use crate::plan::{EnterpriseOverrides, Limit, PerSecond, Plan};
+use crate::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
 use crate::scan::{Device, NewScan};
 use crate::service::{AuthError, ScanOutcome, Service, Visit};
 use crate::shortcode::ShortCode;
@@ -1114,7 +1114,7 @@ pub fn service_counters_survive_restart<S: Store>(store: S) {
     );
 }
 
-/// Key restrictions and plan features give 403s.
+/// Key restrictions and plan features (batch, logo) give 403s.
 pub fn service_access_rules<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
@@ -1123,9 +1123,22 @@ pub fn service_access_rules<S: Store>(store: S) {
     let req = AccessRequest {
         client_ip: Some("203.0.113.9".parse().unwrap()),
         origin: Some("https://app.example.com"),
+        features: &[],
     };
     assert!(svc.authorize(&ctx, Endpoint::Generate, req).is_ok());
     assert!(svc.authorize(&ctx, Endpoint::Batch, req).is_err());
+    let logo = AccessRequest {
+        features: &[Feature::Logo],
+        ..req
+    };
+    assert_eq!(
+        svc.authorize(&ctx, Endpoint::Generate, logo),
+        Err(AccessError::FeatureNotInPlan(Feature::Logo))
+    );
+    let pro = svc.set_plan(a.id, Plan::Pro).unwrap();
+    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    assert_eq!(ctx.account, pro);
+    assert!(svc.authorize(&ctx, Endpoint::Generate, logo).is_ok());
     let mut settings = KeySettings::default();
     settings
         .ip_allowlist

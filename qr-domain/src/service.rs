@@ -15,7 +15,9 @@ use std::time::{Duration as StdDuration, Instant};
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use thiserror::Error;
 
-use crate::access::{AccessError, AccessRequest, check_access};
+use crate::access::{
+    AccessError, AccessRequest, Endpoint, KeySettings, SettingsError, check_access,
+};
 use crate::account::{Account, Email, EmailError};
 use crate::analytics::{
     AnalyticsError, AnalyticsQuery, AnalyticsReport, LinkSummary, StatsRows, retention_first_day,
@@ -25,10 +27,7 @@ use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::geo::{GeoHint, GeoLocator, Location};
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
-use crate::key::{
-    ApiKey, ApiKeySecret, Endpoint, KeyFormatError, KeyGenError, KeyHash, KeyMode, KeySettings,
-    SettingsError,
-};
+use crate::key::{ApiKey, ApiKeySecret, KeyFormatError, KeyGenError, KeyHash, KeyMode};
 use crate::limits::{Admission, Meter, RateLimitStatus, Rejection, UsageMonth, UsageReport};
 use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
 use crate::plan::{EnterpriseOverrides, Limit, Plan, PlanError, PlanLimits};
@@ -906,16 +905,6 @@ impl<S: Store, C: Clock> Drop for Service<S, C> {
 impl<S: Store, C: Clock> std::fmt::Debug for Service<S, C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Service").finish_non_exhaustive()
-    }
-}
-
-impl Limit {
-    /// The smaller of two limits.
-    pub fn min_with(self, other: Limit) -> Limit {
-        match (self, other) {
-            (Limit::Unlimited, x) | (x, Limit::Unlimited) => x,
-            (Limit::Max(a), Limit::Max(b)) => Limit::Max(a.min(b)),
-        }
     }
 }
 

@@ -22,8 +22,8 @@ use qr_domain::geo::GeoHint;
 use qr_domain::service::{AuthContext, AuthError, Visit};
 use qr_domain::writer::{Queued, ScanAck};
 use qr_domain::{
-    ApiKeySecret, Clock, Endpoint, GeoLocator, KeyId, KeyMode, Link, LinkUpdate, MaxMindLocator,
-    NoGeoLocator, Plan, RateLimitStatus, Service, ShortCode, Store, StoreError,
+    ApiKeySecret, Clock, Endpoint, Feature, GeoLocator, KeyId, KeyMode, Link, LinkUpdate,
+    MaxMindLocator, NoGeoLocator, Plan, RateLimitStatus, Service, ShortCode, Store, StoreError,
 };
 use qr_generate::batch::{BatchRequest, build_archive};
 use qr_generate::params::{self as generate, GenerateParams};
@@ -696,16 +696,16 @@ fn front_after_auth(
         Ok(ctx) => ctx,
         Err(e) => return (None, Err(e.into())),
     };
-    let access = AccessRequest { client_ip, origin };
-    let refused = match svc.authorize(&ctx, endpoint, access) {
-        Err(e) => Some(ApiError::from(e)),
-        Ok(()) if wants_logo && matches!(ctx.account.plan, Plan::Free | Plan::Starter) => {
-            Some(ApiError::PlanFeature)
-        }
-        Ok(()) => None,
+    let access = AccessRequest {
+        client_ip,
+        origin,
+        features: if wants_logo { &[Feature::Logo] } else { &[] },
     };
-    if let Some(e) = refused {
-        return (Some((ctx.key.id, svc.rate_limit_status(&ctx))), Err(e));
+    if let Err(e) = svc.authorize(&ctx, endpoint, access) {
+        return (
+            Some((ctx.key.id, svc.rate_limit_status(&ctx))),
+            Err(e.into()),
+        );
     }
     match svc.admit(&ctx, endpoint == Endpoint::Batch) {
         Ok(admission) => (Some((ctx.key.id, admission.status)), Ok(ctx)),

@@ -56,10 +56,8 @@ pub(crate) enum ApiError {
     MissingKey,
     /// The key failed authentication.
     Auth(AuthError),
-    /// The key's restrictions or the plan refuse the endpoint.
+    /// The key's restrictions or the plan refuse the endpoint or a feature it uses.
     Access(AccessError),
-    /// A feature of a higher plan (a logo below Pro).
-    PlanFeature,
     /// A rate limit or quota was hit.
     RateLimited(Rejection),
     /// A generate parameter is invalid or the code cannot be rendered.
@@ -107,10 +105,6 @@ impl ApiError {
             ApiError::Auth(AuthError::Store(e)) | ApiError::Store(e) => store_status(e),
             ApiError::Auth(_) => (S::UNAUTHORIZED, text("Invalid API key")),
             ApiError::Access(e) => (S::FORBIDDEN, e.to_string()),
-            ApiError::PlanFeature => (
-                S::FORBIDDEN,
-                text("API key not authorized for this endpoint"),
-            ),
             ApiError::RateLimited(_) => (S::TOO_MANY_REQUESTS, text("Rate limit exceeded")),
             ApiError::Generate(GenerateError::Encoding(_)) => {
                 (S::INTERNAL_SERVER_ERROR, text("Internal server error"))
