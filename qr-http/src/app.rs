@@ -19,7 +19,7 @@ use hyper::{Request, Response, StatusCode, Uri};
 use qr_core::Format;
 use qr_domain::access::{AccessError, AccessRequest};
 use qr_domain::geo::GeoHint;
-use qr_domain::service::{AuthContext, AuthError, Visit};
+use qr_domain::service::{AuthContext, AuthError, PreparedScan, Visit};
 use qr_domain::writer::{Queued, ScanAck};
 use qr_domain::{
     ApiKeySecret, Clock, Endpoint, Feature, GeoLocator, KeyId, KeyMode, Link, LinkUpdate,
@@ -738,8 +738,8 @@ fn resolve_in_memory(
         None => None,
         Some(visit) => match svc.prepare_scan_in_memory(&link, &visit) {
             None => return Err(Some(visit)),
-            Some(None) => None,
-            Some(Some(scan)) => {
+            Some(PreparedScan::Bot) => None,
+            Some(PreparedScan::Record(scan)) => {
                 let (tx, rx) = oneshot::channel();
                 let ack: ScanAck = Box::new(move |result| {
                     // The receiver is gone only if the request was abandoned.
@@ -780,7 +780,7 @@ fn resolve_and_queue(
         });
     };
     let ack = match visit.map(|v| svc.prepare_scan(&link, &v)) {
-        Some(Ok(Some(scan))) => {
+        Some(Ok(PreparedScan::Record(scan))) => {
             let (tx, rx) = oneshot::channel();
             let queued = svc.submit_scan(
                 scan,
@@ -801,7 +801,7 @@ fn resolve_and_queue(
             tracing::warn!(error = %e, "scan not prepared");
             None
         }
-        Some(Ok(None)) | None => None,
+        Some(Ok(PreparedScan::Bot)) | None => None,
     };
     Ok(Resolved::Found {
         target: link.target_url.to_string(),

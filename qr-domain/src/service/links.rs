@@ -1,0 +1,172 @@
+//! Dynamic links: creation within the plan's limit, reads, updates, deletion, and short-code resolution with the redirect cache.
+
+use std::time::{Duration, Instant};
+
+use super::Service;
+use crate::account::Account;
+use crate::clock::Clock;
+use crate::error::StoreError;
+use crate::ids::{AccountId, LinkId};
+use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
+use crate::plan::Limit;
+use crate::shortcode::ShortCode;
+use crate::store::Store;
+
+/// How long a cached link is used. Changes made through this service show at once; changes
+/// made by another process (the CLI) show within this time.
+pub const LINK_CACHE_TTL: Duration = Duration::from_secs(1);
+/// Short codes drawn per new link; one free code among them is practically certain with 40
+/// random bits per code.
+const CODE_ATTEMPTS: usize = 16;
+
+impl<S: Store, C: Clock> Service<S, C> {
+    /// Creates a link for `account`, enforcing the plan's link limit.
+    pub fn create_link(
+        &self,
+        account: &Account,
+        name: &str,
+        target_url: &str,
+    ) -> Result<Link, LinkError> {
+        let name = LinkName::parse(name)?;
+        let target_url = TargetUrl::parse(target_url)?;
+        let now = self.clock.now();
+        let limits = account.limits();
+        let candidates = (0..CODE_ATTEMPTS)
+            .map(|_| ShortCode::generate())
+            .collect::<Result<Vec<_>, _>>()?;
+        self.store.write(|tx| {
+            let current = tx.account(account.id)?.ok_or(LinkError::NotFound)?;
+            let limit = current.limits().links.min_with(limits.links);
+            if let Limit::Max(max) = limit
+                && tx.count_links(account.id)? >= max
+            {
+                return Err(LinkError::LimitReached {
+                    plan: current.plan.to_string(),
+                    limit: max,
+                });
+            }
+            let mut code = None;
+            for c in &candidates {
+                if !tx.code_taken(c)? {
+                    code = Some(*c);
+                    break;
+                }
+            }
+            let link = Link {
+                id: LinkId::random(),
+                account_id: account.id,
+                name,
+                short_code: code.ok_or(LinkError::CodeSpace)?,
+                target_url,
+                scan_count: 0,
+                created_at: now,
+                updated_at: now,
+            };
+            tx.insert_link(&link)?;
+            Ok(link)
+        })
+    }
+
+    /// One of the account's links. An unknown id, a malformed id and another account's id are all "not found".
+    pub fn link(&self, account: AccountId, id: &str) -> Result<Link, LinkError> {
+        let Ok(id) = id.parse::<LinkId>() else {
+            return Err(LinkError::NotFound);
+        };
+        self.store
+            .read(|tx| tx.link(account, id))?
+            .ok_or(LinkError::NotFound)
+    }
+
+    /// The account's links, oldest first.
+    pub fn links(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
+        self.store.read(|tx| tx.links_of(account))
+    }
+
+    /// Changes the given fields; updatedAt is set whenever at least one field is given.
+    /// An update without fields returns the link unchanged.
+    pub fn update_link(
+        &self,
+        account: AccountId,
+        id: &str,
+        update: &LinkUpdate,
+    ) -> Result<Link, LinkError> {
+        let name = update.name.as_deref().map(LinkName::parse).transpose()?;
+        let target = update
+            .target_url
+            .as_deref()
+            .map(TargetUrl::parse)
+            .transpose()?;
+        let Ok(id) = id.parse::<LinkId>() else {
+            return Err(LinkError::NotFound);
+        };
+        let now = self.clock.now();
+        self.store
+            .write(|tx| {
+                let mut link = tx.link(account, id)?.ok_or(LinkError::NotFound)?;
+                if name.is_none() && target.is_none() {
+                    return Ok(link);
+                }
+                if let Some(n) = name {
+                    link.name = n;
+                }
+                if let Some(t) = target {
+                    link.target_url = t;
+                }
+                link.updated_at = now.max(link.created_at);
+                if !tx.update_link(&link)? {
+                    return Err(LinkError::NotFound);
+                }
+                Ok(link)
+            })
+            .inspect(|link| self.forget_link(link.id))
+    }
+
+    /// Deletes a link with all its scans; its code is never issued again.
+    pub fn delete_link(&self, account: AccountId, id: &str) -> Result<(), LinkError> {
+        let Ok(id) = id.parse::<LinkId>() else {
+            return Err(LinkError::NotFound);
+        };
+        let deleted = self.store.write(|tx| tx.delete_link(account, id))?;
+        self.forget_link(id);
+        if deleted {
+            Ok(())
+        } else {
+            Err(LinkError::NotFound)
+        }
+    }
+
+    /// The live link of a presented short code (lower case and aliases accepted); `None` when
+    /// the code is malformed, unknown or deleted. Always reads the store, and refreshes the
+    /// redirect cache with what it read.
+    pub fn resolve(&self, code: &str) -> Result<Option<Link>, StoreError> {
+        let Ok(code) = ShortCode::parse(code) else {
+            return Ok(None);
+        };
+        let seen = self.links.generation();
+        let link = self.store.read(|tx| tx.link_by_code(&code))?;
+        match &link {
+            Some(found) => self
+                .links
+                .insert_since(seen, code, (found.clone(), Instant::now())),
+            None => self.links.remove_since(seen, &code),
+        }
+        Ok(link)
+    }
+
+    /// The live link of a code from memory, if [`Service::resolve`] read it less than
+    /// [`LINK_CACHE_TTL`] ago and it has not changed here since; never touches the store. Its
+    /// `scan_count` may be behind.
+    pub fn cached_link(&self, code: &str) -> Option<Link> {
+        let code = ShortCode::parse(code).ok()?;
+        self.links
+            .read(&code, |(link, read_at)| {
+                (read_at.elapsed() < LINK_CACHE_TTL).then(|| link.clone())
+            })
+            .flatten()
+    }
+
+    /// Drops the cached link `id` after a local change.
+    fn forget_link(&self, id: LinkId) {
+        self.links.forget(|_, (link, _)| link.id == id);
+    }
+}
