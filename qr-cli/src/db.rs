@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
+use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::{Account, Email, Link, NoGeoLocator, Service, SystemClock};
 use qr_sqlite::SqliteStore;
 
@@ -87,11 +88,14 @@ pub fn find_link(
         Some(email) => vec![account_by_email(service, email)?],
         None => service.accounts()?,
     };
-    for account in accounts {
-        match service.link(account.id, link_id) {
-            Ok(link) => return Ok((account, link)),
-            Err(qr_domain::link::LinkError::NotFound) => {}
-            Err(e) => return Err(e.into()),
+    // A malformed id is a link that does not exist, as in the API.
+    if let Ok(id) = parse_link_id(link_id) {
+        for account in accounts {
+            match service.link(account.id, id) {
+                Ok(link) => return Ok((account, link)),
+                Err(LinkError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
         }
     }
     match email {

@@ -12,14 +12,14 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::access::{AccessError, AccessRequest, Endpoint, IpRule, KeySettings};
 use crate::account::{Account, Email};
-use crate::analytics::AnalyticsError;
+use crate::analytics::{AnalyticsError, AnalyticsQuery, QueryError};
 use crate::clock::TestClock;
 use crate::error::StoreError;
 use crate::geo::NoGeoLocator;
 use crate::ids::{AccountId, KeyId, LinkId};
 use crate::key::{ApiKey, ApiKeySecret, KeyMode};
 use crate::limits::{LimitKind, UsageMonth};
-use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
+use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl, parse_link_id};
 use crate::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
 use crate::scan::{Device, NewScan};
 use crate::service::{AuthError, ScanOutcome, Service, Visit};
@@ -135,6 +135,11 @@ fn service<S: Store>(store: S, at: &str) -> (Service<S, TestClock>, TestClock) {
     let svc = Service::new(Arc::new(store), clock.clone(), Arc::new(NoGeoLocator))
         .expect("service starts");
     (svc, clock)
+}
+
+/// A query the check knows to be valid.
+fn query(start: Option<&str>, end: Option<&str>, limit: Option<&str>) -> AnalyticsQuery {
+    AnalyticsQuery::parse(start, end, limit).expect("valid query")
 }
 
 const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
@@ -764,7 +769,7 @@ pub fn service_plan_link_limits<S: Store>(store: S) {
             limit: 5
         }
     );
-    svc.delete_link(a.id, &ids[0].to_string()).unwrap();
+    svc.delete_link(a.id, ids[0]).unwrap();
     assert!(svc.create_link(&a, "L5", "https://example.com").is_ok());
     let a = svc.set_plan(a.id, Plan::Enterprise).unwrap();
     let a = svc
@@ -824,21 +829,18 @@ pub fn service_cross_account_isolation<S: Store>(store: S) {
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let b = svc.create_account("b@example.com", Plan::Free).unwrap();
     let l = svc.create_link(&a, "Mine", "https://example.com").unwrap();
-    let id = l.id.to_string();
-    assert_eq!(svc.link(b.id, &id), Err(LinkError::NotFound));
-    let upd = LinkUpdate {
-        name: Some("x".into()),
-        target_url: None,
-    };
-    assert_eq!(svc.update_link(b.id, &id, &upd), Err(LinkError::NotFound));
-    assert_eq!(svc.delete_link(b.id, &id), Err(LinkError::NotFound));
+    let id = l.id;
+    assert_eq!(svc.link(b.id, id), Err(LinkError::NotFound));
+    let upd = LinkUpdate::parse(Some("x"), None).unwrap();
+    assert_eq!(svc.update_link(b.id, id, &upd), Err(LinkError::NotFound));
+    assert_eq!(svc.delete_link(b.id, id), Err(LinkError::NotFound));
     assert_eq!(
-        svc.analytics(&b, &id, None, None, None),
+        svc.analytics(&b, id, &query(None, None, None)),
         Err(AnalyticsError::LinkNotFound)
     );
-    assert_eq!(svc.link(a.id, "not-a-uuid"), Err(LinkError::NotFound));
+    assert_eq!(parse_link_id("not-a-uuid"), Err(LinkError::NotFound));
     assert!(svc.links(b.id).unwrap().is_empty());
-    assert_eq!(svc.link(a.id, &id).unwrap(), l);
+    assert_eq!(svc.link(a.id, id).unwrap(), l);
 }
 
 /// Bots are redirected but not counted.
@@ -855,11 +857,9 @@ pub fn service_bot_exclusion<S: Store>(store: S) {
         svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
         ScanOutcome::Recorded(_)
     ));
-    let l = svc.link(a.id, &l.id.to_string()).unwrap();
+    let l = svc.link(a.id, l.id).unwrap();
     assert_eq!(l.scan_count, 1);
-    let report = svc
-        .analytics(&a, &l.id.to_string(), None, None, None)
-        .unwrap();
+    let report = svc.analytics(&a, l.id, &query(None, None, None)).unwrap();
     assert_eq!(report.analytics.total_scans, 1);
     assert_eq!(
         report.recent_scans[0].referrer.as_deref(),
@@ -881,27 +881,21 @@ pub fn service_unique_counting<S: Store>(store: S) {
     svc.record_scan(&other, &visit("192.0.2.1", PHONE)).unwrap();
     clock.advance(Duration::days(1));
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
-    let r = svc
-        .analytics(&a, &l.id.to_string(), None, None, None)
-        .unwrap();
+    let r = svc.analytics(&a, l.id, &query(None, None, None)).unwrap();
     assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (5, 4));
     let r = svc
         .analytics(
             &a,
-            &l.id.to_string(),
-            Some("2024-03-10T09:00:00Z"),
-            Some("2024-03-10"),
-            None,
+            l.id,
+            &query(Some("2024-03-10T09:00:00Z"), Some("2024-03-10"), None),
         )
         .unwrap();
     assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (0, 0));
     let r = svc
         .analytics(
             &a,
-            &l.id.to_string(),
-            Some("2024-03-10T07:00:00Z"),
-            Some("2024-03-10"),
-            None,
+            l.id,
+            &query(Some("2024-03-10T07:00:00Z"), Some("2024-03-10"), None),
         )
         .unwrap();
     assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (4, 3));
@@ -915,8 +909,8 @@ pub fn service_retention<S: Store>(store: S) {
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
     clock.set(t("2024-01-30T10:00:00Z"));
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
-    let id = l.id.to_string();
-    let r = svc.analytics(&a, &id, None, None, None).unwrap();
+    let id = l.id;
+    let r = svc.analytics(&a, id, &query(None, None, None)).unwrap();
     assert_eq!(
         r.analytics.total_scans, 2,
         "day 30 of 30 still includes Jan 1"
@@ -924,7 +918,7 @@ pub fn service_retention<S: Store>(store: S) {
     assert_eq!(r.analytics.scans_by_day.len(), 30);
     clock.set(t("2024-01-31T00:00:00Z"));
     let r = svc
-        .analytics(&a, &id, Some("2023-12-01"), None, None)
+        .analytics(&a, id, &query(Some("2023-12-01"), None, None))
         .unwrap();
     assert_eq!(r.analytics.total_scans, 1);
     assert_eq!(
@@ -933,19 +927,19 @@ pub fn service_retention<S: Store>(store: S) {
     );
     assert_eq!(r.recent_scans.len(), 1);
     let gone = svc
-        .analytics(&a, &id, Some("2023-12-01"), Some("2023-12-31"), None)
+        .analytics(&a, id, &query(Some("2023-12-01"), Some("2023-12-31"), None))
         .unwrap();
     assert_eq!(gone.analytics.total_scans, 0);
     assert!(gone.analytics.scans_by_day.is_empty());
     assert_eq!(svc.prune().unwrap().scans_deleted, 1);
     assert_eq!(
-        svc.link(a.id, &id).unwrap().scan_count,
+        svc.link(a.id, id).unwrap().scan_count,
         2,
         "pruning never lowers scanCount"
     );
     // Upgrading widens the window only for scans still kept.
     let a = svc.set_plan(a.id, Plan::Pro).unwrap();
-    let r = svc.analytics(&a, &id, None, None, None).unwrap();
+    let r = svc.analytics(&a, id, &query(None, None, None)).unwrap();
     assert_eq!(r.analytics.total_scans, 1);
 }
 
@@ -954,13 +948,15 @@ pub fn service_analytics_window<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
     let l = svc.create_link(&a, "L", "https://example.com").unwrap();
-    let id = l.id.to_string();
+    let id = l.id;
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
     svc.record_scan(&l, &visit("192.0.2.2", DESKTOP)).unwrap();
     clock.set(t("2024-05-03T18:00:00Z"));
     svc.record_scan(&l, &visit("192.0.2.3", DESKTOP)).unwrap();
     clock.set(t("2024-05-04T12:00:00Z"));
-    let r = svc.analytics(&a, &id, None, None, Some("2")).unwrap();
+    let r = svc
+        .analytics(&a, id, &query(None, None, Some("2")))
+        .unwrap();
     let days: Vec<_> = r
         .analytics
         .scans_by_day
@@ -997,31 +993,36 @@ pub fn service_analytics_window<S: Store>(store: S) {
     let r = svc
         .analytics(
             &a,
-            &id,
-            Some("2024-05-01T10:00:00Z"),
-            Some("2024-05-03T17:00:00Z"),
-            None,
+            id,
+            &query(
+                Some("2024-05-01T10:00:00Z"),
+                Some("2024-05-03T17:00:00Z"),
+                None,
+            ),
         )
         .unwrap();
     assert_eq!(r.analytics.total_scans, 2);
     assert_eq!(r.analytics.scans_by_day.len(), 3);
     let r = svc
-        .analytics(&a, &id, Some("2024-05-02"), Some("2024-05-02"), None)
+        .analytics(&a, id, &query(Some("2024-05-02"), Some("2024-05-02"), None))
         .unwrap();
     assert_eq!(
         (r.analytics.total_scans, r.analytics.scans_by_day.len()),
         (0, 1)
     );
     assert_eq!(
-        svc.analytics(&a, &id, Some("2024-05-03"), Some("2024-05-02"), None),
-        Err(AnalyticsError::StartAfterEnd)
+        AnalyticsQuery::parse(Some("2024-05-03"), Some("2024-05-02"), None),
+        Err(QueryError::StartAfterEnd)
     );
     assert!(matches!(
-        svc.analytics(&a, &id, None, None, Some("0")),
-        Err(AnalyticsError::InvalidLimit(_))
+        AnalyticsQuery::parse(None, None, Some("0")),
+        Err(QueryError::InvalidLimit(_))
     ));
-    let json =
-        serde_json::to_value(svc.analytics(&a, &id, None, None, Some("1")).unwrap()).unwrap();
+    let json = serde_json::to_value(
+        svc.analytics(&a, id, &query(None, None, Some("1")))
+            .unwrap(),
+    )
+    .unwrap();
     for field in [
         "totalScans",
         "uniqueScans",
@@ -1052,7 +1053,7 @@ pub fn service_short_code_lookup<S: Store>(store: S) {
         .collect();
     assert_eq!(svc.resolve(&aliased).unwrap().map(|x| x.id), Some(l.id));
     assert_eq!(svc.resolve("not a code").unwrap(), None);
-    svc.delete_link(a.id, &l.id.to_string()).unwrap();
+    svc.delete_link(a.id, l.id).unwrap();
     assert_eq!(svc.resolve(&code).unwrap(), None);
     assert_eq!(
         svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
@@ -1162,11 +1163,8 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
     assert_eq!(svc.resolve(&code).unwrap().map(|x| x.id), Some(l.id));
     assert_eq!(svc.cached_link(&code).map(|x| x.id), Some(l.id));
     assert_eq!(svc.cached_link("not a code"), None);
-    let update = LinkUpdate {
-        target_url: Some("https://example.com/two".into()),
-        ..LinkUpdate::default()
-    };
-    svc.update_link(a.id, &l.id.to_string(), &update).unwrap();
+    let update = LinkUpdate::parse(None, Some("https://example.com/two")).unwrap();
+    svc.update_link(a.id, l.id, &update).unwrap();
     assert_eq!(svc.cached_link(&code), None);
     let resolved = svc.resolve(&code).unwrap().unwrap();
     assert_eq!(resolved.target_url.as_str(), "https://example.com/two");
@@ -1200,14 +1198,17 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
         svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
         clock.advance(Duration::days(1));
     }
-    let id = l.id.to_string();
-    let first = svc.analytics(&a, &id, None, None, None).unwrap();
+    let id = l.id;
+    let first = svc.analytics(&a, id, &query(None, None, None)).unwrap();
     assert_eq!(first.analytics.total_scans, 4);
-    assert_eq!(svc.analytics(&a, &id, None, None, None).unwrap(), first);
+    assert_eq!(
+        svc.analytics(&a, id, &query(None, None, None)).unwrap(),
+        first
+    );
     svc.record_scan(&l, &visit("192.0.2.2", DESKTOP)).unwrap();
     clock.advance(Duration::days(1));
     svc.record_scan(&l, &visit("192.0.2.3", PHONE)).unwrap();
-    let later = svc.analytics(&a, &id, None, None, None).unwrap();
+    let later = svc.analytics(&a, id, &query(None, None, None)).unwrap();
     assert_eq!(later.analytics.total_scans, 6);
     assert_eq!(
         later
@@ -1219,7 +1220,7 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
         vec![1, 1, 1, 1, 1, 1]
     );
 
-    svc.delete_link(a.id, &id).unwrap();
+    svc.delete_link(a.id, id).unwrap();
     assert_eq!(svc.cached_link(&code), None);
     assert_eq!(svc.resolve(&code).unwrap(), None);
 }

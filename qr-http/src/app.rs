@@ -19,11 +19,13 @@ use hyper::{Request, Response, StatusCode, Uri};
 use qr_core::Format;
 use qr_domain::access::{AccessError, AccessRequest};
 use qr_domain::geo::GeoHint;
+use qr_domain::link::parse_link_id;
 use qr_domain::service::{AuthContext, AuthError, PreparedScan, Visit};
 use qr_domain::writer::{Queued, ScanAck};
 use qr_domain::{
-    ApiKeySecret, Clock, Endpoint, Feature, GeoLocator, KeyId, KeyMode, Link, LinkUpdate,
-    MaxMindLocator, NoGeoLocator, Plan, RateLimitStatus, Service, ShortCode, Store, StoreError,
+    AnalyticsQuery, ApiKeySecret, Clock, Endpoint, Feature, GeoLocator, KeyId, KeyMode, Link,
+    LinkUpdate, MaxMindLocator, NoGeoLocator, Plan, RateLimitStatus, Service, ShortCode, Store,
+    StoreError,
 };
 use qr_generate::batch::{BatchRequest, build_archive};
 use qr_generate::params::{self as generate, GenerateParams};
@@ -464,9 +466,8 @@ impl App {
                     ))
                 }
                 Some(id) => {
-                    let link = self
-                        .blocking(move |svc| svc.link(account.id, &id))
-                        .await??;
+                    let id = parse_link_id(&id)?;
+                    let link = self.blocking(move |svc| svc.link(account.id, id)).await??;
                     Ok(json_response(StatusCode::OK, &self.link_json(&link)))
                 }
             },
@@ -493,18 +494,20 @@ impl App {
                 let body =
                     read_body(body, limits.max_json_body_bytes, limits.body_read_timeout).await?;
                 let fields = json_object(&body)?;
-                let update = LinkUpdate {
-                    name: string_field(&fields, "name")?,
-                    target_url: string_field(&fields, "targetUrl")?,
-                };
+                let update = LinkUpdate::parse(
+                    string_field(&fields, "name")?.as_deref(),
+                    string_field(&fields, "targetUrl")?.as_deref(),
+                )?;
+                let id = parse_link_id(&id)?;
                 let link = self
-                    .blocking(move |svc| svc.update_link(account.id, &id, &update))
+                    .blocking(move |svc| svc.update_link(account.id, id, &update))
                     .await??;
                 Ok(json_response(StatusCode::OK, &self.link_json(&link)))
             }
             Method::Delete => {
                 let id = id.ok_or_else(|| ApiError::BadRequest("id parameter required".into()))?;
-                self.blocking(move |svc| svc.delete_link(account.id, &id))
+                let id = parse_link_id(&id)?;
+                self.blocking(move |svc| svc.delete_link(account.id, id))
                     .await??;
                 let mut response = Response::new(Full::new(Bytes::new()));
                 *response.status_mut() = StatusCode::NO_CONTENT;
@@ -523,22 +526,16 @@ impl App {
         let link_id = query
             .get("linkId")
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| ApiError::BadRequest("linkId parameter required".into()))?
-            .to_owned();
-        let start = query.get("startDate").map(str::to_owned);
-        let end = query.get("endDate").map(str::to_owned);
-        let limit = query.get("limit").map(str::to_owned);
+            .ok_or_else(|| ApiError::BadRequest("linkId parameter required".into()))?;
+        let parsed = AnalyticsQuery::parse(
+            query.get("startDate"),
+            query.get("endDate"),
+            query.get("limit"),
+        )?;
+        let id = parse_link_id(link_id)?;
         let account = ctx.account.clone();
         let report = self
-            .blocking(move |svc| {
-                svc.analytics(
-                    &account,
-                    &link_id,
-                    start.as_deref(),
-                    end.as_deref(),
-                    limit.as_deref(),
-                )
-            })
+            .blocking(move |svc| svc.analytics(&account, id, &parsed))
             .await??;
         Ok(json_response(StatusCode::OK, &report))
     }

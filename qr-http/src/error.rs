@@ -5,7 +5,7 @@ use http_body_util::Full;
 use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 use qr_domain::access::AccessError;
-use qr_domain::analytics::AnalyticsError;
+use qr_domain::analytics::{AnalyticsError, QueryError};
 use qr_domain::link::LinkError;
 use qr_domain::service::{AdminError, AuthError};
 use qr_domain::{Rejection, StoreError};
@@ -66,6 +66,8 @@ pub(crate) enum ApiError {
     Batch(BatchError),
     /// A link operation failed.
     Link(LinkError),
+    /// The analytics parameters are invalid.
+    AnalyticsQuery(QueryError),
     /// An analytics query failed.
     Analytics(AnalyticsError),
     /// The logo could not be fetched or decoded.
@@ -130,10 +132,10 @@ impl ApiError {
                     text("Could not create the link; retry the request"),
                 ),
             },
+            ApiError::AnalyticsQuery(e) => (S::BAD_REQUEST, capitalize_invalid(e.to_string())),
             ApiError::Analytics(e) => match e {
                 AnalyticsError::LinkNotFound => (S::NOT_FOUND, text("Link not found")),
                 AnalyticsError::Store(e) => store_status(e),
-                other => (S::BAD_REQUEST, capitalize_invalid(other.to_string())),
             },
             ApiError::Logo(e) => (S::BAD_REQUEST, e.to_string()),
             ApiError::BadRequest(message) => (S::BAD_REQUEST, message.clone()),
@@ -255,6 +257,7 @@ from_error!(
     Generate(GenerateError),
     Batch(BatchError),
     Link(LinkError),
+    AnalyticsQuery(QueryError),
     Analytics(AnalyticsError),
     Logo(LogoFetchError),
     Store(StoreError),

@@ -51,12 +51,8 @@ fn changes_by_another_process_apply_on_the_next_request() {
     let link = server
         .create_link(&ctx.account, "Poster", "https://example.com/a")
         .unwrap();
-    let update = LinkUpdate {
-        target_url: Some("https://example.com/b".into()),
-        ..Default::default()
-    };
-    cli.update_link(account.id, &link.id.to_string(), &update)
-        .unwrap();
+    let update = LinkUpdate::parse(None, Some("https://example.com/b")).unwrap();
+    cli.update_link(account.id, link.id, &update).unwrap();
     let resolved = server.resolve(link.short_code.as_str()).unwrap().unwrap();
     assert_eq!(resolved.target_url.as_str(), "https://example.com/b");
 

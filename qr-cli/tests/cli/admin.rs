@@ -463,7 +463,7 @@ fn link_with_scans(ws: &Workspace) -> String {
     let store = Arc::new(SqliteStore::open(ws.db()).unwrap());
     let service = Service::new(store, SystemClock, Arc::new(NoGeoLocator)).unwrap();
     let account = service.accounts().unwrap().remove(0);
-    let link = service.link(account.id, &id).unwrap();
+    let link = service.link(account.id, id.parse().unwrap()).unwrap();
     let agents = [
         "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
         "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",

@@ -13,19 +13,13 @@ use crate::ids::LinkId;
 use crate::store::{ReadTx, Store};
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Analytics of one of the account's links.
+    /// Analytics of one of the account's links; another account's link is "not found".
     pub fn analytics(
         &self,
         account: &Account,
-        link_id: &str,
-        start: Option<&str>,
-        end: Option<&str>,
-        limit: Option<&str>,
+        id: LinkId,
+        query: &AnalyticsQuery,
     ) -> Result<AnalyticsReport, AnalyticsError> {
-        let query = AnalyticsQuery::parse(start, end, limit)?;
-        let Ok(id) = link_id.parse::<LinkId>() else {
-            return Err(AnalyticsError::LinkNotFound);
-        };
         let now = self.clock.now();
         self.store.read(|tx| {
             let link = tx

@@ -67,11 +67,8 @@ impl<S: Store, C: Clock> Service<S, C> {
         })
     }
 
-    /// One of the account's links. An unknown id, a malformed id and another account's id are all "not found".
-    pub fn link(&self, account: AccountId, id: &str) -> Result<Link, LinkError> {
-        let Ok(id) = id.parse::<LinkId>() else {
-            return Err(LinkError::NotFound);
-        };
+    /// One of the account's links. An unknown id and another account's id are both "not found".
+    pub fn link(&self, account: AccountId, id: LinkId) -> Result<Link, LinkError> {
         self.store
             .read(|tx| tx.link(account, id))?
             .ok_or(LinkError::NotFound)
@@ -87,30 +84,21 @@ impl<S: Store, C: Clock> Service<S, C> {
     pub fn update_link(
         &self,
         account: AccountId,
-        id: &str,
+        id: LinkId,
         update: &LinkUpdate,
     ) -> Result<Link, LinkError> {
-        let name = update.name.as_deref().map(LinkName::parse).transpose()?;
-        let target = update
-            .target_url
-            .as_deref()
-            .map(TargetUrl::parse)
-            .transpose()?;
-        let Ok(id) = id.parse::<LinkId>() else {
-            return Err(LinkError::NotFound);
-        };
         let now = self.clock.now();
         self.store
             .write(|tx| {
                 let mut link = tx.link(account, id)?.ok_or(LinkError::NotFound)?;
-                if name.is_none() && target.is_none() {
+                if update.is_empty() {
                     return Ok(link);
                 }
-                if let Some(n) = name {
-                    link.name = n;
+                if let Some(name) = &update.name {
+                    link.name = name.clone();
                 }
-                if let Some(t) = target {
-                    link.target_url = t;
+                if let Some(target) = &update.target_url {
+                    link.target_url = target.clone();
                 }
                 link.updated_at = now.max(link.created_at);
                 if !tx.update_link(&link)? {
@@ -122,10 +110,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Deletes a link with all its scans; its code is never issued again.
-    pub fn delete_link(&self, account: AccountId, id: &str) -> Result<(), LinkError> {
-        let Ok(id) = id.parse::<LinkId>() else {
-            return Err(LinkError::NotFound);
-        };
+    pub fn delete_link(&self, account: AccountId, id: LinkId) -> Result<(), LinkError> {
         let deleted = self.store.write(|tx| tx.delete_link(account, id))?;
         self.forget_link(id);
         if deleted {
