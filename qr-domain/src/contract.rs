@@ -22,7 +22,7 @@ use crate::limits::{LimitKind, UsageMonth};
 use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl, parse_link_id};
 use crate::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
 use crate::scan::{Device, NewScan};
-use crate::service::{AuthError, ScanOutcome, Service, Visit};
+use crate::service::{AuthError, Resolution, ScanOutcome, Service, Visit};
 use crate::shortcode::ShortCode;
 use crate::store::Store;
 
@@ -41,7 +41,8 @@ macro_rules! contract_suite {
             service_key_regeneration, service_cross_account_isolation, service_bot_exclusion,
             service_unique_counting, service_retention, service_analytics_window,
             service_short_code_lookup, service_sees_changes_made_elsewhere,
-            service_counters_survive_restart, service_access_rules, service_caches_follow_changes);
+            service_counters_survive_restart, service_access_rules, service_caches_follow_changes,
+            service_store_health);
     };
     (@each $make:expr; $($name:ident),* $(,)?) => {
         $(
@@ -1037,7 +1038,8 @@ pub fn service_analytics_window<S: Store>(store: S) {
     assert!(json["recentScans"][0].get("referrer").is_some());
 }
 
-/// Short codes resolve case-insensitively with Crockford aliases; deleted codes never resolve.
+/// Short codes resolve case-insensitively with Crockford aliases; a deleted code is gone, never
+/// live again; a malformed or never issued code is unknown.
 pub fn service_short_code_lookup<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
@@ -1051,10 +1053,16 @@ pub fn service_short_code_lookup<S: Store>(store: S) {
             c => c.to_ascii_lowercase(),
         })
         .collect();
-    assert_eq!(svc.resolve(&aliased).unwrap().map(|x| x.id), Some(l.id));
-    assert_eq!(svc.resolve("not a code").unwrap(), None);
+    assert_eq!(svc.resolve(&aliased).unwrap(), Resolution::Live(l.clone()));
+    assert_eq!(svc.resolve("not a code").unwrap(), Resolution::Unknown);
+    let never_issued = ShortCode::generate().unwrap();
+    assert_eq!(
+        svc.resolve(never_issued.as_str()).unwrap(),
+        Resolution::Unknown
+    );
     svc.delete_link(a.id, l.id).unwrap();
-    assert_eq!(svc.resolve(&code).unwrap(), None);
+    assert_eq!(svc.resolve(&code).unwrap(), Resolution::Gone);
+    assert_eq!(svc.resolve(&aliased).unwrap(), Resolution::Gone);
     assert_eq!(
         svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
         ScanOutcome::LinkGone
@@ -1063,7 +1071,9 @@ pub fn service_short_code_lookup<S: Store>(store: S) {
 
 /// Changes written straight to the store (as another process would) apply on the next request.
 pub fn service_sees_changes_made_elsewhere<S: Store>(store: S) {
-    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
+    let store = Arc::new(store);
+    let clock = TestClock::new(t("2024-05-01T10:00:00Z"));
+    let svc = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).unwrap();
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let (k, old) = svc.create_key(a.id, KeyMode::Live).unwrap();
     assert_eq!(
@@ -1072,7 +1082,7 @@ pub fn service_sees_changes_made_elsewhere<S: Store>(store: S) {
     );
     let mut changed = a.clone();
     changed.plan = Plan::Pro;
-    svc.store().write(|tx| tx.update_account(&changed)).unwrap();
+    store.write(|tx| tx.update_account(&changed)).unwrap();
     assert_eq!(
         svc.authenticate(old.expose_secret()).unwrap().account.plan,
         Plan::Pro
@@ -1080,7 +1090,7 @@ pub fn service_sees_changes_made_elsewhere<S: Store>(store: S) {
     let new = ApiKeySecret::generate(KeyMode::Live).unwrap();
     let mut k2 = k.clone();
     k2.hash = new.hash();
-    svc.store().write(|tx| tx.update_key(&k2)).unwrap();
+    store.write(|tx| tx.update_key(&k2)).unwrap();
     assert_eq!(
         svc.authenticate(old.expose_secret()).unwrap_err(),
         AuthError::Unknown
@@ -1160,13 +1170,15 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
 
     // Links: cached by a lookup, forgotten by an update or a deletion here.
     assert_eq!(svc.cached_link(&code), None);
-    assert_eq!(svc.resolve(&code).unwrap().map(|x| x.id), Some(l.id));
+    assert_eq!(svc.resolve(&code).unwrap(), Resolution::Live(l.clone()));
     assert_eq!(svc.cached_link(&code).map(|x| x.id), Some(l.id));
     assert_eq!(svc.cached_link("not a code"), None);
     let update = LinkUpdate::parse(None, Some("https://example.com/two")).unwrap();
     svc.update_link(a.id, l.id, &update).unwrap();
     assert_eq!(svc.cached_link(&code), None);
-    let resolved = svc.resolve(&code).unwrap().unwrap();
+    let Resolution::Live(resolved) = svc.resolve(&code).unwrap() else {
+        panic!("the link is live");
+    };
     assert_eq!(resolved.target_url.as_str(), "https://example.com/two");
     assert_eq!(
         svc.cached_link(&code).map(|x| x.target_url),
@@ -1222,5 +1234,12 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
 
     svc.delete_link(a.id, id).unwrap();
     assert_eq!(svc.cached_link(&code), None);
-    assert_eq!(svc.resolve(&code).unwrap(), None);
+    assert_eq!(svc.resolve(&code).unwrap(), Resolution::Gone);
+}
+
+/// A writable store answers the health check and takes writes.
+pub fn service_store_health<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
+    assert!(!svc.read_only());
+    assert_eq!(svc.check_store(), Ok(()));
 }

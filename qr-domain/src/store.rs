@@ -37,6 +37,12 @@ pub trait Store: Send + Sync + 'static {
     /// A number that changes whenever accounts or keys change, in this process or in any other
     /// process sharing the same storage. Caches of keys and accounts compare it on every request.
     fn config_version(&self) -> Result<u64, StoreError>;
+
+    /// Whether the store was opened for reading only, so that every write fails with
+    /// [`StoreError::ReadOnly`]. Stores that can always write keep the default, `false`.
+    fn is_read_only(&self) -> bool {
+        false
+    }
 }
 
 /// Reads available in every transaction.

@@ -20,12 +20,11 @@ use qr_core::Format;
 use qr_domain::access::{AccessError, AccessRequest};
 use qr_domain::geo::GeoHint;
 use qr_domain::link::parse_link_id;
-use qr_domain::service::{AuthContext, AuthError, PreparedScan, Visit};
+use qr_domain::service::{AuthContext, AuthError, PreparedScan, Resolution, Visit};
 use qr_domain::writer::{Queued, ScanAck};
 use qr_domain::{
     AnalyticsQuery, ApiKeySecret, Clock, Endpoint, Feature, GeoLocator, KeyId, KeyMode, Link,
-    LinkUpdate, MaxMindLocator, NoGeoLocator, Plan, RateLimitStatus, Service, ShortCode, Store,
-    StoreError,
+    LinkUpdate, MaxMindLocator, NoGeoLocator, Plan, RateLimitStatus, Service, Store, StoreError,
 };
 use qr_generate::batch::{BatchRequest, build_archive};
 use qr_generate::params::{self as generate, GenerateParams};
@@ -218,7 +217,7 @@ impl App {
     /// Whether the database was opened read-only (on a read-only file system): scans are not
     /// recorded and writes are answered 503.
     pub fn read_only(&self) -> bool {
-        self.inner.service.store().is_read_only()
+        self.inner.service.read_only()
     }
 
     /// The public base URL.
@@ -541,7 +540,7 @@ impl App {
     }
 
     async fn health(&self) -> Result<HttpResponse, ApiError> {
-        self.blocking(|svc| svc.store().config_version()).await??;
+        self.blocking(|svc| svc.check_store()).await??;
         Ok(json_response(
             StatusCode::OK,
             &serde_json::json!({
@@ -765,16 +764,10 @@ fn resolve_and_queue(
     code: &str,
     visit: Option<Visit>,
 ) -> Result<Resolved, StoreError> {
-    let Some(link) = svc.resolve(code)? else {
-        let gone = match ShortCode::parse(code) {
-            Ok(code) => svc.store().read(|tx| tx.code_taken(&code))?,
-            Err(_) => false,
-        };
-        return Ok(if gone {
-            Resolved::Gone
-        } else {
-            Resolved::Unknown
-        });
+    let link = match svc.resolve(code)? {
+        Resolution::Live(link) => link,
+        Resolution::Gone => return Ok(Resolved::Gone),
+        Resolution::Unknown => return Ok(Resolved::Unknown),
     };
     let ack = match visit.map(|v| svc.prepare_scan(&link, &v)) {
         Some(Ok(PreparedScan::Record(scan))) => {

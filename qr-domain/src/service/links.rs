@@ -12,6 +12,17 @@ use crate::plan::Limit;
 use crate::shortcode::ShortCode;
 use crate::store::Store;
 
+/// What a presented short code stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// A live link: redirect to its target.
+    Live(Link),
+    /// The code belonged to a link that was deleted; it is never issued again.
+    Gone,
+    /// The code is malformed or was never issued.
+    Unknown,
+}
+
 /// How long a cached link is used. Changes made through this service show at once; changes
 /// made by another process (the CLI) show within this time.
 pub const LINK_CACHE_TTL: Duration = Duration::from_secs(1);
@@ -120,22 +131,28 @@ impl<S: Store, C: Clock> Service<S, C> {
         }
     }
 
-    /// The live link of a presented short code (lower case and aliases accepted); `None` when
-    /// the code is malformed, unknown or deleted. Always reads the store, and refreshes the
-    /// redirect cache with what it read.
-    pub fn resolve(&self, code: &str) -> Result<Option<Link>, StoreError> {
+    /// What a presented short code stands for (lower case and aliases accepted). Always reads
+    /// the store, in one transaction, and refreshes the redirect cache with what it read.
+    pub fn resolve(&self, code: &str) -> Result<Resolution, StoreError> {
         let Ok(code) = ShortCode::parse(code) else {
-            return Ok(None);
+            return Ok(Resolution::Unknown);
         };
         let seen = self.links.generation();
-        let link = self.store.read(|tx| tx.link_by_code(&code))?;
-        match &link {
-            Some(found) => self
-                .links
-                .insert_since(seen, code, (found.clone(), Instant::now())),
-            None => self.links.remove_since(seen, &code),
+        let resolution = self.store.read(|tx| {
+            Ok::<_, StoreError>(match tx.link_by_code(&code)? {
+                Some(link) => Resolution::Live(link),
+                None if tx.code_taken(&code)? => Resolution::Gone,
+                None => Resolution::Unknown,
+            })
+        })?;
+        match &resolution {
+            Resolution::Live(link) => {
+                self.links
+                    .insert_since(seen, code, (link.clone(), Instant::now()));
+            }
+            Resolution::Gone | Resolution::Unknown => self.links.remove_since(seen, &code),
         }
-        Ok(link)
+        Ok(resolution)
     }
 
     /// The live link of a code from memory, if [`Service::resolve`] read it less than

@@ -1,4 +1,4 @@
-//! Maintenance: persisting counters (`flush` and the `Flusher` thread), pruning expired scans, shutdown.
+//! Maintenance: persisting counters (`flush` and the `Flusher` thread), pruning expired scans, the store's health, shutdown.
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -60,6 +60,17 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store
             .write(|tx| tx.forget_visitors_before(keep_from))?;
         Ok(report)
+    }
+
+    /// Checks that the store answers (for health checks) by reading its configuration version.
+    pub fn check_store(&self) -> Result<(), StoreError> {
+        self.store.config_version().map(drop)
+    }
+
+    /// Whether the store refuses every write (a database on a read-only file system): reads
+    /// work, scans cannot be recorded.
+    pub fn read_only(&self) -> bool {
+        self.store.is_read_only()
     }
 
     /// Commits queued scans, stops the writer and flushes the counters.

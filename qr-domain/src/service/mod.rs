@@ -38,7 +38,7 @@ use crate::writer::ScanWriter;
 
 pub use accounts::AdminError;
 pub use auth::{AuthContext, AuthError};
-pub use links::LINK_CACHE_TTL;
+pub use links::{LINK_CACHE_TTL, Resolution};
 pub use maintenance::{Flusher, PruneReport};
 pub use scans::{PreparedScan, ScanError, ScanOutcome, Visit};
 
@@ -92,11 +92,6 @@ impl<S: Store, C: Clock> Service<S, C> {
             salts: BoundedCache::new(SALT_CACHE_MAX),
             writer,
         })
-    }
-
-    /// The store.
-    pub fn store(&self) -> &Arc<S> {
-        &self.store
     }
 
     /// The current time of the service's clock.
