@@ -58,18 +58,7 @@ impl DbArgs {
 /// The account with this e-mail address (compared without regard to case), if any.
 pub fn find_account(service: &AdminService, email: &str) -> anyhow::Result<Option<Account>> {
     let email = Email::parse(email).map_err(|e| crate::error::usage(format!("--email: {e}")))?;
-    let mut found: Vec<Account> = service
-        .accounts()?
-        .into_iter()
-        .filter(|a| a.email.as_str().eq_ignore_ascii_case(email.as_str()))
-        .collect();
-    match found.len() {
-        0 => Ok(None),
-        1 => Ok(found.pop()),
-        n => bail!(
-            "{n} accounts have the e-mail address {email}; this database was not written by qr, which keeps addresses unique"
-        ),
-    }
+    Ok(service.account_by_email(&email)?)
 }
 
 /// The account with this e-mail address, or an error naming it.

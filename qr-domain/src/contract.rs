@@ -22,7 +22,7 @@ use crate::limits::{LimitKind, UsageMonth};
 use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl, parse_link_id};
 use crate::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
 use crate::scan::{Device, NewScan};
-use crate::service::{AuthError, Resolution, ScanOutcome, Service, Visit};
+use crate::service::{AdminError, AuthError, Resolution, ScanOutcome, Service, Visit};
 use crate::shortcode::ShortCode;
 use crate::store::Store;
 
@@ -31,7 +31,7 @@ use crate::store::Store;
 macro_rules! contract_suite {
     ($make:expr) => {
         $crate::contract_suite!(@each $make;
-            accounts_roundtrip, write_rolls_back_on_error, keys_roundtrip_and_hash_lookup,
+            accounts_roundtrip, accounts_are_unique_by_email, write_rolls_back_on_error, keys_roundtrip_and_hash_lookup,
             config_version_tracks_accounts_and_keys, links_are_isolated_per_account,
             deleted_codes_are_tombstoned, usage_is_never_lowered, salts_and_visitors_are_forgotten,
             scans_update_rollups_and_stats, scans_of_deleted_links_are_skipped,
@@ -42,7 +42,7 @@ macro_rules! contract_suite {
             service_unique_counting, service_retention, service_analytics_window,
             service_short_code_lookup, service_sees_changes_made_elsewhere,
             service_counters_survive_restart, service_access_rules, service_caches_follow_changes,
-            service_store_health);
+            service_store_health, service_one_account_per_email);
     };
     (@each $make:expr; $($name:ident),* $(,)?) => {
         $(
@@ -65,9 +65,10 @@ fn day(s: &str) -> NaiveDate {
 }
 
 fn account(plan: Plan) -> Account {
+    let id = AccountId::random();
     Account {
-        id: AccountId::random(),
-        email: Email::parse("owner@example.com").expect("valid"),
+        id,
+        email: Email::parse(&format!("owner-{id}@example.com")).expect("valid"),
         plan,
         overrides: EnterpriseOverrides::default(),
         created_at: t("2024-01-01T00:00:00Z"),
@@ -186,6 +187,46 @@ pub fn accounts_roundtrip<S: Store>(store: S) {
         store.write(|tx| tx.insert_account(&a)).is_err(),
         "duplicate ids are refused"
     );
+}
+
+/// An account is found by its e-mail address without regard to ASCII case, and no two
+/// accounts share an address: inserting or changing to a taken one is a conflict.
+pub fn accounts_are_unique_by_email<S: Store>(store: S) {
+    let mut a = account(Plan::Free);
+    a.email = Email::parse("Owner@Example.com").unwrap();
+    store.write(|tx| tx.insert_account(&a)).unwrap();
+    let found = |raw: &str| {
+        store
+            .read(|tx| tx.account_by_email(&Email::parse(raw).unwrap()))
+            .unwrap()
+    };
+    assert_eq!(found("owner@example.COM"), Some(a.clone()));
+    assert_eq!(found("other@example.com"), None);
+
+    let mut twin = account(Plan::Pro);
+    twin.email = Email::parse("OWNER@example.com").unwrap();
+    assert!(matches!(
+        store.write(|tx| tx.insert_account(&twin)),
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(store.read(|tx| tx.account(twin.id)).unwrap(), None);
+
+    let mut b = account(Plan::Pro);
+    store.write(|tx| tx.insert_account(&b)).unwrap();
+    b.email = Email::parse("owner@EXAMPLE.com").unwrap();
+    assert!(matches!(
+        store.write(|tx| tx.update_account(&b)),
+        Err(StoreError::Conflict(_))
+    ));
+    // An account may change the case of its own address, and frees the old one by moving.
+    a.email = Email::parse("owner@example.com").unwrap();
+    assert!(store.write(|tx| tx.update_account(&a)).unwrap());
+    assert_eq!(found("OWNER@EXAMPLE.COM"), Some(a.clone()));
+    a.email = Email::parse("new@example.com").unwrap();
+    assert!(store.write(|tx| tx.update_account(&a)).unwrap());
+    assert!(store.write(|tx| tx.update_account(&b)).unwrap());
+    assert_eq!(found("owner@example.com").map(|x| x.id), Some(b.id));
+    assert_eq!(found("new@example.com").map(|x| x.id), Some(a.id));
 }
 
 /// A closure returning `Err` leaves no trace of its writes.
@@ -1235,6 +1276,36 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
     svc.delete_link(a.id, id).unwrap();
     assert_eq!(svc.cached_link(&code), None);
     assert_eq!(svc.resolve(&code).unwrap(), Resolution::Gone);
+}
+
+/// One account per e-mail address: creating or renaming onto a taken address is
+/// `EmailTaken`, and lookups ignore ASCII case.
+pub fn service_one_account_per_email<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
+    let a = svc.create_account("Ann@Example.com", Plan::Free).unwrap();
+    let b = svc.create_account("bob@example.com", Plan::Free).unwrap();
+    let lookup = |raw: &str| svc.account_by_email(&Email::parse(raw).unwrap()).unwrap();
+    assert_eq!(lookup("ann@example.com"), Some(a.clone()));
+    assert_eq!(lookup("nobody@example.com"), None);
+    let taken = svc
+        .create_account(" ANN@example.com ", Plan::Pro)
+        .unwrap_err();
+    assert!(
+        matches!(&taken, AdminError::EmailTaken(e) if e.as_str() == "ANN@example.com"),
+        "{taken:?}"
+    );
+    assert_eq!(
+        taken.to_string(),
+        "an account with the e-mail address ANN@example.com already exists"
+    );
+    assert_eq!(svc.accounts().unwrap().len(), 2, "nothing was created");
+    assert!(matches!(
+        svc.set_email(b.id, "ann@EXAMPLE.com"),
+        Err(AdminError::EmailTaken(_))
+    ));
+    let renamed = svc.set_email(a.id, "ann@example.com").unwrap();
+    assert_eq!(renamed.email.as_str(), "ann@example.com");
+    assert_eq!(lookup("ANN@EXAMPLE.COM").map(|x| x.id), Some(a.id));
 }
 
 /// A writable store answers the health check and takes writes.

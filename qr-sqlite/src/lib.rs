@@ -13,6 +13,6 @@ mod schema;
 mod sql;
 mod store;
 
-pub use error::OpenError;
+pub use error::{OpenError, SharedEmail};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use store::{READ_CONNECTIONS, SqliteStore};

@@ -319,6 +319,20 @@ fn accounts_plans_and_enterprise_limits() {
         .stderr(predicate::str::contains(
             "no account has the e-mail address ops@example.com",
         ));
+    ws.ok(&["accounts", "create", "--email", "taken@example.com"]);
+    ws.qr(&[
+        "accounts",
+        "set-email",
+        "--email",
+        "new@example.com",
+        "--new-email",
+        "TAKEN@example.com",
+    ])
+    .assert()
+    .code(1)
+    .stderr(predicate::str::contains(
+        "another account already has the e-mail address TAKEN@example.com",
+    ));
     for args in [
         &["accounts", "create", "--email", "not-an-address"][..],
         &[

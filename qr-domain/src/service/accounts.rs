@@ -1,4 +1,4 @@
-//! Accounts: creation, lookup, and changes of plan, e-mail address and enterprise overrides.
+//! Accounts: creation, lookup (by id or e-mail address, one account per address), and changes of plan, e-mail address and enterprise overrides.
 
 use thiserror::Error;
 
@@ -10,7 +10,7 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
 use crate::key::KeyGenError;
 use crate::plan::{EnterpriseOverrides, Plan, PlanError};
-use crate::store::Store;
+use crate::store::{ReadTx, Store};
 
 /// Errors of account and key administration.
 #[derive(Debug, Clone, Error)]
@@ -24,6 +24,9 @@ pub enum AdminError {
     /// Key settings the plan does not allow.
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// Another account has this e-mail address (compared by [`Email::lookup_key`]).
+    #[error("an account with the e-mail address {0} already exists")]
+    EmailTaken(Email),
     /// No account with this id.
     #[error("account {0} not found")]
     AccountNotFound(AccountId),
@@ -39,7 +42,7 @@ pub enum AdminError {
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Creates an account.
+    /// Creates an account; its e-mail address must not belong to another account.
     pub fn create_account(&self, email: &str, plan: Plan) -> Result<Account, AdminError> {
         let account = Account {
             id: AccountId::random(),
@@ -48,7 +51,11 @@ impl<S: Store, C: Clock> Service<S, C> {
             overrides: EnterpriseOverrides::default(),
             created_at: self.clock.now(),
         };
-        self.store.write(|tx| tx.insert_account(&account))?;
+        self.store.write(|tx| {
+            ensure_email_free(tx, &account)?;
+            tx.insert_account(&account)?;
+            Ok::<_, AdminError>(())
+        })?;
         self.invalidate_cache();
         Ok(account)
     }
@@ -65,6 +72,11 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.read(|tx| tx.accounts())
     }
 
+    /// The account with this e-mail address, compared by [`Email::lookup_key`].
+    pub fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError> {
+        self.store.read(|tx| tx.account_by_email(email))
+    }
+
     fn change_account(
         &self,
         id: AccountId,
@@ -72,7 +84,11 @@ impl<S: Store, C: Clock> Service<S, C> {
     ) -> Result<Account, AdminError> {
         let account = self.store.write(|tx| {
             let mut account = tx.account(id)?.ok_or(AdminError::AccountNotFound(id))?;
+            let before = account.email.lookup_key();
             change(&mut account)?;
+            if account.email.lookup_key() != before {
+                ensure_email_free(tx, &account)?;
+            }
             tx.update_account(&account)?;
             Ok::<_, AdminError>(account)
         })?;
@@ -88,7 +104,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         })
     }
 
-    /// Changes an account's e-mail address.
+    /// Changes an account's e-mail address; the new one must not belong to another account.
     pub fn set_email(&self, id: AccountId, email: &str) -> Result<Account, AdminError> {
         let email = Email::parse(email)?;
         self.change_account(id, |a| {
@@ -108,5 +124,14 @@ impl<S: Store, C: Clock> Service<S, C> {
             a.overrides = overrides;
             Ok(())
         })
+    }
+}
+
+/// Refuses `account`'s e-mail address when another account has it. The store's unique index
+/// backs this up, but would only answer with a generic conflict.
+fn ensure_email_free(tx: &dyn ReadTx, account: &Account) -> Result<(), AdminError> {
+    match tx.account_by_email(&account.email)? {
+        Some(other) if other.id != account.id => Err(AdminError::EmailTaken(account.email.clone())),
+        _ => Ok(()),
     }
 }
