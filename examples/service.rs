@@ -2,8 +2,8 @@
 //!
 //! Run with `cargo run -p qr-examples --example service`. The store is `MemoryStore` and the
 //! clock a `TestClock`, so the dates and counts are the same every run (ids and the key are
-//! random); an embedder with a database would
-//! pass `qr_sqlite::SqliteStore` and `SystemClock` instead.
+//! random); an embedder with a database would pass `qr_sqlite::SqliteStore` and
+//! `SystemClock` instead.
 
 use std::sync::Arc;
 
