@@ -160,11 +160,9 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// `scan_count` may be behind.
     pub fn cached_link(&self, code: &str) -> Option<Link> {
         let code = ShortCode::parse(code).ok()?;
-        self.links
-            .read(&code, |(link, read_at)| {
-                (read_at.elapsed() < LINK_CACHE_TTL).then(|| link.clone())
-            })
-            .flatten()
+        self.links.read(&code, |(link, read_at)| {
+            (read_at.elapsed() < LINK_CACHE_TTL).then(|| link.clone())
+        })
     }
 
     /// Drops the cached link `id` after a local change.

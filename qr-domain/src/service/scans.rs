@@ -82,7 +82,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             return Some(PreparedScan::Bot);
         }
         let at = self.clock.now();
-        let salt = self.salts.read(&at.date_naive(), |salt| *salt)?;
+        let salt = self.salts.get(&at.date_naive())?;
         Some(PreparedScan::Record(
             self.build_scan(link, visit, ua, at, &salt),
         ))
@@ -139,7 +139,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// visitor ids older than yesterday. Two first scans of a day racing here both write, and
     /// the store keeps the first salt for both.
     fn salt_for(&self, day: NaiveDate) -> Result<[u8; 32], ScanError> {
-        if let Some(salt) = self.salts.read(&day, |salt| *salt) {
+        if let Some(salt) = self.salts.get(&day) {
             return Ok(salt);
         }
         let candidate: [u8; 32] = random::bytes()?;
