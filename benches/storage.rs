@@ -13,8 +13,8 @@ use qr_domain::link::{Link, LinkName, TargetUrl};
 use qr_domain::scan::{Device, NewScan};
 use qr_domain::writer::ScanWriter;
 use qr_domain::{
-    Account, AccountId, EnterpriseOverrides, LinkId, NoGeoLocator, Plan, Service, ShortCode, Store,
-    TestClock,
+    Account, AccountId, AnalyticsQuery, EnterpriseOverrides, LinkId, NoGeoLocator, Plan, Service,
+    ShortCode, Store, TestClock,
 };
 use qr_sqlite::SqliteStore;
 
@@ -138,19 +138,12 @@ fn analytics_scaling(c: &mut Criterion) {
     let clock = TestClock::new(start() + Duration::days(DAYS - 1) + Duration::hours(12));
     let svc = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).expect("service");
     let mut group = c.benchmark_group("analytics");
+    let query = AnalyticsQuery::default();
     for (link, label) in [(links[0], "10k_scans"), (links[1], "1M_scans")] {
-        let id = link.to_string();
-        let report = svc
-            .analytics(&account, &id, None, None, None)
-            .expect("analytics");
+        let report = svc.analytics(&account, link, &query).expect("analytics");
         assert_eq!(report.analytics.scans_by_day.len(), DAYS as usize);
-        group.bench_with_input(BenchmarkId::new("default_window", label), &id, |b, id| {
-            b.iter(|| {
-                black_box(
-                    svc.analytics(&account, id, None, None, None)
-                        .expect("analytics"),
-                )
-            });
+        group.bench_with_input(BenchmarkId::new("default_window", label), &link, |b, id| {
+            b.iter(|| black_box(svc.analytics(&account, *id, &query).expect("analytics")));
         });
     }
     group.finish();

@@ -6,6 +6,7 @@ use anyhow::bail;
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Subcommand};
 use qr_domain::plan::{PerSecond, Retention};
+use qr_domain::service::AdminError;
 use qr_domain::{Account, EnterpriseOverrides, Limit, Plan, PlanLimits};
 use serde::Serialize;
 
@@ -172,7 +173,7 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let service = args.db.open(create)?;
     match args.command {
         AccountsCommand::Create { email, plan, json } => {
-            let account = create_account(&service, &email, plan)?;
+            let account = service.create_account(&email, plan)?;
             print_account(&service, account, json, out)
         }
         AccountsCommand::List { json } => list(&service, json, out),
@@ -191,12 +192,12 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             json,
         } => {
             let account = db::account_by_email(&service, &email)?;
-            if let Some(other) = db::find_account(&service, &new_email)?
-                && other.id != account.id
-            {
-                bail!("another account already has the e-mail address {new_email}");
-            }
-            let account = service.set_email(account.id, &new_email)?;
+            let account = match service.set_email(account.id, &new_email) {
+                Err(AdminError::EmailTaken(_)) => {
+                    bail!("another account already has the e-mail address {new_email}")
+                }
+                changed => changed?,
+            };
             print_account(&service, account, json, out)
         }
         AccountsCommand::SetLimits {
@@ -250,14 +251,6 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             print_account(&service, account, json, out)
         }
     }
-}
-
-/// Creates an account unless its e-mail address is taken.
-pub fn create_account(service: &AdminService, email: &str, plan: Plan) -> anyhow::Result<Account> {
-    if db::find_account(service, email)?.is_some() {
-        bail!("an account with the e-mail address {email} already exists");
-    }
-    Ok(service.create_account(email, plan)?)
 }
 
 fn view(service: &AdminService, account: Account) -> anyhow::Result<AccountView> {

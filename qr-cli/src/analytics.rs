@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use qr_domain::AnalyticsReport;
 use qr_domain::analytics::AnalyticsError;
+use qr_domain::{AnalyticsQuery, AnalyticsReport};
 
 use crate::db::{self, Create, DbArgs};
 use crate::output::{self, Table};
@@ -57,18 +57,17 @@ const BAR_WIDTH: usize = 40;
 pub fn run(args: AnalyticsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let service = args.db.open(Create::Never)?;
     let (account, link) = db::find_link(&service, args.email.as_deref(), &args.link_id)?;
+    let query = AnalyticsQuery::parse(
+        args.start.as_deref(),
+        args.end.as_deref(),
+        Some(&args.limit),
+    )
+    .map_err(|e| crate::error::usage(e.to_string()))?;
     let report = service
-        .analytics(
-            &account,
-            &link.id.to_string(),
-            args.start.as_deref(),
-            args.end.as_deref(),
-            Some(&args.limit),
-        )
+        .analytics(&account, link.id, &query)
         .map_err(|e| match e {
             AnalyticsError::Store(s) => anyhow::Error::new(s),
             AnalyticsError::LinkNotFound => anyhow::Error::new(e),
-            other => crate::error::usage(other.to_string()),
         })?;
     let format = if args.json {
         ReportFormat::Json

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
+use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::{Account, Email, Link, NoGeoLocator, Service, SystemClock};
 use qr_sqlite::SqliteStore;
 
@@ -57,18 +58,7 @@ impl DbArgs {
 /// The account with this e-mail address (compared without regard to case), if any.
 pub fn find_account(service: &AdminService, email: &str) -> anyhow::Result<Option<Account>> {
     let email = Email::parse(email).map_err(|e| crate::error::usage(format!("--email: {e}")))?;
-    let mut found: Vec<Account> = service
-        .accounts()?
-        .into_iter()
-        .filter(|a| a.email.as_str().eq_ignore_ascii_case(email.as_str()))
-        .collect();
-    match found.len() {
-        0 => Ok(None),
-        1 => Ok(found.pop()),
-        n => bail!(
-            "{n} accounts have the e-mail address {email}; this database was not written by qr, which keeps addresses unique"
-        ),
-    }
+    Ok(service.account_by_email(&email)?)
 }
 
 /// The account with this e-mail address, or an error naming it.
@@ -87,11 +77,14 @@ pub fn find_link(
         Some(email) => vec![account_by_email(service, email)?],
         None => service.accounts()?,
     };
-    for account in accounts {
-        match service.link(account.id, link_id) {
-            Ok(link) => return Ok((account, link)),
-            Err(qr_domain::link::LinkError::NotFound) => {}
-            Err(e) => return Err(e.into()),
+    // A malformed id is a link that does not exist, as in the API.
+    if let Ok(id) = parse_link_id(link_id) {
+        for account in accounts {
+            match service.link(account.id, id) {
+                Ok(link) => return Ok((account, link)),
+                Err(LinkError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
         }
     }
     match email {

@@ -11,7 +11,7 @@ use qr_domain::plan::PerSecond;
 use qr_domain::{Account, ApiKey, Endpoint, KeyId, KeyMode, KeySettings, Plan};
 use serde::Serialize;
 
-use crate::accounts::{create_account, plan_parser};
+use crate::accounts::plan_parser;
 use crate::db::{self, AdminService, Create, DbArgs};
 use crate::output::{self, Table};
 
@@ -176,7 +176,7 @@ pub fn run(args: KeysArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                     }
                     account
                 }
-                None => create_account(&service, &email, plan.unwrap_or(Plan::Free))?,
+                None => service.create_account(&email, plan.unwrap_or(Plan::Free))?,
             };
             let mode = if test { KeyMode::Test } else { KeyMode::Live };
             let (_, secret) = service.create_key(account.id, mode)?;

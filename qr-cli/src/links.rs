@@ -147,16 +147,13 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             json,
         } => {
             let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
-            let update = LinkUpdate {
-                name,
-                target_url: url,
-            };
-            let link = service.update_link(account.id, &link.id.to_string(), &update)?;
+            let update = LinkUpdate::parse(name.as_deref(), url.as_deref())?;
+            let link = service.update_link(account.id, link.id, &update)?;
             print_link(&link, base, json, out)
         }
         LinksCommand::Delete { id, email } => {
             let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
-            service.delete_link(account.id, &link.id.to_string())?;
+            service.delete_link(account.id, link.id)?;
             eprintln!(
                 "qr: deleted link {} (short code {}); codes pointing to it no longer redirect",
                 link.id, link.short_code

@@ -1,5 +1,6 @@
-//! Per-key access rules: allowed browser origins (CORS), IP allowlists and disabled endpoints.
+//! Per-key access rules (allowed browser origins, IP allowlists, disabled endpoints) and the plan's features: who may make a request.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::net::IpAddr;
 use std::str::FromStr;
@@ -8,8 +9,7 @@ use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::key::{Endpoint, KeySettings};
-use crate::plan::PlanLimits;
+use crate::plan::{Feature, PerSecond, PlanLimits};
 
 /// An allowed browser origin: `*`, or `[scheme://]host[:port]` where host may start with `*.`.
 ///
@@ -52,6 +52,51 @@ pub enum AccessRuleError {
     Ip(String),
 }
 
+/// An API endpoint group that a key may be barred from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Endpoint {
+    /// `GET /api/generate`.
+    Generate,
+    /// `POST /api/batch`.
+    Batch,
+    /// `/api/links` in all its methods.
+    Links,
+    /// `GET /api/analytics`.
+    Analytics,
+    /// `GET /api/dashboard?action=usage`.
+    Usage,
+    /// `GET /api/health`.
+    Health,
+}
+
+/// Per-key restrictions. The default restricts nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct KeySettings {
+    /// Browser origins allowed to use the key; empty allows every origin.
+    pub allowed_origins: Vec<OriginPattern>,
+    /// Client addresses or networks allowed to use the key; empty allows every address.
+    pub ip_allowlist: Vec<IpRule>,
+    /// The key's own per-second rate; at most the plan's, `None` uses the plan's.
+    pub rate_per_second: Option<PerSecond>,
+    /// Endpoints the key may not call.
+    pub disabled_endpoints: BTreeSet<Endpoint>,
+}
+
+/// Settings that the account's plan does not allow.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SettingsError {
+    /// The key's rate is above the plan's per-second rate.
+    #[error("the key's rate of {requested}/s exceeds the plan's rate of {plan}/s")]
+    RateAbovePlan {
+        /// The rate asked for.
+        requested: u32,
+        /// The plan's rate.
+        plan: u32,
+    },
+}
+
 /// What a request looks like to the access rules.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AccessRequest<'a> {
@@ -59,6 +104,8 @@ pub struct AccessRequest<'a> {
     pub client_ip: Option<IpAddr>,
     /// The `Origin` header, if the request came from a browser.
     pub origin: Option<&'a str>,
+    /// The plan features the request uses (a logo, for example).
+    pub features: &'a [Feature],
 }
 
 /// Why a key may not make a request (HTTP 403).
@@ -76,9 +123,14 @@ pub enum AccessError {
     /// Batch generation on a plan below Pro.
     #[error("Batch generation requires Pro plan")]
     BatchRequiresPro,
+    /// The request uses a feature the plan does not include (a logo below Pro); the spec
+    /// answers it like a disabled endpoint.
+    #[error("API key not authorized for this endpoint")]
+    FeatureNotInPlan(Feature),
 }
 
-/// Checks a request against the key's settings and the account's plan.
+/// Checks a request against the key's settings and the account's plan, in this order: the
+/// endpoint, the client address, the origin, batch generation, then the features used.
 ///
 /// A request without an `Origin` header is not a browser request and passes the
 /// origin rule (CORS protects browsers; the IP allowlist restricts servers).
@@ -107,7 +159,66 @@ pub fn check_access(
     if endpoint == Endpoint::Batch && limits.batch.is_none() {
         return Err(AccessError::BatchRequiresPro);
     }
+    if let Some(missing) = request.features.iter().find(|f| !limits.includes(**f)) {
+        return Err(AccessError::FeatureNotInPlan(*missing));
+    }
     Ok(())
+}
+
+impl Endpoint {
+    /// All endpoint groups.
+    pub const ALL: [Endpoint; 6] = [
+        Endpoint::Generate,
+        Endpoint::Batch,
+        Endpoint::Links,
+        Endpoint::Analytics,
+        Endpoint::Usage,
+        Endpoint::Health,
+    ];
+
+    /// The endpoint's lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Endpoint::Generate => "generate",
+            Endpoint::Batch => "batch",
+            Endpoint::Links => "links",
+            Endpoint::Analytics => "analytics",
+            Endpoint::Usage => "usage",
+            Endpoint::Health => "health",
+        }
+    }
+}
+
+impl FromStr for Endpoint {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Endpoint::ALL
+            .into_iter()
+            .find(|e| e.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                format!("unknown endpoint {s:?}: expected generate, batch, links, analytics, usage or health")
+            })
+    }
+}
+
+impl KeySettings {
+    /// Checks the settings against the account's current limits.
+    pub fn validate(&self, limits: &PlanLimits) -> Result<(), SettingsError> {
+        match self.rate_per_second {
+            Some(rate) if rate > limits.per_second => Err(SettingsError::RateAbovePlan {
+                requested: rate.get(),
+                plan: limits.per_second.get(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The rate in force: the key's own rate, capped at the plan's (the plan may have been lowered since).
+    pub fn effective_rate(&self, limits: &PlanLimits) -> PerSecond {
+        self.rate_per_second
+            .map_or(limits.per_second, |own| own.min(limits.per_second))
+    }
 }
 
 impl OriginPattern {
@@ -366,6 +477,25 @@ mod tests {
     }
 
     #[test]
+    fn key_rate_is_capped_by_the_plan() {
+        let limits = Plan::Free.limits(&Default::default());
+        let mut s = KeySettings::default();
+        assert_eq!(s.effective_rate(&limits).get(), 2);
+        s.rate_per_second = Some(PerSecond::new(1).unwrap());
+        assert!(s.validate(&limits).is_ok());
+        assert_eq!(s.effective_rate(&limits).get(), 1);
+        s.rate_per_second = Some(PerSecond::new(5).unwrap());
+        assert!(matches!(
+            s.validate(&limits),
+            Err(SettingsError::RateAbovePlan {
+                requested: 5,
+                plan: 2
+            })
+        ));
+        assert_eq!(s.effective_rate(&limits).get(), 2);
+    }
+
+    #[test]
     fn access_checks() {
         let free = Plan::Free.limits(&Default::default());
         let pro = Plan::Pro.limits(&Default::default());
@@ -373,11 +503,25 @@ mod tests {
         let req = AccessRequest {
             client_ip: Some("198.51.100.1".parse().unwrap()),
             origin: Some("https://shop.example.com"),
+            features: &[],
         };
         assert_eq!(check_access(&s, &pro, Endpoint::Batch, req), Ok(()));
         assert_eq!(
             check_access(&s, &free, Endpoint::Batch, req),
             Err(AccessError::BatchRequiresPro)
+        );
+        let logo = AccessRequest {
+            features: &[Feature::Logo],
+            ..req
+        };
+        assert_eq!(check_access(&s, &pro, Endpoint::Generate, logo), Ok(()));
+        assert_eq!(
+            check_access(&s, &free, Endpoint::Generate, logo),
+            Err(AccessError::FeatureNotInPlan(Feature::Logo))
+        );
+        assert_eq!(
+            AccessError::FeatureNotInPlan(Feature::Logo).to_string(),
+            "API key not authorized for this endpoint"
         );
         s.disabled_endpoints.insert(Endpoint::Links);
         assert_eq!(

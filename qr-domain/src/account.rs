@@ -71,9 +71,17 @@ impl Email {
         Ok(Self(s.to_owned()))
     }
 
-    /// The address as text.
+    /// The address as text, as it was given (trimmed).
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The form in which addresses are compared: ASCII letters in lower case, every other
+    /// character as written. An address belongs to at most one account under this comparison
+    /// (`Owner@Example.com` and `owner@example.com` are one address); the address keeps the
+    /// spelling its owner gave.
+    pub fn lookup_key(&self) -> String {
+        self.0.to_ascii_lowercase()
     }
 }
 
@@ -107,6 +115,17 @@ mod tests {
             expected.as_deref(),
             "{input:?}"
         );
+    }
+
+    #[test]
+    fn addresses_compare_without_regard_to_ascii_case() {
+        let key = |s: &str| Email::parse(s).unwrap().lookup_key();
+        assert_eq!(key(" Owner@Example.COM"), key("owner@example.com"));
+        assert_eq!(
+            Email::parse("Owner@Example.COM").unwrap().as_str(),
+            "Owner@Example.COM"
+        );
+        assert_ne!(key("ÉLODIE@example.com"), key("élodie@example.com"));
     }
 
     #[test]

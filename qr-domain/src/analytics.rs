@@ -18,8 +18,8 @@ pub const DEFAULT_LIMIT: u16 = 100;
 /// The largest accepted number of recent scans.
 pub const MAX_LIMIT: u16 = 1_000;
 
-/// A validated analytics query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A validated analytics query; the default asks for the whole window and 100 recent scans.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AnalyticsQuery {
     /// First instant included, if given.
     pub start: Option<DateTime<Utc>>,
@@ -33,9 +33,9 @@ pub struct AnalyticsQuery {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecentLimit(u16);
 
-/// Why analytics could not be produced.
+/// Why the parameters of an analytics query were rejected.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum AnalyticsError {
+pub enum QueryError {
     /// startDate is neither YYYY-MM-DD nor an ISO 8601 date-time.
     #[error(
         "invalid startDate {0:?}: use YYYY-MM-DD or an ISO 8601 date-time such as 2024-05-01T00:00:00Z"
@@ -52,6 +52,11 @@ pub enum AnalyticsError {
     /// limit is not an integer from 1 to 1000.
     #[error("invalid limit {0:?}: use a whole number from 1 to 1000")]
     InvalidLimit(String),
+}
+
+/// Why analytics of a link could not be produced.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AnalyticsError {
     /// No link with this id belongs to the account.
     #[error("link not found")]
     LinkNotFound,
@@ -203,28 +208,25 @@ impl AnalyticsQuery {
         start: Option<&str>,
         end: Option<&str>,
         limit: Option<&str>,
-    ) -> Result<Self, AnalyticsError> {
+    ) -> Result<Self, QueryError> {
         let start = start
             .map(|s| {
-                parse_instant(s, false)
-                    .ok_or_else(|| AnalyticsError::InvalidStartDate(s.to_owned()))
+                parse_instant(s, false).ok_or_else(|| QueryError::InvalidStartDate(s.to_owned()))
             })
             .transpose()?;
         let end = end
-            .map(|s| {
-                parse_instant(s, true).ok_or_else(|| AnalyticsError::InvalidEndDate(s.to_owned()))
-            })
+            .map(|s| parse_instant(s, true).ok_or_else(|| QueryError::InvalidEndDate(s.to_owned())))
             .transpose()?;
         if let (Some(s), Some(e)) = (start, end)
             && s > e
         {
-            return Err(AnalyticsError::StartAfterEnd);
+            return Err(QueryError::StartAfterEnd);
         }
         let limit = match limit {
             None => RecentLimit::default(),
             Some(raw) => match raw.trim().parse::<u16>() {
                 Ok(n) if (1..=MAX_LIMIT).contains(&n) => RecentLimit(n),
-                _ => return Err(AnalyticsError::InvalidLimit(raw.to_owned())),
+                _ => return Err(QueryError::InvalidLimit(raw.to_owned())),
             },
         };
         Ok(Self { start, end, limit })
@@ -425,7 +427,7 @@ mod tests {
         start: Option<&str>,
         end: Option<&str>,
         limit: Option<&str>,
-        expected: Result<(Option<&str>, Option<&str>, u16), AnalyticsError>,
+        expected: Result<(Option<&str>, Option<&str>, u16), QueryError>,
     ) {
         let got = AnalyticsQuery::parse(start, end, limit);
         let want = expected.map(|(s, e, l)| AnalyticsQuery {
@@ -481,49 +483,49 @@ mod tests {
             Some("2024-13-01"),
             None,
             None,
-            Err(AnalyticsError::InvalidStartDate("2024-13-01".into())),
+            Err(QueryError::InvalidStartDate("2024-13-01".into())),
         );
         check(
             Some("yesterday"),
             None,
             None,
-            Err(AnalyticsError::InvalidStartDate("yesterday".into())),
+            Err(QueryError::InvalidStartDate("yesterday".into())),
         );
         check(
             None,
             Some("2024-02-30"),
             None,
-            Err(AnalyticsError::InvalidEndDate("2024-02-30".into())),
+            Err(QueryError::InvalidEndDate("2024-02-30".into())),
         );
         check(
             Some("2024-05-02"),
             Some("2024-05-01"),
             None,
-            Err(AnalyticsError::StartAfterEnd),
+            Err(QueryError::StartAfterEnd),
         );
         check(
             None,
             None,
             Some("0"),
-            Err(AnalyticsError::InvalidLimit("0".into())),
+            Err(QueryError::InvalidLimit("0".into())),
         );
         check(
             None,
             None,
             Some("1001"),
-            Err(AnalyticsError::InvalidLimit("1001".into())),
+            Err(QueryError::InvalidLimit("1001".into())),
         );
         check(
             None,
             None,
             Some("-1"),
-            Err(AnalyticsError::InvalidLimit("-1".into())),
+            Err(QueryError::InvalidLimit("-1".into())),
         );
         check(
             None,
             None,
             Some("ten"),
-            Err(AnalyticsError::InvalidLimit("ten".into())),
+            Err(QueryError::InvalidLimit("ten".into())),
         );
         check(None, None, Some("1000"), Ok((None, None, 1000)));
         check(None, None, Some("1"), Ok((None, None, 1)));

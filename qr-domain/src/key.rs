@@ -1,6 +1,5 @@
-//! API keys: the secret format, its hash, and the per-key settings.
+//! API keys: the secret format, its hash, and the stored key record (its settings live in `access`).
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -9,9 +8,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::access::{IpRule, OriginPattern};
+use crate::access::KeySettings;
 use crate::ids::{AccountId, KeyId};
-use crate::plan::{PerSecond, PlanLimits};
 use crate::random::{self, RandomError};
 
 /// The prefix of every live key.
@@ -64,24 +62,6 @@ pub enum KeyGenError {
     Random(#[from] RandomError),
 }
 
-/// An API endpoint group that a key may be barred from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Endpoint {
-    /// `GET /api/generate`.
-    Generate,
-    /// `POST /api/batch`.
-    Batch,
-    /// `/api/links` in all its methods.
-    Links,
-    /// `GET /api/analytics`.
-    Analytics,
-    /// `GET /api/dashboard?action=usage`.
-    Usage,
-    /// `GET /api/health`.
-    Health,
-}
-
 /// A stored API key (never the secret itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKey {
@@ -101,33 +81,6 @@ pub struct ApiKey {
     pub last_used_at: Option<DateTime<Utc>>,
     /// The key's restrictions.
     pub settings: KeySettings,
-}
-
-/// Per-key restrictions. The default restricts nothing.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct KeySettings {
-    /// Browser origins allowed to use the key; empty allows every origin.
-    pub allowed_origins: Vec<OriginPattern>,
-    /// Client addresses or networks allowed to use the key; empty allows every address.
-    pub ip_allowlist: Vec<IpRule>,
-    /// The key's own per-second rate; at most the plan's, `None` uses the plan's.
-    pub rate_per_second: Option<PerSecond>,
-    /// Endpoints the key may not call.
-    pub disabled_endpoints: BTreeSet<Endpoint>,
-}
-
-/// Settings that the account's plan does not allow.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum SettingsError {
-    /// The key's rate is above the plan's per-second rate.
-    #[error("the key's rate of {requested}/s exceeds the plan's rate of {plan}/s")]
-    RateAbovePlan {
-        /// The rate asked for.
-        requested: u32,
-        /// The plan's rate.
-        plan: u32,
-    },
 }
 
 impl ApiKeySecret {
@@ -244,62 +197,6 @@ impl fmt::Debug for KeyHash {
     }
 }
 
-impl Endpoint {
-    /// All endpoint groups.
-    pub const ALL: [Endpoint; 6] = [
-        Endpoint::Generate,
-        Endpoint::Batch,
-        Endpoint::Links,
-        Endpoint::Analytics,
-        Endpoint::Usage,
-        Endpoint::Health,
-    ];
-
-    /// The endpoint's lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Endpoint::Generate => "generate",
-            Endpoint::Batch => "batch",
-            Endpoint::Links => "links",
-            Endpoint::Analytics => "analytics",
-            Endpoint::Usage => "usage",
-            Endpoint::Health => "health",
-        }
-    }
-}
-
-impl FromStr for Endpoint {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Endpoint::ALL
-            .into_iter()
-            .find(|e| e.as_str().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                format!("unknown endpoint {s:?}: expected generate, batch, links, analytics, usage or health")
-            })
-    }
-}
-
-impl KeySettings {
-    /// Checks the settings against the account's current limits.
-    pub fn validate(&self, limits: &PlanLimits) -> Result<(), SettingsError> {
-        match self.rate_per_second {
-            Some(rate) if rate > limits.per_second => Err(SettingsError::RateAbovePlan {
-                requested: rate.get(),
-                plan: limits.per_second.get(),
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    /// The rate in force: the key's own rate, capped at the plan's (the plan may have been lowered since).
-    pub fn effective_rate(&self, limits: &PlanLimits) -> PerSecond {
-        self.rate_per_second
-            .map_or(limits.per_second, |own| own.min(limits.per_second))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,24 +250,5 @@ mod tests {
         let shown = format!("{a:?}");
         assert!(!shown.contains(&a.expose_secret()[15..]), "{shown}");
         assert_eq!(a.display_prefix().len(), 15);
-    }
-
-    #[test]
-    fn key_rate_is_capped_by_the_plan() {
-        let limits = crate::plan::Plan::Free.limits(&Default::default());
-        let mut s = KeySettings::default();
-        assert_eq!(s.effective_rate(&limits).get(), 2);
-        s.rate_per_second = Some(PerSecond::new(1).unwrap());
-        assert!(s.validate(&limits).is_ok());
-        assert_eq!(s.effective_rate(&limits).get(), 1);
-        s.rate_per_second = Some(PerSecond::new(5).unwrap());
-        assert!(matches!(
-            s.validate(&limits),
-            Err(SettingsError::RateAbovePlan {
-                requested: 5,
-                plan: 2
-            })
-        ));
-        assert_eq!(s.effective_rate(&limits).get(), 2);
     }
 }

@@ -32,16 +32,17 @@ pub mod contract;
 /// The date-time crate used in this API, re-exported so embedders need not pin it.
 pub use chrono;
 
+pub use access::{Endpoint, KeySettings};
 pub use account::{Account, Email};
 pub use analytics::{AnalyticsQuery, AnalyticsReport};
 pub use clock::{Clock, SystemClock, TestClock};
 pub use error::StoreError;
 pub use geo::{GeoLocator, Location, MaxMindLocator, NoGeoLocator};
 pub use ids::{AccountId, KeyId, LinkId, ScanId};
-pub use key::{ApiKey, ApiKeySecret, Endpoint, KeyMode, KeySettings};
+pub use key::{ApiKey, ApiKeySecret, KeyMode};
 pub use limits::{Admission, LimitKind, RateLimitStatus, Rejection};
 pub use link::{Link, LinkName, LinkUpdate, TargetUrl};
-pub use plan::{EnterpriseOverrides, Limit, Plan, PlanLimits};
+pub use plan::{EnterpriseOverrides, Feature, Limit, Plan, PlanLimits};
 pub use service::Service;
 pub use shortcode::ShortCode;
 pub use store::{ReadTx, Store, WriteTx};

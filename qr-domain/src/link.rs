@@ -50,14 +50,14 @@ pub struct LinkName(String);
 #[serde(try_from = "String", into = "String")]
 pub struct TargetUrl(String);
 
-/// The fields of a link update; `None` leaves a field unchanged.
+/// The validated fields of a link update; `None` leaves a field unchanged.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LinkUpdate {
     /// A new name.
-    pub name: Option<String>,
+    pub name: Option<LinkName>,
     /// A new target URL.
-    pub target_url: Option<String>,
+    pub target_url: Option<TargetUrl>,
 }
 
 /// Why a link name was rejected.
@@ -131,6 +131,27 @@ pub enum LinkError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The id of a link as a client presents it: a malformed id identifies no link, so it is
+/// [`LinkError::NotFound`] like an unknown one or another account's.
+pub fn parse_link_id(raw: &str) -> Result<LinkId, LinkError> {
+    raw.parse().map_err(|_| LinkError::NotFound)
+}
+
+impl LinkUpdate {
+    /// Validates the fields given, the name first.
+    pub fn parse(name: Option<&str>, target_url: Option<&str>) -> Result<Self, LinkError> {
+        Ok(Self {
+            name: name.map(LinkName::parse).transpose()?,
+            target_url: target_url.map(TargetUrl::parse).transpose()?,
+        })
+    }
+
+    /// Whether the update changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none() && self.target_url.is_none()
+    }
 }
 
 impl LinkName {
@@ -242,6 +263,25 @@ mod tests {
             got.as_ref().map(TargetUrl::as_str),
             expected.as_ref().map(|s| *s),
             "{input:?}"
+        );
+    }
+
+    #[test]
+    fn presented_ids_and_updates() {
+        let id = LinkId::random();
+        assert_eq!(parse_link_id(&format!(" {id} ")), Ok(id));
+        assert_eq!(parse_link_id("not-a-uuid"), Err(LinkError::NotFound));
+        assert!(LinkUpdate::parse(None, None).unwrap().is_empty());
+        let update = LinkUpdate::parse(Some(" New "), Some("https://example.com")).unwrap();
+        assert_eq!(update.name.as_ref().map(LinkName::as_str), Some("New"));
+        assert_eq!(
+            update.target_url.as_ref().map(TargetUrl::as_str),
+            Some("https://example.com/")
+        );
+        assert_eq!(
+            LinkUpdate::parse(Some(""), Some("ftp://x")),
+            Err(LinkError::Name(NameError::Empty)),
+            "the name is checked first"
         );
     }
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::account::Account;
+use crate::account::{Account, Email};
 use crate::analytics::{DayCount, StatsRows};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
@@ -29,6 +29,8 @@ pub struct MemoryStore {
 #[derive(Debug, Clone, Default)]
 struct Data {
     accounts: HashMap<AccountId, Account>,
+    /// Account ids by [`Email::lookup_key`]: the unique index on e-mail addresses.
+    emails: HashMap<String, AccountId>,
     keys: HashMap<KeyId, ApiKey>,
     links: HashMap<LinkId, Link>,
     codes: HashMap<ShortCode, LinkId>,
@@ -150,6 +152,23 @@ fn oldest_first<T>(mut v: Vec<T>, key: impl Fn(&T) -> (DateTime<Utc>, uuid::Uuid
     v
 }
 
+impl Data {
+    /// Records `account`'s e-mail address as its own, unless another account has it.
+    fn claim_email(&mut self, account: &Account) -> Result<(), StoreError> {
+        let key = account.email.lookup_key();
+        match self.emails.get(&key) {
+            Some(owner) if *owner != account.id => Err(StoreError::Conflict(format!(
+                "the e-mail address {} belongs to account {owner}",
+                account.email
+            ))),
+            _ => {
+                self.emails.insert(key, account.id);
+                Ok(())
+            }
+        }
+    }
+}
+
 impl ReadTx for Data {
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
         Ok(self.accounts.get(&id).cloned())
@@ -160,6 +179,14 @@ impl ReadTx for Data {
             self.accounts.values().cloned().collect(),
             |a| (a.created_at, a.id.as_uuid()),
         ))
+    }
+
+    fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError> {
+        Ok(self
+            .emails
+            .get(&email.lookup_key())
+            .and_then(|id| self.accounts.get(id))
+            .cloned())
     }
 
     fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError> {
@@ -341,18 +368,25 @@ impl WriteTx for Data {
                 account.id
             )));
         }
+        self.claim_email(account)?;
         self.accounts.insert(account.id, account.clone());
         self.config_changed = true;
         Ok(())
     }
 
     fn update_account(&mut self, account: &Account) -> Result<bool, StoreError> {
-        let Some(slot) = self.accounts.get_mut(&account.id) else {
+        let Some(old) = self.accounts.get(&account.id).map(|a| a.email.lookup_key()) else {
             return Ok(false);
         };
-        slot.email = account.email.clone();
-        slot.plan = account.plan;
-        slot.overrides = account.overrides;
+        self.claim_email(account)?;
+        if old != account.email.lookup_key() {
+            self.emails.remove(&old);
+        }
+        if let Some(slot) = self.accounts.get_mut(&account.id) {
+            slot.email = account.email.clone();
+            slot.plan = account.plan;
+            slot.overrides = account.overrides;
+        }
         self.config_changed = true;
         Ok(true)
     }

@@ -76,8 +76,15 @@ pub struct EnterpriseOverrides {
     pub retention_days: Option<u32>,
 }
 
-/// The effective limits of an account.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A capability a request may use that only some plans include.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// A logo in the centre of a generated code (`logo` of `GET /api/generate`).
+    Logo,
+}
+
+/// The effective limits and features of an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanLimits {
     /// Requests per UTC calendar month.
@@ -86,6 +93,10 @@ pub struct PlanLimits {
     pub per_second: PerSecond,
     /// Batch limits, `None` when the plan cannot use batch generation.
     pub batch: Option<BatchLimits>,
+    /// Whether generated codes may carry a logo. Left out of the JSON form, which
+    /// `qr accounts show --json` prints and which stays as it was before the field existed.
+    #[serde(skip_serializing)]
+    pub logo: bool,
     /// Number of dynamic links the account may hold.
     pub links: Limit,
     /// Scan retention.
@@ -125,16 +136,17 @@ impl Plan {
 
     /// The limits of this plan; `overrides` only apply to Enterprise.
     pub fn limits(self, overrides: &EnterpriseOverrides) -> PlanLimits {
-        let fixed = |monthly, rate, batch, links, days| PlanLimits {
+        let fixed = |monthly, rate, batch, logo, links, days| PlanLimits {
             monthly_requests: Limit::Max(monthly),
             per_second: PerSecond(rate),
             batch,
+            logo,
             links: Limit::Max(links),
             retention: Retention::Days(days),
         };
         match self {
-            Plan::Free => fixed(1_000, 2, None, 5, 30),
-            Plan::Starter => fixed(10_000, 10, None, 50, 90),
+            Plan::Free => fixed(1_000, 2, None, false, 5, 30),
+            Plan::Starter => fixed(10_000, 10, None, false, 50, 90),
             Plan::Pro => fixed(
                 100_000,
                 50,
@@ -142,6 +154,7 @@ impl Plan {
                     max_items: 100,
                     per_minute: 10,
                 }),
+                true,
                 500,
                 365,
             ),
@@ -156,6 +169,7 @@ impl Plan {
                     max_items: overrides.batch_items.unwrap_or(1_000).max(1),
                     per_minute: overrides.batch_per_minute.unwrap_or(100).max(1),
                 }),
+                logo: true,
                 links: overrides.links.map_or(Limit::Unlimited, Limit::Max),
                 retention: overrides
                     .retention_days
@@ -185,7 +199,24 @@ impl FromStr for Plan {
     }
 }
 
+impl PlanLimits {
+    /// Whether the plan includes `feature`.
+    pub fn includes(&self, feature: Feature) -> bool {
+        match feature {
+            Feature::Logo => self.logo,
+        }
+    }
+}
+
 impl Limit {
+    /// The smaller of two limits.
+    pub fn min_with(self, other: Limit) -> Limit {
+        match (self, other) {
+            (Limit::Unlimited, x) | (x, Limit::Unlimited) => x,
+            (Limit::Max(a), Limit::Max(b)) => Limit::Max(a.min(b)),
+        }
+    }
+
     /// Whether `used` has reached this limit.
     pub fn is_reached(self, used: u64) -> bool {
         matches!(self, Limit::Max(max) if used >= max)
@@ -307,6 +338,18 @@ mod tests {
             Some((1_000, 100)),
             Retention::Unlimited,
         );
+    }
+
+    #[test]
+    fn logos_need_pro_or_enterprise() {
+        let with_logo: Vec<Plan> = Plan::ALL
+            .into_iter()
+            .filter(|p| {
+                p.limits(&EnterpriseOverrides::default())
+                    .includes(Feature::Logo)
+            })
+            .collect();
+        assert_eq!(with_logo, vec![Plan::Pro, Plan::Enterprise]);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! The storage traits every adapter implements: read and write transactions as closures, plus scan batches.
 //!
 //! Tenant isolation is part of the contract: every link query takes the owning
-//! account, and a link of another account is simply absent.
+//! account, and a link of another account is simply absent. So is uniqueness: an
+//! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::account::Account;
+use crate::account::{Account, Email};
 use crate::analytics::StatsRows;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
@@ -37,6 +38,12 @@ pub trait Store: Send + Sync + 'static {
     /// A number that changes whenever accounts or keys change, in this process or in any other
     /// process sharing the same storage. Caches of keys and accounts compare it on every request.
     fn config_version(&self) -> Result<u64, StoreError>;
+
+    /// Whether the store was opened for reading only, so that every write fails with
+    /// [`StoreError::ReadOnly`]. Stores that can always write keep the default, `false`.
+    fn is_read_only(&self) -> bool {
+        false
+    }
 }
 
 /// Reads available in every transaction.
@@ -45,6 +52,8 @@ pub trait ReadTx {
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
     /// All accounts, oldest first.
     fn accounts(&self) -> Result<Vec<Account>, StoreError>;
+    /// The account with this e-mail address, compared by [`Email::lookup_key`].
+    fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError>;
     /// The key with this id.
     fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError>;
     /// The key whose current secret has this hash.
@@ -91,9 +100,11 @@ pub trait ReadTx {
 
 /// Writes, available in write transactions.
 pub trait WriteTx: ReadTx {
-    /// Adds an account.
+    /// Adds an account. An e-mail address another account has (compared by
+    /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
     /// Replaces an account's e-mail, plan and overrides; `false` if there is no such account.
+    /// An e-mail address another account has is a [`StoreError::Conflict`].
     fn update_account(&mut self, account: &Account) -> Result<bool, StoreError>;
     /// Adds a key.
     fn insert_key(&mut self, key: &ApiKey) -> Result<(), StoreError>;

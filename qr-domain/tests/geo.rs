@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use qr_domain::geo::{GeoError, GeoHint};
 use qr_domain::service::{ScanOutcome, Visit};
-use qr_domain::{GeoLocator, Location, MaxMindLocator, NoGeoLocator, Plan, Service, TestClock};
+use qr_domain::{
+    AnalyticsQuery, GeoLocator, Location, MaxMindLocator, NoGeoLocator, Plan, Service, TestClock,
+};
 
 fn testdata(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -118,7 +120,7 @@ fn scans_store_the_location_and_never_the_ip() {
     svc.record_scan(&link, &visit("81.2.69.142", hinted))
         .unwrap();
     let report = svc
-        .analytics(&account, &link.id.to_string(), None, None, None)
+        .analytics(&account, link.id, &AnalyticsQuery::default())
         .unwrap();
     let places: Vec<_> = report
         .recent_scans

@@ -34,7 +34,6 @@ struct Inner {
     proxies: TrustedProxies,
     limits: Limits,
     logos: LogoFetcher,
-    read_only: bool,
 }
 
 /// What [`App::new`] is built from; the bootstrap fills it in.
@@ -46,7 +45,6 @@ pub(crate) struct AppParts {
     pub(crate) proxies: TrustedProxies,
     pub(crate) limits: Limits,
     pub(crate) logos: LogoFetcher,
-    pub(crate) read_only: bool,
 }
 
 impl SharedClock {
@@ -85,7 +83,6 @@ impl App {
                 proxies: parts.proxies,
                 limits: parts.limits,
                 logos: parts.logos,
-                read_only: parts.read_only,
             }),
         }
     }
@@ -98,7 +95,7 @@ impl App {
     /// Whether the database was opened read-only (on a read-only file system): scans are not
     /// recorded and writes are answered 503.
     pub fn read_only(&self) -> bool {
-        self.inner.read_only
+        self.inner.service.read_only()
     }
 
     /// The public base URL.

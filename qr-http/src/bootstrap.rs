@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use qr_domain::service::AdminError;
 use qr_domain::{
-    ApiKeySecret, GeoLocator, KeyMode, MaxMindLocator, NoGeoLocator, Plan, Service, StoreError,
+    ApiKeySecret, GeoLocator, KeyMode, MaxMindLocator, NoGeoLocator, Plan, Service, Store,
+    StoreError,
 };
 use qr_sqlite::SqliteStore;
 use thiserror::Error;
@@ -77,8 +78,7 @@ impl App {
             None => Arc::new(NoGeoLocator),
         };
         let store = Arc::new(SqliteStore::open(&config.database)?);
-        let read_only = store.is_read_only();
-        if read_only {
+        if store.is_read_only() {
             tracing::warn!(
                 path = %config.database.display(),
                 "the database is on a read-only file system: serving redirects (without recording scans), generation and reads; writes get 503"
@@ -103,7 +103,6 @@ impl App {
             proxies,
             limits: config.limits,
             logos,
-            read_only,
         });
         Ok((app, initial_key))
     }

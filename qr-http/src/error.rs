@@ -3,7 +3,7 @@
 use hyper::StatusCode;
 use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use qr_domain::access::AccessError;
-use qr_domain::analytics::AnalyticsError;
+use qr_domain::analytics::{AnalyticsError, QueryError};
 use qr_domain::link::LinkError;
 use qr_domain::service::AuthError;
 use qr_domain::{Rejection, StoreError};
@@ -25,10 +25,8 @@ pub(crate) enum ApiError {
     MissingKey,
     /// The key failed authentication.
     Auth(AuthError),
-    /// The key's restrictions or the plan refuse the endpoint.
+    /// The key's restrictions or the plan refuse the endpoint or a feature it uses.
     Access(AccessError),
-    /// A feature of a higher plan (a logo below Pro).
-    PlanFeature,
     /// A rate limit or quota was hit.
     RateLimited(Rejection),
     /// A generate parameter is invalid or the code cannot be rendered.
@@ -39,6 +37,8 @@ pub(crate) enum ApiError {
     Link(LinkError),
     /// The short code belonged to a link that was deleted.
     LinkGone,
+    /// The analytics parameters are invalid.
+    AnalyticsQuery(QueryError),
     /// An analytics query failed.
     Analytics(AnalyticsError),
     /// The logo could not be fetched or decoded.
@@ -78,10 +78,6 @@ impl ApiError {
             ApiError::Auth(AuthError::Store(e)) | ApiError::Store(e) => store_status(e),
             ApiError::Auth(_) => (S::UNAUTHORIZED, text("Invalid API key")),
             ApiError::Access(e) => (S::FORBIDDEN, e.to_string()),
-            ApiError::PlanFeature => (
-                S::FORBIDDEN,
-                text("API key not authorized for this endpoint"),
-            ),
             ApiError::RateLimited(_) => (S::TOO_MANY_REQUESTS, text("Rate limit exceeded")),
             ApiError::Generate(GenerateError::Encoding(_)) => {
                 (S::INTERNAL_SERVER_ERROR, text("Internal server error"))
@@ -108,10 +104,10 @@ impl ApiError {
                 ),
             },
             ApiError::LinkGone => (S::GONE, text("Link no longer active")),
+            ApiError::AnalyticsQuery(e) => (S::BAD_REQUEST, capitalize_invalid(e.to_string())),
             ApiError::Analytics(e) => match e {
                 AnalyticsError::LinkNotFound => (S::NOT_FOUND, text("Link not found")),
                 AnalyticsError::Store(e) => store_status(e),
-                other => (S::BAD_REQUEST, capitalize_invalid(other.to_string())),
             },
             ApiError::Logo(e) => (S::BAD_REQUEST, e.to_string()),
             ApiError::BadRequest(message) => (S::BAD_REQUEST, message.clone()),
@@ -248,6 +244,7 @@ from_error!(
     Generate(GenerateError),
     Batch(BatchError),
     Link(LinkError),
+    AnalyticsQuery(QueryError),
     Analytics(AnalyticsError),
     Logo(LogoFetchError),
     Store(StoreError),

@@ -1,8 +1,8 @@
 //! Typed API operations, built at the edge from the route, the method and the query once a request is admitted, so handlers never read raw parameters.
 
 use qr_core::RenderOptions;
-use qr_domain::LinkId;
-use qr_domain::link::LinkError;
+use qr_domain::link::{LinkError, parse_link_id};
+use qr_domain::{AnalyticsQuery, LinkId};
 use qr_generate::GenerateParams;
 
 use crate::error::ApiError;
@@ -30,8 +30,7 @@ pub(crate) enum ApiOp {
     Health,
 }
 
-/// The links operations; the ids are parsed here, and a malformed id is "not found" like an
-/// unknown one.
+/// The links operations, with their ids parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LinksOp {
     /// `GET /api/links`.
@@ -41,18 +40,26 @@ pub(crate) enum LinksOp {
     /// `POST /api/links` (the fields are in the body).
     Create,
     /// `PUT /api/links?id=` (the fields are in the body).
-    Update(LinkId),
+    Update(LinkRef),
     /// `DELETE /api/links?id=`.
     Delete(LinkId),
 }
 
-/// The analytics parameters as given; the domain parses the dates and the limit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A link id given with a body. A malformed id names no link; it answers 404 where an unknown
+/// one would, after the body's own validation, so both behave alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkRef {
+    /// A well-formed id (which may still be unknown).
+    Id(LinkId),
+    /// Text that cannot be a link id.
+    Malformed,
+}
+
+/// The analytics parameters, parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct AnalyticsParams {
     pub(crate) link: LinkId,
-    pub(crate) start: Option<String>,
-    pub(crate) end: Option<String>,
-    pub(crate) limit: Option<String>,
+    pub(crate) query: AnalyticsQuery,
 }
 
 /// Whether a request uses a Pro feature that the plan check must see before admission: a
@@ -101,13 +108,15 @@ impl LinksOp {
         let id = query.get("id");
         Ok(match (method, id) {
             (Method::Get, None) => LinksOp::List,
-            (Method::Get, Some(id)) => LinksOp::Get(link_id(id)?),
+            (Method::Get, Some(id)) => LinksOp::Get(parse_link_id(id)?),
             (Method::Post, _) => LinksOp::Create,
             (Method::Put | Method::Delete, None) => {
                 return Err(ApiError::BadRequest("id parameter required".into()));
             }
-            (Method::Put, Some(id)) => LinksOp::Update(link_id(id)?),
-            (Method::Delete, Some(id)) => LinksOp::Delete(link_id(id)?),
+            (Method::Put, Some(id)) => {
+                LinksOp::Update(parse_link_id(id).map_or(LinkRef::Malformed, LinkRef::Id))
+            }
+            (Method::Delete, Some(id)) => LinksOp::Delete(parse_link_id(id)?),
             (Method::Head, _) => return Err(ApiError::MethodNotAllowed(Kind::Links.spec())),
         })
     }
@@ -119,17 +128,25 @@ impl AnalyticsParams {
             .get("linkId")
             .filter(|s| !s.is_empty())
             .ok_or_else(|| ApiError::BadRequest("linkId parameter required".into()))?;
+        // The dates and the limit are checked before the id, as for an unknown id.
+        let parsed = AnalyticsQuery::parse(
+            query.get("startDate"),
+            query.get("endDate"),
+            query.get("limit"),
+        )?;
         Ok(AnalyticsParams {
-            link: link_id(link)?,
-            start: query.owned("startDate"),
-            end: query.owned("endDate"),
-            limit: query.owned("limit"),
+            link: parse_link_id(link)?,
+            query: parsed,
         })
     }
 }
 
-/// A link id from the query: a malformed id names no link, so it is "not found".
-fn link_id(text: &str) -> Result<LinkId, ApiError> {
-    text.parse()
-        .map_err(|_| ApiError::Link(LinkError::NotFound))
+impl LinkRef {
+    /// The id, or "not found" for a malformed one.
+    pub(crate) fn id(self) -> Result<LinkId, ApiError> {
+        match self {
+            LinkRef::Id(id) => Ok(id),
+            LinkRef::Malformed => Err(ApiError::Link(LinkError::NotFound)),
+        }
+    }
 }

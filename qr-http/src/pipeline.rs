@@ -14,7 +14,7 @@ use hyper::header::{
 use hyper::{Request, StatusCode, Uri};
 use qr_domain::access::{AccessError, AccessRequest};
 use qr_domain::service::{AuthContext, AuthError};
-use qr_domain::{Endpoint, KeyId, Plan, RateLimitStatus};
+use qr_domain::{Endpoint, Feature, KeyId, RateLimitStatus};
 
 use crate::api;
 use crate::app::App;
@@ -239,16 +239,16 @@ fn front_after_auth(
         Ok(ctx) => ctx,
         Err(e) => return (None, Err(e.into())),
     };
-    let access = AccessRequest { client_ip, origin };
-    let refused = match svc.authorize(&ctx, endpoint, access) {
-        Err(e) => Some(ApiError::from(e)),
-        Ok(()) if wants_logo && matches!(ctx.account.plan, Plan::Free | Plan::Starter) => {
-            Some(ApiError::PlanFeature)
-        }
-        Ok(()) => None,
+    let access = AccessRequest {
+        client_ip,
+        origin,
+        features: if wants_logo { &[Feature::Logo] } else { &[] },
     };
-    if let Some(e) = refused {
-        return (Some((ctx.key.id, svc.rate_limit_status(&ctx))), Err(e));
+    if let Err(e) = svc.authorize(&ctx, endpoint, access) {
+        return (
+            Some((ctx.key.id, svc.rate_limit_status(&ctx))),
+            Err(e.into()),
+        );
     }
     match svc.admit(&ctx, endpoint == Endpoint::Batch) {
         Ok(admission) => (Some((ctx.key.id, admission.status)), Ok(ctx)),

@@ -7,9 +7,9 @@ use hyper::StatusCode;
 use hyper::header::{CACHE_CONTROL, HeaderMap, HeaderValue, LOCATION, REFERER, USER_AGENT};
 use qr_domain::geo::GeoHint;
 use qr_domain::link::LinkError;
-use qr_domain::service::Visit;
+use qr_domain::service::{PreparedScan, Resolution, Visit};
 use qr_domain::writer::{Queued, ScanAck};
-use qr_domain::{ScanId, ShortCode, Store, StoreError};
+use qr_domain::{ScanId, StoreError};
 use tokio::sync::oneshot;
 
 use crate::app::App;
@@ -113,8 +113,8 @@ fn resolve_in_memory(
         None => None,
         Some(visit) => match svc.prepare_scan_in_memory(&link, &visit) {
             None => return Err(Some(visit)),
-            Some(None) => None,
-            Some(Some(scan)) => {
+            Some(PreparedScan::Bot) => None,
+            Some(PreparedScan::Record(scan)) => {
                 let (ack, rx) = ack_channel();
                 match svc.try_submit_scan(scan, ack) {
                     Ok(Queued::Yes) => Some(rx),
@@ -139,19 +139,13 @@ fn resolve_and_queue(
     code: &str,
     visit: Option<Visit>,
 ) -> Result<Resolved, StoreError> {
-    let Some(link) = svc.resolve(code)? else {
-        let gone = match ShortCode::parse(code) {
-            Ok(code) => svc.store().read(|tx| tx.code_taken(&code))?,
-            Err(_) => false,
-        };
-        return Ok(if gone {
-            Resolved::Gone
-        } else {
-            Resolved::Unknown
-        });
+    let link = match svc.resolve(code)? {
+        Resolution::Live(link) => link,
+        Resolution::Gone => return Ok(Resolved::Gone),
+        Resolution::Unknown => return Ok(Resolved::Unknown),
     };
     let ack = match visit.map(|v| svc.prepare_scan(&link, &v)) {
-        Some(Ok(Some(scan))) => {
+        Some(Ok(PreparedScan::Record(scan))) => {
             let (ack, rx) = ack_channel();
             match svc.submit_scan(scan, ack) {
                 Ok(()) => Some(rx),
@@ -165,7 +159,7 @@ fn resolve_and_queue(
             tracing::warn!(error = %e, "scan not prepared");
             None
         }
-        Some(Ok(None)) | None => None,
+        Some(Ok(PreparedScan::Bot)) | None => None,
     };
     Ok(Resolved::Found {
         target: link.target_url.to_string(),

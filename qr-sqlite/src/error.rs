@@ -59,6 +59,19 @@ pub enum OpenError {
         /// The path given.
         path: PathBuf,
     },
+    /// Accounts share an e-mail address, which schema version 2 keeps unique; the file was
+    /// left as it was.
+    #[error(
+        "{path} holds accounts that share an e-mail address (compared without regard to case): {}. This version keeps e-mail addresses unique, and nothing was changed: give all but one account of each address another address, for example with sqlite3 {path} \"UPDATE accounts SET email = 'new@example.com' WHERE id = X'{}'\", then open the database again",
+        list_shared(.shared),
+        example_id(.shared)
+    )]
+    SharedEmails {
+        /// The path given.
+        path: PathBuf,
+        /// Each shared address with its accounts, oldest first.
+        shared: Vec<SharedEmail>,
+    },
     /// The database is damaged.
     #[error("{path} is corrupt: {message}; restore it from a backup")]
     Corrupt {
@@ -76,6 +89,31 @@ pub enum OpenError {
         #[source]
         source: rusqlite::Error,
     },
+}
+
+/// An e-mail address several accounts of an existing database share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedEmail {
+    /// The address as the oldest of its accounts has it.
+    pub email: String,
+    /// The ids of the accounts, oldest first.
+    pub accounts: Vec<String>,
+}
+
+fn list_shared(shared: &[SharedEmail]) -> String {
+    shared
+        .iter()
+        .map(|s| format!("{} (accounts {})", s.email, s.accounts.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The second account of the first shared address, in SQLite's blob notation.
+fn example_id(shared: &[SharedEmail]) -> String {
+    shared
+        .first()
+        .and_then(|s| s.accounts.get(1))
+        .map_or_else(String::new, |id| id.replace('-', ""))
 }
 
 impl OpenError {

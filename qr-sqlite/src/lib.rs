@@ -4,7 +4,8 @@
 //! databases or come from a newer schema (without writing to them), switches to
 //! WAL with `synchronous=FULL`, a busy timeout and foreign keys, and migrates via
 //! `PRAGMA user_version`. One connection writes (configuration changes and scan
-//! batches from the scan writer), one read-only connection serves reads; other
+//! batches from the scan writer), [`READ_CONNECTIONS`] (four) read-only connections
+//! serve reads, and one more read-only connection only watches for changes; other
 //! processes (the CLI) may open the same file at the same time.
 #![forbid(unsafe_code)]
 
@@ -13,6 +14,6 @@ mod schema;
 mod sql;
 mod store;
 
-pub use error::OpenError;
+pub use error::{OpenError, SharedEmail};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use store::{READ_CONNECTIONS, SqliteStore};

@@ -1,16 +1,44 @@
 //! The schema and its versioned migrations (`PRAGMA user_version`).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use rusqlite::Connection;
+use uuid::Uuid;
 
-use crate::error::OpenError;
+use crate::error::{OpenError, SharedEmail};
 
 /// `PRAGMA application_id` of qr-platform databases ("QRPL").
 pub const APPLICATION_ID: i32 = 0x5152_504C;
 
+/// Reads the data under a step's write lock and refuses the step, before anything is written,
+/// when the data cannot take it.
+type Precondition = fn(&Connection, &Path) -> Result<(), OpenError>;
+
+/// One step of the schema.
+struct Migration {
+    /// The statements of the step.
+    sql: &'static str,
+    /// A check of the data that must pass first.
+    precondition: Option<Precondition>,
+}
+
 /// Migrations in order; migration `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[r"
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        sql: V1_TABLES,
+        precondition: None,
+    },
+    // Version 2: one account per e-mail address. NOCASE folds ASCII letters only, which is
+    // `Email::lookup_key`'s comparison.
+    Migration {
+        sql: "CREATE UNIQUE INDEX accounts_by_email ON accounts(email COLLATE NOCASE);",
+        precondition: Some(no_shared_emails),
+    },
+];
+
+/// Version 1: every table, and the triggers that move the config version.
+const V1_TABLES: &str = r"
 CREATE TABLE accounts (
     id BLOB PRIMARY KEY,
     email TEXT NOT NULL,
@@ -98,7 +126,7 @@ CREATE TRIGGER api_keys_update AFTER UPDATE OF account_id, mode, hash, display_p
     BEGIN UPDATE meta SET value = value + 1 WHERE key = 'config_version'; END;
 CREATE TRIGGER api_keys_delete AFTER DELETE ON api_keys
     BEGIN UPDATE meta SET value = value + 1 WHERE key = 'config_version'; END;
-"];
+";
 
 /// The schema version this build creates and understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -139,10 +167,20 @@ pub(crate) fn check(conn: &Connection, path: &Path) -> Result<i64, OpenError> {
 ///
 /// Each step takes the write lock first (`BEGIN IMMEDIATE`) and re-reads the version under it, so
 /// two processes opening a new file at once (a server and a CLI) migrate it once between them: the
-/// second finds the step done and skips it.
+/// second finds the step done and skips it. A step whose precondition fails is rolled back whole:
+/// the file stays at the version before it.
 pub(crate) fn migrate(conn: &mut Connection, from: i64, path: &Path) -> Result<(), OpenError> {
+    apply(conn, MIGRATIONS, from, path)
+}
+
+fn apply(
+    conn: &mut Connection,
+    migrations: &[Migration],
+    from: i64,
+    path: &Path,
+) -> Result<(), OpenError> {
     let err = |e| OpenError::from_sqlite(path, e);
-    for (i, sql) in MIGRATIONS
+    for (i, step) in migrations
         .iter()
         .enumerate()
         .skip(usize::try_from(from).unwrap_or(0))
@@ -157,7 +195,10 @@ pub(crate) fn migrate(conn: &mut Connection, from: i64, path: &Path) -> Result<(
             // Another process applied this step after we looked.
             continue;
         }
-        tx.execute_batch(sql).map_err(err)?;
+        if let Some(precondition) = step.precondition {
+            precondition(&tx, path)?;
+        }
+        tx.execute_batch(step.sql).map_err(err)?;
         tx.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(err)?;
         tx.pragma_update(None, "user_version", i as i64 + 1)
@@ -165,4 +206,132 @@ pub(crate) fn migrate(conn: &mut Connection, from: i64, path: &Path) -> Result<(
         tx.commit().map_err(err)?;
     }
     Ok(())
+}
+
+/// Refuses version 2 while accounts share an e-mail address (compared without regard to ASCII
+/// case), naming every such address and its accounts, oldest first. Which account keeps an
+/// address is the operator's decision, so nothing is renamed.
+fn no_shared_emails(conn: &Connection, path: &Path) -> Result<(), OpenError> {
+    let err = |e| OpenError::from_sqlite(path, e);
+    let mut stmt = conn
+        .prepare("SELECT email, id FROM accounts ORDER BY created_at, id")
+        .map_err(err)?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })
+        .map_err(err)?;
+    let mut by_address: BTreeMap<String, SharedEmail> = BTreeMap::new();
+    for row in rows {
+        let (email, id) = row.map_err(err)?;
+        // Ids are UUIDs, shown as `qr accounts list` shows them; anything else as plain hex.
+        let id = Uuid::from_slice(&id).map_or_else(
+            |_| id.iter().map(|b| format!("{b:02x}")).collect(),
+            |u| u.to_string(),
+        );
+        by_address
+            .entry(email.to_ascii_lowercase())
+            .or_insert_with(|| SharedEmail {
+                email: email.clone(),
+                accounts: Vec::new(),
+            })
+            .accounts
+            .push(id);
+    }
+    let shared: Vec<SharedEmail> = by_address
+        .into_values()
+        .filter(|s| s.accounts.len() > 1)
+        .collect();
+    if shared.is_empty() {
+        Ok(())
+    } else {
+        Err(OpenError::SharedEmails {
+            path: path.to_owned(),
+            shared,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A version-1 database holding `emails`, one account each.
+    fn version_1_with(path: &Path, emails: &[&str]) {
+        let mut conn = Connection::open(path).unwrap();
+        apply(&mut conn, &MIGRATIONS[..1], 0, path).unwrap();
+        for (i, email) in emails.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (?1, ?2, 'free', '{}', ?3)",
+                rusqlite::params![&Uuid::new_v4().as_bytes()[..], email, i64::try_from(i).unwrap()],
+            )
+            .unwrap();
+        }
+    }
+
+    fn version(conn: &Connection) -> i64 {
+        conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn shared_addresses_stop_the_migration_and_nothing_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        version_1_with(
+            &path,
+            &[
+                "a@example.com",
+                "b@example.com",
+                "A@Example.com",
+                "a@EXAMPLE.com",
+            ],
+        );
+        let mut conn = Connection::open(&path).unwrap();
+        let error = migrate(&mut conn, 1, &path).unwrap_err();
+        let OpenError::SharedEmails { shared, .. } = &error else {
+            panic!("unexpected error: {error}");
+        };
+        assert_eq!(shared.len(), 1);
+        assert_eq!(
+            shared[0].email, "a@example.com",
+            "named as the oldest account has it"
+        );
+        assert_eq!(shared[0].accounts.len(), 3);
+        let message = error.to_string();
+        for needle in [
+            "a@example.com",
+            &shared[0].accounts[1],
+            "UPDATE accounts",
+            "nothing was changed",
+        ] {
+            assert!(
+                message.contains(needle),
+                "{needle:?} missing from: {message}"
+            );
+        }
+        assert_eq!(version(&conn), 1, "the step was rolled back");
+        let accounts: i64 = conn
+            .query_row("SELECT count(*) FROM accounts", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(accounts, 4);
+    }
+
+    #[test]
+    fn distinct_addresses_migrate_and_become_unique() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        version_1_with(&path, &["a@example.com", "b@example.com"]);
+        let mut conn = Connection::open(&path).unwrap();
+        migrate(&mut conn, 1, &path).unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION);
+        let duplicate = conn.execute(
+            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (X'00', 'B@EXAMPLE.COM', 'free', '{}', 9)",
+            [],
+        );
+        assert!(
+            duplicate.is_err(),
+            "the unique index refuses a case variant"
+        );
+    }
 }

@@ -9,7 +9,7 @@ use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
 use qr_domain::scan::{NewScan, ScanRecord};
 use qr_domain::{
-    Account, AccountId, ApiKey, KeyId, KeyMode, Link, LinkId, ReadTx, ShortCode, StoreError,
+    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, ReadTx, ShortCode, StoreError,
     WriteTx,
 };
 use rusqlite::{Connection, OptionalExtension, Params, Row, params};
@@ -198,6 +198,13 @@ impl ReadTx for SqlTx<'_> {
     fn accounts(&self) -> Result<Vec<Account>, StoreError> {
         let sql = format!("SELECT {ACCOUNT_COLS} FROM accounts ORDER BY created_at, id");
         self.all(&sql, [], account_from)
+    }
+
+    fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError> {
+        // NOCASE folds ASCII letters only, exactly as `Email::lookup_key` does, and matches the
+        // collation of the unique index `accounts_by_email`, so the lookup uses it.
+        let sql = format!("SELECT {ACCOUNT_COLS} FROM accounts WHERE email = ?1 COLLATE NOCASE");
+        self.one(&sql, [email.as_str()], account_from)
     }
 
     fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError> {

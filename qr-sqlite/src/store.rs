@@ -119,11 +119,6 @@ impl SqliteStore {
         Self::assemble(path.clone(), true, writer, open)
     }
 
-    /// Whether the database was opened read-only (see [`SqliteStore::open_read_only`]).
-    pub fn is_read_only(&self) -> bool {
-        self.read_only
-    }
-
     fn open_once(path: &Path) -> Result<Self, OpenError> {
         let path = path.to_owned();
         let err = |e| OpenError::from_sqlite(&path, e);
@@ -287,6 +282,11 @@ impl Store for SqliteStore {
         let ids = sql::insert_scans(&tx, scans)?;
         tx.commit().map_err(store_err)?;
         Ok(ids)
+    }
+
+    /// Whether the database was opened read-only (see [`SqliteStore::open_read_only`]).
+    fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     fn config_version(&self) -> Result<u64, StoreError> {

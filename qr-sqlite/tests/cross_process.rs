@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use qr_domain::service::Resolution;
 use qr_domain::{KeyMode, LinkUpdate, NoGeoLocator, Plan, Service, Store, SystemClock};
 use qr_sqlite::SqliteStore;
 
@@ -10,8 +11,9 @@ use qr_sqlite::SqliteStore;
 fn changes_by_another_process_apply_on_the_next_request() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("shared.db");
+    let server_store = Arc::new(SqliteStore::open(&path).unwrap());
     let server = Service::new(
-        Arc::new(SqliteStore::open(&path).unwrap()),
+        Arc::clone(&server_store),
         SystemClock,
         Arc::new(NoGeoLocator),
     )
@@ -51,18 +53,16 @@ fn changes_by_another_process_apply_on_the_next_request() {
     let link = server
         .create_link(&ctx.account, "Poster", "https://example.com/a")
         .unwrap();
-    let update = LinkUpdate {
-        target_url: Some("https://example.com/b".into()),
-        ..Default::default()
+    let update = LinkUpdate::parse(None, Some("https://example.com/b")).unwrap();
+    cli.update_link(account.id, link.id, &update).unwrap();
+    let Resolution::Live(resolved) = server.resolve(link.short_code.as_str()).unwrap() else {
+        panic!("the link is live");
     };
-    cli.update_link(account.id, &link.id.to_string(), &update)
-        .unwrap();
-    let resolved = server.resolve(link.short_code.as_str()).unwrap().unwrap();
     assert_eq!(resolved.target_url.as_str(), "https://example.com/b");
 
     // Scans written by the server's writer do not invalidate key caches.
-    let before = server.store().config_version().unwrap();
+    let before = server_store.config_version().unwrap();
     server.record_scan(&resolved, &Default::default()).unwrap();
-    assert_eq!(server.store().config_version().unwrap(), before);
-    assert!(server.store().data_version().is_ok());
+    assert_eq!(server_store.config_version().unwrap(), before);
+    assert!(server_store.data_version().is_ok());
 }

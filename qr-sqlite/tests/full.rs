@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use qr_domain::link::LinkError;
-use qr_domain::{NoGeoLocator, Plan, Service, StoreError, SystemClock};
+use qr_domain::service::Resolution;
+use qr_domain::{NoGeoLocator, Plan, Service, Store, StoreError, SystemClock};
 use qr_sqlite::SqliteStore;
 use rusqlite::Connection;
 
@@ -40,8 +41,8 @@ fn a_full_database_refuses_writes_keeps_reads_and_recovers() {
     assert_eq!(listed.len(), stored.len());
     for link in &stored {
         assert_eq!(
-            service.resolve(link.short_code.as_str()).unwrap().as_ref(),
-            Some(link)
+            service.resolve(link.short_code.as_str()).unwrap(),
+            Resolution::Live(link.clone())
         );
     }
 
@@ -51,12 +52,10 @@ fn a_full_database_refuses_writes_keeps_reads_and_recovers() {
         .create_link(&account, "after", "https://example.com/after")
         .unwrap();
     assert_eq!(service.links(account.id).unwrap().len(), stored.len() + 1);
-    assert!(
-        service
-            .resolve(after.short_code.as_str())
-            .unwrap()
-            .is_some()
-    );
+    assert!(matches!(
+        service.resolve(after.short_code.as_str()).unwrap(),
+        Resolution::Live(_)
+    ));
     drop(service);
     drop(store);
 
@@ -88,7 +87,7 @@ fn a_read_only_database_serves_reads_and_refuses_writes() {
     let service = Service::new(Arc::clone(&store), SystemClock, Arc::new(NoGeoLocator)).unwrap();
     assert_eq!(
         service.resolve(link.short_code.as_str()).unwrap(),
-        Some(link.clone())
+        Resolution::Live(link.clone())
     );
     assert_eq!(service.links(account.id).unwrap(), vec![link]);
     assert_eq!(

@@ -135,3 +135,56 @@ fn processes_opening_a_new_file_at_once_migrate_it_once() {
         assert_eq!(version, SCHEMA_VERSION);
     }
 }
+
+#[test]
+fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.db");
+    drop(SqliteStore::open(&path).unwrap());
+    // A version-1 database, which did not keep addresses unique: two accounts share one.
+    let ids = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("DROP INDEX accounts_by_email; PRAGMA user_version = 1;")
+            .unwrap();
+        for (i, (id, email)) in ids
+            .iter()
+            .zip(["ops@example.com", "Ops@Example.com"])
+            .enumerate()
+        {
+            conn.execute(
+                "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (?1, ?2, 'free', '{}', ?3)",
+                rusqlite::params![&id.as_bytes()[..], email, i64::try_from(i).unwrap()],
+            )
+            .unwrap();
+        }
+    }
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert!(matches!(err, OpenError::SharedEmails { .. }), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("ops@example.com"), "{message}");
+    assert!(message.contains(&ids[1].to_string()), "{message}");
+    let fix = format!(
+        "UPDATE accounts SET email = 'new@example.com' WHERE id = X'{}'",
+        ids[1].simple()
+    );
+    assert!(
+        message.contains(&fix),
+        "the message shows the fix: {message}"
+    );
+    {
+        let conn = Connection::open(&path).unwrap();
+        let kept: i64 = conn
+            .query_row("SELECT count(*) FROM accounts", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, 2, "no account was removed or merged");
+        conn.execute_batch(&fix).unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    drop(store);
+}

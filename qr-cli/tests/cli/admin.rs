@@ -319,6 +319,20 @@ fn accounts_plans_and_enterprise_limits() {
         .stderr(predicate::str::contains(
             "no account has the e-mail address ops@example.com",
         ));
+    ws.ok(&["accounts", "create", "--email", "taken@example.com"]);
+    ws.qr(&[
+        "accounts",
+        "set-email",
+        "--email",
+        "new@example.com",
+        "--new-email",
+        "TAKEN@example.com",
+    ])
+    .assert()
+    .code(1)
+    .stderr(predicate::str::contains(
+        "another account already has the e-mail address TAKEN@example.com",
+    ));
     for args in [
         &["accounts", "create", "--email", "not-an-address"][..],
         &[
@@ -463,7 +477,7 @@ fn link_with_scans(ws: &Workspace) -> String {
     let store = Arc::new(SqliteStore::open(ws.db()).unwrap());
     let service = Service::new(store, SystemClock, Arc::new(NoGeoLocator)).unwrap();
     let account = service.accounts().unwrap().remove(0);
-    let link = service.link(account.id, &id).unwrap();
+    let link = service.link(account.id, id.parse().unwrap()).unwrap();
     let agents = [
         "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
         "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",

@@ -16,15 +16,7 @@ pub(crate) async fn handle(
 ) -> Result<HttpResponse, ApiError> {
     let account = ctx.account.clone();
     let report = app
-        .blocking(move |svc| {
-            svc.analytics(
-                &account,
-                &params.link.to_string(),
-                params.start.as_deref(),
-                params.end.as_deref(),
-                params.limit.as_deref(),
-            )
-        })
+        .blocking(move |svc| svc.analytics(&account, params.link, &params.query))
         .await??;
     Ok(json(StatusCode::OK, &report))
 }

@@ -44,9 +44,7 @@ where
             Ok(json(StatusCode::OK, &serde_json::json!({ "links": links })))
         }
         LinksOp::Get(id) => {
-            let link = app
-                .blocking(move |svc| svc.link(account.id, &id.to_string()))
-                .await??;
+            let link = app.blocking(move |svc| svc.link(account.id, id)).await??;
             Ok(json(StatusCode::OK, &link_json(app, &link)))
         }
         LinksOp::Create => {
@@ -65,17 +63,18 @@ where
         }
         LinksOp::Update(id) => {
             let fields = read_fields(app, body).await?;
-            let update = LinkUpdate {
-                name: string_field(&fields, "name")?,
-                target_url: string_field(&fields, "targetUrl")?,
-            };
+            let update = LinkUpdate::parse(
+                string_field(&fields, "name")?.as_deref(),
+                string_field(&fields, "targetUrl")?.as_deref(),
+            )?;
+            let id = id.id()?;
             let link = app
-                .blocking(move |svc| svc.update_link(account.id, &id.to_string(), &update))
+                .blocking(move |svc| svc.update_link(account.id, id, &update))
                 .await??;
             Ok(json(StatusCode::OK, &link_json(app, &link)))
         }
         LinksOp::Delete(id) => {
-            app.blocking(move |svc| svc.delete_link(account.id, &id.to_string()))
+            app.blocking(move |svc| svc.delete_link(account.id, id))
                 .await??;
             Ok(empty(StatusCode::NO_CONTENT))
         }

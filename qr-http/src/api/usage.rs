@@ -1,7 +1,6 @@
 //! `GET /api/dashboard?action=usage` and `GET /api/health`: the caller's monthly usage, and a check that the store answers.
 
 use hyper::StatusCode;
-use qr_domain::Store;
 use qr_domain::service::AuthContext;
 
 use crate::app::App;
@@ -15,7 +14,7 @@ pub(crate) fn usage(app: &App, ctx: &AuthContext) -> HttpResponse {
 
 /// 200 with the version once the store has answered.
 pub(crate) async fn health(app: &App) -> Result<HttpResponse, ApiError> {
-    app.blocking(|svc| svc.store().config_version()).await??;
+    app.blocking(|svc| svc.check_store()).await??;
     Ok(json(
         StatusCode::OK,
         &serde_json::json!({

@@ -1,0 +1,221 @@
+//! The storage contract suite: every store adapter runs these checks (feature `contract-tests`).
+//!
+//! An adapter crate invokes [`contract_suite!`](crate::contract_suite) with a factory
+//! returning `(guard, store)`; the guard (for example a temporary directory) lives as
+//! long as the test. Each check gets a fresh store. The checks of the store traits
+//! themselves are in `store.rs`, those of the service rules on top of them in `service.rs`,
+//! so both adapters prove the same behaviour; this file holds the macro and shared fixtures.
+//! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
+//! fails until it is also in the macro's list.
+#![allow(clippy::missing_panics_doc)]
+
+pub mod service;
+pub mod store;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::access::KeySettings;
+use crate::account::{Account, Email};
+use crate::analytics::AnalyticsQuery;
+use crate::clock::TestClock;
+use crate::geo::NoGeoLocator;
+use crate::ids::{AccountId, KeyId, LinkId};
+use crate::key::{ApiKey, ApiKeySecret, KeyMode};
+use crate::link::{Link, LinkName, TargetUrl};
+use crate::plan::{EnterpriseOverrides, Plan};
+use crate::scan::{Device, NewScan};
+use crate::service::{Service, Visit};
+use crate::shortcode::ShortCode;
+use crate::store::Store;
+
+/// Expands to one `#[test]` per contract check, each calling `$make()` for a fresh `(guard, store)`.
+#[macro_export]
+macro_rules! contract_suite {
+    ($make:expr) => {
+        $crate::contract_suite!(@list each $make);
+    };
+    // The one list of checks, by file; `@list names` gives it as text for the completeness test.
+    (@list $then:ident $($make:expr)?) => {
+        $crate::contract_suite! {
+            @$then $($make)?;
+            store:
+                accounts_roundtrip, accounts_are_unique_by_email,
+                write_rolls_back_on_error, keys_roundtrip_and_hash_lookup,
+                config_version_tracks_accounts_and_keys, links_are_isolated_per_account,
+                deleted_codes_are_tombstoned, usage_is_never_lowered,
+                salts_and_visitors_are_forgotten, scans_update_rollups_and_stats,
+                scans_of_deleted_links_are_skipped, delete_link_removes_its_scans,
+                pruning_keeps_scan_count;
+            service:
+                service_month_rollover_resets_quota, service_rate_limit_edges,
+                service_usage_and_unlimited_headers, service_plan_link_limits,
+                service_key_regeneration, service_cross_account_isolation,
+                service_bot_exclusion, service_unique_counting, service_retention,
+                service_analytics_window, service_short_code_lookup,
+                service_sees_changes_made_elsewhere, service_counters_survive_restart,
+                service_access_rules, service_caches_follow_changes,
+                service_one_account_per_email, service_store_health
+        }
+    };
+    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*) => {
+        $(
+            #[test]
+            fn $store() {
+                // The guard (for example a temporary directory) lives until the check ends.
+                let (_guard, store) = ($make)();
+                $crate::contract::store::$store(store);
+            }
+        )*
+        $(
+            #[test]
+            fn $service() {
+                let (_guard, store) = ($make)();
+                $crate::contract::service::$service(store);
+            }
+        )*
+    };
+    (@names; store: $($store:ident),*; service: $($service:ident),*) => {
+        (
+            [$(stringify!($store)),*],
+            [$(stringify!($service)),*],
+        )
+    };
+}
+
+fn t(s: &str) -> DateTime<Utc> {
+    s.parse().expect("test timestamps are valid")
+}
+
+fn day(s: &str) -> NaiveDate {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").expect("test dates are valid")
+}
+
+fn account(plan: Plan) -> Account {
+    let id = AccountId::random();
+    Account {
+        id,
+        email: Email::parse(&format!("owner-{id}@example.com")).expect("valid"),
+        plan,
+        overrides: EnterpriseOverrides::default(),
+        created_at: t("2024-01-01T00:00:00Z"),
+    }
+}
+
+fn key_for(account: AccountId) -> (ApiKey, ApiKeySecret) {
+    let secret = ApiKeySecret::generate(KeyMode::Live).expect("rng");
+    let key = ApiKey {
+        id: KeyId::random(),
+        account_id: account,
+        mode: KeyMode::Live,
+        hash: secret.hash(),
+        display_prefix: secret.display_prefix(),
+        created_at: t("2024-01-01T00:00:00Z"),
+        last_used_at: None,
+        settings: KeySettings::default(),
+    };
+    (key, secret)
+}
+
+fn link_for(account: AccountId, at: &str) -> Link {
+    Link {
+        id: LinkId::random(),
+        account_id: account,
+        name: LinkName::parse("Flyer").expect("valid"),
+        short_code: ShortCode::generate().expect("rng"),
+        target_url: TargetUrl::parse("https://example.com/").expect("valid"),
+        scan_count: 0,
+        created_at: t(at),
+        updated_at: t(at),
+    }
+}
+
+fn scan(
+    link: LinkId,
+    at: &str,
+    visitor: u8,
+    country: &str,
+    device: Device,
+    browser: &str,
+) -> NewScan {
+    NewScan {
+        link_id: link,
+        at: t(at),
+        visitor: [visitor; 16],
+        country: country.to_owned(),
+        city: "Unknown".to_owned(),
+        device,
+        browser: browser.to_owned(),
+        os: "Android".to_owned(),
+        referrer: Some("https://ref.example/".to_owned()),
+    }
+}
+
+fn setup<S: Store>(store: &S, plan: Plan) -> Account {
+    let a = account(plan);
+    store
+        .write(|tx| tx.insert_account(&a))
+        .expect("insert account");
+    a
+}
+
+fn service<S: Store>(store: S, at: &str) -> (Service<S, TestClock>, TestClock) {
+    let clock = TestClock::new(t(at));
+    let svc = Service::new(Arc::new(store), clock.clone(), Arc::new(NoGeoLocator))
+        .expect("service starts");
+    (svc, clock)
+}
+
+/// A query the check knows to be valid.
+fn query(start: Option<&str>, end: Option<&str>, limit: Option<&str>) -> AnalyticsQuery {
+    AnalyticsQuery::parse(start, end, limit).expect("valid query")
+}
+
+const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const DESKTOP: &str =
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0";
+
+fn visit(ip: &str, ua: &str) -> Visit {
+    Visit {
+        ip: Some(ip.parse().expect("valid ip")),
+        user_agent: Some(ua.to_owned()),
+        referer: Some("https://social.example/post?id=7#c".to_owned()),
+        hint: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The checks a file defines: its `pub fn` items.
+    fn checks_in(source: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = source
+            .lines()
+            .filter_map(|line| line.strip_prefix("pub fn "))
+            .filter_map(|rest| rest.split(['<', '(']).next())
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
+    fn sorted<const N: usize>(names: [&'static str; N]) -> Vec<&'static str> {
+        let mut names = names.to_vec();
+        names.sort_unstable();
+        names
+    }
+
+    #[test]
+    fn every_check_is_in_the_suite() {
+        let (store, service) = crate::contract_suite!(@list names);
+        assert_eq!(
+            sorted(store),
+            checks_in(include_str!("store.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/store.rs"
+        );
+        assert_eq!(
+            sorted(service),
+            checks_in(include_str!("service.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/service.rs"
+        );
+    }
+}

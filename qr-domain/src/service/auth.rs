@@ -1,0 +1,262 @@
+//! API keys and the request path: key administration, authentication (cached), authorization, admission and usage.
+
+use std::sync::Arc;
+
+use thiserror::Error;
+
+use super::{AdminError, Service};
+use crate::access::{AccessError, AccessRequest, Endpoint, KeySettings, check_access};
+use crate::account::Account;
+use crate::clock::Clock;
+use crate::error::StoreError;
+use crate::ids::{AccountId, KeyId};
+use crate::key::{ApiKey, ApiKeySecret, KeyFormatError, KeyMode};
+use crate::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
+use crate::plan::PlanLimits;
+use crate::store::Store;
+
+/// An authenticated caller: the key and its account as of the last configuration change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthContext {
+    /// The key used.
+    pub key: ApiKey,
+    /// The key's account.
+    pub account: Account,
+}
+
+/// Why authentication failed (HTTP 401 "Invalid API key").
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AuthError {
+    /// The presented string is not a key of the documented format (no lookup was made).
+    #[error("Invalid API key")]
+    Malformed(KeyFormatError),
+    /// No key has this secret (never existed, revoked, or regenerated since).
+    #[error("Invalid API key")]
+    Unknown,
+    /// The store failed (HTTP 500/503, not 401).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a lookup of a key hash found, as the key cache keeps it.
+#[derive(Debug, Clone)]
+pub(super) enum CachedKey {
+    /// A key with its account.
+    Known(Arc<AuthContext>),
+    /// No key has this hash: repeated attempts with a wrong key need no lookup either.
+    Unknown,
+}
+
+impl AuthContext {
+    /// The limits in force for the caller's account.
+    pub fn limits(&self) -> PlanLimits {
+        self.account.limits()
+    }
+}
+
+impl<S: Store, C: Clock> Service<S, C> {
+    /// Drops every cached key and account (done after each local configuration change).
+    pub fn invalidate_cache(&self) {
+        self.keys.forget(|_, _| true);
+    }
+
+    // ----- Keys -----
+
+    /// Creates a key for an account; the secret is returned once and only its hash is stored.
+    pub fn create_key(
+        &self,
+        account: AccountId,
+        mode: KeyMode,
+    ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+        let secret = ApiKeySecret::generate(mode)?;
+        let key = ApiKey {
+            id: KeyId::random(),
+            account_id: account,
+            mode,
+            hash: secret.hash(),
+            display_prefix: secret.display_prefix(),
+            created_at: self.clock.now(),
+            last_used_at: None,
+            settings: KeySettings::default(),
+        };
+        self.store.write(|tx| {
+            if tx.account(account)?.is_none() {
+                return Err(AdminError::AccountNotFound(account));
+            }
+            tx.insert_key(&key)?;
+            Ok(())
+        })?;
+        self.invalidate_cache();
+        Ok((key, secret))
+    }
+
+    /// The key with this id.
+    pub fn key(&self, id: KeyId) -> Result<ApiKey, AdminError> {
+        self.store
+            .read(|tx| tx.key(id))?
+            .ok_or(AdminError::KeyNotFound(id))
+    }
+
+    /// The keys of an account, oldest first.
+    pub fn keys(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError> {
+        self.store.read(|tx| tx.keys_of(account))
+    }
+
+    /// Gives a key a new secret; the old secret stops working at once, here and (via
+    /// [`Store::config_version`]) in every other process sharing the store.
+    pub fn regenerate_key(&self, id: KeyId) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+        let key = self.key(id)?;
+        let secret = ApiKeySecret::generate(key.mode)?;
+        let key = self.store.write(|tx| {
+            let mut key = tx.key(id)?.ok_or(AdminError::KeyNotFound(id))?;
+            key.hash = secret.hash();
+            key.display_prefix = secret.display_prefix();
+            tx.update_key(&key)?;
+            Ok::<_, AdminError>(key)
+        })?;
+        self.invalidate_cache();
+        Ok((key, secret))
+    }
+
+    /// Replaces a key's settings after checking them against its account's plan.
+    pub fn update_key_settings(
+        &self,
+        id: KeyId,
+        settings: KeySettings,
+    ) -> Result<ApiKey, AdminError> {
+        let key = self.store.write(|tx| {
+            let mut key = tx.key(id)?.ok_or(AdminError::KeyNotFound(id))?;
+            let account = tx
+                .account(key.account_id)?
+                .ok_or(AdminError::AccountNotFound(key.account_id))?;
+            settings.validate(&account.limits())?;
+            key.settings = settings;
+            tx.update_key(&key)?;
+            Ok::<_, AdminError>(key)
+        })?;
+        self.invalidate_cache();
+        Ok(key)
+    }
+
+    /// Revokes a key.
+    pub fn delete_key(&self, id: KeyId) -> Result<(), AdminError> {
+        if !self.store.write(|tx| tx.delete_key(id))? {
+            return Err(AdminError::KeyNotFound(id));
+        }
+        self.invalidate_cache();
+        Ok(())
+    }
+
+    // ----- Request path -----
+
+    /// Checks a presented key. A malformed key is rejected before any lookup. Known keys are
+    /// served from memory while [`Store::config_version`] is unchanged.
+    pub fn authenticate(&self, presented: &str) -> Result<Arc<AuthContext>, AuthError> {
+        let secret = ApiKeySecret::parse(presented).map_err(AuthError::Malformed)?;
+        let hash = secret.hash();
+        let version = self.store.config_version()?;
+        let (seen, cached) = self.keys.read_at_version(version, &hash, CachedKey::clone);
+        let found = match cached {
+            Some(entry) => entry,
+            None => {
+                let loaded = self.store.read(|tx| {
+                    let Some(key) = tx.key_by_hash(&hash)? else {
+                        return Ok::<_, StoreError>(CachedKey::Unknown);
+                    };
+                    Ok(tx
+                        .account(key.account_id)?
+                        .map_or(CachedKey::Unknown, |account| {
+                            CachedKey::Known(Arc::new(AuthContext { key, account }))
+                        }))
+                })?;
+                self.keys.insert_since(seen, hash, loaded.clone());
+                loaded
+            }
+        };
+        self.admit_known(found)
+    }
+
+    /// [`Service::authenticate`] for keys already in memory: `None` when answering would need a
+    /// store lookup (an unseen key). Only checks the store's change counter, so it is cheap
+    /// enough to call on an async worker thread.
+    pub fn authenticate_cached(
+        &self,
+        presented: &str,
+    ) -> Option<Result<Arc<AuthContext>, AuthError>> {
+        let secret = match ApiKeySecret::parse(presented) {
+            Ok(secret) => secret,
+            Err(e) => return Some(Err(AuthError::Malformed(e))),
+        };
+        let version = match self.store.config_version() {
+            Ok(version) => version,
+            Err(e) => return Some(Err(e.into())),
+        };
+        let (_, cached) = self
+            .keys
+            .read_at_version(version, &secret.hash(), CachedKey::clone);
+        Some(self.admit_known(cached?))
+    }
+
+    /// The caller of a looked-up key, noting the key's use; an unknown key is refused.
+    fn admit_known(&self, found: CachedKey) -> Result<Arc<AuthContext>, AuthError> {
+        match found {
+            CachedKey::Known(ctx) => {
+                self.meter.touch(ctx.key.id, self.clock.now());
+                Ok(ctx)
+            }
+            CachedKey::Unknown => Err(AuthError::Unknown),
+        }
+    }
+
+    /// Applies the key's restrictions and the plan's features (HTTP 403 on failure).
+    pub fn authorize(
+        &self,
+        ctx: &AuthContext,
+        endpoint: Endpoint,
+        request: AccessRequest<'_>,
+    ) -> Result<(), AccessError> {
+        check_access(&ctx.key.settings, &ctx.limits(), endpoint, request)
+    }
+
+    /// Applies the monthly quota, the batch rate (when `batch`) and the key's per-second rate,
+    /// and counts the request if all pass. Never touches disk.
+    pub fn admit(&self, ctx: &AuthContext, batch: bool) -> Result<Admission, Rejection> {
+        let limits = ctx.limits();
+        let rate = ctx.key.settings.effective_rate(&limits);
+        self.meter.admit(
+            self.clock.now(),
+            ctx.key.id,
+            ctx.account.id,
+            &limits,
+            rate,
+            batch,
+        )
+    }
+
+    /// The X-RateLimit-* figures without counting a request (for 401/403 responses and the like).
+    pub fn rate_limit_status(&self, ctx: &AuthContext) -> RateLimitStatus {
+        self.meter
+            .status(self.clock.now(), ctx.account.id, &ctx.limits())
+    }
+
+    /// The usage object for the caller's account.
+    pub fn usage(&self, ctx: &AuthContext) -> UsageReport {
+        self.meter.report(
+            self.clock.now(),
+            ctx.account.id,
+            ctx.account.plan,
+            &ctx.limits(),
+        )
+    }
+
+    /// The usage object of any account (for the CLI); counts from this process's memory.
+    pub fn usage_of(&self, account: AccountId) -> Result<UsageReport, AdminError> {
+        let account = self.account(account)?;
+        Ok(self.meter.report(
+            self.clock.now(),
+            account.id,
+            account.plan,
+            &account.limits(),
+        ))
+    }
+}

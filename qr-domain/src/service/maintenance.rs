@@ -1,0 +1,134 @@
+//! Maintenance: persisting counters (`flush` and the `Flusher` thread), pruning expired scans, the store's health, shutdown.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use chrono::Days;
+
+use super::Service;
+use crate::analytics::retention_first_day;
+use crate::clock::Clock;
+use crate::error::StoreError;
+use crate::store::Store;
+
+/// What a pruning run removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PruneReport {
+    /// Scans deleted because they are older than their account's retention.
+    pub scans_deleted: u64,
+}
+
+/// A background thread that calls [`Service::flush`] periodically and once more when stopped.
+pub struct Flusher {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl<S: Store, C: Clock> Service<S, C> {
+    /// Persists usage counters and key last-use times changed since the last flush. Call at
+    /// least once a second (see [`Flusher`]) and at shutdown.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        let dirty = self.meter.take_dirty(self.clock.now());
+        if dirty.usage.is_empty() && dirty.last_used.is_empty() {
+            return Ok(());
+        }
+        let result = self.store.write(|tx| {
+            for (month, counts) in &dirty.usage {
+                tx.save_usage(*month, counts)?;
+            }
+            tx.touch_keys(&dirty.last_used)
+        });
+        if result.is_err() {
+            self.meter.restore_dirty(dirty);
+        }
+        result
+    }
+
+    /// Deletes scans older than each account's retention and destroys stale visitor salts.
+    /// Run it periodically (hourly is plenty); analytics never report expired scans either way.
+    pub fn prune(&self) -> Result<PruneReport, StoreError> {
+        let today = self.clock.now().date_naive();
+        let mut report = PruneReport::default();
+        for account in self.accounts()? {
+            if let Some(first) = retention_first_day(today, account.limits().retention) {
+                report.scans_deleted += self.store.write(|tx| tx.prune_scans(account.id, first))?;
+            }
+        }
+        let keep_from = today.checked_sub_days(Days::new(1)).unwrap_or(today);
+        self.store
+            .write(|tx| tx.forget_visitors_before(keep_from))?;
+        Ok(report)
+    }
+
+    /// Checks that the store answers (for health checks) by reading its configuration version.
+    pub fn check_store(&self) -> Result<(), StoreError> {
+        self.store.config_version().map(drop)
+    }
+
+    /// Whether the store refuses every write (a database on a read-only file system): reads
+    /// work, scans cannot be recorded.
+    pub fn read_only(&self) -> bool {
+        self.store.is_read_only()
+    }
+
+    /// Commits queued scans, stops the writer and flushes the counters.
+    pub fn shutdown(&self) -> Result<(), StoreError> {
+        self.writer.shutdown();
+        self.flush()
+    }
+}
+
+impl Flusher {
+    /// Starts a thread calling `service.flush()` every `period`, and once more on [`Flusher::stop`].
+    /// Flush errors are retried at the next tick (the counters stay dirty).
+    pub fn spawn<S: Store, C: Clock>(
+        service: Arc<Service<S, C>>,
+        period: Duration,
+    ) -> std::io::Result<Self> {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("qr-usage-flusher".to_owned())
+            .spawn(move || {
+                loop {
+                    let done =
+                        !matches!(stopped.recv_timeout(period), Err(RecvTimeoutError::Timeout));
+                    // A failed flush keeps its counters dirty; the next tick retries.
+                    let _ = service.flush();
+                    if done {
+                        break;
+                    }
+                }
+            })?;
+        Ok(Self {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// Flushes one last time and ends the thread.
+    pub fn stop(mut self) {
+        self.stop_now();
+    }
+
+    fn stop_now(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            // The flusher thread does not panic; if it did, the panic was already reported.
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
+
+impl std::fmt::Debug for Flusher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Flusher").finish_non_exhaustive()
+    }
+}

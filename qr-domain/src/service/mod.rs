@@ -1,0 +1,114 @@
+//! The service: every rule of the platform behind one type that the HTTP server, the CLI and embedders use.
+//!
+//! Request path, in the order the HTTP layer should call it:
+//! [`Service::authenticate`] (401), [`Service::authorize`] (403),
+//! [`Service::admit`] (429; counts the request). Persistence of counters is
+//! driven by [`Service::flush`], called by a [`Flusher`] thread every second
+//! and once more at shutdown.
+//!
+//! The methods are grouped by seam, one file each: `accounts`, `auth` (keys and the
+//! request path), `links` (links and short-code resolution), `scans`, `analytics` and
+//! `maintenance` (flush, prune, shutdown, the [`Flusher`]). `cache` holds the one cache type
+//! behind the four in-memory caches.
+
+mod accounts;
+mod analytics;
+mod auth;
+mod cache;
+mod links;
+mod maintenance;
+mod scans;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::analytics::StatsRows;
+use crate::clock::Clock;
+use crate::error::StoreError;
+use crate::geo::GeoLocator;
+use crate::ids::LinkId;
+use crate::key::KeyHash;
+use crate::limits::{Meter, UsageMonth};
+use crate::link::Link;
+use crate::shortcode::ShortCode;
+use crate::store::Store;
+use crate::writer::ScanWriter;
+
+pub use accounts::AdminError;
+pub use auth::{AuthContext, AuthError};
+pub use links::{LINK_CACHE_TTL, Resolution};
+pub use maintenance::{Flusher, PruneReport};
+pub use scans::{PreparedScan, ScanError, ScanOutcome, Visit};
+
+use auth::CachedKey;
+use cache::BoundedCache;
+
+/// Most keys kept in memory; beyond it the key cache starts over.
+const KEY_CACHE_MAX: usize = 100_000;
+/// Most links kept in the redirect cache; beyond it the cache starts over.
+const LINK_CACHE_MAX: usize = 100_000;
+/// Most settled rollups kept for analytics; beyond it the cache starts over.
+const ROLLUP_CACHE_MAX: usize = 256;
+/// Most visitor salts kept: only today's and yesterday's are in use.
+const SALT_CACHE_MAX: usize = 8;
+
+/// The service over a store `S` and a clock `C`.
+pub struct Service<S: Store, C: Clock> {
+    store: Arc<S>,
+    clock: C,
+    geo: Arc<dyn GeoLocator>,
+    meter: Meter,
+    /// Key lookups by secret hash, valid while the store's config version is unchanged.
+    keys: BoundedCache<KeyHash, CachedKey>,
+    /// Live links by short code for the redirect fast path, with when they were read.
+    links: BoundedCache<ShortCode, (Link, Instant)>,
+    /// Rollups of days that take no more scans, by link and day range.
+    rollups: BoundedCache<(LinkId, NaiveDate, NaiveDate), StatsRows>,
+    /// Visitor salts by UTC day.
+    salts: BoundedCache<NaiveDate, [u8; 32]>,
+    writer: ScanWriter,
+}
+
+impl<S: Store, C: Clock> Service<S, C> {
+    /// Builds the service: loads this month's usage counters and starts the scan writer.
+    pub fn new(store: Arc<S>, clock: C, geo: Arc<dyn GeoLocator>) -> Result<Self, StoreError> {
+        let month = UsageMonth::of(clock.now());
+        let meter = Meter::new();
+        let counts = store.read(|tx| tx.usage(month))?;
+        meter.load(month, &counts);
+        let writer = ScanWriter::spawn(Arc::clone(&store)).map_err(|e| {
+            StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
+        })?;
+        Ok(Self {
+            store,
+            clock,
+            geo,
+            meter,
+            keys: BoundedCache::new(KEY_CACHE_MAX),
+            links: BoundedCache::new(LINK_CACHE_MAX),
+            rollups: BoundedCache::new(ROLLUP_CACHE_MAX),
+            salts: BoundedCache::new(SALT_CACHE_MAX),
+            writer,
+        })
+    }
+
+    /// The current time of the service's clock.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+}
+
+impl<S: Store, C: Clock> Drop for Service<S, C> {
+    fn drop(&mut self) {
+        // Errors cannot be reported from a destructor; callers wanting them call `shutdown` first.
+        let _ = self.shutdown();
+    }
+}
+
+impl<S: Store, C: Clock> std::fmt::Debug for Service<S, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,156 @@
+//! Scans: turning a visit into a storable scan (bots excluded, the IP used only in memory), the daily visitor salt, and queueing to the writer.
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, Days, NaiveDate, Utc};
+use thiserror::Error;
+
+use super::Service;
+use crate::clock::Clock;
+use crate::error::StoreError;
+use crate::geo::{GeoHint, Location};
+use crate::ids::ScanId;
+use crate::link::Link;
+use crate::random::{self, RandomError};
+use crate::scan::{NewScan, UserAgentInfo, classify_user_agent, clean_referrer, visitor_id};
+use crate::store::Store;
+use crate::writer::{Queued, ScanAck};
+
+/// Errors of scan recording.
+#[derive(Debug, Clone, Error)]
+pub enum ScanError {
+    /// Drawing the daily salt failed.
+    #[error(transparent)]
+    Random(#[from] RandomError),
+    /// The store or the writer failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A visit to `/r/<shortCode>` as the HTTP layer sees it.
+#[derive(Debug, Clone, Default)]
+pub struct Visit {
+    /// The client address (used in memory only, for geolocation and the visitor id).
+    pub ip: Option<IpAddr>,
+    /// The User-Agent header.
+    pub user_agent: Option<String>,
+    /// The Referer header.
+    pub referer: Option<String>,
+    /// Location hints from trusted proxies.
+    pub hint: GeoHint,
+}
+
+/// What a visit becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreparedScan {
+    /// A scan to store.
+    Record(NewScan),
+    /// A bot or crawler: redirected but not counted.
+    Bot,
+}
+
+/// What happened to a visit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanOutcome {
+    /// The scan was committed.
+    Recorded(ScanId),
+    /// A bot or crawler: redirected but not counted.
+    Bot,
+    /// The link was deleted before the scan could be stored.
+    LinkGone,
+}
+
+impl<S: Store, C: Clock> Service<S, C> {
+    /// Turns a visit into a storable scan, or [`PreparedScan::Bot`].
+    pub fn prepare_scan(&self, link: &Link, visit: &Visit) -> Result<PreparedScan, ScanError> {
+        let ua = classify_user_agent(visit.user_agent.as_deref());
+        if ua.is_bot {
+            return Ok(PreparedScan::Bot);
+        }
+        let at = self.clock.now();
+        let salt = self.salt_for(at.date_naive())?;
+        Ok(PreparedScan::Record(
+            self.build_scan(link, visit, ua, at, &salt),
+        ))
+    }
+
+    /// [`Service::prepare_scan`] without touching the store: `None` when the day's visitor salt
+    /// is not in memory yet (the first scan of a day creates it with a write).
+    pub fn prepare_scan_in_memory(&self, link: &Link, visit: &Visit) -> Option<PreparedScan> {
+        let ua = classify_user_agent(visit.user_agent.as_deref());
+        if ua.is_bot {
+            return Some(PreparedScan::Bot);
+        }
+        let at = self.clock.now();
+        let salt = self.salts.get(&at.date_naive())?;
+        Some(PreparedScan::Record(
+            self.build_scan(link, visit, ua, at, &salt),
+        ))
+    }
+
+    fn build_scan(
+        &self,
+        link: &Link,
+        visit: &Visit,
+        ua: UserAgentInfo,
+        at: DateTime<Utc>,
+        salt: &[u8; 32],
+    ) -> NewScan {
+        let location = visit
+            .ip
+            .map_or_else(Location::unknown, |ip| self.geo.locate(ip))
+            .with_hint(&visit.hint);
+        NewScan {
+            link_id: link.id,
+            at,
+            visitor: visitor_id(salt, visit.ip, visit.user_agent.as_deref(), link.id),
+            country: location.country,
+            city: location.city,
+            device: ua.device,
+            browser: ua.browser,
+            os: ua.os,
+            referrer: clean_referrer(visit.referer.as_deref()),
+        }
+    }
+
+    /// Records a visit and waits until it is committed (group commit with concurrent visits).
+    pub fn record_scan(&self, link: &Link, visit: &Visit) -> Result<ScanOutcome, ScanError> {
+        let PreparedScan::Record(scan) = self.prepare_scan(link, visit)? else {
+            return Ok(ScanOutcome::Bot);
+        };
+        Ok(match self.writer.record(scan)? {
+            Some(id) => ScanOutcome::Recorded(id),
+            None => ScanOutcome::LinkGone,
+        })
+    }
+
+    /// Queues a prepared scan; `ack` runs after its commit (for async callers). Blocks while
+    /// the writer's queue is full.
+    pub fn submit_scan(&self, scan: NewScan, ack: ScanAck) -> Result<(), StoreError> {
+        self.writer.submit(scan, ack)
+    }
+
+    /// Queues a prepared scan without blocking: hands it back when the writer's queue is full.
+    pub fn try_submit_scan(&self, scan: NewScan, ack: ScanAck) -> Result<Queued, StoreError> {
+        self.writer.try_submit(scan, ack)
+    }
+
+    /// The salt of `day`, creating it if needed; creating today's salt destroys salts and
+    /// visitor ids older than yesterday. Two first scans of a day racing here both write, and
+    /// the store keeps the first salt for both.
+    fn salt_for(&self, day: NaiveDate) -> Result<[u8; 32], ScanError> {
+        if let Some(salt) = self.salts.get(&day) {
+            return Ok(salt);
+        }
+        let candidate: [u8; 32] = random::bytes()?;
+        let keep_from = day.checked_sub_days(Days::new(1)).unwrap_or(day);
+        let salt = self.store.write(|tx| {
+            let salt = tx.put_salt(day, candidate)?;
+            tx.forget_visitors_before(keep_from)?;
+            Ok::<_, StoreError>(salt)
+        })?;
+        self.salts.forget(|d, _| *d < keep_from);
+        self.salts.insert(day, salt);
+        Ok(salt)
+    }
+}
