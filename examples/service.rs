@@ -76,7 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let outcome = match service.record_scan(&live, &visit)? {
             ScanOutcome::Recorded(id) => format!("recorded as scan {id}"),
-            ScanOutcome::Bot => "a bot: redirected, not counted".to_owned(),
+            ScanOutcome::Skipped(why) => format!("redirected, not counted: {why:?}"),
             ScanOutcome::LinkGone => "the link was deleted meanwhile".to_owned(),
         };
         println!(

@@ -2,6 +2,7 @@
 and process measurements. Standard library only, so the scripts run on a fresh machine."""
 
 import http.client
+import itertools
 import json
 import os
 import signal
@@ -40,7 +41,9 @@ class Server:
         self.log = open(log, "ab")
         full_env = dict(os.environ, RUST_LOG=os.environ.get("RUST_LOG", "warn"), **(env or {}))
         self.proc = subprocess.Popen(
-            [QR, "serve", "--db", db, "--listen", "127.0.0.1:0", *args],
+            # Loopback is a trusted proxy, so clients can give each scan its own visitor address
+            # (the server counts one visitor's replays at most 10 times a minute).
+            [QR, "serve", "--db", db, "--listen", "127.0.0.1:0", "--trusted-proxies", "127.0.0.1", *args],
             stdout=subprocess.PIPE, stderr=self.log, env=full_env)
         self.key = None
         self.addr = None
@@ -104,8 +107,18 @@ def status_field(pid, name):
     return 0
 
 
+_visitors = itertools.count(1)
+
+
+def next_visitor():
+    """A new visitor address in 198.18.0.0/15 (the benchmarking range), for X-Forwarded-For."""
+    n = next(_visitors)
+    return f"198.{18 + (n >> 16) % 2}.{(n >> 8) % 256}.{n % 256}"
+
+
 class Client:
-    """One keep-alive HTTP/1.1 connection; reconnects after a failure."""
+    """One keep-alive HTTP/1.1 connection; reconnects after a failure. Every redirect it makes
+    comes from a new visitor, so each is a scan that counts."""
 
     def __init__(self, addr, key=None, timeout=30):
         self.addr = addr
@@ -121,6 +134,8 @@ class Client:
         if body is not None:
             body = json.dumps(body).encode() if not isinstance(body, bytes) else body
             h["Content-Type"] = "application/json"
+        if path.startswith("/r/"):
+            h["X-Forwarded-For"] = next_visitor()
         h.update(headers or {})
         if self.conn is None:
             self.conn = http.client.HTTPConnection(*self.addr, timeout=self.timeout)

@@ -62,7 +62,8 @@ start() {
 
 start "$WORK/hello" "$BIN/hello" 127.0.0.1:0
 HELLO_ADDR="$ADDR"; HELLO_PID="$PID"
-start "$WORK/server" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0
+# Loopback is a trusted proxy here, so crowd.lua can give each scan its own visitor address.
+start "$WORK/server" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
 SERVER_ADDR="$ADDR"; SERVER_PID="$PID"
 
 UA="Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
@@ -84,7 +85,7 @@ run() {
 echo "Running $DURATION s per case at $CONNS connections..." >&2
 {
     run hello "$HELLO_PID" "http://$HELLO_ADDR/" "$LOAD_DIR/report.lua"
-    run redirect "$SERVER_PID" "http://$SERVER_ADDR/r/$REDIRECT_CODE" "$LOAD_DIR/report.lua" -H "User-Agent: $UA"
+    run redirect "$SERVER_PID" "http://$SERVER_ADDR/r/$REDIRECT_CODE" "$LOAD_DIR/crowd.lua" -H "User-Agent: $UA"
     run generate "$SERVER_PID" "http://$SERVER_ADDR$GENERATE" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_LINKS"
     run links "$SERVER_PID" "http://$SERVER_ADDR/api/links" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_LINKS"
     run analytics "$SERVER_PID" "http://$SERVER_ADDR/api/analytics?linkId=$ANALYTICS_LINK" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_ANALYTICS"

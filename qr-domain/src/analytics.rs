@@ -234,11 +234,14 @@ impl AnalyticsQuery {
 
     /// The window after applying the link's creation day, today, and the plan's retention.
     /// `None` when nothing of the requested range is retained.
+    ///
+    /// The start never reaches before the day the link was created, whatever was asked: a
+    /// link has no scans from before it existed, and a start in year 1 would otherwise ask for
+    /// 739,943 zero-filled days (23.7 MB of JSON). So the answer is bounded by the link's age.
     pub fn window(&self, now: DateTime<Utc>, link: &Link, retention: Retention) -> Option<Window> {
         let today = now.date_naive();
-        let mut from = self
-            .start
-            .unwrap_or_else(|| day_start(link.created_at.date_naive()));
+        let created = day_start(link.created_at.date_naive());
+        let mut from = self.start.map_or(created, |start| start.max(created));
         if let Some(first) = retention_first_day(today, retention) {
             from = from.max(day_start(first));
         }

@@ -10,6 +10,7 @@
 pub mod access;
 pub mod account;
 pub mod analytics;
+pub mod bots;
 pub mod clock;
 pub mod error;
 pub mod geo;

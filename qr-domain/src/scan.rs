@@ -128,28 +128,8 @@ impl FromStr for Device {
     }
 }
 
-/// Tokens (lower case) of agents that are not people but that woothee's dataset does not list:
-/// chat-app link previewers and headless browsers, which fetch every shared short link.
-const EXTRA_BOT_TOKENS: &[&str] = &[
-    "bot",
-    "crawler",
-    "spider",
-    "slurp",
-    "facebookexternalhit",
-    "whatsapp",
-    "skypeuripreview",
-    "embedly",
-    "headlesschrome",
-    "lighthouse",
-    "python-requests",
-    "curl/",
-    "wget/",
-    "go-http-client",
-    "okhttp",
-    "axios",
-];
-
-/// Classifies a User-Agent with the woothee dataset, adding tablet detection and a few bot tokens.
+/// Classifies a User-Agent with the woothee dataset, adding tablet detection and the agents of
+/// [`crate::bots::BOT_TOKENS`].
 ///
 /// Tablets: iPads, Android devices without the `Mobile` token (Google's convention for tablets),
 /// and agents that say `Tablet`. An empty or missing agent is a person with an unknown device.
@@ -165,7 +145,7 @@ pub fn classify_user_agent(user_agent: Option<&str>) -> UserAgentInfo {
     };
     // "Cubot" is a phone brand, not a bot.
     let lower = ua.to_ascii_lowercase().replace("cubot", "cu-phone");
-    let extra_bot = EXTRA_BOT_TOKENS.iter().any(|t| lower.contains(t));
+    let extra_bot = crate::bots::is_listed(&lower);
     let Some(r) = woothee::parser::Parser::new().parse(ua) else {
         return unknown(extra_bot);
     };

@@ -51,8 +51,8 @@ pub(crate) async fn handle(
     headers: &HeaderMap,
     peer: SocketAddr,
 ) -> Result<HttpResponse, ApiError> {
-    // A read-only database cannot take scans; the start-up log said so once.
-    let visit = (method == Method::Get && !app.read_only()).then(|| Visit {
+    // Only a GET is a scan (a HEAD is a link checker); the domain decides which GETs count.
+    let visit = (method == Method::Get).then(|| Visit {
         ip: app.client_ip(peer, headers),
         user_agent: header_text(headers, &USER_AGENT, MAX_USER_AGENT_BYTES),
         referer: header_text(headers, &REFERER, MAX_REFERER_BYTES),
@@ -113,7 +113,7 @@ fn resolve_in_memory(
         None => None,
         Some(visit) => match svc.prepare_scan_in_memory(&link, &visit) {
             None => return Err(Some(visit)),
-            Some(PreparedScan::Bot) => None,
+            Some(PreparedScan::Skip(_)) => None,
             Some(PreparedScan::Record(scan)) => {
                 let (ack, rx) = ack_channel();
                 match svc.try_submit_scan(scan, ack) {
@@ -159,7 +159,7 @@ fn resolve_and_queue(
             tracing::warn!(error = %e, "scan not prepared");
             None
         }
-        Some(Ok(PreparedScan::Bot)) | None => None,
+        Some(Ok(PreparedScan::Skip(_))) | None => None,
     };
     Ok(Resolved::Found {
         target: link.target_url.to_string(),

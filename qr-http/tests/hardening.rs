@@ -154,3 +154,77 @@ async fn head_answers_like_get_without_the_body_and_counts_like_get() {
     assert!(head.body.is_empty());
     s.stop().await;
 }
+
+/// Creates a link for `key` and returns (id, short code).
+async fn link(s: &TestServer, key: &str) -> (String, String) {
+    let created = s
+        .send(
+            "POST",
+            "/api/links",
+            &[("x-api-key", key)],
+            json!({"name": "Poster", "targetUrl": "https://example.com/poster"}).to_string(),
+        )
+        .await;
+    assert_eq!(created.status, 201);
+    let v = created.json();
+    (
+        v["id"].as_str().unwrap().to_owned(),
+        v["shortCode"].as_str().unwrap().to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn an_analytics_window_from_year_1_is_bounded_by_the_links_age() {
+    let s = TestServer::start(|_| {}).await;
+    let (id, _) = link(&s, &s.owner_key).await;
+    let r = s
+        .get(
+            &format!("/api/analytics?linkId={id}&startDate=0001-01-01"),
+            &s.owner_key,
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    // The link was made today: one day, not 739,943 zero-filled ones.
+    assert_eq!(
+        r.json()["analytics"]["scansByDay"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(r.body.len() < 2_000, "{} bytes", r.body.len());
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn replays_and_programmatic_clients_are_redirected_but_not_all_counted() {
+    let s = TestServer::start(|_| {}).await;
+    let (id, code) = link(&s, &s.owner_key).await;
+    let phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+    for _ in 0..25 {
+        let r = s
+            .send("GET", &format!("/r/{code}"), &[("user-agent", phone)], "")
+            .await;
+        assert_eq!(r.status, 302);
+    }
+    for agent in [
+        "Python-urllib/3.11",
+        "node-fetch/1.0",
+        "Java/17.0.9",
+        "HTTPie/3.2.2",
+    ] {
+        let r = s
+            .send("GET", &format!("/r/{code}"), &[("user-agent", agent)], "")
+            .await;
+        assert_eq!(r.status, 302, "{agent}");
+    }
+    let link = s
+        .get(&format!("/api/links?id={id}"), &s.owner_key)
+        .await
+        .json();
+    assert_eq!(
+        link["scanCount"],
+        u64::from(qr_domain::service::MAX_SCANS_PER_VISITOR_MINUTE)
+    );
+    s.stop().await;
+}

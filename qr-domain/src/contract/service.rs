@@ -14,7 +14,9 @@ use crate::limits::LimitKind;
 use crate::link::{LinkError, LinkUpdate, parse_link_id};
 use crate::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
 use crate::scan::Device;
-use crate::service::{AdminError, AuthError, Resolution, ScanOutcome, Service};
+use crate::service::{
+    AdminError, AuthError, MAX_SCANS_PER_VISITOR_MINUTE, Resolution, ScanOutcome, Service, Skip,
+};
 use crate::shortcode::ShortCode;
 use crate::store::Store;
 
@@ -236,7 +238,10 @@ pub fn service_bot_exclusion<S: Store>(store: S) {
         "66.249.66.1",
         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
     );
-    assert_eq!(svc.record_scan(&l, &bot).unwrap(), ScanOutcome::Bot);
+    assert_eq!(
+        svc.record_scan(&l, &bot).unwrap(),
+        ScanOutcome::Skipped(Skip::Bot)
+    );
     assert!(matches!(
         svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
         ScanOutcome::Recorded(_)
@@ -250,6 +255,40 @@ pub fn service_bot_exclusion<S: Store>(store: S) {
         Some("https://social.example/post")
     );
     assert_eq!(report.recent_scans[0].device, Device::Mobile);
+}
+
+/// One visitor's replays of a link count at most `MAX_SCANS_PER_VISITOR_MINUTE` times a minute.
+pub fn service_visitor_scan_budget<S: Store>(store: S) {
+    let (svc, clock) = service(store, "2024-03-10T12:00:10Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let replay = visit("192.0.2.9", PHONE);
+    let mut recorded = 0;
+    for _ in 0..MAX_SCANS_PER_VISITOR_MINUTE + 5 {
+        match svc.record_scan(&l, &replay).unwrap() {
+            ScanOutcome::Recorded(_) => recorded += 1,
+            other => assert_eq!(other, ScanOutcome::Skipped(Skip::Repeat)),
+        }
+    }
+    assert_eq!(recorded, MAX_SCANS_PER_VISITOR_MINUTE);
+    // Another visitor, and another link of the same visitor, have budgets of their own.
+    assert!(matches!(
+        svc.record_scan(&l, &visit("192.0.2.10", PHONE)).unwrap(),
+        ScanOutcome::Recorded(_)
+    ));
+    let other = svc.create_link(&a, "M", "https://example.org").unwrap();
+    assert!(matches!(
+        svc.record_scan(&other, &replay).unwrap(),
+        ScanOutcome::Recorded(_)
+    ));
+    // The next minute counts again.
+    clock.advance(Duration::seconds(60));
+    assert!(matches!(
+        svc.record_scan(&l, &replay).unwrap(),
+        ScanOutcome::Recorded(_)
+    ));
+    let l = svc.link(a.id, l.id).unwrap();
+    assert_eq!(l.scan_count, u64::from(MAX_SCANS_PER_VISITOR_MINUTE) + 2);
 }
 
 /// uniqueScans counts distinct (day, visitor) pairs.
@@ -393,6 +432,21 @@ pub fn service_analytics_window<S: Store>(store: S) {
     assert_eq!(
         (r.analytics.total_scans, r.analytics.scans_by_day.len()),
         (0, 1)
+    );
+    // A start before the link existed is clamped to its creation day (an outside tester asked
+    // for year 1 and got 739,943 zero-filled days); an end before it gives an empty window.
+    let r = svc
+        .analytics(&a, id, &query(Some("0001-01-01"), None, None))
+        .unwrap();
+    assert_eq!(r.analytics.scans_by_day.len(), 4);
+    assert_eq!(r.analytics.scans_by_day[0].date, "2024-05-01");
+    assert_eq!(r.analytics.total_scans, 3);
+    let r = svc
+        .analytics(&a, id, &query(Some("0001-01-01"), Some("2024-04-30"), None))
+        .unwrap();
+    assert_eq!(
+        (r.analytics.total_scans, r.analytics.scans_by_day.len()),
+        (0, 0)
     );
     assert_eq!(
         AnalyticsQuery::parse(Some("2024-05-03"), Some("2024-05-02"), None),

@@ -114,6 +114,15 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
         }
     }
 
+    /// Replaces the entry of `key` by what `change` makes of it (`None`: no entry yet), under
+    /// one lock, and returns `change`'s answer.
+    pub(super) fn update<R>(&self, key: K, change: impl FnOnce(Option<&V>) -> (V, R)) -> R {
+        let mut state = self.lock();
+        let (value, answer) = change(state.entries.get(&key));
+        Self::put(&mut state, self.max, key, value);
+        answer
+    }
+
     /// Forgets the entries for which `stale` holds; reads begun before are not inserted.
     pub(super) fn forget(&self, mut stale: impl FnMut(&K, &V) -> bool) {
         let mut state = self.lock();

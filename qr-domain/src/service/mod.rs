@@ -40,7 +40,7 @@ pub use accounts::AdminError;
 pub use auth::{AuthContext, AuthError};
 pub use links::{LINK_CACHE_TTL, Resolution};
 pub use maintenance::{Flusher, PruneReport};
-pub use scans::{PreparedScan, ScanError, ScanOutcome, Visit};
+pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
 
 use auth::CachedKey;
 use cache::BoundedCache;
@@ -53,6 +53,9 @@ const LINK_CACHE_MAX: usize = 100_000;
 const ROLLUP_CACHE_MAX: usize = 256;
 /// Most visitor salts kept: only today's and yesterday's are in use.
 const SALT_CACHE_MAX: usize = 8;
+/// Most visitors whose scans of the current minute are counted; beyond it the count starts over
+/// (100,000 entries of 40 bytes: 4 MB).
+const VISITOR_CACHE_MAX: usize = 100_000;
 
 /// The service over a store `S` and a clock `C`.
 pub struct Service<S: Store, C: Clock> {
@@ -68,6 +71,8 @@ pub struct Service<S: Store, C: Clock> {
     rollups: BoundedCache<(LinkId, NaiveDate, NaiveDate), StatsRows>,
     /// Visitor salts by UTC day.
     salts: BoundedCache<NaiveDate, [u8; 32]>,
+    /// Scans counted this minute by visitor hash (which includes the link): (minute, count).
+    visitors: BoundedCache<[u8; 16], (i64, u32)>,
     writer: ScanWriter,
 }
 
@@ -90,6 +95,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             links: BoundedCache::new(LINK_CACHE_MAX),
             rollups: BoundedCache::new(ROLLUP_CACHE_MAX),
             salts: BoundedCache::new(SALT_CACHE_MAX),
+            visitors: BoundedCache::new(VISITOR_CACHE_MAX),
             writer,
         })
     }

@@ -40,13 +40,33 @@ pub struct Visit {
     pub hint: GeoHint,
 }
 
+/// At most this many scans of one visitor (the daily-salted hash of address, User-Agent and
+/// link) are counted per link and minute; further visits are redirected but not recorded.
+///
+/// One person rescanning a poster counts a few times at most; a client replaying the code
+/// thousands of times a second counts ten times a minute. People behind one carrier NAT with the
+/// same phone and browser share a visitor hash, so a crowd scanning together may be undercounted
+/// beyond ten a minute: the price of a bound that needs no identity.
+pub const MAX_SCANS_PER_VISITOR_MINUTE: u32 = 10;
+
 /// What a visit becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PreparedScan {
     /// A scan to store.
     Record(NewScan),
-    /// A bot or crawler: redirected but not counted.
+    /// Redirected but not recorded, and why.
+    Skip(Skip),
+}
+
+/// Why a visit is redirected without being recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// A bot, crawler, link previewer or HTTP library ([`crate::bots::BOT_TOKENS`]).
     Bot,
+    /// The visitor already had [`MAX_SCANS_PER_VISITOR_MINUTE`] scans of this link this minute.
+    Repeat,
+    /// The store is read-only (a database on a read-only file system).
+    ReadOnly,
 }
 
 /// What happened to a visit.
@@ -54,38 +74,62 @@ pub enum PreparedScan {
 pub enum ScanOutcome {
     /// The scan was committed.
     Recorded(ScanId),
-    /// A bot or crawler: redirected but not counted.
-    Bot,
+    /// Redirected but not recorded.
+    Skipped(Skip),
     /// The link was deleted before the scan could be stored.
     LinkGone,
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Turns a visit into a storable scan, or [`PreparedScan::Bot`].
+    /// Turns a visit into a storable scan, or says why it is not recorded.
     pub fn prepare_scan(&self, link: &Link, visit: &Visit) -> Result<PreparedScan, ScanError> {
-        let ua = classify_user_agent(visit.user_agent.as_deref());
-        if ua.is_bot {
-            return Ok(PreparedScan::Bot);
-        }
+        let ua = match self.classify(visit) {
+            Ok(ua) => ua,
+            Err(skip) => return Ok(PreparedScan::Skip(skip)),
+        };
         let at = self.clock.now();
         let salt = self.salt_for(at.date_naive())?;
-        Ok(PreparedScan::Record(
-            self.build_scan(link, visit, ua, at, &salt),
-        ))
+        Ok(self.within_budget(self.build_scan(link, visit, ua, at, &salt)))
     }
 
     /// [`Service::prepare_scan`] without touching the store: `None` when the day's visitor salt
     /// is not in memory yet (the first scan of a day creates it with a write).
     pub fn prepare_scan_in_memory(&self, link: &Link, visit: &Visit) -> Option<PreparedScan> {
-        let ua = classify_user_agent(visit.user_agent.as_deref());
-        if ua.is_bot {
-            return Some(PreparedScan::Bot);
-        }
+        let ua = match self.classify(visit) {
+            Ok(ua) => ua,
+            Err(skip) => return Some(PreparedScan::Skip(skip)),
+        };
         let at = self.clock.now();
         let salt = self.salts.get(&at.date_naive())?;
-        Some(PreparedScan::Record(
-            self.build_scan(link, visit, ua, at, &salt),
-        ))
+        Some(self.within_budget(self.build_scan(link, visit, ua, at, &salt)))
+    }
+
+    /// The visitor's agent, or why the visit is not recorded whoever made it.
+    fn classify(&self, visit: &Visit) -> Result<UserAgentInfo, Skip> {
+        if self.read_only() {
+            return Err(Skip::ReadOnly);
+        }
+        let ua = classify_user_agent(visit.user_agent.as_deref());
+        if ua.is_bot {
+            return Err(Skip::Bot);
+        }
+        Ok(ua)
+    }
+
+    /// The scan, unless its visitor already used this minute's budget for the link.
+    fn within_budget(&self, scan: NewScan) -> PreparedScan {
+        let minute = scan.at.timestamp().div_euclid(60);
+        let counted = self.visitors.update(scan.visitor, |seen| match seen {
+            Some(&(m, n)) if m == minute => {
+                ((m, n.saturating_add(1)), n < MAX_SCANS_PER_VISITOR_MINUTE)
+            }
+            _ => ((minute, 1), true),
+        });
+        if counted {
+            PreparedScan::Record(scan)
+        } else {
+            PreparedScan::Skip(Skip::Repeat)
+        }
     }
 
     fn build_scan(
@@ -115,8 +159,9 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// Records a visit and waits until it is committed (group commit with concurrent visits).
     pub fn record_scan(&self, link: &Link, visit: &Visit) -> Result<ScanOutcome, ScanError> {
-        let PreparedScan::Record(scan) = self.prepare_scan(link, visit)? else {
-            return Ok(ScanOutcome::Bot);
+        let scan = match self.prepare_scan(link, visit)? {
+            PreparedScan::Record(scan) => scan,
+            PreparedScan::Skip(skip) => return Ok(ScanOutcome::Skipped(skip)),
         };
         Ok(match self.writer.record(scan)? {
             Some(id) => ScanOutcome::Recorded(id),
