@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // The request path an API request takes: authenticate, authorize, admit (counted).
-    let caller = service.authenticate(secret.expose_secret())?;
+    let caller = service.authenticate(Some(secret.expose_secret()), None)?;
     service.authorize(&caller, Endpoint::Links, AccessRequest::default())?;
     let admitted = service
         .admit(&caller, false)

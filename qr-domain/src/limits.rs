@@ -191,13 +191,13 @@ impl RateLimitStatus {
 }
 
 /// Rounds a wait in microseconds up to whole seconds, at least 1.
-fn whole_seconds(wait_micros: i64) -> u64 {
+pub(crate) fn whole_seconds(wait_micros: i64) -> u64 {
     let secs = (wait_micros.max(1) + MICROS - 1) / MICROS;
     u64::try_from(secs.max(1)).unwrap_or(1)
 }
 
 /// GCRA: returns the new theoretical arrival time, or the wait in microseconds.
-fn gcra(tat: Option<i64>, now: i64, interval: i64, burst: i64) -> Result<i64, i64> {
+pub(crate) fn gcra(tat: Option<i64>, now: i64, interval: i64, burst: i64) -> Result<i64, i64> {
     let tolerance = interval.saturating_mul(burst - 1);
     let tat = tat.unwrap_or(now).max(now);
     if tat - now > tolerance {

@@ -21,8 +21,6 @@ use crate::routes::RouteSpec;
 /// [`ApiError::into_page`] as the page a person sees after scanning a code.
 #[derive(Debug)]
 pub(crate) enum ApiError {
-    /// No key was sent.
-    MissingKey,
     /// The key failed authentication.
     Auth(AuthError),
     /// The key's restrictions or the plan refuse the endpoint or a feature it uses.
@@ -74,7 +72,6 @@ impl ApiError {
         use StatusCode as S;
         let text = |s: &str| s.to_owned();
         match self {
-            ApiError::MissingKey => (S::UNAUTHORIZED, text("Invalid API key")),
             ApiError::Auth(AuthError::Store(e)) | ApiError::Store(e) => store_status(e),
             ApiError::Auth(_) => (S::UNAUTHORIZED, text("Invalid API key")),
             ApiError::Access(e) => (S::FORBIDDEN, e.to_string()),
@@ -170,6 +167,7 @@ impl ApiError {
     fn retry_after(&self, status: StatusCode) -> Option<u64> {
         match self {
             ApiError::RateLimited(r) => Some(r.retry_after_secs),
+            ApiError::Auth(AuthError::Throttled { retry_after_secs }) => Some(*retry_after_secs),
             _ if status == StatusCode::SERVICE_UNAVAILABLE && self.storage_unavailable() => {
                 Some(STORAGE_RETRY_AFTER_SECS)
             }

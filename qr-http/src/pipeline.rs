@@ -173,7 +173,7 @@ impl App {
         } = request;
         let endpoint = kind.endpoint().ok_or(ApiError::NotFound)?;
         meta.keyed = true;
-        let key = api_key(headers, &query).ok_or(ApiError::MissingKey)?;
+        let key = api_key(headers, &query);
         let client_ip = self.client_ip(peer, headers);
         // An Origin that is not visible ASCII cannot match any allowed origin.
         let origin = meta
@@ -183,7 +183,10 @@ impl App {
         let wants_logo = op::wants_logo(kind, &query);
         // A key already in memory is checked right here; an unseen key needs a store lookup,
         // which runs on the blocking pool.
-        let (seen, admitted) = match self.service().authenticate_cached(&key) {
+        let (seen, admitted) = match self
+            .service()
+            .authenticate_cached(key.as_deref(), client_ip)
+        {
             Some(auth) => front_after_auth(
                 self.service(),
                 auth,
@@ -196,7 +199,7 @@ impl App {
                 self.blocking(move |svc| {
                     front_after_auth(
                         svc,
-                        svc.authenticate(&key),
+                        svc.authenticate(key.as_deref(), client_ip),
                         endpoint,
                         client_ip,
                         origin.as_deref(),

@@ -228,3 +228,30 @@ async fn replays_and_programmatic_clients_are_redirected_but_not_all_counted() {
     );
     s.stop().await;
 }
+
+#[tokio::test]
+async fn repeated_failed_authentication_is_throttled_per_address() {
+    let s = TestServer::start(|_| {}).await;
+    // The owner's key is known to the server before the attack.
+    assert_eq!(s.get("/api/health", &s.owner_key).await.status, 200);
+    let wrong = "qrapi_live_00000000000000000000000000000000";
+    for _ in 0..qr_domain::service::AUTH_FAILURE_BURST {
+        let r = s.get("/api/health", wrong).await;
+        r.assert_error(401, "Invalid API key");
+        assert_eq!(r.header("retry-after"), None);
+    }
+    let r = s.get("/api/health", wrong).await;
+    r.assert_error(401, "Invalid API key");
+    let wait: u64 = r
+        .header("retry-after")
+        .expect("Retry-After once throttled")
+        .parse()
+        .unwrap();
+    assert!((1..=3).contains(&wait), "{wait}");
+    let r = s.send("GET", "/api/health", &[], "").await;
+    assert_eq!(r.status, 401);
+    assert!(r.header("retry-after").is_some());
+    // A valid key from the same address is not affected.
+    assert_eq!(s.get("/api/health", &s.owner_key).await.status, 200);
+    s.stop().await;
+}

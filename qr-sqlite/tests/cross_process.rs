@@ -27,13 +27,15 @@ fn changes_by_another_process_apply_on_the_next_request() {
 
     let account = cli.create_account("owner@example.com", Plan::Free).unwrap();
     let (key, old) = cli.create_key(account.id, KeyMode::Live).unwrap();
-    let ctx = server.authenticate(old.expose_secret()).unwrap();
+    let ctx = server
+        .authenticate(Some(old.expose_secret()), None)
+        .unwrap();
     assert_eq!(ctx.account.plan, Plan::Free);
 
     cli.set_plan(account.id, Plan::Pro).unwrap();
     assert_eq!(
         server
-            .authenticate(old.expose_secret())
+            .authenticate(Some(old.expose_secret()), None)
             .unwrap()
             .account
             .plan,
@@ -42,11 +44,17 @@ fn changes_by_another_process_apply_on_the_next_request() {
 
     let (_, new) = cli.regenerate_key(key.id).unwrap();
     assert!(
-        server.authenticate(old.expose_secret()).is_err(),
+        server
+            .authenticate(Some(old.expose_secret()), None)
+            .is_err(),
         "the old secret is dead at once"
     );
     assert_eq!(
-        server.authenticate(new.expose_secret()).unwrap().key.id,
+        server
+            .authenticate(Some(new.expose_secret()), None)
+            .unwrap()
+            .key
+            .id,
         key.id
     );
 

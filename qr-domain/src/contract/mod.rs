@@ -52,7 +52,7 @@ macro_rules! contract_suite {
                 service_month_rollover_resets_quota, service_rate_limit_edges,
                 service_usage_and_unlimited_headers, service_plan_link_limits,
                 service_key_regeneration, service_cross_account_isolation,
-                service_bot_exclusion, service_visitor_scan_budget, service_unique_counting, service_retention,
+                service_bot_exclusion, service_visitor_scan_budget, service_failed_authentication_is_throttled, service_unique_counting, service_retention,
                 service_analytics_window, service_short_code_lookup,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,
                 service_access_rules, service_caches_follow_changes,

@@ -15,7 +15,8 @@ use crate::link::{LinkError, LinkUpdate, parse_link_id};
 use crate::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
 use crate::scan::Device;
 use crate::service::{
-    AdminError, AuthError, MAX_SCANS_PER_VISITOR_MINUTE, Resolution, ScanOutcome, Service, Skip,
+    AUTH_FAILURE_BURST, AdminError, AuthError, MAX_SCANS_PER_VISITOR_MINUTE, Resolution,
+    ScanOutcome, Service, Skip,
 };
 use crate::shortcode::ShortCode;
 use crate::store::Store;
@@ -27,7 +28,9 @@ pub fn service_month_rollover_resets_quota<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-01-31T23:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let (_, secret) = svc.create_key(a.id, KeyMode::Live).unwrap();
-    let ctx = svc.authenticate(secret.expose_secret()).unwrap();
+    let ctx = svc
+        .authenticate(Some(secret.expose_secret()), None)
+        .unwrap();
     for i in 0..1_000 {
         clock.advance(Duration::milliseconds(500));
         let ok = svc
@@ -60,8 +63,8 @@ pub fn service_rate_limit_edges<S: Store>(store: S) {
     let free = svc.create_account("f@example.com", Plan::Free).unwrap();
     let (k1, s1) = svc.create_key(free.id, KeyMode::Live).unwrap();
     let (_, s2) = svc.create_key(free.id, KeyMode::Test).unwrap();
-    let c1 = svc.authenticate(s1.expose_secret()).unwrap();
-    let c2 = svc.authenticate(s2.expose_secret()).unwrap();
+    let c1 = svc.authenticate(Some(s1.expose_secret()), None).unwrap();
+    let c2 = svc.authenticate(Some(s2.expose_secret()), None).unwrap();
     assert!(svc.admit(&c1, false).is_ok());
     assert!(svc.admit(&c1, false).is_ok());
     let r = svc.admit(&c1, false).unwrap_err();
@@ -79,7 +82,7 @@ pub fn service_rate_limit_edges<S: Store>(store: S) {
     };
     svc.update_key_settings(k1.id, settings.clone()).unwrap();
     clock.advance(Duration::seconds(10));
-    let c1 = svc.authenticate(s1.expose_secret()).unwrap();
+    let c1 = svc.authenticate(Some(s1.expose_secret()), None).unwrap();
     assert!(svc.admit(&c1, false).is_ok());
     assert_eq!(
         svc.admit(&c1, false).unwrap_err().kind,
@@ -93,7 +96,7 @@ pub fn service_rate_limit_edges<S: Store>(store: S) {
     // Batch: Pro allows 10 per minute per account.
     let pro = svc.create_account("p@example.com", Plan::Pro).unwrap();
     let (_, sp) = svc.create_key(pro.id, KeyMode::Live).unwrap();
-    let cp = svc.authenticate(sp.expose_secret()).unwrap();
+    let cp = svc.authenticate(Some(sp.expose_secret()), None).unwrap();
     for _ in 0..10 {
         assert!(svc.admit(&cp, true).is_ok());
     }
@@ -115,7 +118,7 @@ pub fn service_usage_and_unlimited_headers<S: Store>(store: S) {
         .create_account("e@example.com", Plan::Enterprise)
         .unwrap();
     let (_, s) = svc.create_key(e.id, KeyMode::Live).unwrap();
-    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
     let ok = svc.admit(&ctx, false).unwrap();
     assert_eq!(
         ok.status.header_values(),
@@ -128,7 +131,7 @@ pub fn service_usage_and_unlimited_headers<S: Store>(store: S) {
     );
     let f = svc.create_account("f@example.com", Plan::Free).unwrap();
     let (_, s) = svc.create_key(f.id, KeyMode::Live).unwrap();
-    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
     assert_eq!(svc.rate_limit_status(&ctx).header_values().0, "1000");
     assert_eq!(svc.usage_of(f.id).unwrap().usage.limit, 1000);
 }
@@ -190,21 +193,22 @@ pub fn service_key_regeneration<S: Store>(store: S) {
     let mut settings = KeySettings::default();
     settings.disabled_endpoints.insert(Endpoint::Batch);
     svc.update_key_settings(k.id, settings.clone()).unwrap();
-    let ctx = svc.authenticate(old.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(old.expose_secret()), None).unwrap();
     svc.admit(&ctx, false).unwrap();
     let (k2, new) = svc.regenerate_key(k.id).unwrap();
     assert_eq!(k2.id, k.id);
     assert_ne!(old.expose_secret(), new.expose_secret());
     assert_eq!(
-        svc.authenticate(old.expose_secret()).unwrap_err(),
+        svc.authenticate(Some(old.expose_secret()), None)
+            .unwrap_err(),
         AuthError::Unknown
     );
-    let ctx = svc.authenticate(new.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(new.expose_secret()), None).unwrap();
     assert_eq!(ctx.key.id, k.id);
     assert_eq!(ctx.key.settings, settings);
     assert_eq!(svc.usage(&ctx).usage.current, 1);
     assert!(matches!(
-        svc.authenticate("qrapi_live_short"),
+        svc.authenticate(Some("qrapi_live_short"), None),
         Err(AuthError::Malformed(_))
     ));
 }
@@ -255,6 +259,66 @@ pub fn service_bot_exclusion<S: Store>(store: S) {
         Some("https://social.example/post")
     );
     assert_eq!(report.recent_scans[0].device, Device::Mobile);
+}
+
+/// Repeated failed authentication from one address is throttled; known keys still pass.
+pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
+    let (svc, clock) = service(store, "2024-03-10T12:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let (_, secret) = svc.create_key(a.id, KeyMode::Live).unwrap();
+    let attacker: Option<std::net::IpAddr> = Some("203.0.113.66".parse().unwrap());
+    let neighbour: Option<std::net::IpAddr> = Some("203.0.113.67".parse().unwrap());
+    // The key is known to this service before the attack.
+    assert!(
+        svc.authenticate(Some(secret.expose_secret()), attacker)
+            .is_ok()
+    );
+    let wrong = "qrapi_live_00000000000000000000000000000000";
+    for attempt in 0..AUTH_FAILURE_BURST {
+        let e = svc.authenticate(Some(wrong), attacker).unwrap_err();
+        assert_eq!(e, AuthError::Unknown, "attempt {attempt}");
+    }
+    // Over the budget: refused with a wait, missing and malformed keys too, without a lookup.
+    let throttled = |e: AuthError| {
+        matches!(
+            e,
+            AuthError::Throttled {
+                retry_after_secs: 1..=3
+            }
+        )
+    };
+    assert!(throttled(
+        svc.authenticate(Some(wrong), attacker).unwrap_err()
+    ));
+    assert!(throttled(svc.authenticate(None, attacker).unwrap_err()));
+    assert!(throttled(
+        svc.authenticate_cached(
+            Some("qrapi_live_11111111111111111111111111111111"),
+            attacker
+        )
+        .unwrap()
+        .unwrap_err()
+    ));
+    // A known key from the same address is not affected, nor is another address.
+    assert!(
+        svc.authenticate(Some(secret.expose_secret()), attacker)
+            .is_ok()
+    );
+    assert!(
+        svc.authenticate_cached(Some(secret.expose_secret()), attacker)
+            .unwrap()
+            .is_ok()
+    );
+    assert_eq!(
+        svc.authenticate(Some(wrong), neighbour).unwrap_err(),
+        AuthError::Unknown
+    );
+    // Waiting lets one more attempt through.
+    clock.advance(Duration::seconds(3));
+    assert_eq!(
+        svc.authenticate(Some(wrong), attacker).unwrap_err(),
+        AuthError::Unknown
+    );
 }
 
 /// One visitor's replays of a link count at most `MAX_SCANS_PER_VISITOR_MINUTE` times a minute.
@@ -514,14 +578,20 @@ pub fn service_sees_changes_made_elsewhere<S: Store>(store: S) {
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let (k, old) = svc.create_key(a.id, KeyMode::Live).unwrap();
     assert_eq!(
-        svc.authenticate(old.expose_secret()).unwrap().account.plan,
+        svc.authenticate(Some(old.expose_secret()), None)
+            .unwrap()
+            .account
+            .plan,
         Plan::Free
     );
     let mut changed = a.clone();
     changed.plan = Plan::Pro;
     store.write(|tx| tx.update_account(&changed)).unwrap();
     assert_eq!(
-        svc.authenticate(old.expose_secret()).unwrap().account.plan,
+        svc.authenticate(Some(old.expose_secret()), None)
+            .unwrap()
+            .account
+            .plan,
         Plan::Pro
     );
     let new = ApiKeySecret::generate(KeyMode::Live).unwrap();
@@ -529,10 +599,11 @@ pub fn service_sees_changes_made_elsewhere<S: Store>(store: S) {
     k2.hash = new.hash();
     store.write(|tx| tx.update_key(&k2)).unwrap();
     assert_eq!(
-        svc.authenticate(old.expose_secret()).unwrap_err(),
+        svc.authenticate(Some(old.expose_secret()), None)
+            .unwrap_err(),
         AuthError::Unknown
     );
-    assert!(svc.authenticate(new.expose_secret()).is_ok());
+    assert!(svc.authenticate(Some(new.expose_secret()), None).is_ok());
 }
 
 /// Usage counters are persisted by flush and reloaded by a new service.
@@ -542,7 +613,7 @@ pub fn service_counters_survive_restart<S: Store>(store: S) {
     let svc = Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator)).unwrap();
     let a = svc.create_account("a@example.com", Plan::Starter).unwrap();
     let (k, s) = svc.create_key(a.id, KeyMode::Live).unwrap();
-    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
     for _ in 0..3 {
         svc.admit(&ctx, false).unwrap();
     }
@@ -550,7 +621,7 @@ pub fn service_counters_survive_restart<S: Store>(store: S) {
     svc.admit(&ctx, false).unwrap();
     drop(svc);
     let svc = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).unwrap();
-    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
     assert_eq!(
         svc.usage(&ctx).usage.current,
         4,
@@ -567,7 +638,7 @@ pub fn service_access_rules<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let (k, s) = svc.create_key(a.id, KeyMode::Live).unwrap();
-    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
     let req = AccessRequest {
         client_ip: Some("203.0.113.9".parse().unwrap()),
         origin: Some("https://app.example.com"),
@@ -584,7 +655,7 @@ pub fn service_access_rules<S: Store>(store: S) {
         Err(AccessError::FeatureNotInPlan(Feature::Logo))
     );
     let pro = svc.set_plan(a.id, Plan::Pro).unwrap();
-    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
     assert_eq!(ctx.account, pro);
     assert!(svc.authorize(&ctx, Endpoint::Generate, logo).is_ok());
     let mut settings = KeySettings::default();
@@ -592,7 +663,7 @@ pub fn service_access_rules<S: Store>(store: S) {
         .ip_allowlist
         .push(IpRule::parse("198.51.100.0/24").unwrap());
     svc.update_key_settings(k.id, settings).unwrap();
-    let ctx = svc.authenticate(s.expose_secret()).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
     assert!(svc.authorize(&ctx, Endpoint::Generate, req).is_err());
 }
 
@@ -624,21 +695,24 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
 
     // Keys: unseen keys need the store; a local regeneration forgets the old secret.
     let presented = secret.expose_secret().to_owned();
-    assert!(svc.authenticate_cached(&presented).is_none());
+    assert!(svc.authenticate_cached(Some(&presented), None).is_none());
     assert!(matches!(
-        svc.authenticate_cached("qrapi_bad"),
+        svc.authenticate_cached(Some("qrapi_bad"), None),
         Some(Err(AuthError::Malformed(_)))
     ));
-    assert_eq!(svc.authenticate(&presented).unwrap().key.id, key.id);
     assert_eq!(
-        svc.authenticate_cached(&presented)
+        svc.authenticate(Some(&presented), None).unwrap().key.id,
+        key.id
+    );
+    assert_eq!(
+        svc.authenticate_cached(Some(&presented), None)
             .map(|r| r.map(|c| c.key.id)),
         Some(Ok(key.id))
     );
     svc.regenerate_key(key.id).unwrap();
-    assert!(svc.authenticate(&presented).is_err());
+    assert!(svc.authenticate(Some(&presented), None).is_err());
     assert!(matches!(
-        svc.authenticate_cached(&presented),
+        svc.authenticate_cached(Some(&presented), None),
         Some(Err(AuthError::Unknown))
     ));
 

@@ -1,5 +1,6 @@
 //! API keys and the request path: key administration, authentication (cached), authorization, admission and usage.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use thiserror::Error;
@@ -27,6 +28,17 @@ pub struct AuthContext {
 /// Why authentication failed (HTTP 401 "Invalid API key").
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AuthError {
+    /// No key was presented.
+    #[error("Invalid API key")]
+    Missing,
+    /// The client's address failed too often lately; its unknown keys are refused unchecked
+    /// for this many seconds (HTTP 401 with `Retry-After`). Keys this server already knows
+    /// as valid still pass.
+    #[error("Invalid API key")]
+    Throttled {
+        /// Seconds to wait.
+        retry_after_secs: u64,
+    },
     /// The presented string is not a key of the documented format (no lookup was made).
     #[error("Invalid API key")]
     Malformed(KeyFormatError),
@@ -151,14 +163,23 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// Checks a presented key. A malformed key is rejected before any lookup. Known keys are
     /// served from memory while [`Store::config_version`] is unchanged.
-    pub fn authenticate(&self, presented: &str) -> Result<Arc<AuthContext>, AuthError> {
-        let secret = ApiKeySecret::parse(presented).map_err(AuthError::Malformed)?;
+    pub fn authenticate(
+        &self,
+        presented: Option<&str>,
+        client: Option<IpAddr>,
+    ) -> Result<Arc<AuthContext>, AuthError> {
+        let secret = self.presented_secret(presented, client)?;
         let hash = secret.hash();
         let version = self.store.config_version()?;
         let (seen, cached) = self.keys.read_at_version(version, &hash, CachedKey::clone);
         let found = match cached {
             Some(entry) => entry,
             None => {
+                if let Some(retry_after_secs) =
+                    self.auth_failures.throttled(client, self.clock.now())
+                {
+                    return Err(AuthError::Throttled { retry_after_secs });
+                }
                 let loaded = self.store.read(|tx| {
                     let Some(key) = tx.key_by_hash(&hash)? else {
                         return Ok::<_, StoreError>(CachedKey::Unknown);
@@ -173,7 +194,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 loaded
             }
         };
-        self.admit_known(found)
+        self.admit_known(found, client)
     }
 
     /// [`Service::authenticate`] for keys already in memory: `None` when answering would need a
@@ -181,11 +202,12 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// enough to call on an async worker thread.
     pub fn authenticate_cached(
         &self,
-        presented: &str,
+        presented: Option<&str>,
+        client: Option<IpAddr>,
     ) -> Option<Result<Arc<AuthContext>, AuthError>> {
-        let secret = match ApiKeySecret::parse(presented) {
+        let secret = match self.presented_secret(presented, client) {
             Ok(secret) => secret,
-            Err(e) => return Some(Err(AuthError::Malformed(e))),
+            Err(e) => return Some(Err(e)),
         };
         let version = match self.store.config_version() {
             Ok(version) => version,
@@ -194,17 +216,51 @@ impl<S: Store, C: Clock> Service<S, C> {
         let (_, cached) = self
             .keys
             .read_at_version(version, &secret.hash(), CachedKey::clone);
-        Some(self.admit_known(cached?))
+        match cached {
+            Some(found) => Some(self.admit_known(found, client)),
+            // An unseen key from a throttled address is refused without the lookup.
+            None => self
+                .auth_failures
+                .throttled(client, self.clock.now())
+                .map(|retry_after_secs| Err(AuthError::Throttled { retry_after_secs })),
+        }
+    }
+
+    /// The presented key's secret, counting a missing or malformed key as a failure.
+    fn presented_secret(
+        &self,
+        presented: Option<&str>,
+        client: Option<IpAddr>,
+    ) -> Result<ApiKeySecret, AuthError> {
+        let refused = match presented.map(ApiKeySecret::parse) {
+            Some(Ok(secret)) => return Ok(secret),
+            Some(Err(e)) => AuthError::Malformed(e),
+            None => AuthError::Missing,
+        };
+        Err(self.failed(refused, client))
     }
 
     /// The caller of a looked-up key, noting the key's use; an unknown key is refused.
-    fn admit_known(&self, found: CachedKey) -> Result<Arc<AuthContext>, AuthError> {
+    fn admit_known(
+        &self,
+        found: CachedKey,
+        client: Option<IpAddr>,
+    ) -> Result<Arc<AuthContext>, AuthError> {
         match found {
             CachedKey::Known(ctx) => {
                 self.meter.touch(ctx.key.id, self.clock.now());
                 Ok(ctx)
             }
-            CachedKey::Unknown => Err(AuthError::Unknown),
+            CachedKey::Unknown => Err(self.failed(AuthError::Unknown, client)),
+        }
+    }
+
+    /// Counts a failed authentication of `client`; once the address is over its budget the
+    /// failure says how long to wait.
+    fn failed(&self, error: AuthError, client: Option<IpAddr>) -> AuthError {
+        match self.auth_failures.fail(client, self.clock.now()) {
+            Some(retry_after_secs) => AuthError::Throttled { retry_after_secs },
+            None => error,
         }
     }
 

@@ -18,6 +18,7 @@ mod cache;
 mod links;
 mod maintenance;
 mod scans;
+mod throttle;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -41,9 +42,11 @@ pub use auth::{AuthContext, AuthError};
 pub use links::{LINK_CACHE_TTL, Resolution};
 pub use maintenance::{Flusher, PruneReport};
 pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
+pub use throttle::AUTH_FAILURE_BURST;
 
 use auth::CachedKey;
 use cache::BoundedCache;
+use throttle::AuthThrottle;
 
 /// Most keys kept in memory; beyond it the key cache starts over.
 const KEY_CACHE_MAX: usize = 100_000;
@@ -73,6 +76,8 @@ pub struct Service<S: Store, C: Clock> {
     salts: BoundedCache<NaiveDate, [u8; 32]>,
     /// Scans counted this minute by visitor hash (which includes the link): (minute, count).
     visitors: BoundedCache<[u8; 16], (i64, u32)>,
+    /// Failed authentications per client address.
+    auth_failures: AuthThrottle,
     writer: ScanWriter,
 }
 
@@ -96,6 +101,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             rollups: BoundedCache::new(ROLLUP_CACHE_MAX),
             salts: BoundedCache::new(SALT_CACHE_MAX),
             visitors: BoundedCache::new(VISITOR_CACHE_MAX),
+            auth_failures: AuthThrottle::new(),
             writer,
         })
     }
