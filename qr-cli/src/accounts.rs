@@ -126,9 +126,65 @@ pub enum Override {
 struct AccountView {
     #[serde(flatten)]
     account: Account,
+    #[serde(serialize_with = "limits_json")]
     limits: PlanLimits,
     keys: usize,
     links: usize,
+}
+
+/// The limits in force, as `--json` prints them: camelCase like the API, and one type per field
+/// whatever the plan (the API's -1 for unlimited; a batch of 0 items when the plan has none).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LimitsView {
+    monthly_requests: i64,
+    per_second: u32,
+    batch: BatchView,
+    logo: bool,
+    links: i64,
+    retention_days: i64,
+}
+
+/// Batch limits; both 0 when the plan cannot use batch generation.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BatchView {
+    max_items: u32,
+    per_minute: u32,
+}
+
+fn limits_json<S: serde::Serializer>(limits: &PlanLimits, s: S) -> Result<S::Ok, S::Error> {
+    LimitsView::from(*limits).serialize(s)
+}
+
+impl From<PlanLimits> for LimitsView {
+    fn from(limits: PlanLimits) -> Self {
+        let count = |limit: Limit| match limit {
+            Limit::Unlimited => -1,
+            Limit::Max(n) => i64::try_from(n).unwrap_or(i64::MAX),
+        };
+        let batch = limits.batch.map_or(
+            BatchView {
+                max_items: 0,
+                per_minute: 0,
+            },
+            |b| BatchView {
+                max_items: b.max_items,
+                per_minute: b.per_minute,
+            },
+        );
+        Self {
+            monthly_requests: count(limits.monthly_requests),
+            per_second: limits.per_second.get(),
+            batch,
+            logo: limits.logo,
+            links: count(limits.links),
+            retention_days: match limits.retention {
+                Retention::Unlimited => -1,
+                Retention::Days(days) => i64::from(days),
+            },
+        }
+    }
 }
 
 /// The plan names as clap possible values, so that help and completions list them.
