@@ -120,6 +120,7 @@ impl SqliteStore {
     }
 
     fn open_once(path: &Path) -> Result<Self, OpenError> {
+        create_private(path);
         let path = path.to_owned();
         let err = |e| OpenError::from_sqlite(&path, e);
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -331,4 +332,23 @@ impl std::fmt::Debug for SqliteStore {
             .field("read_only", &self.read_only)
             .finish_non_exhaustive()
     }
+}
+
+/// Creates a new database file readable and writable by its owner only (0600), whatever the
+/// umask: it holds e-mail addresses, key hashes, link targets and analytics. SQLite gives the
+/// `-wal` and `-shm` files it creates beside it the database file's permissions. An existing
+/// file keeps its permissions (`docs/api.md` says how to tighten an older one).
+fn create_private(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Fails when the file exists (nothing to do) or cannot be made (SQLite then reports why).
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path);
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }

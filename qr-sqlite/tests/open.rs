@@ -188,3 +188,27 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
     assert_eq!(version, SCHEMA_VERSION);
     drop(store);
 }
+
+/// The database and its write-ahead files hold e-mails, key hashes and analytics: owner only.
+#[cfg(unix)]
+#[test]
+fn a_new_database_and_its_log_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("qr.db");
+    let store = SqliteStore::open(&path).unwrap();
+    // A write makes SQLite create the -wal and -shm files.
+    qr_domain::Store::write(&store, |tx| {
+        tx.put_salt(qr_domain::chrono::NaiveDate::MIN, [7; 32])?;
+        Ok::<_, qr_domain::StoreError>(())
+    })
+    .unwrap();
+    for name in ["qr.db", "qr.db-wal", "qr.db-shm"] {
+        let mode = std::fs::metadata(dir.path().join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{name} has mode {:o}", mode & 0o777);
+    }
+    drop(store);
+}
