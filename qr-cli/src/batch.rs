@@ -320,7 +320,8 @@ mod tests {
                 .unwrap();
         assert_eq!(items.len(), 2);
         assert_eq!(items[0].size.as_deref(), Some("400"));
-        assert_eq!(items[1].format, None);
+        // null is no value of any setting: kept as text, it fails the item with "Invalid format".
+        assert_eq!(items[1].format.as_deref(), Some("null"));
         let err = parse_jsonl("{\"data\":\"a\"}\n{oops\n").unwrap_err();
         assert!(
             format!("{err:#}").starts_with("line 2 is not valid JSON"),

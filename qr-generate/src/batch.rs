@@ -18,12 +18,11 @@ use thiserror::Error;
 use zip::CompressionMethod;
 use zip::write::{SimpleFileOptions, ZipWriter};
 
+use crate::file_names::{sanitize_stem, unique_name};
 use crate::params::{self, GenerateError, GenerateParams};
 
 /// The name of the error list inside the archive.
 pub const ERRORS_FILE: &str = "errors.json";
-/// The longest file name stem kept from a given name, in characters (the extension is added after).
-pub const MAX_STEM_CHARS: usize = 100;
 
 /// A batch: the items and the settings they share.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -161,7 +160,7 @@ impl BatchRequest {
             return Err(BatchError::ItemsRequired);
         };
         let defaults = match object.remove("defaults") {
-            None | Some(Value::Null) => BatchDefaults::default(),
+            None => BatchDefaults::default(),
             Some(Value::Object(d)) => BatchDefaults {
                 size: text(d.get("size")),
                 format: text(d.get("format")),
@@ -175,8 +174,9 @@ impl BatchRequest {
             .iter()
             .map(|item| match item {
                 Value::Object(i) => BatchItem {
-                    data: text(i.get("data")),
-                    filename: text(i.get("filename")),
+                    // A null data is no data, and a null file name asks for a generated one.
+                    data: text(i.get("data").filter(|v| !v.is_null())),
+                    filename: text(i.get("filename").filter(|v| !v.is_null())),
                     size: text(i.get("size")),
                     format: text(i.get("format")),
                     color: text(i.get("color")),
@@ -329,69 +329,6 @@ pub fn build_archive(request: &BatchRequest) -> Result<BatchArchive, BatchError>
     })
 }
 
-/// Cleans a given file name into a safe stem (no extension): path separators and characters
-/// that file systems refuse become `_`, control characters are dropped, runs of dots become
-/// one dot, leading and trailing dots and spaces go, an existing `.png`/`.svg` is removed, and
-/// the stem is cut to [`MAX_STEM_CHARS`]. `None` when nothing is left.
-pub fn sanitize_stem(name: &str) -> Option<String> {
-    let mut cleaned = String::with_capacity(name.len());
-    for c in name.chars() {
-        match c {
-            c if c.is_control() => {}
-            '/' | '\\' | ':' | '<' | '>' | '"' | '|' | '?' | '*' => cleaned.push('_'),
-            '.' if cleaned.ends_with('.') => {}
-            c => cleaned.push(c),
-        }
-    }
-    let mut stem = cleaned.trim_matches(|c: char| c == '.' || c.is_whitespace());
-    for ext in [".png", ".svg"] {
-        if stem.len() > ext.len()
-            && stem.is_char_boundary(stem.len() - ext.len())
-            && stem[stem.len() - ext.len()..].eq_ignore_ascii_case(ext)
-        {
-            stem = &stem[..stem.len() - ext.len()];
-            break;
-        }
-    }
-    let stem: String = stem
-        .trim_matches(|c: char| c == '.' || c.is_whitespace())
-        .chars()
-        .take(MAX_STEM_CHARS)
-        .collect();
-    let stem = stem.trim_end_matches(|c: char| c == '.' || c.is_whitespace());
-    if stem.is_empty() {
-        return None;
-    }
-    // Windows opens a device, not a file, for these names (with any extension).
-    let base = stem.split('.').next().unwrap_or(stem).trim_end();
-    let reserved = WINDOWS_DEVICE_NAMES
-        .iter()
-        .any(|device| base.eq_ignore_ascii_case(device));
-    Some(if reserved {
-        format!("_{stem}")
-    } else {
-        stem.to_owned()
-    })
-}
-
-/// File names Windows reserves for devices.
-const WINDOWS_DEVICE_NAMES: [&str; 22] = [
-    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
-    "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
-];
-
-/// `stem.ext`, or `stem-2.ext`, `stem-3.ext`, ... when taken (compared case-insensitively).
-fn unique_name(stem: &str, format: Format, taken: &mut HashSet<String>) -> String {
-    let ext = format.extension();
-    let mut name = format!("{stem}.{ext}");
-    let mut n = 1u32;
-    while !taken.insert(name.to_lowercase()) {
-        n += 1;
-        name = format!("{stem}-{n}.{ext}");
-    }
-    name
-}
-
 fn render_one(request: &BatchRequest, index: usize, name: &str) -> Result<BatchFile, ItemError> {
     let failure = |error: GenerateError| ItemError {
         index,
@@ -410,10 +347,10 @@ fn render_one(request: &BatchRequest, index: usize, name: &str) -> Result<BatchF
 }
 
 /// A JSON value as a raw parameter string: strings as they are, whole numbers without a
-/// fraction, `null` as absent, anything else as its JSON text (which then fails validation).
+/// fraction, anything else (`null` included: no setting is nullable) as its JSON text, which then
+/// fails validation with the setting's message.
 fn text(value: Option<&Value>) -> Option<String> {
     match value? {
-        Value::Null => None,
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(match (n.as_i64(), n.as_f64()) {
             (Some(i), _) => i.to_string(),
@@ -504,28 +441,40 @@ mod tests {
     }
 
     #[test]
+    fn null_is_no_setting() {
+        let r = request(
+            r#"{"items":[
+                {"data":"a","size":null},
+                {"data":null},
+                {"data":"c","filename":null}
+            ]}"#,
+        );
+        let archive = build_archive(&r).unwrap();
+        let messages: Vec<(usize, &str)> = archive
+            .errors
+            .iter()
+            .map(|e| (e.index, e.error.as_str()))
+            .collect();
+        assert_eq!(
+            messages,
+            vec![(0, "Invalid size"), (1, "data parameter required")]
+        );
+        assert_eq!(archive.succeeded, 1);
+        assert!(matches!(
+            BatchRequest::from_json(br#"{"items":[{"data":"a"}],"defaults":null}"#),
+            Err(BatchError::DefaultsNotObject)
+        ));
+        let defaults =
+            BatchRequest::from_json(br#"{"items":[{"data":"a"}],"defaults":{"format":null}}"#)
+                .unwrap();
+        assert_eq!(
+            defaults.validate(10).unwrap_err().to_string(),
+            "Invalid defaults.format"
+        );
+    }
+
+    #[test]
     fn file_names_are_safe_and_unique() {
-        assert_eq!(
-            sanitize_stem("../../etc/passwd").as_deref(),
-            Some("_._etc_passwd")
-        );
-        assert_eq!(sanitize_stem("..").as_deref(), None);
-        assert_eq!(sanitize_stem("CON").as_deref(), Some("_CON"));
-        assert_eq!(
-            sanitize_stem("lpt1.report").as_deref(),
-            Some("_lpt1.report")
-        );
-        assert_eq!(sanitize_stem("console").as_deref(), Some("console"));
-        assert_eq!(sanitize_stem("a\u{0}b\nc.PNG").as_deref(), Some("abc"));
-        assert_eq!(sanitize_stem("C:\\x\\y.svg").as_deref(), Some("C__x_y"));
-        assert_eq!(
-            sanitize_stem("  report..final.  ").as_deref(),
-            Some("report.final")
-        );
-        assert_eq!(
-            sanitize_stem(&"n".repeat(300)).map(|s| s.len()),
-            Some(MAX_STEM_CHARS)
-        );
         let r = request(
             r#"{"items":[
                 {"data":"1","filename":"menu"},

@@ -10,6 +10,7 @@
 
 pub mod batch;
 pub mod bounds;
+pub mod file_names;
 pub mod params;
 
 pub use batch::{
