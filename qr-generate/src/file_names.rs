@@ -9,8 +9,9 @@ use unicode_normalization::UnicodeNormalization;
 pub const MAX_STEM_CHARS: usize = 100;
 /// The longest archive member name, in UTF-8 bytes: what ext4, APFS and NTFS take (255).
 pub const MAX_NAME_BYTES: usize = 255;
-/// Room kept after the stem for a duplicate's `-NNNN` and the `.png`/`.svg` extension.
-const SUFFIX_BYTES: usize = "-10000.png".len();
+/// The longest stem, in bytes: room is kept for a duplicate's `-NNNN`, the `.png`/`.svg`
+/// extension, and the `_` a Windows device name gets in front.
+const MAX_STEM_BYTES: usize = MAX_NAME_BYTES - "-10000.png".len() - "_".len();
 
 /// Cleans a given file name into a safe stem (no extension): the name is put in Unicode NFC
 /// (so that `e\u{301}té` and `été`, which macOS treats as one name, are one name here too),
@@ -44,9 +45,8 @@ pub fn sanitize_stem(name: &str) -> Option<String> {
         .chars()
         .take(MAX_STEM_CHARS)
         .collect();
-    let max_stem_bytes = MAX_NAME_BYTES - SUFFIX_BYTES - 1;
-    if stem.len() > max_stem_bytes {
-        let mut end = max_stem_bytes;
+    if stem.len() > MAX_STEM_BYTES {
+        let mut end = MAX_STEM_BYTES;
         while !stem.is_char_boundary(end) {
             end -= 1;
         }
@@ -166,7 +166,7 @@ mod tests {
         assert_ne!(first, second);
         // Long multi-byte names are cut on a character boundary.
         let accents = sanitize_stem(&"é".repeat(100)).unwrap();
-        assert!(accents.len() <= MAX_NAME_BYTES - SUFFIX_BYTES - 1);
+        assert!(accents.len() <= MAX_STEM_BYTES);
         assert!(accents.chars().all(|c| c == 'é'));
     }
 
