@@ -58,7 +58,7 @@ pub enum OpenError {
 }
 
 /// `url` with the password (if any) replaced by `***`, for messages and logs.
-pub(crate) fn redact(url: &str) -> String {
+pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };

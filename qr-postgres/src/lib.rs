@@ -21,6 +21,6 @@ mod schema;
 mod store;
 mod tx;
 
-pub use error::OpenError;
+pub use error::{OpenError, redact};
 pub use schema::SCHEMA_VERSION;
 pub use store::{POOL_SIZE, PgStore};
