@@ -10,13 +10,15 @@ use thiserror::Error;
 use crate::location::Location;
 
 /// An open database of either engine.
+// One per process, behind an `Arc`: the size of the larger variant (PostgreSQL's connection
+// settings and pool) costs nothing, and boxing it would add a pointer to every call.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Database {
     /// An SQLite file: one server per file (plus any number of CLI processes).
     Sqlite(SqliteStore),
-    /// A PostgreSQL database: any number of servers. (Boxed: its connection settings are large,
-    /// and the SQLite variant should not pay for them.)
-    Postgres(Box<PgStore>),
+    /// A PostgreSQL database: any number of servers.
+    Postgres(PgStore),
 }
 
 /// The storage engine of a [`Database`].
@@ -45,7 +47,7 @@ impl Database {
     pub fn open(location: &Location) -> Result<Database, OpenError> {
         Ok(match location {
             Location::Sqlite(path) => Database::Sqlite(SqliteStore::open(path)?),
-            Location::Postgres(url) => Database::Postgres(Box::new(PgStore::open(url)?)),
+            Location::Postgres(url) => Database::Postgres(PgStore::open(url)?),
         })
     }
 
