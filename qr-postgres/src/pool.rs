@@ -86,6 +86,12 @@ impl Conn {
         }
     }
 
+    /// Replaces the connection by a new one.
+    fn reconnect(&mut self, config: &Config) -> Result<(), StoreError> {
+        *self = Conn::connect(config).map_err(|e| store_err(&e))?;
+        Ok(())
+    }
+
     /// Whether the connection can be used: open, and not left inside a transaction.
     fn usable(&mut self) -> bool {
         if self.in_transaction {
@@ -115,6 +121,11 @@ impl Pool {
             slots: (0..size.max(1)).map(|_| Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
         }
+    }
+
+    /// The connection settings.
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
     }
 
     /// A free connection if there is one, else the next one in turn (waiting for it); opened or
@@ -165,6 +176,21 @@ impl<'p> Pooled<'p> {
             *slot = Some(Conn::connect(config).map_err(|e| store_err(&e))?);
         }
         Ok(Pooled { slot })
+    }
+}
+
+impl Pooled<'_> {
+    /// Begins a transaction with `begin`. A connection the server closed while it sat idle (a
+    /// restart, an administrator's kill) only shows it now: nothing has been done yet, so the
+    /// transaction begins again on a new connection.
+    pub(crate) fn begin(&mut self, begin: &str, config: &Config) -> Result<(), StoreError> {
+        match Conn::begin(self, begin) {
+            Err(StoreError::Unreachable(_)) => {
+                self.reconnect(config)?;
+                Conn::begin(self, begin)
+            }
+            other => other,
+        }
     }
 }
 

@@ -102,7 +102,10 @@ impl Store for PgStore {
         f: impl FnOnce(&dyn ReadTx) -> Result<T, E>,
     ) -> Result<T, E> {
         let mut conn = self.pool.get()?;
-        conn.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+        conn.begin(
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+            self.pool.config(),
+        )?;
         let result = f(&PgTx::new(&mut conn));
         match result {
             Ok(value) => {
@@ -121,9 +124,10 @@ impl Store for PgStore {
         f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>,
     ) -> Result<T, E> {
         let mut conn = self.pool.get()?;
-        conn.begin(&format!(
-            "BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
-        ))?;
+        conn.begin(
+            &format!("BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"),
+            self.pool.config(),
+        )?;
         let result = {
             let mut tx = PgTx::new(&mut conn);
             f(&mut tx).and_then(|value| {
@@ -155,7 +159,7 @@ impl Store for PgStore {
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
         let slot = self.scans.lock().unwrap_or_else(PoisonError::into_inner);
         let mut conn = Pooled::ready(slot, &self.config)?;
-        conn.begin("BEGIN")?;
+        conn.begin("BEGIN", &self.config)?;
         match scans::insert_scans(&mut conn, scans) {
             Ok(ids) => {
                 conn.commit()?;
