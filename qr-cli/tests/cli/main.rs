@@ -4,4 +4,5 @@ mod admin;
 mod batch;
 mod common;
 mod generate;
+mod postgres;
 mod server;
