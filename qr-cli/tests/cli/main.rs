@@ -3,6 +3,7 @@
 mod admin;
 mod batch;
 mod common;
+mod deploy;
 mod generate;
 mod postgres;
 mod server;
