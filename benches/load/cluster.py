@@ -4,7 +4,7 @@ on SQLite, 1 on PostgreSQL, 1 on PostgreSQL with Redis, and 3 on PostgreSQL with
 run on this machine, with the CPU time each process spends per request. Then a Free key
 (2 requests/s) hammered through the 3 servers for 10 s, and its monthly count in PostgreSQL.
 
-Usage: benches/load/cluster.py      (takes about 6 minutes)
+Usage: benches/load/cluster.py      (takes about 7 minutes)
 Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk, default 2),
        SCANS (scans seeded per database, default 10000).
 Needs wrk, PostgreSQL, redis-server and haproxy (apt-get install wrk postgresql redis-server
@@ -62,16 +62,19 @@ def measure(name, cases, servers, pg, redis, balancer):
     base = f"http://{balancer.addr[0]}:{balancer.addr[1]}"
     for case, path, script, headers in cases:
         wrk(base + path, script, headers, 2)
+        lsn = pg.psql("qr", "SELECT pg_current_wal_lsn()") if pg else None
         before = cpu(servers, pg, redis, balancer)
         r = wrk(base + path, script, headers, DURATION)
         after = cpu(servers, pg, redis, balancer)
         n = max(r["requests"], 1)
+        wal = (float(pg.psql("qr", f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{lsn}')")) / n
+               if pg else 0.0)
         per = lambda k: (after[k] - before[k]) / n * 1e6  # noqa: E731
         server_cpu = [a - b for a, b in zip(after["servers"], before["servers"])]
         total = sum(server_cpu)
         share = "/".join(f"{100 * c / total:.0f}" for c in server_cpu) if total else "-"
         rows.append((name, case, r, total / n * 1e6, share, per("pg"), per("redis"),
-                     per("haproxy")))
+                     per("haproxy"), wal))
         print(f"  {case}: {r['rps']:,.0f} requests/s", file=sys.stderr)
     return rows
 
@@ -94,26 +97,30 @@ def main():
         print(f"Seeding {SCANS} scans and 500 links in each database...", file=sys.stderr)
         seeded = {"pg": seed(url), "sqlite": seed(sqlite)}
         log = os.path.join(work, "servers.log")
+        # Three servers of two async worker threads each make six threads on two cores; the last
+        # configuration gives each one thread, as if each had its own share of the machine.
         configs = [
-            ("SQLite, 1 server", sqlite, "sqlite", 1, False),
-            ("PostgreSQL, 1 server", url, "pg", 1, False),
-            ("PostgreSQL + Redis, 1 server", url, "pg", 1, True),
-            ("PostgreSQL + Redis, 3 servers", url, "pg", 3, True),
+            ("SQLite, 1 server", sqlite, "sqlite", 1, False, {}),
+            ("PostgreSQL, 1 server", url, "pg", 1, False, {}),
+            ("PostgreSQL + Redis, 1 server", url, "pg", 1, True, {}),
+            ("PostgreSQL + Redis, 3 servers", url, "pg", 3, True, {}),
+            ("PostgreSQL + Redis, 3 servers of 1 thread", url, "pg", 3, True,
+             {"TOKIO_WORKER_THREADS": "1"}),
         ]
         rows = []
         free_line = ""
-        for name, db, which, count, shared in configs:
+        for name, db, which, count, shared, threads in configs:
             env = seeded[which]
             args = ["--trusted-proxies", "127.0.0.1"] + (["--redis", redis.url] if shared else [])
             servers = []
             balancer = None
             try:
                 for _ in range(count):
-                    servers.append(harness.Server(db, log, args=args))
+                    servers.append(harness.Server(db, log, env=threads, args=args))
                 balancer = ch.Balancer(work, servers)
                 rows += run_config(name, env, servers, balancer, pg if which == "pg" else None,
                                    redis if shared else None)
-                if count == 3:
+                if count == 3 and not free_line:
                     free_line = free_key(url, servers, balancer, pg)
             finally:
                 for s in servers:
@@ -167,11 +174,13 @@ def print_table(rows, free_line):
     print(f"{DURATION} s per case after a 2 s warm-up, {CONNS} connections through HAProxy, "
           f"{os.cpu_count()} cores shared by wrk, HAProxy, the servers, PostgreSQL and Redis.\n")
     print("| configuration | case | requests/s | p99 ms | server CPU µs/request (split) "
-          "| PostgreSQL µs/request | Redis µs/request | HAProxy µs/request | errors | non-2xx/3xx |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, case, r, srv, share, pg, redis, lb in rows:
+          "| PostgreSQL µs/request | WAL bytes/request | Redis µs/request | HAProxy µs/request "
+          "| errors | non-2xx/3xx |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, case, r, srv, share, pg, redis, lb, wal in rows:
         print(f"| {name} | {case} | {r['rps']:,.0f} | {r['p99_ms']:.1f} | {srv:.0f} ({share} %) "
-              f"| {pg:.0f} | {redis:.0f} | {lb:.0f} | {int(r['errors'])} | {int(r['non2xx3xx'])} |")
+              f"| {pg:.0f} | {wal:,.0f} | {redis:.0f} | {lb:.0f} | {int(r['errors'])} "
+              f"| {int(r['non2xx3xx'])} |")
     if free_line:
         print("\n" + free_line)
 

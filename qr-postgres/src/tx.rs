@@ -463,15 +463,12 @@ impl WriteTx for PgTx<'_> {
     }
 
     fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
-        if self.code_taken(&l.short_code)? {
-            return Err(StoreError::Conflict(format!(
-                "short code {} was already issued",
-                l.short_code
-            )));
-        }
-        self.exec(
+        // A live link's code is refused by the unique index, a tombstoned one here: one
+        // statement, one round trip.
+        let inserted = self.exec(
             "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+             SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::bigint, $7::timestamptz, $8::timestamptz
+             WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE short_code = $4)",
             &[
                 &l.id.as_uuid(),
                 &l.account_id.as_uuid(),
@@ -483,6 +480,12 @@ impl WriteTx for PgTx<'_> {
                 &l.updated_at,
             ],
         )?;
+        if inserted == 0 {
+            return Err(StoreError::Conflict(format!(
+                "short code {} was already issued",
+                l.short_code
+            )));
+        }
         Ok(())
     }
 

@@ -19,7 +19,11 @@ fn available(program: &str, flag: &str) -> bool {
 #[test]
 fn the_systemd_unit_verifies_without_a_warning() {
     if !available("systemd-analyze", "--version") {
-        skip("the systemd unit check", "systemd-analyze", "apt-get install systemd");
+        skip(
+            "the systemd unit check",
+            "systemd-analyze",
+            "apt-get install systemd",
+        );
         return;
     }
     let unit = std::fs::read_to_string(deploy_file("qr.service")).unwrap();
@@ -35,15 +39,25 @@ fn the_systemd_unit_verifies_without_a_warning() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "systemd-analyze verify failed: {stderr}");
+    assert!(
+        out.status.success(),
+        "systemd-analyze verify failed: {stderr}"
+    );
     // Unknown or misspelt settings are only warnings: there must be none.
-    assert!(stderr.trim().is_empty(), "systemd-analyze verify warned: {stderr}");
+    assert!(
+        stderr.trim().is_empty(),
+        "systemd-analyze verify warned: {stderr}"
+    );
 }
 
 #[test]
 fn the_haproxy_configuration_is_valid() {
     if !available("haproxy", "-v") {
-        skip("the HAProxy configuration check", "haproxy", "apt-get install haproxy");
+        skip(
+            "the HAProxy configuration check",
+            "haproxy",
+            "apt-get install haproxy",
+        );
         return;
     }
     let out = Command::new("haproxy")
