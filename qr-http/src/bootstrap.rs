@@ -1,13 +1,15 @@
-//! The composition root: opens the store and the GeoIP database, builds the service and creates the owner on first start; the only file of qr-http that names a storage engine.
+//! The composition root: opens the database (SQLite or PostgreSQL), the shared limits (Redis) and the GeoIP database, builds the service and creates the owner on first start; the only file of qr-http that names a storage engine.
 
 use std::sync::Arc;
 
+use qr_domain::limit_state::{LimitState, MemoryLimits};
 use qr_domain::service::AdminError;
 use qr_domain::{
     ApiKeySecret, GeoLocator, KeyMode, MaxMindLocator, NoGeoLocator, Plan, Service, Store,
     StoreError,
 };
-use qr_sqlite::SqliteStore;
+use qr_redis::RedisLimits;
+use qr_store::{Database, Engine};
 use thiserror::Error;
 
 use crate::app::{App, AppParts, SharedClock};
@@ -15,8 +17,8 @@ use crate::client_ip::TrustedProxies;
 use crate::config::ServerConfig;
 use crate::logo::LogoFetcher;
 
-/// The service as the server embeds it: SQLite storage and a shareable clock.
-pub type AppService = Service<SqliteStore, SharedClock>;
+/// The service as the server embeds it: the database (SQLite or PostgreSQL) and a shareable clock.
+pub type AppService = Service<Database, SharedClock>;
 
 /// The e-mail address of the owner account created on first start.
 const OWNER_EMAIL: &str = "owner@qr-platform.local";
@@ -26,7 +28,10 @@ const OWNER_EMAIL: &str = "owner@qr-platform.local";
 pub enum ServerError {
     /// The database could not be opened.
     #[error(transparent)]
-    Open(#[from] qr_sqlite::OpenError),
+    Open(#[from] qr_store::OpenError),
+    /// The Redis URL is invalid.
+    #[error(transparent)]
+    Redis(#[from] qr_redis::OpenError),
     /// The GeoIP database could not be opened.
     #[error(transparent)]
     Geo(#[from] qr_domain::geo::GeoError),
@@ -77,28 +82,57 @@ impl App {
             Some(path) => Arc::new(MaxMindLocator::open(path)?),
             None => Arc::new(NoGeoLocator),
         };
-        let store = Arc::new(SqliteStore::open(&config.database)?);
+        let store = Arc::new(Database::open(&config.database)?);
         if store.is_read_only() {
             tracing::warn!(
-                path = %config.database.display(),
+                database = %config.database,
                 "the database is on a read-only file system: serving redirects (without recording scans), generation and reads; writes get 503"
             );
         }
         if let Some(bytes) = config.max_database_bytes {
-            let in_force = store.limit_size(bytes)?;
-            tracing::info!(bytes = in_force, "database size capped");
+            match store.limit_size(bytes) {
+                Some(in_force) => tracing::info!(bytes = in_force?, "database size capped"),
+                None => {
+                    return Err(ServerError::Config(
+                        "QR_MAX_DB_SIZE caps an SQLite file; a PostgreSQL database's space is managed by its server".to_owned(),
+                    ));
+                }
+            }
         }
-        let service = Arc::new(Service::new(store, clock, geo)?);
+        let limits: Arc<dyn LimitState> = match &config.redis {
+            Some(url) => Arc::new(RedisLimits::open(url)?),
+            None => Arc::new(MemoryLimits::new()),
+        };
+        tracing::info!(
+            database = %config.database,
+            engine = %store.engine(),
+            limits = if config.redis.is_some() { "shared (Redis)" } else { "this server's memory" },
+            "storage opened"
+        );
+        if store.engine() == Engine::Postgres && config.redis.is_none() {
+            tracing::info!(
+                "rate limits and quotas are counted in this server's memory: with several servers on this database, set QR_REDIS_URL so they share one budget"
+            );
+        }
+        let concurrency = store.concurrency();
+        let service = Arc::new(Service::with_limit_state(store, clock, geo, limits)?);
         let mut initial_key = None;
         if service.accounts()?.is_empty() {
-            let account = service.create_account(OWNER_EMAIL, Plan::Enterprise)?;
-            let (key, secret) = service.create_key(account.id, KeyMode::Live)?;
-            tracing::info!(account = %account.id, key_id = %key.id, "created the owner account and its first key");
-            initial_key = Some(secret);
+            match service.create_account(OWNER_EMAIL, Plan::Enterprise) {
+                Ok(account) => {
+                    let (key, secret) = service.create_key(account.id, KeyMode::Live)?;
+                    tracing::info!(account = %account.id, key_id = %key.id, "created the owner account and its first key");
+                    initial_key = Some(secret);
+                }
+                // Another server on the same database started at the same moment and created
+                // it: its key was printed there.
+                Err(AdminError::EmailTaken(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
         }
         let app = App::new(AppParts {
             service,
-            store_concurrency: qr_sqlite::READ_CONNECTIONS,
+            store_concurrency: concurrency,
             base_url,
             proxies,
             limits: config.limits,

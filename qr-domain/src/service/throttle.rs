@@ -6,13 +6,18 @@ use chrono::{DateTime, Utc};
 
 use super::cache::BoundedCache;
 use crate::access::canonical;
-use crate::limits::{gcra, whole_seconds};
+use crate::limit_state::{gcra, Gcra};
+use crate::limits::whole_seconds;
 
 /// Failed authentications one address may make at once before it is throttled.
 pub const AUTH_FAILURE_BURST: i64 = 20;
 /// Then one more failure is allowed every 3 s (20 a minute): a client with a typo in its key
 /// sees its 401s long before this, and a script trying keys is slowed to a crawl.
 const AUTH_FAILURE_INTERVAL_MICROS: i64 = 3_000_000;
+const AUTH_FAILURE_LIMITER: Gcra = Gcra {
+    interval: AUTH_FAILURE_INTERVAL_MICROS,
+    burst: AUTH_FAILURE_BURST,
+};
 /// Most addresses tracked; beyond it the throttle starts over (16 bytes + 8 each: 2.4 MB).
 const THROTTLE_CACHE_MAX: usize = 100_000;
 
@@ -39,8 +44,7 @@ impl AuthThrottle {
         gcra(
             Some(tat),
             now,
-            AUTH_FAILURE_INTERVAL_MICROS,
-            AUTH_FAILURE_BURST,
+            AUTH_FAILURE_LIMITER,
         )
         .err()
         .map(whole_seconds)
@@ -53,8 +57,7 @@ impl AuthThrottle {
             match gcra(
                 tat.copied(),
                 now,
-                AUTH_FAILURE_INTERVAL_MICROS,
-                AUTH_FAILURE_BURST,
+                AUTH_FAILURE_LIMITER,
             ) {
                 Ok(next) => (next, None),
                 // Over the budget: the state stays, so waiting is what ends the throttle.
