@@ -65,7 +65,7 @@ mod bit_writer;
 mod bits;
 mod canvas;
 mod capacity;
-#[cfg(feature = "png")]
+#[cfg(any(feature = "png", feature = "pdf"))]
 mod deflate;
 mod ec;
 mod encode;
@@ -85,10 +85,15 @@ pub use error::LogoError;
 pub use error::{EncodeError, RenderError};
 #[cfg(feature = "logo")]
 pub use options::LogoSize;
-pub use options::{Color, Format, Margin, OptionError, Size};
+pub use options::{
+    Color, Dpi, FinderStyle, Format, Frame, FrameStyle, FrameText, Gradient, GradientAngle,
+    GradientKind, Margin, ModuleStyle, OptionError, PrintSize, Size, SvgMode,
+};
 #[cfg(feature = "logo")]
 pub use render::Logo;
-pub use render::{RenderOptions, render, render_code, render_terminal};
+#[cfg(any(feature = "png", feature = "svg", feature = "pdf", feature = "eps"))]
+pub use render::{Placement, placement};
+pub use render::{RenderOptions, encode, render, render_code, render_terminal};
 pub use segment::{Mode, Segment};
 pub use version::{EcLevel, Mask, Version};
 

@@ -20,6 +20,8 @@
 mod adler32;
 mod block;
 mod cost;
+#[cfg(any(feature = "style", feature = "pdf"))]
+mod greedy;
 mod huffman;
 mod layout;
 mod matches;
@@ -30,6 +32,8 @@ mod token;
 use crate::bit_writer::{BitWriter, LsbFirst};
 use block::BlockPlan;
 use cost::CostModel;
+#[cfg(any(feature = "style", feature = "pdf"))]
+pub(crate) use greedy::zlib_compress_fast;
 use layout::Layout;
 use parse::Search;
 use token::Token;

@@ -1,0 +1,291 @@
+//! The styled image as geometry, shared by every writer: the symbol's modules and finders in their shapes and paints, a frame, and the logo's place.
+//!
+//! The vector writers (SVG, PDF, EPS) turn it into paths; the PNG writer rasterises the same
+//! shapes, one tile per distinct module shape, so every format draws the same image.
+
+pub(crate) mod contour;
+pub(crate) mod number;
+pub(crate) mod path;
+pub(crate) mod shapes;
+
+use path::{Path, Point, Transform};
+use shapes::{Family, Neighbours};
+
+use super::layout::Layout;
+use crate::grid::WORDS;
+use crate::options::{Color, FinderStyle, Gradient, GradientKind, ModuleStyle};
+
+/// How an area is filled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Paint {
+    Solid(Color),
+    /// From `from` at `start` to `to` at `end` (image pixels), constant beyond both ends.
+    Linear {
+        start: Point,
+        end: Point,
+        from: Color,
+        to: Color,
+    },
+    /// From `from` at `center` to `to` at `radius` pixels and beyond.
+    Radial {
+        center: Point,
+        radius: f32,
+        from: Color,
+        to: Color,
+    },
+}
+
+impl Paint {
+    /// The colour at image position (`x`, `y`).
+    pub(crate) fn at(&self, x: f32, y: f32) -> Color {
+        match *self {
+            Paint::Solid(color) => color,
+            Paint::Linear {
+                start,
+                end,
+                from,
+                to,
+            } => {
+                let (dx, dy) = (end.x - start.x, end.y - start.y);
+                let t = ((x - start.x) * dx + (y - start.y) * dy) / (dx * dx + dy * dy).max(1e-6);
+                from.mix(to, t)
+            }
+            Paint::Radial {
+                center,
+                radius,
+                from,
+                to,
+            } => {
+                let d = ((x - center.x).powi(2) + (y - center.y).powi(2)).sqrt();
+                from.mix(to, d / radius.max(1e-6))
+            }
+        }
+    }
+
+    /// The colours the paint takes (both ends of a gradient).
+    pub(crate) fn colors(&self) -> [Color; 2] {
+        match *self {
+            Paint::Solid(color) => [color; 2],
+            Paint::Linear { from, to, .. } | Paint::Radial { from, to, .. } => [from, to],
+        }
+    }
+
+    /// The gradient of `color` to `gradient.to` over the square of `side` pixels at (`x`, `y`).
+    pub(crate) fn gradient(color: Color, gradient: &Gradient, x: f32, y: f32, side: f32) -> Paint {
+        let half = side / 2.0;
+        let center = Point::new(x + half, y + half);
+        match gradient.kind {
+            GradientKind::Radial => Paint::Radial {
+                center,
+                radius: half * std::f32::consts::SQRT_2,
+                from: color,
+                to: gradient.to,
+            },
+            _ => {
+                let angle = f32::from(gradient.angle.degrees()).to_radians();
+                let (sin, cos) = angle.sin_cos();
+                // Far enough along the direction that the square's corners are at 0 and 1.
+                let extent = half * (cos.abs() + sin.abs());
+                Paint::Linear {
+                    start: Point::new(center.x - cos * extent, center.y - sin * extent),
+                    end: Point::new(center.x + cos * extent, center.y + sin * extent),
+                    from: color,
+                    to: gradient.to,
+                }
+            }
+        }
+    }
+}
+
+/// One filled path of the image.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Layer {
+    pub(crate) paint: Paint,
+    /// Places the path's coordinates in image pixels.
+    pub(crate) transform: Transform,
+    pub(crate) path: Path,
+    /// Filled with the even-odd rule (text knocked out of a banner) instead of nonzero.
+    pub(crate) even_odd: bool,
+}
+
+/// The symbol as drawn: its modules (finders and the logo's area left out) in a style, and its
+/// three finder patterns, placed at whole pixels.
+pub(crate) struct Symbol {
+    /// Modules per side.
+    pub(crate) n: usize,
+    /// The modules drawn in the module style, row by row.
+    rows: Vec<[u64; WORDS]>,
+    pub(crate) style: ModuleStyle,
+    pub(crate) finder_style: FinderStyle,
+    /// Pixels per module side.
+    pub(crate) module_pixels: u32,
+    /// The image position of the symbol's top-left module, in pixels.
+    pub(crate) origin: (u32, u32),
+    pub(crate) module_paint: Paint,
+    pub(crate) finder_paint: Paint,
+}
+
+impl Symbol {
+    /// The symbol of `rows` (the modules as drawn, a logo's area already cleared) laid out by
+    /// `layout` at `origin`.
+    pub(crate) fn new(
+        rows: Vec<[u64; WORDS]>,
+        layout: &Layout,
+        origin: (u32, u32),
+        (style, finder_style): (ModuleStyle, FinderStyle),
+        (module_paint, finder_paint): (Paint, Paint),
+    ) -> Symbol {
+        let n = layout.modules as usize;
+        let mut rows = rows;
+        // The finder patterns are drawn as shapes of their own.
+        for (fx, fy) in finder_origins(n) {
+            for row in rows.iter_mut().skip(fy).take(7) {
+                for x in fx..fx + 7 {
+                    row[x / 64] &= !(1u64 << (x % 64));
+                }
+            }
+        }
+        Symbol {
+            n,
+            rows,
+            style,
+            finder_style,
+            module_pixels: layout.module_pixels,
+            origin,
+            module_paint,
+            finder_paint,
+        }
+    }
+
+    /// Whether the module at (`x`, `y`) is drawn in the module style; outside is light.
+    pub(crate) fn is_dark(&self, x: i64, y: i64) -> bool {
+        x >= 0
+            && y >= 0
+            && (x as usize) < self.n
+            && (y as usize) < self.n
+            && self.rows[y as usize][x as usize / 64] >> (x % 64) & 1 == 1
+    }
+
+    pub(crate) fn neighbours(&self, x: usize, y: usize) -> Neighbours {
+        let (x, y) = (x as i64, y as i64);
+        Neighbours {
+            up: self.is_dark(x, y - 1),
+            right: self.is_dark(x + 1, y),
+            down: self.is_dark(x, y + 1),
+            left: self.is_dark(x - 1, y),
+        }
+    }
+
+    /// Module units to image pixels.
+    pub(crate) fn transform(&self) -> Transform {
+        let s = self.module_pixels as f32;
+        Transform::new(s, s, self.origin.0 as f32, self.origin.1 as f32)
+    }
+
+    /// The top-left modules of the three finder patterns.
+    pub(crate) fn finders(&self) -> [(usize, usize); 3] {
+        finder_origins(self.n)
+    }
+
+    /// The modules' outline in module units, as the vector writers fill it.
+    pub(crate) fn module_path(&self) -> Path {
+        let mut path = Path::default();
+        let n = self.n;
+        let dark = |x: usize, y: usize| self.is_dark(x as i64, y as i64);
+        match shapes::family(self.style) {
+            Family::Outlined => contour::trace(&mut path, n, dark, |x, y, corner| {
+                shapes::corner_radius(self.style, self.neighbours(x, y), corner)
+            }),
+            Family::Dots => {
+                for y in 0..n {
+                    for x in (0..n).filter(|&x| dark(x, y)) {
+                        path.circle(x as f32 + 0.5, y as f32 + 0.5, 0.5, false);
+                    }
+                }
+            }
+            Family::Connected => shapes::connected_runs(&mut path, n, dark),
+        }
+        path
+    }
+
+    /// The three finder patterns in module units.
+    pub(crate) fn finder_path(&self) -> Path {
+        let mut path = Path::default();
+        for (x, y) in self.finders() {
+            shapes::finder(&mut path, self.finder_style, x as f32, y as f32);
+        }
+        path
+    }
+
+    /// The symbol as vector layers: the modules, and the finders (one layer when they share a paint).
+    pub(crate) fn layers(&self) -> Vec<Layer> {
+        let layer = |paint, path| Layer {
+            paint,
+            transform: self.transform(),
+            path,
+            even_odd: false,
+        };
+        let mut modules = self.module_path();
+        let finders = self.finder_path();
+        if self.finder_paint == self.module_paint {
+            modules.segments.extend(finders.segments);
+            return vec![layer(self.module_paint, modules)];
+        }
+        let mut layers = Vec::with_capacity(2);
+        if !modules.is_empty() {
+            layers.push(layer(self.module_paint, modules));
+        }
+        layers.push(layer(self.finder_paint, finders));
+        layers
+    }
+}
+
+/// The top-left modules of the finder patterns of a symbol of `n` modules.
+fn finder_origins(n: usize) -> [(usize, usize); 3] {
+    [(0, 0), (n - 7, 0), (0, n - 7)]
+}
+
+/// A styled image: the background, the symbol, a frame and a logo.
+pub(crate) struct Art<'a> {
+    /// The image's width and height in pixels.
+    pub(crate) size: u32,
+    pub(crate) background: Color,
+    pub(crate) symbol: Symbol,
+    /// The frame, with its text, in image pixels.
+    pub(crate) frame: Option<Layer>,
+    #[cfg(feature = "logo")]
+    pub(crate) logo: Option<(&'a super::logo::Logo, super::drawing::LogoPlacement)>,
+    #[cfg(not(feature = "logo"))]
+    pub(crate) logo: Option<(&'a (), ())>,
+}
+
+impl Art<'_> {
+    /// Every vector layer, bottom to top (the background and the logo excepted).
+    pub(crate) fn layers(&self) -> Vec<Layer> {
+        let mut layers = self.symbol.layers();
+        layers.extend(self.frame.clone());
+        layers
+    }
+}
+
+/// The modules of `code` as drawn (a logo's area cleared), row by row.
+pub(crate) fn drawn_rows(drawing: &super::drawing::Drawing<'_>) -> Vec<[u64; WORDS]> {
+    (0..drawing.size()).map(|y| drawing.row(y)).collect()
+}
+
+/// The default paints of a symbol: the foreground or its gradient over the symbol, and the
+/// finders' colour (the module paint unless one is given).
+pub(crate) fn paints(
+    color: Color,
+    gradient: Option<&Gradient>,
+    finder_color: Option<Color>,
+    layout: &Layout,
+    origin: (u32, u32),
+) -> (Paint, Paint) {
+    let side = (layout.modules * layout.module_pixels) as f32;
+    let module = match gradient {
+        Some(g) => Paint::gradient(color, g, origin.0 as f32, origin.1 as f32, side),
+        None => Paint::Solid(color),
+    };
+    (module, finder_color.map_or(module, Paint::Solid))
+}
