@@ -25,31 +25,55 @@ fn cases() -> Vec<(&'static str, RenderOptions)> {
     let framed = RenderOptions::default()
         .with_style(ModuleStyle::Rounded)
         .with_finder_style(FinderStyle::Rounded)
-        .with_frame(Frame::new(FrameStyle::BannerBottom).with_text(FrameText::new("SCAN ME").expect("valid")));
+        .with_frame(
+            Frame::new(FrameStyle::BannerBottom)
+                .with_text(FrameText::new("SCAN ME").expect("valid")),
+        );
     vec![
         ("plain", RenderOptions::default()),
-        ("rounded", RenderOptions::default().with_style(ModuleStyle::Rounded)),
-        ("dots", RenderOptions::default().with_style(ModuleStyle::Dots)),
-        ("connected", RenderOptions::default().with_style(ModuleStyle::Connected)),
+        (
+            "rounded",
+            RenderOptions::default().with_style(ModuleStyle::Rounded),
+        ),
+        (
+            "dots",
+            RenderOptions::default().with_style(ModuleStyle::Dots),
+        ),
+        (
+            "connected",
+            RenderOptions::default().with_style(ModuleStyle::Connected),
+        ),
         ("rounded_gradient", gradient),
         ("rounded_frame", framed),
     ]
 }
 
 fn bench(c: &mut Criterion) {
-    eprintln!("{:<18} {:>6} {:>6} {:>6} {:>6}", "bytes", "png", "svg", "pdf", "eps");
+    eprintln!(
+        "{:<18} {:>6} {:>6} {:>6} {:>6}",
+        "bytes", "png", "svg", "pdf", "eps"
+    );
     for (name, options) in cases() {
         let sizes: Vec<usize> = [Format::Png, Format::Svg, Format::Pdf, Format::Eps]
             .iter()
-            .map(|&f| render(URL, &options.clone().with_format(f)).expect("renders").len())
+            .map(|&f| {
+                render(URL, &options.clone().with_format(f))
+                    .expect("renders")
+                    .len()
+            })
             .collect();
-        eprintln!("{name:<18} {:>6} {:>6} {:>6} {:>6}", sizes[0], sizes[1], sizes[2], sizes[3]);
+        eprintln!(
+            "{name:<18} {:>6} {:>6} {:>6} {:>6}",
+            sizes[0], sizes[1], sizes[2], sizes[3]
+        );
     }
     for format in [Format::Png, Format::Svg, Format::Pdf, Format::Eps] {
         let mut group = c.benchmark_group(format.extension());
         for (name, options) in cases() {
             let options = options.with_format(format);
-            group.bench_function(name, |b| b.iter(|| render(black_box(URL), &options).expect("renders")));
+            group.bench_function(name, |b| {
+                b.iter(|| render(black_box(URL), &options).expect("renders"))
+            });
         }
         group.finish();
     }

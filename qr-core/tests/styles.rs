@@ -37,7 +37,9 @@ fn styled(style: usize, finder: usize, gradient: usize, frame: usize) -> RenderO
     match gradient % 3 {
         1 => {
             let angle = GradientAngle::new((gradient * 37 % 360) as u16).expect("0 to 359");
-            options = options.with_gradient(Gradient::new(GradientKind::Linear, colour("6a1b9a")).with_angle(angle));
+            options = options.with_gradient(
+                Gradient::new(GradientKind::Linear, colour("6a1b9a")).with_angle(angle),
+            );
         }
         2 => options = options.with_gradient(Gradient::new(GradientKind::Radial, colour("b71c1c"))),
         _ => {}
@@ -83,11 +85,18 @@ proptest! {
 fn outline_svgs_have_no_strokes_and_decode() {
     let data = "https://qr.example.com/r/7K3M9QXZ";
     for &style in ModuleStyle::ALL {
-        let options = RenderOptions::default().with_format(Format::Svg).with_svg_mode(SvgMode::Outline).with_style(style);
+        let options = RenderOptions::default()
+            .with_format(Format::Svg)
+            .with_svg_mode(SvgMode::Outline)
+            .with_style(style);
         let svg = render(data, &options).expect("renders");
         let text = String::from_utf8(svg.clone()).expect("UTF-8");
         assert!(!text.contains("stroke"), "{style}: {text}");
-        assert_eq!(decoded(&svg, Format::Svg), Ok(data.as_bytes().to_vec()), "{style}");
+        assert_eq!(
+            decoded(&svg, Format::Svg),
+            Ok(data.as_bytes().to_vec()),
+            "{style}"
+        );
     }
 }
 
@@ -103,20 +112,44 @@ fn pdf_and_eps_decode_through_poppler_and_ghostscript() {
             continue;
         }
         for (i, &style) in ModuleStyle::ALL.iter().enumerate() {
-            let options = styled(i, i, i, i).with_style(style).with_format(format).with_print_size(PrintSize::new(50).expect("valid"));
+            let options = styled(i, i, i, i)
+                .with_style(style)
+                .with_format(format)
+                .with_print_size(PrintSize::new(50).expect("valid"));
             let bytes = render(data, &options).expect("renders");
-            assert_eq!(decoded(&bytes, format), Ok(data.as_bytes().to_vec()), "{format} {options:?}");
+            assert_eq!(
+                decoded(&bytes, format),
+                Ok(data.as_bytes().to_vec()),
+                "{format} {options:?}"
+            );
         }
         // The plain square code, as small as it gets.
         let plain = render(data, &RenderOptions::default().with_format(format)).expect("renders");
-        assert_eq!(decoded(&plain, format), Ok(data.as_bytes().to_vec()), "{format}");
+        assert_eq!(
+            decoded(&plain, format),
+            Ok(data.as_bytes().to_vec()),
+            "{format}"
+        );
     }
 }
 
 #[test]
 fn png_resolution_is_written_as_phys() {
-    let png = render("dpi", &RenderOptions::default().with_dpi(qr_core::Dpi::new(300).expect("valid"))).expect("renders");
-    let at = png.windows(4).position(|w| w == b"pHYs").expect("a pHYs chunk");
-    assert_eq!(&png[at + 4..at + 13], &[0, 0, 0x2e, 0x23, 0, 0, 0x2e, 0x23, 1]);
-    assert_eq!(qr_test_support::decode(&qr_test_support::png_luma(&png)), Ok(b"dpi".to_vec()));
+    let png = render(
+        "dpi",
+        &RenderOptions::default().with_dpi(qr_core::Dpi::new(300).expect("valid")),
+    )
+    .expect("renders");
+    let at = png
+        .windows(4)
+        .position(|w| w == b"pHYs")
+        .expect("a pHYs chunk");
+    assert_eq!(
+        &png[at + 4..at + 13],
+        &[0, 0, 0x2e, 0x23, 0, 0, 0x2e, 0x23, 1]
+    );
+    assert_eq!(
+        qr_test_support::decode(&qr_test_support::png_luma(&png)),
+        Ok(b"dpi".to_vec())
+    );
 }

@@ -173,7 +173,11 @@ pub fn pdf_luma(pdf: &[u8], dpi: u32) -> Luma {
         .arg(dir.join("out"))
         .output()
         .expect("pdftoppm runs");
-    assert!(output.status.success(), "pdftoppm: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "pdftoppm: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let png = std::fs::read(dir.join("out.png")).expect("pdftoppm wrote a page");
     let _ = std::fs::remove_dir_all(&dir);
     png_luma(&png)
@@ -188,7 +192,14 @@ pub fn eps_luma(eps: &[u8], dpi: u32) -> Luma {
     std::fs::write(&input, eps).expect("a writable temporary directory");
     let out = dir.join("out.png");
     let output = std::process::Command::new("gs")
-        .args(["-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dEPSCrop", "-sDEVICE=png16m"])
+        .args([
+            "-q",
+            "-dSAFER",
+            "-dBATCH",
+            "-dNOPAUSE",
+            "-dEPSCrop",
+            "-sDEVICE=png16m",
+        ])
         .arg(format!("-r{dpi}"))
         .arg(format!("-sOutputFile={}", out.display()))
         .arg(&input)
