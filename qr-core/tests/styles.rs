@@ -45,7 +45,12 @@ fn styled(style: usize, finder: usize, gradient: usize, frame: usize) -> RenderO
         _ => {}
     }
     let style = FrameStyle::ALL[frame % FrameStyle::ALL.len()];
-    let text = FrameText::new(if frame % 2 == 0 { "SCAN ME" } else { "Menü" }).expect("valid text");
+    let text = FrameText::new(if frame.is_multiple_of(2) {
+        "SCAN ME"
+    } else {
+        "Menü"
+    })
+    .expect("valid text");
     options.with_frame(Frame::new(style).with_text(text))
 }
 

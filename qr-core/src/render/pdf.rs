@@ -19,7 +19,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
     let points_per_pixel = page / f64::from(art.size);
     let mut content = String::with_capacity(4096);
     let mut resources = Resources::default();
-    content.push_str("q");
+    content.push('q');
     let k = points_per_pixel as f32;
     for value in [k, 0.0, 0.0, -k, 0.0, page as f32] {
         number::push_word(&mut content, value);
@@ -236,7 +236,7 @@ fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<
         "xref\n0 {count}\n0000000000 65535 f \n"
     );
     for offset in &offsets {
-        let _ = write!(ByteWriter(&mut pdf), "{offset:010} 00000 n \n");
+        let _ = writeln!(ByteWriter(&mut pdf), "{offset:010} 00000 n ");
     }
     let _ = write!(
         ByteWriter(&mut pdf),
