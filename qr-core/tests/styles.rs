@@ -1,6 +1,6 @@
 //! Every style, finder style, gradient, frame and colour combination decodes back to its input:
 //! PNG directly, SVG through resvg, PDF through poppler and EPS through Ghostscript, at sizes
-//! with at least 3 pixels per module.
+//! from the style's fewest readable pixels per module (3 for square modules) up.
 
 use proptest::prelude::*;
 use qr_core::{
@@ -62,7 +62,7 @@ proptest! {
         data in "[ -~]{1,60}",
         (style, finder, gradient, frame) in (0usize..7, 0usize..3, 0usize..6, 0usize..4),
         (dark, light, finder_colour) in (0usize..6, 0usize..4, proptest::option::of(0usize..5)),
-        pixels in 3u32..7,
+        extra_pixels in 0u32..4,
         margin in 1u8..5,
         svg in any::<bool>(),
     ) {
@@ -75,6 +75,8 @@ proptest! {
             options = options.with_finder_color(colour(DARK[f]));
         }
         let code = encode(&data, &options).expect("fits");
+        // From the fewest pixels per module the style is read at (at least 3) up.
+        let pixels = options.style.min_module_pixels() + extra_pixels;
         // The smallest size that gives `pixels` per module inside the frame's room.
         let size = (50..=4000)
             .filter_map(|s| Size::new(s).ok())

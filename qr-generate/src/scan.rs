@@ -33,9 +33,19 @@ impl std::fmt::Display for Ratio {
     }
 }
 
-/// The fewest pixels per module a styled image may have: at 3 pixels a dot still covers its
-/// module's centre pixel in full; at 2 anti-aliasing turns shapes into grey blurs.
+/// The fewest pixels per module an image with finder styles or a frame may have
+/// (module styles may need more: [`qr_core::ModuleStyle::min_module_pixels`]): at 2,
+/// anti-aliasing turns the finders' round insides into grey blurs.
 pub const MIN_STYLED_MODULE_PIXELS: u32 = 3;
+
+/// The fewest pixels per module `options` need to scan, or `None` for the plain image (which
+/// has no minimum: its square modules are whole pixels).
+pub fn min_module_pixels(options: &RenderOptions) -> Option<u32> {
+    let styled = options.style != ModuleStyle::Square
+        || options.finder_style != FinderStyle::Square
+        || options.frame.style != FrameStyle::None;
+    styled.then(|| MIN_STYLED_MODULE_PIXELS.max(options.style.min_module_pixels()))
+}
 
 /// Refuses colours too close to the background to scan. Translucent colours are judged as
 /// they show: the background over white paper, each colour over that background.
@@ -69,29 +79,26 @@ pub fn check_contrast(options: &RenderOptions) -> Result<(), GenerateError> {
     Ok(())
 }
 
-/// Refuses a styled image whose modules would have fewer than [`MIN_STYLED_MODULE_PIXELS`].
+/// Refuses a styled image whose modules would have fewer pixels than [`min_module_pixels`].
 pub fn check_geometry(code: &QrCode, options: &RenderOptions) -> Result<(), GenerateError> {
-    let styled = options.style != ModuleStyle::Square
-        || options.finder_style != FinderStyle::Square
-        || options.frame.style != FrameStyle::None;
-    if !styled {
+    let Some(minimum) = min_module_pixels(options) else {
         return Ok(());
-    }
+    };
     let pixels = qr_core::placement(code, options)?.module_pixels;
-    if pixels >= MIN_STYLED_MODULE_PIXELS {
+    if pixels >= minimum {
         return Ok(());
     }
     let size = (options.size.pixels()..=MAX_SIZE)
         .find(|&s| {
             qr_core::Size::new(s).is_ok_and(|size| {
                 qr_core::placement(code, &options.clone().with_size(size))
-                    .is_ok_and(|p| p.module_pixels >= MIN_STYLED_MODULE_PIXELS)
+                    .is_ok_and(|p| p.module_pixels >= minimum)
             })
         })
         .unwrap_or(MAX_SIZE);
     Err(GenerateError::StyleTooThin {
         pixels,
-        minimum: MIN_STYLED_MODULE_PIXELS,
+        minimum,
         size,
     })
 }
@@ -215,10 +222,23 @@ mod tests {
             error,
             GenerateError::StyleTooThin {
                 pixels: 2,
-                minimum: 3,
-                size: 3 * (code.size() as u32 + 8)
+                minimum: 4,
+                size: 4 * (code.size() as u32 + 8)
             }
         );
+        let connected = options.clone().with_style(ModuleStyle::Connected);
+        assert!(matches!(
+            check_geometry(&code, &connected),
+            Err(GenerateError::StyleTooThin { minimum: 5, .. })
+        ));
+        let finders = options
+            .clone()
+            .with_style(ModuleStyle::Square)
+            .with_finder_style(FinderStyle::Rounded);
+        assert!(matches!(
+            check_geometry(&code, &finders),
+            Err(GenerateError::StyleTooThin { minimum: 3, .. })
+        ));
         assert!(check_geometry(&code, &options.clone().with_style(ModuleStyle::Square)).is_ok());
     }
 

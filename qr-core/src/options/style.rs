@@ -65,22 +65,44 @@ named_enum!(
         ExtraRounded => "extra-rounded",
         /// Only the top-left and bottom-right free corners rounded, with half a module.
         Classy => "classy",
-        /// As `Classy`, with a whole module.
+        /// As `Classy`, with three quarters of a module where only one of the two corners is free.
         ClassyRounded => "classy-rounded",
-        /// Modules four fifths wide, merged with their neighbours into smooth rounded runs.
+        /// Modules four fifths wide, merged with their neighbours into smooth rounded runs; a
+        /// module without neighbours is a whole module's disc.
         Connected => "connected",
     }
 );
 
+impl ModuleStyle {
+    /// The fewest pixels per module at which codes in this style are read reliably.
+    ///
+    /// Measured with rqrr over 300 random codes per style and finder style, margins 0 to 4,
+    /// PNG and SVG: square modules and dots never failed at 3 pixels; at 3 the rounded styles
+    /// failed up to 9 codes in 300 (a sampling point one pixel off the centre falls outside a
+    /// rounded corner), none at 4; connected failed 2 in 900 at 4 and none at 5 or more.
+    /// Dots are set to 4 as well: at 3 a dot covers only the centre cross of its 3 x 3 pixels.
+    /// qr-core draws any size; the service refuses smaller ones.
+    pub const fn min_module_pixels(self) -> u32 {
+        match self {
+            ModuleStyle::Square => 3,
+            ModuleStyle::Connected => 5,
+            _ => 4,
+        }
+    }
+}
+
 named_enum!(
     /// The shape of the three finder patterns' frame and centre.
+    ///
+    /// The frame's outer edge stays square in every style: readers that locate a finder by its
+    /// outer corners (quirc, rqrr) cannot read a code whose finders are rounded outside.
     FinderStyle, FinderStyle, {
         /// Square frame and centre, as ISO/IEC 18004 draws them.
         #[default]
         Square => "square",
-        /// Rounded corners: two modules outside, one inside the frame and on the centre.
+        /// The frame's inner corners rounded with one and a half modules, the centre's with one.
         Rounded => "rounded",
-        /// A ring and a disc.
+        /// A square frame with a round hole, and a disc in it.
         Circle => "circle",
     }
 );

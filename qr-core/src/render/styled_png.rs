@@ -84,8 +84,13 @@ fn index(art: &Art<'_>) -> Indexed {
     let tile_transform = Transform::new(s as f32, s as f32, 0.0, 0.0);
     let module_lut = image.lut(0);
     let mut tiles: [Option<Vec<u8>>; 16] = Default::default();
+    let square = vec![255u8; s * s];
     for y in 0..symbol.n {
         for x in 0..symbol.n {
+            if symbol.is_square(x, y) {
+                image.blit(&square, s, (ox + x * s, oy + y * s), &module_lut);
+                continue;
+            }
             if !symbol.is_dark(x as i64, y as i64) {
                 continue;
             }

@@ -115,6 +115,14 @@ pub(crate) struct Symbol {
     pub(crate) n: usize,
     /// The modules drawn in the module style, row by row.
     rows: Vec<[u64; WORDS]>,
+    /// The dark modules of the alignment patterns, drawn as squares whatever the style.
+    ///
+    /// Readers of the quirc family (rqrr) take the first dark area of half a module to two
+    /// modules found spiralling out from where they expect an alignment pattern as its centre,
+    /// and map the far corner of the grid from it. Styled alignment patterns, whose shapes touch
+    /// their neighbours differently, made classy-rounded codes of versions 2 and up fail 4 times
+    /// in 300 at 7 pixels per module; square ones, once.
+    squares: Vec<[u64; WORDS]>,
     pub(crate) style: ModuleStyle,
     pub(crate) finder_style: FinderStyle,
     /// Pixels per module side.
@@ -145,9 +153,20 @@ impl Symbol {
                 }
             }
         }
+        let mut squares = vec![[0u64; WORDS]; n];
+        for (ax, ay) in alignment_origins(n) {
+            for (row, square_row) in rows.iter_mut().zip(squares.iter_mut()).skip(ay).take(5) {
+                for x in ax..ax + 5 {
+                    let bit = 1u64 << (x % 64);
+                    square_row[x / 64] |= row[x / 64] & bit;
+                    row[x / 64] &= !bit;
+                }
+            }
+        }
         Symbol {
             n,
             rows,
+            squares,
             style,
             finder_style,
             module_pixels: layout.module_pixels,
@@ -164,6 +183,11 @@ impl Symbol {
             && (x as usize) < self.n
             && (y as usize) < self.n
             && self.rows[y as usize][x as usize / 64] >> (x % 64) & 1 == 1
+    }
+
+    /// Whether the module at (`x`, `y`) is a dark module of an alignment pattern (drawn square).
+    pub(crate) fn is_square(&self, x: usize, y: usize) -> bool {
+        self.squares[y][x / 64] >> (x % 64) & 1 == 1
     }
 
     pub(crate) fn neighbours(&self, x: usize, y: usize) -> Neighbours {
@@ -205,6 +229,7 @@ impl Symbol {
             }
             Family::Connected => shapes::connected_runs(&mut path, n, dark),
         }
+        contour::trace(&mut path, n, |x, y| self.is_square(x, y), |_, _, _| 0.0);
         path
     }
 
@@ -243,6 +268,29 @@ impl Symbol {
 /// The top-left modules of the finder patterns of a symbol of `n` modules.
 fn finder_origins(n: usize) -> [(usize, usize); 3] {
     [(0, 0), (n - 7, 0), (0, n - 7)]
+}
+
+/// The top-left modules of the alignment patterns of a symbol of `n` modules (none on version 1).
+fn alignment_origins(n: usize) -> Vec<(usize, usize)> {
+    let Some(version) = u8::try_from((n.saturating_sub(17)) / 4)
+        .ok()
+        .and_then(crate::version::Version::new)
+    else {
+        return Vec::new();
+    };
+    let centres = version.alignment_positions();
+    let last = centres.len().saturating_sub(1);
+    let mut origins = Vec::with_capacity(centres.len() * centres.len());
+    for (i, &x) in centres.iter().enumerate() {
+        for (j, &y) in centres.iter().enumerate() {
+            // The three corners the finder patterns take have no alignment pattern.
+            let on_finder = (i == 0 && (j == 0 || j == last)) || (i == last && j == 0);
+            if !on_finder {
+                origins.push((x - 2, y - 2));
+            }
+        }
+    }
+    origins
 }
 
 /// A styled image: the background, the symbol, a frame and a logo.
