@@ -75,7 +75,7 @@ pub(crate) fn art<'a>(
     #[cfg(not(feature = "logo"))]
     let (drawing, logo) = {
         let _ = (area_x, area_y);
-        (Drawing::new(code), None)
+        (Drawing::new(code), std::marker::PhantomData)
     };
     let paints = art::paints(
         options.color,

@@ -410,6 +410,7 @@ pub fn placement(code: &QrCode, options: &RenderOptions) -> Result<Placement, Re
 }
 
 /// Where a symbol falls in an image, in pixels (see [`placement`]).
+#[cfg(any(feature = "png", feature = "svg", feature = "pdf", feature = "eps"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Placement {

@@ -155,7 +155,9 @@ fn fill_bits(row: &mut [u8], start: usize, end: usize) {
     row[last] |= tail;
 }
 
-/// The PNG signature and an IHDR chunk for a square image of `size` pixels.
+/// The PNG signature and an IHDR chunk for a square image of `size` pixels (the styled writer's;
+/// the plain one writes its header in place).
+#[cfg(feature = "style")]
 pub(crate) fn signature(size: u32, depth: u8, color_type: u8) -> Vec<u8> {
     let mut png = Vec::with_capacity(1024);
     png.extend_from_slice(b"\x89PNG\r\n\x1a\n");

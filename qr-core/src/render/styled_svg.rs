@@ -14,7 +14,7 @@ pub(crate) fn encode(art: &Art<'_>) -> String {
     let _ = write!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg"{xlink} width="{size}" height="{size}" viewBox="0 0 {size} {size}">"#,
-        xlink = if art.logo.is_some() {
+        xlink = if art.has_logo() {
             r#" xmlns:xlink="http://www.w3.org/1999/xlink""#
         } else {
             ""
@@ -173,6 +173,7 @@ pub(crate) fn push_path(svg: &mut String, path: &Path) {
                 number::push(svg, to.y);
                 current = (to.x, to.y);
             }
+            #[cfg(feature = "frame")]
             Segment::Quad { control, to } => {
                 svg.push('Q');
                 for value in [control.x, control.y, to.x, to.y] {

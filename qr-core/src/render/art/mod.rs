@@ -37,6 +37,7 @@ pub(crate) enum Paint {
 
 impl Paint {
     /// The colour at image position (`x`, `y`).
+    #[cfg(feature = "png")]
     pub(crate) fn at(&self, x: f32, y: f32) -> Color {
         match *self {
             Paint::Solid(color) => color,
@@ -63,6 +64,7 @@ impl Paint {
     }
 
     /// The colours the paint takes (both ends of a gradient).
+    #[cfg(any(feature = "png", feature = "pdf"))]
     pub(crate) fn colors(&self) -> [Color; 2] {
         match *self {
             Paint::Solid(color) => [color; 2],
@@ -303,11 +305,21 @@ pub(crate) struct Art<'a> {
     pub(crate) frame: Option<Layer>,
     #[cfg(feature = "logo")]
     pub(crate) logo: Option<(&'a super::logo::Logo, super::drawing::LogoPlacement)>,
+    /// Without logos, nothing borrows from the options.
     #[cfg(not(feature = "logo"))]
-    pub(crate) logo: Option<(&'a (), ())>,
+    pub(crate) logo: std::marker::PhantomData<&'a ()>,
 }
 
 impl Art<'_> {
+    /// Whether a logo is drawn over the art.
+    #[cfg(feature = "svg")]
+    pub(crate) fn has_logo(&self) -> bool {
+        #[cfg(feature = "logo")]
+        return self.logo.is_some();
+        #[cfg(not(feature = "logo"))]
+        false
+    }
+
     /// Every vector layer, bottom to top (the background and the logo excepted).
     pub(crate) fn layers(&self) -> Vec<Layer> {
         let mut layers = self.symbol.layers();

@@ -3,6 +3,7 @@
 /// Appends `value` rounded to three decimals in its shortest form (`.5`, `-2`, `12.125`),
 /// preceded by a space unless `out` is empty, ends in a separator or an SVG path command, or the
 /// number starts with `-`.
+#[cfg(feature = "svg")]
 pub(crate) fn push(out: &mut String, value: f32) {
     let separated = out.is_empty()
         || out.ends_with([' ', '"', '[', '(', '\n'])
@@ -69,6 +70,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "svg")]
     fn numbers_are_short() {
         let mut out = String::new();
         for value in [0.0, 0.5, -0.25, 12.0, 4.12345, -0.0001, 1000.5] {
@@ -79,8 +81,13 @@ mod tests {
         push(&mut svg, 3.0);
         push(&mut svg, 4.0);
         assert_eq!(svg, "M3 4");
+    }
+
+    #[test]
+    fn words_are_separated() {
         let mut pdf = String::from("0 0 m");
         push_word(&mut pdf, -1.5);
-        assert_eq!(pdf, "0 0 m -1.5");
+        push_word(&mut pdf, 0.25);
+        assert_eq!(pdf, "0 0 m -1.5 .25");
     }
 }

@@ -28,6 +28,7 @@ pub(crate) enum Segment {
         clockwise: bool,
     },
     /// A quadratic Bézier curve through control point `control` to `to` (font outlines).
+    #[cfg(feature = "frame")]
     Quad { control: Point, to: Point },
     /// Closes the figure back to its start.
     Close,
@@ -56,6 +57,7 @@ impl Path {
         });
     }
 
+    #[cfg(feature = "frame")]
     pub(crate) fn quad_to(&mut self, control: Point, to: Point) {
         self.segments.push(Segment::Quad { control, to });
     }
@@ -148,6 +150,7 @@ impl Path {
                     visit(Cubic::Curve(c1, c2, to));
                     current = to;
                 }
+                #[cfg(feature = "frame")]
                 Segment::Quad { control, to } => {
                     let c1 = Point::new(
                         current.x + 2.0 / 3.0 * (control.x - current.x),
@@ -167,6 +170,7 @@ impl Path {
 
     /// Visits the path as straight lines, curves flattened to within `tolerance` after `map`
     /// (which places the path's points in pixels): `line(from, to)` for every line, figures closed.
+    #[cfg(any(all(feature = "style", feature = "png"), test))]
     pub(crate) fn flatten(
         &self,
         map: &Transform,
@@ -219,6 +223,7 @@ impl Path {
                     }
                     current = to;
                 }
+                #[cfg(feature = "frame")]
                 Segment::Quad { control, to } => {
                     let (p0, p1, p2) = (map.apply(current), map.apply(control), map.apply(to));
                     let deviation =
@@ -276,6 +281,7 @@ impl Transform {
         Transform { sx, sy, tx, ty }
     }
 
+    #[cfg(any(all(feature = "style", feature = "png"), test))]
     pub(crate) fn apply(&self, p: Point) -> Point {
         Point::new(self.sx * p.x + self.tx, self.sy * p.y + self.ty)
     }
@@ -291,6 +297,7 @@ impl Transform {
     }
 }
 
+#[cfg(any(all(feature = "style", feature = "png"), test))]
 fn distance(a: Point, b: Point) -> f32 {
     ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt()
 }

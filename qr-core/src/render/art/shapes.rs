@@ -14,6 +14,7 @@ pub(crate) struct Neighbours {
 
 impl Neighbours {
     /// The four neighbours as a number from 0 to 15 (a tile cache index).
+    #[cfg(feature = "png")]
     pub(crate) fn index(self) -> usize {
         usize::from(self.up)
             | usize::from(self.right) << 1
@@ -114,6 +115,7 @@ pub(crate) fn corner_radius(style: ModuleStyle, neighbours: Neighbours, corner: 
 
 /// Appends the shape of one dark module at (`x`, `y`) with `neighbours`: the same shape the
 /// traced outline gives it, so rasters built from these tiles and vector outlines agree.
+#[cfg(feature = "png")]
 pub(crate) fn module_shape(
     path: &mut Path,
     style: ModuleStyle,
@@ -288,6 +290,13 @@ mod tests {
             0.75
         );
         assert_eq!(corner_radius(ModuleStyle::Square, lone, TopLeft), 0.0);
+    }
+
+    #[test]
+    #[cfg(feature = "png")]
+    fn every_neighbour_pattern_has_its_own_tile() {
+        assert_eq!(n(false, false, false, false).index(), 0);
         assert_eq!(n(true, true, true, true).index(), 15);
+        assert_eq!(n(false, true, false, true).index(), 10);
     }
 }
