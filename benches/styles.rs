@@ -8,45 +8,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group};
-use qr_core::{
-    Color, FinderStyle, Format, Frame, FrameStyle, FrameText, Gradient, GradientKind, ModuleStyle,
-    RenderOptions, render,
-};
-
-const URL: &str = "https://qr.example.com/r/7K3M9QXZ";
-
-/// The cases: a name and the options (300 px, level M).
-fn cases() -> Vec<(&'static str, RenderOptions)> {
-    let colour = |hex| Color::parse_hex(hex).expect("valid colour");
-    let gradient = RenderOptions::default()
-        .with_style(ModuleStyle::Rounded)
-        .with_color(colour("1a237e"))
-        .with_gradient(Gradient::new(GradientKind::Linear, colour("6a1b9a")));
-    let framed = RenderOptions::default()
-        .with_style(ModuleStyle::Rounded)
-        .with_finder_style(FinderStyle::Rounded)
-        .with_frame(
-            Frame::new(FrameStyle::BannerBottom)
-                .with_text(FrameText::new("SCAN ME").expect("valid")),
-        );
-    vec![
-        ("plain", RenderOptions::default()),
-        (
-            "rounded",
-            RenderOptions::default().with_style(ModuleStyle::Rounded),
-        ),
-        (
-            "dots",
-            RenderOptions::default().with_style(ModuleStyle::Dots),
-        ),
-        (
-            "connected",
-            RenderOptions::default().with_style(ModuleStyle::Connected),
-        ),
-        ("rounded_gradient", gradient),
-        ("rounded_frame", framed),
-    ]
-}
+use qr_benches::{URL, style_cases as cases};
+use qr_core::{Format, render};
 
 fn bench(c: &mut Criterion) {
     eprintln!(

@@ -7,15 +7,16 @@ use std::fmt::Write as _;
 
 use super::art::path::Transform;
 use super::art::{Art, Paint, number};
-use super::print::{push_path, push_rgb};
+use super::print::{EPS_RUN_PROCEDURES, push_path, push_rgb, push_runs_eps};
 use crate::options::{Color, Dpi, PrintSize};
 
 /// Writes `art` as an EPS document `print_size` wide; a logo is resampled at `dpi`.
 pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> {
     let page = print_size.points();
     let points_per_pixel = page / f64::from(art.size);
-    let layers = art.layers();
+    let layers = art.layers(true);
     let shaded = layers.iter().any(|l| !matches!(l.paint, Paint::Solid(_)));
+    let has_runs = layers.iter().any(|l| !l.runs.is_empty());
     let mut body = String::with_capacity(4096);
     let paper = Color::WHITE;
     let opaque = |c: Color| c.over(paper);
@@ -45,10 +46,12 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
                 push_rgb(&mut body, opaque(color));
                 body.push_str(" r\n");
                 push_path(&mut body, &layer.path);
+                push_runs_eps(&mut body, &layer.runs);
                 body.push_str(if layer.even_odd { "F" } else { "f" });
             }
             paint => {
                 push_path(&mut body, &layer.path);
+                push_runs_eps(&mut body, &layer.runs);
                 body.push_str(if layer.even_odd {
                     "eoclip newpath\n"
                 } else {
@@ -105,8 +108,9 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
     let mut eps = String::with_capacity(body.len() + 512);
     let _ = write!(
         eps,
-        "%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: qr-core\n%%BoundingBox: 0 0 {box_side} {box_side}\n%%HiResBoundingBox: 0 0 {page:.3} {page:.3}\n%%LanguageLevel: {}\n%%Pages: 1\n%%EndComments\n%%BeginProlog\n/m/moveto load def/l/lineto load def/c/curveto load def/h/closepath load def/f/fill load def/F/eofill load def/r/setrgbcolor load def\n%%EndProlog\n%%Page: 1 1\n",
-        if shaded { 3 } else { 2 }
+        "%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: qr-core\n%%BoundingBox: 0 0 {box_side} {box_side}\n%%HiResBoundingBox: 0 0 {page:.3} {page:.3}\n%%LanguageLevel: {}\n%%Pages: 1\n%%EndComments\n%%BeginProlog\n/m/moveto load def/l/lineto load def/c/curveto load def/h/closepath load def/f/fill load def/F/eofill load def/r/setrgbcolor load def\n{runs}%%EndProlog\n%%Page: 1 1\n",
+        if shaded { 3 } else { 2 },
+        runs = if has_runs { EPS_RUN_PROCEDURES } else { "" }
     );
     eps.push_str(&body);
     eps.push_str("showpage\n%%EOF\n");

@@ -88,6 +88,7 @@ impl FramePlan {
             paint: Paint::Solid(color),
             transform: Transform::IDENTITY,
             path,
+            runs: Vec::new(),
             even_odd: true,
         })
     }

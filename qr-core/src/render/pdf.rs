@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::art::path::Transform;
 use super::art::{Art, Paint, number};
-use super::print::{push_path, push_rgb};
+use super::print::{push_path, push_rgb, push_runs_pdf};
 use crate::deflate::zlib_compress_fast;
 use crate::options::{Dpi, PrintSize};
 
@@ -34,7 +34,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         number::push_word(&mut content, s);
         content.push_str(" re f\n");
     }
-    for layer in art.layers() {
+    for layer in art.layers(true) {
         content.push('q');
         push_transform(&mut content, &layer.transform);
         match layer.paint {
@@ -43,11 +43,13 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
                 push_rgb(&mut content, color);
                 content.push_str(" rg\n");
                 push_path(&mut content, &layer.path);
+                push_runs_pdf(&mut content, &layer.runs);
                 content.push_str(if layer.even_odd { "f*" } else { "f" });
             }
             paint => {
                 resources.alpha(&mut content, paint.colors()[0].a);
                 push_path(&mut content, &layer.path);
+                push_runs_pdf(&mut content, &layer.runs);
                 content.push_str(if layer.even_odd { "W* n " } else { "W n " });
                 let name = resources.shading(&paint, &layer.transform);
                 let _ = write!(content, "/{name} sh");

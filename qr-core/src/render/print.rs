@@ -1,7 +1,7 @@
 //! What the PDF and EPS writers share: path operators in the PostScript form, colours as fractions, and the logo resampled for print.
 
-use super::art::number;
 use super::art::path::{Cubic, Path};
+use super::art::{Run, number};
 use crate::options::Color;
 
 /// Appends `path` as PostScript/PDF path operators (`m`, `l`, `c`, `h`; EPS defines them).
@@ -25,6 +25,56 @@ pub(crate) fn push_path(out: &mut String, path: &Path) {
         }
         Cubic::Close => out.push_str(" h\n"),
     });
+}
+
+/// Appends `runs` as PDF rectangles, `x y length 1 re` each, a line per row of modules.
+#[cfg(feature = "pdf")]
+pub(crate) fn push_runs_pdf(out: &mut String, runs: &[Run]) {
+    let mut row = None;
+    for run in runs {
+        if row.is_some_and(|y| y != run.y) {
+            out.push('\n');
+        }
+        row = Some(run.y);
+        for value in [run.x, run.y, run.length] {
+            number::push_word_int(out, value);
+        }
+        out.push_str(" 1 re");
+    }
+    out.push('\n');
+}
+
+/// The EPS procedures `runs` are written with: `y R` starts module row `y`, and `gap length P`
+/// adds the rectangle of a run `gap` modules after the end of the previous one in the row.
+#[cfg(feature = "eps")]
+pub(crate) const EPS_RUN_PROCEDURES: &str = "/R{/Y exch def/X 0 def}bind def/P{exch X add dup Y moveto 1 index add/X exch def dup 0 rlineto 0 1 rlineto neg 0 rlineto closepath}bind def\n";
+
+/// Appends `runs` with the procedures of [`EPS_RUN_PROCEDURES`]: about 5 bytes a run, where an
+/// outline takes a coordinate pair per corner.
+#[cfg(feature = "eps")]
+pub(crate) fn push_runs_eps(out: &mut String, runs: &[Run]) {
+    let (mut row, mut end, mut line_start) = (None, 0, out.len());
+    for run in runs {
+        if row != Some(run.y) {
+            if row.is_some() {
+                out.push('\n');
+                line_start = out.len();
+            }
+            row = Some(run.y);
+            end = 0;
+            number::push_word_int(out, run.y);
+            out.push_str(" R");
+        } else if out.len() - line_start > 200 {
+            // DSC keeps lines under 255 characters.
+            out.push('\n');
+            line_start = out.len();
+        }
+        number::push_word_int(out, run.x - end);
+        number::push_word_int(out, run.length);
+        out.push_str(" P");
+        end = run.x + run.length;
+    }
+    out.push('\n');
 }
 
 /// Appends the RGB of `color` as three fractions of 1.

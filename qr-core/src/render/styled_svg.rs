@@ -9,7 +9,7 @@ use super::svg::push_color;
 /// Writes `art` as an SVG document of exactly `art.size` pixels.
 pub(crate) fn encode(art: &Art<'_>) -> String {
     let size = art.size;
-    let layers = art.layers();
+    let layers = art.layers(false);
     let mut svg = String::with_capacity(8192);
     let _ = write!(
         svg,

@@ -106,8 +106,19 @@ pub(crate) struct Layer {
     /// Places the path's coordinates in image pixels.
     pub(crate) transform: Transform,
     pub(crate) path: Path,
+    /// Horizontal runs of square modules filled with the path (the print writers' short form of
+    /// square modules; empty for the other writers and styles).
+    pub(crate) runs: Vec<Run>,
     /// Filled with the even-odd rule (text knocked out of a banner) instead of nonzero.
     pub(crate) even_odd: bool,
+}
+
+/// A horizontal run of `length` square modules from module (`x`, `y`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub(crate) x: u32,
+    pub(crate) y: u32,
+    pub(crate) length: u32,
 }
 
 /// The symbol as drawn: its modules (finders and the logo's area left out) in a style, and its
@@ -245,25 +256,92 @@ impl Symbol {
     }
 
     /// The symbol as vector layers: the modules, and the finders (one layer when they share a paint).
-    pub(crate) fn layers(&self) -> Vec<Layer> {
-        let layer = |paint, path| Layer {
+    ///
+    /// With `runs`, square modules (and square finders) come as [`Run`]s instead of an outline:
+    /// PDF and EPS write a run in a few bytes, where the outline of the same modules takes a
+    /// coordinate pair per corner and a trace over the whole grid.
+    pub(crate) fn layers(&self, runs: bool) -> Vec<Layer> {
+        let layer = |paint, path, runs| Layer {
             paint,
             transform: self.transform(),
             path,
+            runs,
             even_odd: false,
         };
-        let mut modules = self.module_path();
-        let finders = self.finder_path();
-        if self.finder_paint == self.module_paint {
+        let as_runs = runs && self.style == ModuleStyle::Square;
+        let shared = self.finder_paint == self.module_paint;
+        let finders_as_runs = as_runs && shared && self.finder_style == FinderStyle::Square;
+        let (mut modules, module_runs) = if as_runs {
+            (Path::default(), self.runs(finders_as_runs))
+        } else {
+            (self.module_path(), Vec::new())
+        };
+        let finders = if finders_as_runs {
+            Path::default()
+        } else {
+            self.finder_path()
+        };
+        if shared {
             modules.segments.extend(finders.segments);
-            return vec![layer(self.module_paint, modules)];
+            return vec![layer(self.module_paint, modules, module_runs)];
         }
         let mut layers = Vec::with_capacity(2);
-        if !modules.is_empty() {
-            layers.push(layer(self.module_paint, modules));
+        if !modules.is_empty() || !module_runs.is_empty() {
+            layers.push(layer(self.module_paint, modules, module_runs));
         }
-        layers.push(layer(self.finder_paint, finders));
+        layers.push(layer(self.finder_paint, finders, Vec::new()));
         layers
+    }
+
+    /// The dark modules as horizontal runs, row by row: the styled modules, the alignment
+    /// patterns and, with `finders`, the finder patterns as ISO/IEC 18004 draws them.
+    fn runs(&self, finders: bool) -> Vec<Run> {
+        let mut runs = Vec::with_capacity(self.n * 8);
+        for y in 0..self.n {
+            let mut words = [0u64; WORDS];
+            for (word, (row, squares)) in words
+                .iter_mut()
+                .zip(self.rows[y].iter().zip(&self.squares[y]))
+            {
+                *word = row | squares;
+            }
+            if finders {
+                for (fx, fy) in self.finders() {
+                    if !(fy..fy + 7).contains(&y) {
+                        continue;
+                    }
+                    // The finder's rows, bit dx for module fx + dx: the outer ring's edge, its
+                    // sides around the light ring, and the centre's rows.
+                    let pattern: u8 = match (y - fy).abs_diff(3) {
+                        3 => 0b111_1111,
+                        2 => 0b100_0001,
+                        _ => 0b101_1101,
+                    };
+                    for dx in (0..7).filter(|dx| pattern >> dx & 1 == 1) {
+                        let x = fx + dx;
+                        words[x / 64] |= 1 << (x % 64);
+                    }
+                }
+            }
+            let dark = |x: usize| words[x / 64] >> (x % 64) & 1 == 1;
+            let mut x = 0;
+            while x < self.n {
+                if !dark(x) {
+                    x += 1;
+                    continue;
+                }
+                let start = x;
+                while x < self.n && dark(x) {
+                    x += 1;
+                }
+                runs.push(Run {
+                    x: start as u32,
+                    y: y as u32,
+                    length: (x - start) as u32,
+                });
+            }
+        }
+        runs
     }
 }
 
@@ -320,9 +398,10 @@ impl Art<'_> {
         false
     }
 
-    /// Every vector layer, bottom to top (the background and the logo excepted).
-    pub(crate) fn layers(&self) -> Vec<Layer> {
-        let mut layers = self.symbol.layers();
+    /// Every vector layer, bottom to top (the background and the logo excepted); with `runs`,
+    /// square modules as runs (see [`Symbol::layers`]).
+    pub(crate) fn layers(&self, runs: bool) -> Vec<Layer> {
+        let mut layers = self.symbol.layers(runs);
         layers.extend(self.frame.clone());
         layers
     }

@@ -5,63 +5,92 @@
 /// number starts with `-`.
 #[cfg(feature = "svg")]
 pub(crate) fn push(out: &mut String, value: f32) {
-    let separated = out.is_empty()
-        || out.ends_with([' ', '"', '[', '(', '\n'])
-        || out.ends_with(|c: char| c.is_ascii_alphabetic());
-    push_after(out, value, separated);
+    let separated = match out.as_bytes().last() {
+        None => true,
+        Some(&last) => {
+            matches!(last, b' ' | b'"' | b'[' | b'(' | b'\n') || last.is_ascii_alphabetic()
+        }
+    };
+    let mut buffer = [0u8; 24];
+    let text = format(value, &mut buffer);
+    if !separated && text.first() != Some(&b'-') {
+        out.push(' ');
+    }
+    push_ascii(out, text);
 }
 
 /// Appends `value` as [`push`] does, preceded by a space unless `out` ends in white space or a
 /// bracket: PDF and PostScript need a space after an operator.
 pub(crate) fn push_word(out: &mut String, value: f32) {
-    let separated = out.is_empty() || out.ends_with([' ', '\n', '[']);
-    if !separated {
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
         out.push(' ');
     }
-    push_after(out, value, true);
+    let mut buffer = [0u8; 24];
+    push_ascii(out, format(value, &mut buffer));
 }
 
-fn push_after(out: &mut String, value: f32, separated: bool) {
-    let thousandths = (f64::from(value) * 1000.0).round() as i64;
-    let negative = thousandths < 0;
+/// Appends the whole number `value` as [`push_word`] does (the run coordinates of PDF and EPS).
+pub(crate) fn push_word_int(out: &mut String, value: u32) {
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        out.push(' ');
+    }
+    let mut buffer = [0u8; 24];
+    let start = digits(&mut buffer, u64::from(value));
+    push_ascii(out, &buffer[start..]);
+}
+
+/// `value` rounded to thousandths in its shortest form, written at the end of `buffer`: a
+/// truncating conversion and a few integer divisions, no float formatting and no call to
+/// `round` (the writers call this for every coordinate, so it is their hot path).
+fn format(value: f32, buffer: &mut [u8; 24]) -> &[u8] {
+    let scaled = f64::from(value) * 1000.0;
+    // Half away from zero, as `round` does; the cast saturates out of range.
+    let thousandths = (scaled + if scaled < 0.0 { -0.5 } else { 0.5 }) as i64;
     let magnitude = thousandths.unsigned_abs();
-    let (whole, fraction) = (magnitude / 1000, magnitude % 1000);
-    if !separated && !negative {
-        out.push(' ');
-    }
-    if negative {
-        out.push('-');
-    }
-    if whole != 0 || fraction == 0 {
-        push_digits(out, whole);
-    }
+    let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as u32);
+    let mut end = buffer.len();
     if fraction != 0 {
-        out.push('.');
-        let mut digits = [fraction / 100, fraction / 10 % 10, fraction % 10];
-        let mut count = 3;
-        while digits[count - 1] == 0 {
-            count -= 1;
+        let digits = [fraction / 100, fraction / 10 % 10, fraction % 10];
+        let width = if digits[2] != 0 {
+            3
+        } else if digits[1] != 0 {
+            2
+        } else {
+            1
+        };
+        for &digit in digits[..width].iter().rev() {
+            end -= 1;
+            buffer[end] = b'0' + digit as u8;
         }
-        for digit in &mut digits[..count] {
-            out.push(char::from(b'0' + *digit as u8));
-        }
+        end -= 1;
+        buffer[end] = b'.';
     }
+    let mut start = end;
+    if whole != 0 || fraction == 0 {
+        start = digits(&mut buffer[..end], whole);
+    }
+    if thousandths < 0 {
+        start -= 1;
+        buffer[start] = b'-';
+    }
+    &buffer[start..]
 }
 
-/// Appends the decimal digits of `value` without allocating.
-fn push_digits(out: &mut String, mut value: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
+/// Appends ASCII `bytes` (digits, signs and points).
+fn push_ascii(out: &mut String, bytes: &[u8]) {
+    out.extend(bytes.iter().map(|&b| char::from(b)));
+}
+
+/// Writes the decimal digits of `value` at the end of `buffer`; returns where they start.
+fn digits(buffer: &mut [u8], mut value: u64) -> usize {
+    let mut start = buffer.len();
     loop {
         start -= 1;
-        digits[start] = b'0' + (value % 10) as u8;
+        buffer[start] = b'0' + (value % 10) as u8;
         value /= 10;
         if value == 0 {
-            break;
+            return start;
         }
-    }
-    for &digit in &digits[start..] {
-        out.push(char::from(digit));
     }
 }
 
