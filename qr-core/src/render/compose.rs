@@ -57,7 +57,8 @@ pub(crate) fn art<'a>(
 ) -> Result<Art<'a>, RenderError> {
     let size = options.size.pixels();
     let (layout, origin) = layout(code, options)?;
-    let (area_x, area_y, _) = code_area(options, size);
+    let area = code_area(options, size);
+    let (area_x, area_y, _) = area;
     #[cfg(feature = "logo")]
     let (drawing, logo) = match &options.logo {
         Some(logo) => {
@@ -104,6 +105,7 @@ pub(crate) fn art<'a>(
         background: options.background,
         symbol,
         frame,
+        code_area: area,
         logo,
     })
 }

@@ -92,20 +92,51 @@ impl Coverage {
     /// The coverage of every pixel, 0 to 255, row by row: nonzero winding, or even-odd.
     pub(crate) fn finish(&self, even_odd: bool) -> Vec<u8> {
         let mut sum = 0.0f32;
-        let mut out = Vec::with_capacity(self.width * self.height);
-        for &cell in &self.cells[..self.width * self.height] {
+        let cells = &self.cells[..self.width * self.height];
+        let mut out = vec![0u8; cells.len()];
+        for (pixel, &cell) in out.iter_mut().zip(cells) {
             sum += cell;
             let winding = sum.abs();
-            let coverage = if even_odd {
-                let folded = winding % 2.0;
+            let coverage = if even_odd && winding > 1.0 {
+                // Windings are small whole numbers plus a fraction at edges: fold by
+                // subtraction (a float `%` is a library call, 30 % of a framed PNG's time).
+                let mut folded = winding;
+                while folded > 2.0 {
+                    folded -= 2.0;
+                }
                 if folded > 1.0 { 2.0 - folded } else { folded }
             } else {
                 winding.min(1.0)
             };
-            out.push((coverage * 255.0 + 0.5) as u8);
+            *pixel = (coverage * 255.0 + 0.5) as u8;
         }
         out
     }
+}
+
+/// The lines of `path` placed by `transform`, curves flattened: to rasterise one path in
+/// several windows without flattening it again for each.
+pub(crate) fn lines(path: &Path, transform: &Transform) -> Vec<(Point, Point)> {
+    let mut lines = Vec::with_capacity(path.segments.len() * 2);
+    path.flatten(transform, TOLERANCE, |a, b| lines.push((a, b)));
+    lines
+}
+
+/// The coverage of `lines` moved by (-`x`, -`y`) in a `width` x `height` area: the window of
+/// the image at (`x`, `y`).
+pub(crate) fn rasterize_window(
+    lines: &[(Point, Point)],
+    (x, y): (f32, f32),
+    width: usize,
+    height: usize,
+    even_odd: bool,
+) -> Vec<u8> {
+    let mut coverage = Coverage::new(width, height);
+    let shift = |p: Point| Point::new(p.x - x, p.y - y);
+    for &(a, b) in lines {
+        coverage.line(shift(a), shift(b));
+    }
+    coverage.finish(even_odd)
 }
 
 /// The coverage of `path` placed by `transform` in a `width` x `height` area.
@@ -157,6 +188,14 @@ mod tests {
         assert_eq!(
             &rasterize(&nested, &Transform::IDENTITY, 4, 4, false)[4..8],
             &[255; 4]
+        );
+        // Three nested squares: windings 1, 2 and 3 are covered, uncovered, covered; a half
+        // pixel at winding 2.5 is half covered.
+        let mut three = nested.clone();
+        three.rect(1.5, 1.0, 1.0, 2.0);
+        assert_eq!(
+            &rasterize(&three, &Transform::IDENTITY, 4, 4, true)[4..8],
+            &[255, 128, 128, 255]
         );
     }
 

@@ -36,33 +36,6 @@ pub(crate) enum Paint {
 }
 
 impl Paint {
-    /// The colour at image position (`x`, `y`).
-    #[cfg(feature = "png")]
-    pub(crate) fn at(&self, x: f32, y: f32) -> Color {
-        match *self {
-            Paint::Solid(color) => color,
-            Paint::Linear {
-                start,
-                end,
-                from,
-                to,
-            } => {
-                let (dx, dy) = (end.x - start.x, end.y - start.y);
-                let t = ((x - start.x) * dx + (y - start.y) * dy) / (dx * dx + dy * dy).max(1e-6);
-                from.mix(to, t)
-            }
-            Paint::Radial {
-                center,
-                radius,
-                from,
-                to,
-            } => {
-                let d = ((x - center.x).powi(2) + (y - center.y).powi(2)).sqrt();
-                from.mix(to, d / radius.max(1e-6))
-            }
-        }
-    }
-
     /// The colours the paint takes (both ends of a gradient).
     #[cfg(any(feature = "png", feature = "pdf"))]
     pub(crate) fn colors(&self) -> [Color; 2] {
@@ -381,6 +354,9 @@ pub(crate) struct Art<'a> {
     pub(crate) symbol: Symbol,
     /// The frame, with its text, in image pixels.
     pub(crate) frame: Option<Layer>,
+    /// The square (x, y, side in pixels) of the code and its quiet zone, which the frame leaves
+    /// empty (the whole image without a frame).
+    pub(crate) code_area: (u32, u32, u32),
     #[cfg(feature = "logo")]
     pub(crate) logo: Option<(&'a super::logo::Logo, super::drawing::LogoPlacement)>,
     /// Without logos, nothing borrows from the options.
