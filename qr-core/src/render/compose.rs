@@ -105,6 +105,7 @@ pub(crate) fn art<'a>(
         background: options.background,
         symbol,
         frame,
+        #[cfg(all(feature = "style", feature = "png"))]
         code_area: area,
         logo,
     })

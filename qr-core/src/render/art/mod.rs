@@ -356,6 +356,7 @@ pub(crate) struct Art<'a> {
     pub(crate) frame: Option<Layer>,
     /// The square (x, y, side in pixels) of the code and its quiet zone, which the frame leaves
     /// empty (the whole image without a frame).
+    #[cfg(all(feature = "style", feature = "png"))]
     pub(crate) code_area: (u32, u32, u32),
     #[cfg(feature = "logo")]
     pub(crate) logo: Option<(&'a super::logo::Logo, super::drawing::LogoPlacement)>,
