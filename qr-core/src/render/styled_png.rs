@@ -4,7 +4,8 @@
 //! pixels, so each of the (at most 16) shapes is rasterised once and copied; the finder pattern
 //! is rasterised once for all three. Pixels are recorded as indices: 0 for the background and,
 //! for each paint, its coverage in levels. Without gradients the indices are the image (a
-//! palette of the mixes); with one, each pixel's colour is computed from its paint and coverage.
+//! palette of the mixes); with one, an opaque image takes a palette of the gradient's steps and
+//! its edges' mixes, and only a translucent one (or too many paints) is written as truecolour.
 
 use super::art::path::{Path, Transform};
 use super::art::{Art, Paint, shapes};
@@ -233,12 +234,8 @@ impl Shader {
         }
     }
 
-    /// The colour of the pixel with `index` whose centre is at (`x`, `y`).
-    fn color(&self, index: u8, x: f32, y: f32) -> Color {
-        if index == 0 {
-            return self.background;
-        }
-        let (paint, weight) = self.entries[usize::from(index)];
+    /// Where the pixel centre (`x`, `y`) falls along `paint`, clamped to 0 to 1.
+    fn position(&self, paint: usize, x: f32, y: f32) -> f32 {
         let t = match self.gauges[paint] {
             Gauge::Solid => 0.0,
             Gauge::Linear { ax, ay, c } => ax * x + ay * y + c,
@@ -246,6 +243,16 @@ impl Shader {
                 ((x - cx) * (x - cx) + (y - cy) * (y - cy)).sqrt() * inverse
             }
         };
+        t.clamp(0.0, 1.0)
+    }
+
+    /// The colour of the pixel with `index` whose centre is at (`x`, `y`).
+    fn color(&self, index: u8, x: f32, y: f32) -> Color {
+        if index == 0 {
+            return self.background;
+        }
+        let (paint, weight) = self.entries[usize::from(index)];
+        let t = self.position(paint, x, y);
         // The cast saturates (below 0 is step 0); the minimum keeps 1 and beyond at the end.
         let step = ((t * (GRADIENT_STEPS - 1) as f32 + 0.5) as usize).min(GRADIENT_STEPS - 1);
         let color = self.colors[paint][step];
@@ -273,10 +280,10 @@ pub(crate) fn encode(art: &Art<'_>) -> Vec<u8> {
     let image = index(art);
     let solid = image.paints.iter().all(|p| matches!(p, Paint::Solid(_)));
     if solid {
-        palette_png(&image, art.background)
-    } else {
-        truecolor_png(&image, art.background)
+        return palette_png(&image, art.background);
     }
+    let shader = Shader::new(&image, art.background);
+    gradient_palette_png(&image, &shader).unwrap_or_else(|| truecolor_png(&image, &shader))
 }
 
 /// The styled image as premultiplied RGBA pixels, for compositing a logo over it.
@@ -325,9 +332,14 @@ fn palette_png(image: &Indexed, background: Color) -> Vec<u8> {
             raw.extend_from_slice(line);
         }
     }
+    palette_file(size, depth, &palette, &raw, stride)
+}
+
+/// The PNG file of palette `palette` and filtered rows `raw` of `stride` bytes at `depth` bits.
+fn palette_file(size: usize, depth: u8, palette: &[Color], raw: &[u8], stride: usize) -> Vec<u8> {
     let mut plte = Vec::with_capacity(palette.len() * 3);
     let mut trns = Vec::with_capacity(palette.len());
-    for color in &palette {
+    for color in palette {
         plte.extend_from_slice(&[color.r, color.g, color.b]);
         trns.push(color.a);
     }
@@ -339,14 +351,97 @@ fn palette_png(image: &Indexed, background: Color) -> Vec<u8> {
     if !trns.is_empty() {
         chunk(&mut png, b"tRNS", &trns);
     }
-    chunk(&mut png, b"IDAT", &zlib_compress_fast(&raw, stride));
+    chunk(&mut png, b"IDAT", &zlib_compress_fast(raw, stride));
     chunk(&mut png, b"IEND", &[]);
     png
 }
 
+/// Coverage levels and gradient steps of the anti-aliased edges of a palette gradient.
+const EDGE_LEVELS: usize = 8;
+const EDGE_STEPS: usize = 8;
+/// Coverage levels of a solid paint beside a palette gradient.
+const SOLID_LEVELS: usize = 15;
+
+/// An 8-bit palette PNG of an opaque image with gradients, or `None` when its paints do not
+/// fit 256 entries: the background; 15 coverage levels per solid paint; per gradient, 8 x 8
+/// entries for its edges and every remaining entry (161 or more) for its fully covered pixels.
+///
+/// A truecolour image is three times the bytes to filter and compress, which with the colour
+/// of every pixel cost a 300 px gradient about 10 million instructions (5 million and 37 %
+/// fewer bytes this way). With 161 full-coverage steps each is at most 1/160 of the way between
+/// the two colours (1.6 of a channel's 255), too little to show as bands; an edge pixel's
+/// colour is within 1/14 of the way of its own (8 steps, rounded).
+fn gradient_palette_png(image: &Indexed, shader: &Shader) -> Option<Vec<u8>> {
+    if !shader.opaque {
+        return None;
+    }
+    let gradients = image
+        .paints
+        .iter()
+        .filter(|p| !matches!(p, Paint::Solid(_)))
+        .count();
+    let solids = image.paints.len() - gradients;
+    let used = 1 + solids * SOLID_LEVELS + gradients * EDGE_LEVELS * EDGE_STEPS;
+    let full = 256usize.checked_sub(used)?.checked_div(gradients)?;
+    if full < 2 {
+        return None;
+    }
+    let background = shader.background;
+    let mut palette = vec![background];
+    // Per paint: its first palette entry.
+    let mut bases = Vec::with_capacity(image.paints.len());
+    for (p, paint) in image.paints.iter().enumerate() {
+        bases.push(palette.len());
+        let at = |t: f32| shader.colors[p][(t * (GRADIENT_STEPS - 1) as f32).round() as usize];
+        if matches!(paint, Paint::Solid(_)) {
+            for level in 1..=SOLID_LEVELS {
+                palette.push(mix(at(0.0), level as f32 / SOLID_LEVELS as f32, background));
+            }
+            continue;
+        }
+        for step in 0..full {
+            palette.push(at(step as f32 / (full - 1) as f32));
+        }
+        for level in 1..=EDGE_LEVELS {
+            for step in 0..EDGE_STEPS {
+                let color = at(step as f32 / (EDGE_STEPS - 1) as f32);
+                palette.push(mix(color, level as f32 / EDGE_LEVELS as f32, background));
+            }
+        }
+    }
+    let size = image.size;
+    let stride = size + 1;
+    let mut raw = Vec::with_capacity(stride * size);
+    for (y, line) in image.pixels.chunks_exact(size).enumerate() {
+        raw.push(0);
+        let cy = y as f32 + 0.5;
+        for (x, &index) in line.iter().enumerate() {
+            if index == 0 {
+                raw.push(0);
+                continue;
+            }
+            let (paint, weight) = shader.entries[usize::from(index)];
+            let base = bases[paint];
+            let level = |levels: usize| (weight as usize * levels).div_ceil(255).max(1);
+            let entry = if matches!(shader.gauges[paint], Gauge::Solid) {
+                base + level(SOLID_LEVELS) - 1
+            } else {
+                let t = shader.position(paint, x as f32 + 0.5, cy);
+                if weight == 255 {
+                    base + (t * (full - 1) as f32 + 0.5) as usize
+                } else {
+                    let step = (t * (EDGE_STEPS - 1) as f32 + 0.5) as usize;
+                    base + full + (level(EDGE_LEVELS) - 1) * EDGE_STEPS + step
+                }
+            };
+            raw.push(entry as u8);
+        }
+    }
+    Some(palette_file(size, 8, &palette, &raw, stride))
+}
+
 /// A truecolour PNG (RGB, or RGBA when a colour has alpha) for gradients.
-fn truecolor_png(image: &Indexed, background: Color) -> Vec<u8> {
-    let shader = Shader::new(image, background);
+fn truecolor_png(image: &Indexed, shader: &Shader) -> Vec<u8> {
     let channels = if shader.opaque { 3 } else { 4 };
     let size = image.size;
     let stride = size * channels + 1;
