@@ -39,13 +39,23 @@ pub(crate) fn push_word_int(out: &mut String, value: u32) {
     push_ascii(out, &buffer[start..]);
 }
 
-/// `value` rounded to thousandths in its shortest form, written at the end of `buffer`: a
-/// truncating conversion and a few integer divisions, no float formatting and no call to
-/// `round` (the writers call this for every coordinate, so it is their hot path).
-fn format(value: f32, buffer: &mut [u8; 24]) -> &[u8] {
+/// `value` in whole thousandths, rounded half away from zero as `round` does (the cast
+/// saturates out of range): the unit the writers compute relative coordinates in, so that the
+/// rounding of one step never carries into the next.
+pub(crate) fn thousandths(value: f32) -> i64 {
     let scaled = f64::from(value) * 1000.0;
-    // Half away from zero, as `round` does; the cast saturates out of range.
-    let thousandths = (scaled + if scaled < 0.0 { -0.5 } else { 0.5 }) as i64;
+    (scaled + if scaled < 0.0 { -0.5 } else { 0.5 }) as i64
+}
+
+/// `value` rounded to thousandths in its shortest form, written at the end of `buffer`.
+fn format(value: f32, buffer: &mut [u8; 24]) -> &[u8] {
+    format_thousandths(thousandths(value), buffer)
+}
+
+/// `thousandths` / 1000 in its shortest form, written at the end of `buffer`: a few integer
+/// divisions, no float formatting (the writers call this for every coordinate, so it is their
+/// hot path).
+pub(crate) fn format_thousandths(thousandths: i64, buffer: &mut [u8; 24]) -> &[u8] {
     let magnitude = thousandths.unsigned_abs();
     let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as u32);
     let mut end = buffer.len();
@@ -76,9 +86,10 @@ fn format(value: f32, buffer: &mut [u8; 24]) -> &[u8] {
     &buffer[start..]
 }
 
-/// Appends ASCII `bytes` (digits, signs and points).
-fn push_ascii(out: &mut String, bytes: &[u8]) {
-    out.extend(bytes.iter().map(|&b| char::from(b)));
+/// Appends ASCII `bytes` (digits, signs and points) in one copy.
+pub(crate) fn push_ascii(out: &mut String, bytes: &[u8]) {
+    // Always ASCII, so the check passes; it costs a few instructions against a push per char.
+    out.push_str(std::str::from_utf8(bytes).unwrap_or_default());
 }
 
 /// Writes the decimal digits of `value` at the end of `buffer`; returns where they start.

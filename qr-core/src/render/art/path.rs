@@ -45,8 +45,20 @@ impl Path {
         self.segments.push(Segment::Move(Point::new(x, y)));
     }
 
+    /// A line to (`x`, `y`), left out when the figure is already there: the shapes join their
+    /// corners with lines that are often empty (two of the four of a circle), and each cost the
+    /// vector writers a command and every writer a segment to visit.
     pub(crate) fn line_to(&mut self, x: f32, y: f32) {
-        self.segments.push(Segment::Line(Point::new(x, y)));
+        let to = Point::new(x, y);
+        let at = match self.segments.last() {
+            Some(Segment::Move(p) | Segment::Line(p) | Segment::Arc { to: p, .. }) => Some(*p),
+            #[cfg(feature = "frame")]
+            Some(Segment::Quad { to: p, .. }) => Some(*p),
+            _ => None,
+        };
+        if at != Some(to) {
+            self.segments.push(Segment::Line(to));
+        }
     }
 
     pub(crate) fn arc_to(&mut self, to: Point, center: Point, clockwise: bool) {
@@ -108,9 +120,9 @@ impl Path {
             }
             let entry = Point::new(corner.x - incoming.0 * r, corner.y - incoming.1 * r);
             if step == 0 {
-                self.segments.push(Segment::Move(entry));
+                self.move_to(entry.x, entry.y);
             } else {
-                self.segments.push(Segment::Line(entry));
+                self.line_to(entry.x, entry.y);
             }
             if r > 0.0 {
                 let exit = Point::new(corner.x + outgoing.0 * r, corner.y + outgoing.1 * r);
