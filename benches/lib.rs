@@ -1,6 +1,9 @@
 //! Shared inputs for the criterion benchmarks and version tests in this folder.
 
-use qr_core::EcLevel;
+use qr_core::{
+    EcLevel, FinderStyle, Frame, FrameStyle, FrameText, Gradient, GradientKind, ModuleStyle,
+    RenderOptions,
+};
 
 /// A short link of the kind the service issues: 33 characters, byte mode as a whole.
 pub const URL: &str = "https://qr.example.com/r/7K3M9QXZ";
@@ -45,5 +48,39 @@ pub fn cases() -> Vec<Case> {
             data: "a".repeat(MAX_BYTES),
             level: EcLevel::L,
         },
+    ]
+}
+
+/// The styled rendering cases of `styles.rs` and `bin/render_once.rs`: a name and the options
+/// (300 px, level M; the format is set by the caller).
+pub fn style_cases() -> Vec<(&'static str, RenderOptions)> {
+    let colour = |hex| qr_core::Color::parse_hex(hex).expect("valid colour");
+    let gradient = RenderOptions::default()
+        .with_style(ModuleStyle::Rounded)
+        .with_color(colour("1a237e"))
+        .with_gradient(Gradient::new(GradientKind::Linear, colour("6a1b9a")));
+    let framed = RenderOptions::default()
+        .with_style(ModuleStyle::Rounded)
+        .with_finder_style(FinderStyle::Rounded)
+        .with_frame(
+            Frame::new(FrameStyle::BannerBottom)
+                .with_text(FrameText::new("SCAN ME").expect("valid")),
+        );
+    vec![
+        ("plain", RenderOptions::default()),
+        (
+            "rounded",
+            RenderOptions::default().with_style(ModuleStyle::Rounded),
+        ),
+        (
+            "dots",
+            RenderOptions::default().with_style(ModuleStyle::Dots),
+        ),
+        (
+            "connected",
+            RenderOptions::default().with_style(ModuleStyle::Connected),
+        ),
+        ("rounded_gradient", gradient),
+        ("rounded_frame", framed),
     ]
 }

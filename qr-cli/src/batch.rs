@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use qr_generate::batch::{self, BatchDefaults, BatchError, BatchItem, BatchRequest};
+use qr_generate::params::PARAMETER_NAMES;
 
 use crate::error::{self, usage};
 use crate::render_args::RenderArgs;
@@ -16,10 +17,11 @@ use crate::render_args::RenderArgs;
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 Input:
-  CSV with a header row naming the columns data, filename, size, format, color, background and
-  errorCorrection (only data is required; other columns are ignored with a note; an empty cell
-  takes the default), or JSON Lines with one object per line with the same fields as the API's
-  batch items. Blank lines are skipped.
+  CSV with a header row naming the columns data, filename and any of the API's generate
+  parameters (size, format, color, background, errorCorrection, margin, style, finderStyle,
+  gradient, frame, frameText, printSize, verify, ...; only data is required; other columns are
+  ignored with a note; an empty cell takes the default), or JSON Lines with one object per line
+  with the same fields as the API's batch items. Blank lines are skipped.
 
 Output:
   The archive of POST /api/batch: the images in input order, named after filename or
@@ -32,7 +34,9 @@ Exit status: 0 when every item was made, 1 when some failed (the archive is stil
 // The render flags are shared with `qr generate`; here they are the items' defaults.
 #[command(
     mut_arg("size", |a| a.help("Default image size in pixels, 50 to 2000 [default: 300]")),
-    mut_arg("format", |a| a.help("Default image format, png or svg [default: png]")),
+    mut_arg("format", |a| a.help("Default image format, png, svg, pdf or eps [default: png]")),
+    mut_arg("style", |a| a.help("Default module shape (see qr generate --help) [default: square]")),
+    mut_arg("verify", |a| a.help("Decode every image before adding it; items that do not scan fail")),
     mut_arg("color", |a| {
         a.help("Default colour of the dark modules, hex without `#` [default: 000000]")
     }),
@@ -64,24 +68,28 @@ pub enum InputFormat {
     Jsonl,
 }
 
-/// The CSV columns and the item field each fills, with accepted spellings.
-const COLUMNS: &[(&str, &[&str])] = &[
-    ("data", &["data"]),
-    ("filename", &["filename", "file"]),
-    ("size", &["size"]),
-    ("format", &["format"]),
-    ("color", &["color", "colour"]),
-    ("background", &["background"]),
-    (
-        "errorCorrection",
-        &[
-            "errorcorrection",
-            "error_correction",
-            "error-correction",
-            "ec",
-        ],
-    ),
+/// CSV column spellings beyond the API names (matched case-insensitively) and the field each fills.
+const ALIASES: &[(&str, &str)] = &[
+    ("file", "filename"),
+    ("colour", "color"),
+    ("error_correction", "errorCorrection"),
+    ("error-correction", "errorCorrection"),
+    ("ec", "errorCorrection"),
 ];
+
+/// The item field a CSV header names: `filename`, an API parameter name, or an alias.
+fn column_field(header: &str) -> Option<&'static str> {
+    let name = header.trim();
+    std::iter::once("filename")
+        .chain(PARAMETER_NAMES)
+        .find(|field| field.eq_ignore_ascii_case(name))
+        .or_else(|| {
+            ALIASES
+                .iter()
+                .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
+                .map(|(_, field)| *field)
+        })
+}
 
 /// Runs `qr batch`.
 pub fn run(args: BatchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -102,16 +110,8 @@ pub fn run(args: BatchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if items.is_empty() {
         anyhow::bail!("{} has no items", display(&args.input));
     }
-    let request = BatchRequest {
-        items,
-        defaults: BatchDefaults {
-            size: args.render.size,
-            format: args.render.format,
-            color: args.render.color,
-            background: args.render.background,
-            error_correction: args.render.ec,
-        },
-    };
+    let defaults: BatchDefaults = args.render.params();
+    let request = BatchRequest { items, defaults };
     request.validate(u32::MAX).map_err(|e| match e {
         BatchError::InvalidDefault { error: inner, .. } => {
             usage(format!("invalid default: {}", error::with_sources(&inner)))
@@ -210,11 +210,7 @@ fn parse_csv(text: &str) -> anyhow::Result<Vec<BatchItem>> {
     let mut fields = Vec::with_capacity(headers.len());
     let mut ignored = Vec::new();
     for header in &headers {
-        let name = header.trim().to_ascii_lowercase();
-        let field = COLUMNS
-            .iter()
-            .find(|(_, spellings)| spellings.contains(&name.as_str()))
-            .map(|(field, _)| *field);
+        let field = column_field(header);
         if field.is_none() {
             ignored.push(header.to_owned());
         }
@@ -222,8 +218,9 @@ fn parse_csv(text: &str) -> anyhow::Result<Vec<BatchItem>> {
     }
     if !fields.contains(&Some("data")) {
         return Err(usage(format!(
-            "the CSV header row has no data column (it has: {}); the columns are data, filename, size, format, color, background and errorCorrection",
-            headers.iter().collect::<Vec<_>>().join(", ")
+            "the CSV header row has no data column (it has: {}); the columns are filename and the API's parameter names ({})",
+            headers.iter().collect::<Vec<_>>().join(", "),
+            PARAMETER_NAMES.join(", ")
         )));
     }
     if !ignored.is_empty() {
@@ -244,15 +241,12 @@ fn parse_csv(text: &str) -> anyhow::Result<Vec<BatchItem>> {
                 continue;
             };
             let slot = match *field {
-                "data" => &mut item.data,
-                "filename" => &mut item.filename,
-                "size" => &mut item.size,
-                "format" => &mut item.format,
-                "color" => &mut item.color,
-                "background" => &mut item.background,
-                _ => &mut item.error_correction,
+                "filename" => Some(&mut item.filename),
+                name => item.params.slot(name),
             };
-            *slot = Some(cell.to_owned());
+            if let Some(slot) = slot {
+                *slot = Some(cell.to_owned());
+            }
         }
         items.push(item);
     }
@@ -304,12 +298,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(items.len(), 3);
-        assert_eq!(items[0].data.as_deref(), Some("hello"));
+        assert_eq!(items[0].params.data.as_deref(), Some("hello"));
         assert_eq!(items[0].filename.as_deref(), Some("a"));
-        assert_eq!(items[0].size.as_deref(), Some("400"));
-        assert_eq!(items[0].error_correction.as_deref(), Some("H"));
-        assert_eq!(items[1].size, None);
-        assert_eq!(items[2].data.as_deref(), Some("short"));
+        assert_eq!(items[0].params.size.as_deref(), Some("400"));
+        assert_eq!(items[0].params.error_correction.as_deref(), Some("H"));
+        assert_eq!(items[1].params.size, None);
+        assert_eq!(items[2].params.data.as_deref(), Some("short"));
+        let styled = parse_csv("data,Style,finderstyle\nx,dots,circle\n").unwrap();
+        assert_eq!(styled[0].params.style.as_deref(), Some("dots"));
+        assert_eq!(styled[0].params.finder_style.as_deref(), Some("circle"));
         assert!(parse_csv("text\nhello\n").is_err());
     }
 
@@ -319,9 +316,9 @@ mod tests {
             parse_jsonl("{\"data\":\"a\",\"size\":400}\n\n{\"data\":\"b\",\"format\":null}\n")
                 .unwrap();
         assert_eq!(items.len(), 2);
-        assert_eq!(items[0].size.as_deref(), Some("400"));
+        assert_eq!(items[0].params.size.as_deref(), Some("400"));
         // null is no value of any setting: kept as text, it fails the item with "Invalid format".
-        assert_eq!(items[1].format.as_deref(), Some("null"));
+        assert_eq!(items[1].params.format.as_deref(), Some("null"));
         let err = parse_jsonl("{\"data\":\"a\"}\n{oops\n").unwrap_err();
         assert!(
             format!("{err:#}").starts_with("line 2 is not valid JSON"),

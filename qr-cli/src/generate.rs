@@ -15,7 +15,8 @@ use crate::render_args::RenderArgs;
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 Where the code goes:
-  -o FILE     the image, in the format of FILE's extension (.png or .svg) unless --format is given
+  -o FILE     the image, in the format of FILE's extension (.png, .svg, .pdf or .eps) unless
+              --format is given
   -o -        the image on standard output
   no -o       drawn as text when standard output is a terminal, otherwise the image bytes on
               standard output (so `qr generate hi > hi.png` works)
@@ -78,15 +79,13 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     };
     let params = GenerateParams {
         data,
-        size: args.render.size,
         format,
-        color: args.render.color,
-        background: args.render.background,
-        error_correction: args.render.ec,
         margin: args.margin,
         logo_size: args.logo_size,
+        ..args.render.params()
     };
     let (data, mut options) = params.parse().map_err(generate_error)?;
+    let verify = params.verify().map_err(generate_error)?;
     if let Some(path) = &args.logo {
         if matches!(target, Target::Text { .. }) {
             return Err(usage(
@@ -106,18 +105,21 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             write_text(&text, colours, out)
         }
         Target::Stdout => {
-            if stdout_tty && options.format == Format::Png {
-                return Err(usage(
-                    "refusing to write a PNG image to the terminal: redirect standard output, use -o FILE, or leave out -o to draw the code as text",
-                ));
+            if stdout_tty && matches!(options.format, Format::Png | Format::Pdf) {
+                return Err(usage(format!(
+                    "refusing to write a {} file to the terminal: redirect standard output, use -o FILE, or leave out -o to draw the code as text",
+                    options.format.extension().to_uppercase()
+                )));
             }
-            let image = generate::render(&data, &options).map_err(generate_error)?;
+            let image =
+                generate::render_checked(&data, &options, verify).map_err(generate_error)?;
             out.write_all(&image)?;
             out.flush()?;
             Ok(())
         }
         Target::File(path) => {
-            let image = generate::render(&data, &options).map_err(generate_error)?;
+            let image =
+                generate::render_checked(&data, &options, verify).map_err(generate_error)?;
             std::fs::write(path, image)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             Ok(())
@@ -153,14 +155,20 @@ fn read_data(arg: Option<&str>) -> anyhow::Result<Option<String>> {
 
 /// The format named by a file's extension.
 fn format_of(path: &Path) -> anyhow::Result<&'static str> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("png") => Ok("png"),
-        Some(e) if e.eq_ignore_ascii_case("svg") => Ok("svg"),
-        _ => Err(usage(format!(
-            "cannot tell the image format from {}: name the file .png or .svg, or pass --format",
-            path.display()
-        ))),
-    }
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default();
+    Format::ALL
+        .iter()
+        .map(|f| f.extension())
+        .find(|f| f.eq_ignore_ascii_case(extension))
+        .ok_or_else(|| {
+            usage(format!(
+                "cannot tell the image format from {}: name the file .png, .svg, .pdf or .eps, or pass --format",
+                path.display()
+            ))
+        })
 }
 
 /// A generation error: the API's message, then the detail when there is one. Everything the API
@@ -168,7 +176,7 @@ fn format_of(path: &Path) -> anyhow::Result<&'static str> {
 pub fn generate_error(e: GenerateError) -> anyhow::Error {
     let message = crate::error::with_sources(&e);
     match e {
-        GenerateError::Encoding(_) => anyhow::anyhow!(message),
+        GenerateError::Encoding(_) | GenerateError::Unreadable(_) => anyhow::anyhow!(message),
         GenerateError::MissingData => usage(format!(
             "{message}: pass DATA, or pipe the data on standard input"
         )),

@@ -18,10 +18,10 @@ impl BitOrder for MsbFirst {
 
 /// Deflate (RFC 1951 section 3.1.1): each field from its least significant bit (Huffman codes are
 /// handed over bit-reversed), each byte filled from its least significant bit.
-#[cfg(feature = "png")]
+#[cfg(any(feature = "png", feature = "pdf"))]
 pub(crate) enum LsbFirst {}
 
-#[cfg(feature = "png")]
+#[cfg(any(feature = "png", feature = "pdf"))]
 impl BitOrder for LsbFirst {
     const MSB_FIRST: bool = false;
 }
@@ -101,7 +101,7 @@ impl<O: BitOrder> BitWriter<O> {
     }
 
     /// Writes whole bytes, after padding to a byte boundary.
-    #[cfg(feature = "png")]
+    #[cfg(any(feature = "png", feature = "pdf"))]
     pub(crate) fn write_bytes(&mut self, bytes: &[u8]) {
         self.align();
         self.out.extend_from_slice(bytes);
@@ -134,7 +134,7 @@ mod tests {
         );
     }
 
-    #[cfg(feature = "png")]
+    #[cfg(any(feature = "png", feature = "pdf"))]
     #[test]
     fn least_significant_first_fills_bytes_from_the_bottom() {
         let mut writer = BitWriter::<LsbFirst>::with_capacity(8);

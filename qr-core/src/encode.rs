@@ -214,7 +214,7 @@ impl QrCode {
     }
 
     /// Row `y` as bits, module `x` at bit `x % 64` of word `x / 64` (three words cover version 40).
-    #[cfg(any(feature = "png", feature = "svg"))]
+    #[cfg(any(feature = "png", feature = "svg", feature = "pdf", feature = "eps"))]
     pub(crate) fn row_words(&self, y: usize) -> &[u64] {
         self.modules.line(y)
     }

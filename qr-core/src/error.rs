@@ -89,6 +89,13 @@ pub enum RenderError {
     #[cfg_attr(docsrs, doc(cfg(all(feature = "png", feature = "logo"))))]
     #[error("PNG encoding failed: {0}")]
     PngEncoding(String),
+    /// A style or frame was asked for whose cargo feature (`style` or `frame`) is off in this
+    /// build of qr-core.
+    #[error("the {feature} option is not compiled in: enable the `{feature}` feature of qr-core")]
+    FeatureNotEnabled {
+        /// The feature that is off.
+        feature: &'static str,
+    },
     /// The format's cargo feature is off in this build of qr-core (see [`Format::is_enabled`]).
     #[error("{format} output is not compiled in: enable the `{format}` feature of qr-core")]
     FormatNotEnabled {

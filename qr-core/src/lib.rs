@@ -40,18 +40,23 @@
 //!
 //! # Cargo features
 //!
-//! All three are on by default; turn them off to compile less.
+//! All are on by default; turn them off to compile less.
 //!
 //! | Feature | What it adds | Dependencies |
 //! |---|---|---|
 //! | `png` | PNG output, with its own scanline deflate | `crc32fast` |
 //! | `svg` | SVG output | none |
-//! | `logo` | [`Logo`]: PNG and JPEG logos in the centre of PNG and SVG images | `tiny-skia`, `zune-jpeg`, `zune-core`, `base64` |
+//! | `logo` | [`Logo`]: PNG and JPEG logos in the centre of images | `tiny-skia`, `zune-jpeg`, `zune-core`, `base64` |
+//! | `style` | [`ModuleStyle`], [`FinderStyle`], finder colours, [`Gradient`], outline SVG | none |
+//! | `frame` | [`Frame`]s with a text from a compiled-in font | `ttf-parser` |
+//! | `pdf` | [`Format::Pdf`]: vector PDF of a [`PrintSize`] | none |
+//! | `eps` | [`Format::Eps`]: Encapsulated PostScript | none |
 //!
 //! With `default-features = false` the crate encodes codes and draws them as terminal text
-//! ([`render_terminal`]) with no dependency but `thiserror`. [`Format`] keeps both variants in
-//! every build: rendering a format whose feature is off is refused with
-//! [`RenderError::FormatNotEnabled`], so enabling a feature never changes what compiles.
+//! ([`render_terminal`]) with no dependency but `thiserror`. [`Format`] keeps all its variants
+//! and every option type exists in every build: rendering a format or option whose feature is
+//! off is refused with [`RenderError::FormatNotEnabled`] or [`RenderError::FeatureNotEnabled`],
+//! so enabling a feature never changes what compiles.
 //!
 //! # The pipeline
 //!
@@ -65,7 +70,7 @@ mod bit_writer;
 mod bits;
 mod canvas;
 mod capacity;
-#[cfg(feature = "png")]
+#[cfg(any(feature = "png", feature = "pdf"))]
 mod deflate;
 mod ec;
 mod encode;
@@ -85,14 +90,26 @@ pub use error::LogoError;
 pub use error::{EncodeError, RenderError};
 #[cfg(feature = "logo")]
 pub use options::LogoSize;
-pub use options::{Color, Format, Margin, OptionError, Size};
+pub use options::{
+    Color, Dpi, FinderStyle, Format, Frame, FrameStyle, FrameText, Gradient, GradientAngle,
+    GradientKind, Margin, ModuleStyle, OptionError, PrintSize, Size, SvgMode,
+};
 #[cfg(feature = "logo")]
 pub use render::Logo;
-pub use render::{RenderOptions, render, render_code, render_terminal};
+#[cfg(any(feature = "png", feature = "svg", feature = "pdf", feature = "eps"))]
+pub use render::{Placement, placement};
+pub use render::{RenderOptions, encode, render, render_code, render_terminal};
 pub use segment::{Mode, Segment};
 pub use version::{EcLevel, Mask, Version};
 
 /// The examples of `README.md`, compiled and run as doctests so that they stay true.
-#[cfg(all(doctest, feature = "png", feature = "svg", feature = "logo"))]
+#[cfg(all(
+    doctest,
+    feature = "png",
+    feature = "svg",
+    feature = "logo",
+    feature = "frame",
+    feature = "pdf"
+))]
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;

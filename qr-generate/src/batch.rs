@@ -19,7 +19,7 @@ use zip::CompressionMethod;
 use zip::write::{SimpleFileOptions, ZipWriter};
 
 use crate::file_names::{sanitize_stem, unique_name};
-use crate::params::{self, GenerateError, GenerateParams};
+use crate::params::{self, GenerateError, GenerateParams, PARAMETER_NAMES};
 
 /// The name of the error list inside the archive.
 pub const ERRORS_FILE: &str = "errors.json";
@@ -33,39 +33,19 @@ pub struct BatchRequest {
     pub defaults: BatchDefaults,
 }
 
-/// One code of a batch, with raw string values as for [`GenerateParams`].
+/// One code of a batch: its file name and its parameters, raw strings as for [`GenerateParams`]
+/// (`params.data` is the content; unset settings take the defaults).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BatchItem {
-    /// `data`: the content to encode (required).
-    pub data: Option<String>,
     /// `filename`: the file name inside the archive; generated when absent.
     pub filename: Option<String>,
-    /// `size`: overrides `defaults.size`.
-    pub size: Option<String>,
-    /// `format`: overrides `defaults.format`.
-    pub format: Option<String>,
-    /// `color`: overrides `defaults.color`.
-    pub color: Option<String>,
-    /// `background`: overrides `defaults.background`.
-    pub background: Option<String>,
-    /// `errorCorrection`: overrides `defaults.errorCorrection`.
-    pub error_correction: Option<String>,
+    /// Every other field, by its API name.
+    pub params: GenerateParams,
 }
 
-/// The `defaults` object: settings applied to every item that does not set them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct BatchDefaults {
-    /// `size`.
-    pub size: Option<String>,
-    /// `format`.
-    pub format: Option<String>,
-    /// `color`.
-    pub color: Option<String>,
-    /// `background`.
-    pub background: Option<String>,
-    /// `errorCorrection`.
-    pub error_correction: Option<String>,
-}
+/// The `defaults` object: settings applied to every item that does not set them (its `data`
+/// is never used).
+pub type BatchDefaults = GenerateParams;
 
 /// Why a batch request as a whole was refused (HTTP 400); `Display` is the API's message.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -161,28 +141,21 @@ impl BatchRequest {
         };
         let defaults = match object.remove("defaults") {
             None => BatchDefaults::default(),
-            Some(Value::Object(d)) => BatchDefaults {
-                size: text(d.get("size")),
-                format: text(d.get("format")),
-                color: text(d.get("color")),
-                background: text(d.get("background")),
-                error_correction: text(d.get("errorCorrection")),
-            },
+            Some(Value::Object(d)) => settings(&d),
             Some(_) => return Err(BatchError::DefaultsNotObject),
         };
         let items = items
             .iter()
             .map(|item| match item {
-                Value::Object(i) => BatchItem {
+                Value::Object(i) => {
+                    let mut params = settings(i);
                     // A null data is no data, and a null file name asks for a generated one.
-                    data: text(i.get("data").filter(|v| !v.is_null())),
-                    filename: text(i.get("filename").filter(|v| !v.is_null())),
-                    size: text(i.get("size")),
-                    format: text(i.get("format")),
-                    color: text(i.get("color")),
-                    background: text(i.get("background")),
-                    error_correction: text(i.get("errorCorrection")),
-                },
+                    params.data = text(i.get("data").filter(|v| !v.is_null()));
+                    BatchItem {
+                        filename: text(i.get("filename").filter(|v| !v.is_null())),
+                        params,
+                    }
+                }
                 _ => BatchItem::default(),
             })
             .collect();
@@ -199,12 +172,7 @@ impl BatchRequest {
         }
         let probe = GenerateParams {
             data: Some("x".to_owned()),
-            size: self.defaults.size.clone(),
-            format: self.defaults.format.clone(),
-            color: self.defaults.color.clone(),
-            background: self.defaults.background.clone(),
-            error_correction: self.defaults.error_correction.clone(),
-            ..GenerateParams::default()
+            ..self.defaults.clone()
         };
         match probe.parse() {
             Ok(_) => Ok(()),
@@ -218,18 +186,15 @@ impl BatchRequest {
     /// The parameters of item `index` with the defaults filled in.
     pub fn params(&self, index: usize) -> Option<GenerateParams> {
         let item = self.items.get(index)?;
-        let d = &self.defaults;
-        let pick = |own: &Option<String>, default: &Option<String>| own.clone().or(default.clone());
-        Some(GenerateParams {
-            data: item.data.clone(),
-            size: pick(&item.size, &d.size),
-            format: pick(&item.format, &d.format),
-            color: pick(&item.color, &d.color),
-            background: pick(&item.background, &d.background),
-            error_correction: pick(&item.error_correction, &d.error_correction),
-            margin: None,
-            logo_size: None,
-        })
+        let mut params = item.params.clone();
+        for name in PARAMETER_NAMES.iter().filter(|&&n| n != "data") {
+            if let (Some(slot), Some(default)) = (params.slot(name), self.defaults.get(name))
+                && slot.is_none()
+            {
+                *slot = Some(default.to_owned());
+            }
+        }
+        Some(params)
     }
 
     /// The archive file name of every item, in order (failed items keep theirs unused, so a
@@ -332,18 +297,30 @@ pub fn build_archive(request: &BatchRequest) -> Result<BatchArchive, BatchError>
 fn render_one(request: &BatchRequest, index: usize, name: &str) -> Result<BatchFile, ItemError> {
     let failure = |error: GenerateError| ItemError {
         index,
-        data: request.items[index].data.clone().unwrap_or_default(),
+        data: request.items[index].params.data.clone().unwrap_or_default(),
         error: error.to_string(),
     };
     let params = request.params(index).unwrap_or_default();
     let (data, options): (String, RenderOptions) = params.parse().map_err(failure)?;
-    let bytes = params::render(&data, &options).map_err(failure)?;
+    let verify = params.verify().map_err(failure)?;
+    let bytes = params::render_checked(&data, &options, verify).map_err(failure)?;
     Ok(BatchFile {
         index,
         name: name.to_owned(),
         format: options.format,
         bytes,
     })
+}
+
+/// The generate parameters of a JSON object, by their API names (other fields ignored).
+fn settings(object: &serde_json::Map<String, Value>) -> GenerateParams {
+    let mut params = GenerateParams::default();
+    for name in PARAMETER_NAMES {
+        if let Some(slot) = params.slot(name) {
+            *slot = text(object.get(name));
+        }
+    }
+    params
 }
 
 /// A JSON value as a raw parameter string: strings as they are, whole numbers without a
@@ -371,7 +348,22 @@ fn parameter_name(error: &GenerateError) -> &'static str {
         GenerateError::ErrorCorrection(_) => "errorCorrection",
         GenerateError::Margin(_) => "margin",
         GenerateError::LogoSize(_) | GenerateError::LogoDoesNotFit { .. } => "logoSize",
+        GenerateError::Style(_) | GenerateError::StyleTooThin { .. } => "style",
+        GenerateError::FinderStyle(_) => "finderStyle",
+        GenerateError::FinderColor(_) => "finderColor",
+        GenerateError::Gradient(_) => "gradient",
+        GenerateError::Color2(_) => "color2",
+        GenerateError::GradientAngle(_) => "gradientAngle",
+        GenerateError::Frame(_) => "frame",
+        GenerateError::FrameText(_) => "frameText",
+        GenerateError::FrameColor(_) => "frameColor",
+        GenerateError::SvgMode(_) => "svgMode",
+        GenerateError::PrintSize(_) => "printSize",
+        GenerateError::Dpi(_) => "dpi",
+        GenerateError::Verify(_) => "verify",
+        GenerateError::LowContrast { parameter, .. } => parameter,
         GenerateError::MissingData
+        | GenerateError::Unreadable(_)
         | GenerateError::TooManyCharacters { .. }
         | GenerateError::DataTooLong { .. }
         | GenerateError::Encoding(_) => "data",
@@ -436,6 +428,12 @@ mod tests {
         assert_eq!(p0.color.as_deref(), Some("f00"));
         let p1 = r.params(1).unwrap();
         assert_eq!(p1.data.as_deref(), Some("7"));
+        let styled = request(
+            r#"{"items":[{"data":"a","style":"dots"},{"data":"b"}],"defaults":{"style":"rounded","frame":"box","verify":true}}"#,
+        );
+        assert_eq!(styled.params(0).unwrap().style.as_deref(), Some("dots"));
+        assert_eq!(styled.params(1).unwrap().style.as_deref(), Some("rounded"));
+        assert_eq!(styled.params(1).unwrap().verify.as_deref(), Some("true"));
         assert_eq!(p1.size.as_deref(), Some("true"));
         assert_eq!(r.params(2).unwrap().data, None);
     }

@@ -4,7 +4,7 @@
 //! limits are the service's promise (the spec's parameter table), so they live here, with the
 //! parsing of their text values and the messages the CLI shows after the API's.
 
-use qr_core::{LogoSize, Margin, RenderOptions, Size};
+use qr_core::{Color, Dpi, GradientAngle, LogoSize, Margin, PrintSize, RenderOptions, Size};
 use thiserror::Error;
 
 /// The most characters of data the service accepts (the byte capacity of version 40 at level L).
@@ -20,6 +20,16 @@ pub const MIN_LOGO_SIZE: u8 = 5;
 /// The largest logo size in percent: the logo and its padding then hide about an eighth of the
 /// modules, within what level H restores with room to spare for a worn print.
 pub const MAX_LOGO_SIZE: u8 = 30;
+
+/// The smallest printed size in millimetres: below 10 mm a code of a few dozen modules has
+/// modules under a third of a millimetre, less than office printers and phone cameras resolve.
+pub const MIN_PRINT_SIZE: u16 = 10;
+/// The largest printed size in millimetres (a poster).
+pub const MAX_PRINT_SIZE: u16 = 1000;
+/// The lowest resolution: 72 dpi, the traditional screen resolution.
+pub const MIN_DPI: u32 = 72;
+/// The highest resolution: 2,400 dpi, beyond what print shops image.
+pub const MAX_DPI: u32 = 2400;
 
 /// Why a size, margin or logo size is not one the service accepts.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -48,6 +58,36 @@ pub enum BoundsError {
         "invalid logo size {0:?}: it must be a whole percentage from {MIN_LOGO_SIZE} to {MAX_LOGO_SIZE}"
     )]
     LogoSizeText(String),
+    /// A print size outside 10..=1000.
+    #[error(
+        "invalid print size {0}: it must be from {MIN_PRINT_SIZE} to {MAX_PRINT_SIZE} millimetres"
+    )]
+    PrintSize(i64),
+    /// A print size that is not a whole number.
+    #[error(
+        "invalid print size {0:?}: it must be a whole number of millimetres from {MIN_PRINT_SIZE} to {MAX_PRINT_SIZE}"
+    )]
+    PrintSizeText(String),
+    /// A resolution outside 72..=2400.
+    #[error("invalid resolution {0}: it must be from {MIN_DPI} to {MAX_DPI} dots per inch")]
+    Dpi(i64),
+    /// A resolution that is not a whole number.
+    #[error(
+        "invalid resolution {0:?}: it must be a whole number of dots per inch from {MIN_DPI} to {MAX_DPI}"
+    )]
+    DpiText(String),
+    /// A gradient angle that is not a whole number from 0 to 359.
+    #[error("invalid gradient angle {0:?}: it must be a whole number of degrees from 0 to 359")]
+    GradientAngle(String),
+    /// A colour that is not hex.
+    #[error("invalid color {0:?}: use hex digits without '#', as RRGGBB, RGB or RRGGBBAA")]
+    Colour(String),
+    /// A gradient without its end colour.
+    #[error("color2 is required with a gradient: the gradient runs from color to color2")]
+    Color2Required,
+    /// A flag that is neither true nor false.
+    #[error("invalid flag {0:?}: it must be true or false")]
+    Flag(String),
 }
 
 /// `pixels` as a size, if the service accepts it.
@@ -95,11 +135,69 @@ pub fn parse_logo_size(text: &str) -> Result<LogoSize, BoundsError> {
     logo_size(value)
 }
 
+/// Parses a printSize parameter: whole millimetres in the service's range.
+pub fn parse_print_size(text: &str) -> Result<PrintSize, BoundsError> {
+    let value = parse_integer(text).ok_or_else(|| BoundsError::PrintSizeText(text.to_owned()))?;
+    print_size(value)
+}
+
+/// `millimetres` as a print size, if the service accepts it.
+pub fn print_size(millimetres: i64) -> Result<PrintSize, BoundsError> {
+    u16::try_from(millimetres)
+        .ok()
+        .filter(|m| (MIN_PRINT_SIZE..=MAX_PRINT_SIZE).contains(m))
+        .and_then(|m| PrintSize::new(m).ok())
+        .ok_or(BoundsError::PrintSize(millimetres))
+}
+
+/// Parses a dpi parameter: whole dots per inch in the service's range.
+pub fn parse_dpi(text: &str) -> Result<Dpi, BoundsError> {
+    let value = parse_integer(text).ok_or_else(|| BoundsError::DpiText(text.to_owned()))?;
+    dpi(value)
+}
+
+/// `dots` per inch as a resolution, if the service accepts it.
+pub fn dpi(dots: i64) -> Result<Dpi, BoundsError> {
+    u32::try_from(dots)
+        .ok()
+        .filter(|d| (MIN_DPI..=MAX_DPI).contains(d))
+        .and_then(|d| Dpi::new(d).ok())
+        .ok_or(BoundsError::Dpi(dots))
+}
+
+/// Parses a gradientAngle parameter: whole degrees from 0 to 359.
+pub fn parse_gradient_angle(text: &str) -> Result<GradientAngle, BoundsError> {
+    parse_integer(text)
+        .and_then(|degrees| u16::try_from(degrees).ok())
+        .and_then(|degrees| GradientAngle::new(degrees).ok())
+        .ok_or_else(|| BoundsError::GradientAngle(text.to_owned()))
+}
+
+/// Parses a colour parameter (RGB, RRGGBB or RRGGBBAA hex).
+pub fn parse_colour(text: &str) -> Result<Color, BoundsError> {
+    Color::parse_hex(text).map_err(|_| BoundsError::Colour(text.to_owned()))
+}
+
+/// Parses a flag: `true` or `false`, case-insensitive.
+pub fn parse_flag(text: &str) -> Result<bool, BoundsError> {
+    if text.eq_ignore_ascii_case("true") {
+        Ok(true)
+    } else if text.eq_ignore_ascii_case("false") {
+        Ok(false)
+    } else {
+        Err(BoundsError::Flag(text.to_owned()))
+    }
+}
+
 /// Checks render options built by hand (not by parsing) against the service's bounds.
 pub fn check_options(options: &RenderOptions) -> Result<(), BoundsError> {
     size(i64::from(options.size.pixels()))?;
     margin(i64::from(options.margin.modules()))?;
     logo_size(i64::from(options.logo_size.percent()))?;
+    print_size(i64::from(options.print_size.millimetres()))?;
+    if let Some(resolution) = options.dpi {
+        dpi(i64::from(resolution.dots_per_inch()))?;
+    }
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use unicode_normalization::UnicodeNormalization;
 pub const MAX_STEM_CHARS: usize = 100;
 /// The longest archive member name, in UTF-8 bytes: what ext4, APFS and NTFS take (255).
 pub const MAX_NAME_BYTES: usize = 255;
-/// The longest stem, in bytes: room is kept for a duplicate's `-NNNN`, the `.png`/`.svg`
+/// The longest stem, in bytes: room is kept for a duplicate's `-NNNN`, the four-letter
 /// extension, and the `_` a Windows device name gets in front.
 const MAX_STEM_BYTES: usize = MAX_NAME_BYTES - "-10000.png".len() - "_".len();
 
@@ -17,7 +17,7 @@ const MAX_STEM_BYTES: usize = MAX_NAME_BYTES - "-10000.png".len() - "_".len();
 /// (so that `e\u{301}té` and `été`, which macOS treats as one name, are one name here too),
 /// path separators and characters that file systems refuse become `_`, control characters are
 /// dropped, runs of dots become one dot, leading and trailing dots and spaces go, an existing
-/// `.png`/`.svg` is removed, the stem is cut to [`MAX_STEM_CHARS`] characters and to what
+/// `.png`/`.svg`/`.pdf`/`.eps` is removed, the stem is cut to [`MAX_STEM_CHARS`] characters and to what
 /// leaves the whole name within [`MAX_NAME_BYTES`], and a Windows device name gets a `_` in
 /// front. `None` when nothing is left.
 pub fn sanitize_stem(name: &str) -> Option<String> {
@@ -31,7 +31,7 @@ pub fn sanitize_stem(name: &str) -> Option<String> {
         }
     }
     let mut stem = cleaned.trim_matches(|c: char| c == '.' || c.is_whitespace());
-    for ext in [".png", ".svg"] {
+    for ext in [".png", ".svg", ".pdf", ".eps"] {
         if stem.len() > ext.len()
             && stem.is_char_boundary(stem.len() - ext.len())
             && stem[stem.len() - ext.len()..].eq_ignore_ascii_case(ext)

@@ -12,9 +12,10 @@ pub mod batch;
 pub mod bounds;
 pub mod file_names;
 pub mod params;
+pub mod scan;
 
 pub use batch::{
     BatchArchive, BatchDefaults, BatchError, BatchItem, BatchRequest, ERRORS_FILE, build_archive,
 };
 pub use bounds::{BoundsError, MAX_DATA_CHARS};
-pub use params::{GenerateError, GenerateParams, render};
+pub use params::{GenerateError, GenerateParams, render, render_checked};

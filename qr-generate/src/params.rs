@@ -6,7 +6,8 @@
 //! [`GenerateError`] is exactly the message of the API's error body.
 
 use qr_core::{
-    Capacity, Color, EcLevel, EncodeError, Format, OptionError, RenderError, RenderOptions,
+    Capacity, Color, EcLevel, EncodeError, FinderStyle, Format, FrameStyle, FrameText, Gradient,
+    GradientAngle, GradientKind, ModuleStyle, OptionError, RenderError, RenderOptions, SvgMode,
 };
 use thiserror::Error;
 
@@ -34,7 +35,58 @@ pub struct GenerateParams {
     pub margin: Option<String>,
     /// `logoSize`: logo width in percent of the code, 5 to 30 (default 20).
     pub logo_size: Option<String>,
+    /// `style`: module shape, one of qr-core's `ModuleStyle` names (default square).
+    pub style: Option<String>,
+    /// `finderStyle`: finder shape, square, rounded or circle (default square).
+    pub finder_style: Option<String>,
+    /// `finderColor`: the finders' colour, hex (default: the modules' paint).
+    pub finder_color: Option<String>,
+    /// `gradient`: linear or radial, from `color` to `color2` (default none).
+    pub gradient: Option<String>,
+    /// `color2`: the gradient's end colour, hex (required with `gradient`).
+    pub color2: Option<String>,
+    /// `gradientAngle`: a linear gradient's direction, 0 to 359 degrees (default 0).
+    pub gradient_angle: Option<String>,
+    /// `frame`: none, box, banner-bottom or banner-top (default none).
+    pub frame: Option<String>,
+    /// `frameText`: the frame's text, at most 32 characters (default none).
+    pub frame_text: Option<String>,
+    /// `frameColor`: the frame's colour, hex (default `color`).
+    pub frame_color: Option<String>,
+    /// `svgMode`: compact or outline (default compact).
+    pub svg_mode: Option<String>,
+    /// `printSize`: PDF and EPS width in millimetres, 10 to 1000 (default 50).
+    pub print_size: Option<String>,
+    /// `dpi`: resolution, 72 to 2400 (PNG pHYs; logos in PDF and EPS, default 300).
+    pub dpi: Option<String>,
+    /// `verify`: true to decode the finished image before answering (default false).
+    pub verify: Option<String>,
 }
+
+/// The API names of every parameter, in the order they are validated.
+pub const PARAMETER_NAMES: [&str; 21] = [
+    "data",
+    "size",
+    "format",
+    "color",
+    "background",
+    "errorCorrection",
+    "margin",
+    "logoSize",
+    "style",
+    "finderStyle",
+    "finderColor",
+    "gradient",
+    "color2",
+    "gradientAngle",
+    "frame",
+    "frameText",
+    "frameColor",
+    "svgMode",
+    "printSize",
+    "dpi",
+    "verify",
+];
 
 /// Why a code could not be generated; `Display` is the API's error message.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -63,6 +115,73 @@ pub enum GenerateError {
     /// `logoSize` is not a whole number from 5 to 30.
     #[error("Invalid logoSize")]
     LogoSize(#[source] BoundsError),
+    /// `style` is not a module style.
+    #[error("Invalid style")]
+    Style(#[source] OptionError),
+    /// `finderStyle` is not a finder style.
+    #[error("Invalid finderStyle")]
+    FinderStyle(#[source] OptionError),
+    /// `finderColor` is not hex.
+    #[error("Invalid finderColor")]
+    FinderColor(#[source] OptionError),
+    /// `gradient` is not linear or radial.
+    #[error("Invalid gradient")]
+    Gradient(#[source] OptionError),
+    /// `color2` is not hex, or missing with a gradient.
+    #[error("Invalid color2")]
+    Color2(#[source] BoundsError),
+    /// `gradientAngle` is not a whole number from 0 to 359.
+    #[error("Invalid gradientAngle")]
+    GradientAngle(#[source] BoundsError),
+    /// `frame` is not a frame style.
+    #[error("Invalid frame")]
+    Frame(#[source] OptionError),
+    /// `frameText` is too long or has a character the font lacks.
+    #[error("Invalid frameText")]
+    FrameText(#[source] OptionError),
+    /// `frameColor` is not hex.
+    #[error("Invalid frameColor")]
+    FrameColor(#[source] OptionError),
+    /// `svgMode` is not compact or outline.
+    #[error("Invalid svgMode")]
+    SvgMode(#[source] OptionError),
+    /// `printSize` is not a whole number from 10 to 1000.
+    #[error("Invalid printSize")]
+    PrintSize(#[source] BoundsError),
+    /// `dpi` is not a whole number from 72 to 2400.
+    #[error("Invalid dpi")]
+    Dpi(#[source] BoundsError),
+    /// `verify` is not true or false.
+    #[error("Invalid verify")]
+    Verify(#[source] BoundsError),
+    /// A colour is too close to the background to scan.
+    #[error(
+        "Contrast too low: {parameter} on the background is {ratio}:1, at least {minimum}:1 is needed for the code to scan"
+    )]
+    LowContrast {
+        /// The parameter whose colour is too light or too dark (`color`, `color2`, `gradient`
+        /// for a colour in between, `finderColor`).
+        parameter: &'static str,
+        /// The WCAG contrast ratio found.
+        ratio: crate::scan::Ratio,
+        /// The smallest ratio accepted.
+        minimum: crate::scan::Ratio,
+    },
+    /// A style's shapes would be too small to read at this size.
+    #[error(
+        "Size too small for this style: {pixels} pixels per module, at least {minimum} are needed; use a size of at least {size}"
+    )]
+    StyleTooThin {
+        /// Pixels per module at the requested size.
+        pixels: u32,
+        /// The fewest pixels per module accepted for the style.
+        minimum: u32,
+        /// The smallest image size that gives the style enough pixels.
+        size: u32,
+    },
+    /// `verify=true` and the finished image did not decode to the data (answered with 422).
+    #[error("Image not readable: {0}")]
+    Unreadable(String),
     /// The data has more characters than the service accepts.
     #[error("Data too long: {count} characters, at most {max} allowed")]
     TooManyCharacters {
@@ -99,8 +218,8 @@ pub enum GenerateError {
 }
 
 impl GenerateParams {
-    /// Collects the parameters from `(name, value)` pairs with the API's names (`data`, `size`,
-    /// `format`, `color`, `background`, `errorCorrection`, `margin`, `logoSize`).
+    /// Collects the parameters from `(name, value)` pairs with the API's names
+    /// ([`PARAMETER_NAMES`]).
     ///
     /// The first occurrence of a name wins; unknown names are ignored.
     pub fn from_pairs<K, V>(pairs: impl IntoIterator<Item = (K, V)>) -> Self
@@ -110,27 +229,90 @@ impl GenerateParams {
     {
         let mut params = Self::default();
         for (name, value) in pairs {
-            let slot = match name.as_ref() {
-                "data" => &mut params.data,
-                "size" => &mut params.size,
-                "format" => &mut params.format,
-                "color" => &mut params.color,
-                "background" => &mut params.background,
-                "errorCorrection" => &mut params.error_correction,
-                "margin" => &mut params.margin,
-                "logoSize" => &mut params.logo_size,
-                _ => continue,
-            };
-            if slot.is_none() {
+            if let Some(slot) = params.slot(name.as_ref())
+                && slot.is_none()
+            {
                 *slot = Some(value.into());
             }
         }
         params
     }
 
-    /// Validates every parameter, in the order data, size, format, color, background,
-    /// errorCorrection, margin, logoSize, and returns the data with its render options
-    /// (without a logo). The first invalid parameter is reported.
+    /// The value of the parameter named `name` (an API name), `None` when not given or unknown.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        PARAMETER_NAMES
+            .iter()
+            .position(|&n| n == name)
+            .and_then(|index| self.values()[index])
+    }
+
+    /// The slot of the parameter named `name` (an API name), `None` for an unknown name.
+    pub fn slot(&mut self, name: &str) -> Option<&mut Option<String>> {
+        Some(match name {
+            "data" => &mut self.data,
+            "size" => &mut self.size,
+            "format" => &mut self.format,
+            "color" => &mut self.color,
+            "background" => &mut self.background,
+            "errorCorrection" => &mut self.error_correction,
+            "margin" => &mut self.margin,
+            "logoSize" => &mut self.logo_size,
+            "style" => &mut self.style,
+            "finderStyle" => &mut self.finder_style,
+            "finderColor" => &mut self.finder_color,
+            "gradient" => &mut self.gradient,
+            "color2" => &mut self.color2,
+            "gradientAngle" => &mut self.gradient_angle,
+            "frame" => &mut self.frame,
+            "frameText" => &mut self.frame_text,
+            "frameColor" => &mut self.frame_color,
+            "svgMode" => &mut self.svg_mode,
+            "printSize" => &mut self.print_size,
+            "dpi" => &mut self.dpi,
+            "verify" => &mut self.verify,
+            _ => return None,
+        })
+    }
+
+    /// Every value in the order of [`PARAMETER_NAMES`].
+    fn values(&self) -> [Option<&str>; 21] {
+        [
+            &self.data,
+            &self.size,
+            &self.format,
+            &self.color,
+            &self.background,
+            &self.error_correction,
+            &self.margin,
+            &self.logo_size,
+            &self.style,
+            &self.finder_style,
+            &self.finder_color,
+            &self.gradient,
+            &self.color2,
+            &self.gradient_angle,
+            &self.frame,
+            &self.frame_text,
+            &self.frame_color,
+            &self.svg_mode,
+            &self.print_size,
+            &self.dpi,
+            &self.verify,
+        ]
+        .map(|value| value.as_deref())
+    }
+
+    /// `verify` read as a flag (absent is false).
+    pub fn verify(&self) -> Result<bool, GenerateError> {
+        match self.verify.as_deref() {
+            None => Ok(false),
+            Some(text) => bounds::parse_flag(text).map_err(GenerateError::Verify),
+        }
+    }
+
+    /// Validates every parameter, in the order of [`PARAMETER_NAMES`], and returns the data
+    /// with its render options (without a logo; `verify` is read by [`GenerateParams::verify`]).
+    /// The first invalid parameter is reported.
     pub fn parse(&self) -> Result<(String, RenderOptions), GenerateError> {
         let data = match self.data.as_deref() {
             Some(d) if !d.is_empty() => d.to_owned(),
@@ -160,6 +342,56 @@ impl GenerateParams {
         if let Some(s) = &self.logo_size {
             options.logo_size = bounds::parse_logo_size(s).map_err(GenerateError::LogoSize)?;
         }
+        if let Some(s) = &self.style {
+            options.style = s.parse::<ModuleStyle>().map_err(GenerateError::Style)?;
+        }
+        if let Some(s) = &self.finder_style {
+            options.finder_style = s
+                .parse::<FinderStyle>()
+                .map_err(GenerateError::FinderStyle)?;
+        }
+        if let Some(s) = &self.finder_color {
+            options.finder_color = Some(Color::parse_hex(s).map_err(GenerateError::FinderColor)?);
+        }
+        if let Some(s) = &self.gradient {
+            let kind = s.parse::<GradientKind>().map_err(GenerateError::Gradient)?;
+            let to = match &self.color2 {
+                Some(c) => bounds::parse_colour(c).map_err(GenerateError::Color2)?,
+                None => return Err(GenerateError::Color2(BoundsError::Color2Required)),
+            };
+            let angle = match &self.gradient_angle {
+                Some(a) => bounds::parse_gradient_angle(a).map_err(GenerateError::GradientAngle)?,
+                None => GradientAngle::default(),
+            };
+            options.gradient = Some(Gradient::new(kind, to).with_angle(angle));
+        } else {
+            // Without a gradient these two are unused, but still checked: a typo should not pass.
+            if let Some(c) = &self.color2 {
+                bounds::parse_colour(c).map_err(GenerateError::Color2)?;
+            }
+            if let Some(a) = &self.gradient_angle {
+                bounds::parse_gradient_angle(a).map_err(GenerateError::GradientAngle)?;
+            }
+        }
+        if let Some(s) = &self.frame {
+            options.frame.style = s.parse::<FrameStyle>().map_err(GenerateError::Frame)?;
+        }
+        if let Some(s) = &self.frame_text {
+            options.frame.text = FrameText::new(s).map_err(GenerateError::FrameText)?;
+        }
+        if let Some(s) = &self.frame_color {
+            options.frame.color = Some(Color::parse_hex(s).map_err(GenerateError::FrameColor)?);
+        }
+        if let Some(s) = &self.svg_mode {
+            options.svg_mode = s.parse::<SvgMode>().map_err(GenerateError::SvgMode)?;
+        }
+        if let Some(s) = &self.print_size {
+            options.print_size = bounds::parse_print_size(s).map_err(GenerateError::PrintSize)?;
+        }
+        if let Some(s) = &self.dpi {
+            options.dpi = Some(bounds::parse_dpi(s).map_err(GenerateError::Dpi)?);
+        }
+        self.verify()?;
         Ok((data, options))
     }
 }
@@ -188,6 +420,13 @@ impl From<BoundsError> for GenerateError {
             BoundsError::Size(_) | BoundsError::SizeText(_) => GenerateError::Size(e),
             BoundsError::Margin(_) | BoundsError::MarginText(_) => GenerateError::Margin(e),
             BoundsError::LogoSize(_) | BoundsError::LogoSizeText(_) => GenerateError::LogoSize(e),
+            BoundsError::PrintSize(_) | BoundsError::PrintSizeText(_) => {
+                GenerateError::PrintSize(e)
+            }
+            BoundsError::Dpi(_) | BoundsError::DpiText(_) => GenerateError::Dpi(e),
+            BoundsError::GradientAngle(_) => GenerateError::GradientAngle(e),
+            BoundsError::Colour(_) | BoundsError::Color2Required => GenerateError::Color2(e),
+            BoundsError::Flag(_) => GenerateError::Verify(e),
         }
     }
 }
@@ -211,7 +450,24 @@ fn check_data_length(data: &str) -> Result<(), GenerateError> {
 pub fn render(data: &str, options: &RenderOptions) -> Result<Vec<u8>, GenerateError> {
     check_data_length(data)?;
     bounds::check_options(options)?;
-    qr_core::render(data, options).map_err(GenerateError::from)
+    crate::scan::check_contrast(options)?;
+    let code = qr_core::encode(data, options)?;
+    crate::scan::check_geometry(&code, options)?;
+    qr_core::render_code(&code, options).map_err(GenerateError::from)
+}
+
+/// [`render`], then, when `verify`, the finished image decoded back: an image that does not
+/// give back `data` is refused with [`GenerateError::Unreadable`].
+pub fn render_checked(
+    data: &str,
+    options: &RenderOptions,
+    verify: bool,
+) -> Result<Vec<u8>, GenerateError> {
+    let image = render(data, options)?;
+    if verify {
+        crate::scan::verify(data, options, &image)?;
+    }
+    Ok(image)
 }
 
 #[cfg(test)]

@@ -79,6 +79,9 @@ impl ApiError {
             ApiError::Generate(GenerateError::Encoding(_)) => {
                 (S::INTERNAL_SERVER_ERROR, text("Internal server error"))
             }
+            ApiError::Generate(e @ GenerateError::Unreadable(_)) => {
+                (S::UNPROCESSABLE_ENTITY, e.to_string())
+            }
             ApiError::Generate(e) => (S::BAD_REQUEST, e.to_string()),
             ApiError::Batch(BatchError::Archive(_)) => {
                 (S::INTERNAL_SERVER_ERROR, text("Internal server error"))

@@ -17,6 +17,8 @@ pub(crate) enum ApiOp {
         data: String,
         options: Box<RenderOptions>,
         logo_url: Option<String>,
+        /// `verify=true`: decode the finished image before answering.
+        verify: bool,
     },
     /// `POST /api/batch` (the items are in the body).
     Batch,
@@ -76,11 +78,13 @@ impl ApiOp {
         let method = method.answered_as();
         Ok(match kind {
             Kind::Generate => {
-                let (data, options) = GenerateParams::from_pairs(query.pairs()).parse()?;
+                let params = GenerateParams::from_pairs(query.pairs());
+                let (data, options) = params.parse()?;
                 ApiOp::Generate {
                     data,
                     options: Box::new(options),
                     logo_url: query.owned("logo").filter(|url| !url.is_empty()),
+                    verify: params.verify()?,
                 }
             }
             Kind::Batch => ApiOp::Batch,

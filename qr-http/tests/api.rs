@@ -133,6 +133,64 @@ async fn generate_reports_each_bad_parameter() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn styled_codes_scan_or_are_refused() {
+    let s = TestServer::start(|_| {}).await;
+    let styled = [
+        ("data", "https://qr.example.com/r/7K3M9QXZ"),
+        ("style", "rounded"),
+        ("finderStyle", "circle"),
+        ("frame", "banner-bottom"),
+        ("frameText", "SCAN ME"),
+        ("verify", "true"),
+    ];
+    for (format, content_type) in [
+        ("png", "image/png"),
+        ("svg", "image/svg+xml"),
+        ("pdf", "application/pdf"),
+        ("eps", "application/postscript"),
+    ] {
+        let mut params = styled.to_vec();
+        params.push(("format", format));
+        let r = s
+            .get(&format!("/api/generate?{}", query(&params)), &s.owner_key)
+            .await;
+        assert_eq!(r.status, 200, "{format}: {}", r.text());
+        assert_eq!(r.header("content-type"), Some(content_type), "{format}");
+    }
+    let png = s
+        .get(&format!("/api/generate?{}", query(&styled)), &s.owner_key)
+        .await;
+    assert_eq!(
+        qr_test_support::decode_image(&png.body),
+        "https://qr.example.com/r/7K3M9QXZ"
+    );
+    // Every image must scan: a pale colour is refused even without any style.
+    s.get(
+        &format!("/api/generate?{}", query(&[("data", "x"), ("color", "cccccc")])),
+        &s.owner_key,
+    )
+    .await
+    .assert_error(
+        400,
+        "Contrast too low: color on the background is 1.60:1, at least 3:1 is needed for the code to scan",
+    );
+    // 100 px hold 29 modules at 3 px each; dots need 4, so 116 px.
+    s.get(
+        &format!(
+            "/api/generate?{}",
+            query(&[("data", "x"), ("style", "dots"), ("size", "100")])
+        ),
+        &s.owner_key,
+    )
+    .await
+    .assert_error(
+        400,
+        "Size too small for this style: 3 pixels per module, at least 4 are needed; use a size of at least 116",
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_ways_to_send_a_key_and_their_precedence() {
     let s = TestServer::start(|_| {}).await;
     let good = s.owner_key.clone();

@@ -143,3 +143,92 @@ fn over_white(value: u8, alpha: u8) -> u8 {
     let a = u32::from(alpha);
     ((u32::from(value) * a + 255 * (255 - a)) / 255) as u8
 }
+
+/// Whether a missing outside program must fail the test instead of skipping it (`.ci/run` sets
+/// `QR_REQUIRE_SUITES`).
+pub fn suites_required() -> bool {
+    std::env::var_os("QR_REQUIRE_SUITES").is_some()
+}
+
+/// Whether `program` runs here; when it does not, prints the skip line the project's tests use,
+/// or panics when suites are required.
+pub fn have_program(program: &str, purpose: &str, install: &str) -> bool {
+    let found = std::process::Command::new(program)
+        .arg(if program == "gs" { "--version" } else { "-v" })
+        .output()
+        .is_ok();
+    if !found {
+        assert!(!suites_required(), "{purpose} needs {program}: {install}");
+        eprintln!("skipped: {purpose} needs {program} ({install})");
+    }
+    found
+}
+
+/// Rasterises a PDF document's first page with poppler's `pdftoppm` at `dpi` into luma.
+///
+/// Panics, failing the test, when pdftoppm fails or the PDF is invalid.
+pub fn pdf_luma(pdf: &[u8], dpi: u32) -> Luma {
+    let dir = scratch_dir("pdf");
+    let input = dir.join("in.pdf");
+    std::fs::write(&input, pdf).expect("a writable temporary directory");
+    let output = std::process::Command::new("pdftoppm")
+        .args(["-png", "-singlefile", "-r", &dpi.to_string()])
+        .arg(&input)
+        .arg(dir.join("out"))
+        .output()
+        .expect("pdftoppm runs");
+    assert!(
+        output.status.success(),
+        "pdftoppm: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let png = std::fs::read(dir.join("out.png")).expect("pdftoppm wrote a page");
+    let _ = std::fs::remove_dir_all(&dir);
+    png_luma(&png)
+}
+
+/// Rasterises an EPS document with Ghostscript at `dpi` (cropped to its bounding box) into luma.
+///
+/// Panics, failing the test, when Ghostscript reports an error.
+pub fn eps_luma(eps: &[u8], dpi: u32) -> Luma {
+    let dir = scratch_dir("eps");
+    let input = dir.join("in.eps");
+    std::fs::write(&input, eps).expect("a writable temporary directory");
+    let out = dir.join("out.png");
+    let output = std::process::Command::new("gs")
+        .args([
+            "-q",
+            "-dSAFER",
+            "-dBATCH",
+            "-dNOPAUSE",
+            "-dEPSCrop",
+            "-sDEVICE=png16m",
+        ])
+        .arg(format!("-r{dpi}"))
+        .arg(format!("-sOutputFile={}", out.display()))
+        .arg(&input)
+        .output()
+        .expect("gs runs");
+    assert!(
+        output.status.success() && output.stdout.is_empty(),
+        "gs: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let png = std::fs::read(&out).expect("gs wrote a page");
+    let _ = std::fs::remove_dir_all(&dir);
+    png_luma(&png)
+}
+
+/// A fresh directory under the system's temporary directory.
+fn scratch_dir(kind: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "qr-test-{kind}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("a writable temporary directory");
+    dir
+}

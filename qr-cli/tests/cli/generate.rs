@@ -174,7 +174,7 @@ fn invalid_values_are_usage_errors_with_the_apis_messages() {
         ),
         (
             &["generate", "x", "-o", "code.gif"],
-            "name the file .png or .svg",
+            "name the file .png, .svg, .pdf or .eps",
         ),
     ];
     for (args, message) in cases {
@@ -256,4 +256,56 @@ fn logo_files_are_placed_and_the_code_still_reads() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("not a PNG or JPEG"));
+}
+
+#[test]
+fn styles_frames_and_print_formats_come_from_the_shared_flags() {
+    let ws = Workspace::new();
+    let png = ws.path("styled.png");
+    qr().args([
+        "generate",
+        "https://example.com/styled",
+        "--style",
+        "dots",
+        "--finder-style",
+        "circle",
+        "--gradient",
+        "radial",
+        "--color",
+        "1a237e",
+        "--color2",
+        "6a1b9a",
+        "--frame",
+        "banner-bottom",
+        "--frame-text",
+        "SCAN ME",
+        "--dpi",
+        "300",
+        "--verify",
+        "-o",
+    ])
+    .arg(&png)
+    .assert()
+    .success()
+    .stdout("");
+    assert_eq!(decode_image(&read(&png)), "https://example.com/styled");
+    let pdf = ws.path("print.pdf");
+    qr().args([
+        "generate",
+        "print",
+        "--style",
+        "rounded",
+        "--print-size",
+        "30",
+        "--verify",
+        "-o",
+    ])
+    .arg(&pdf)
+    .assert()
+    .success();
+    assert!(read(&pdf).starts_with(b"%PDF-1.4"));
+    qr().args(["generate", "x", "--color", "dddddd", "-o", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("Contrast too low"));
 }

@@ -39,6 +39,7 @@ impl Adler32 {
     /// Each copy adds `block.a` to `a`, and `len` times the `a` before it plus `block.b` to `b`;
     /// over `copies` copies that makes `copies * len * a + len * block.a * copies * (copies - 1)
     /// / 2 + copies * block.b`.
+    #[cfg(feature = "png")]
     pub(super) fn append_copies(&mut self, len: usize, block: Adler32, copies: usize) {
         let modulus = u64::from(ADLER_MOD);
         let len = len as u64 % modulus;

@@ -236,6 +236,7 @@ impl BlockPlan {
     }
 
     /// Returns the size in bits of the block with the better of the two codes.
+    #[cfg(feature = "png")]
     pub(super) fn bits(&self) -> u64 {
         self.dynamic_bits.min(self.fixed_bits)
     }

@@ -19,28 +19,46 @@
 
 mod adler32;
 mod block;
+// The optimal parse is the plain PNG's; the styled images and PDF use only the greedy one.
+#[cfg(feature = "png")]
 mod cost;
+#[cfg(any(feature = "style", feature = "pdf"))]
+mod greedy;
 mod huffman;
+#[cfg(feature = "png")]
 mod layout;
+#[cfg(feature = "png")]
 mod matches;
+#[cfg(feature = "png")]
 mod parse;
 mod tables;
 mod token;
 
+#[cfg(feature = "png")]
 use crate::bit_writer::{BitWriter, LsbFirst};
+#[cfg(feature = "png")]
 use block::BlockPlan;
+#[cfg(feature = "png")]
 use cost::CostModel;
+#[cfg(any(feature = "style", feature = "pdf"))]
+pub(crate) use greedy::zlib_compress_fast;
+#[cfg(feature = "png")]
 use layout::Layout;
+#[cfg(feature = "png")]
 use parse::Search;
+#[cfg(feature = "png")]
 use token::Token;
 
 /// Data whose sample has at most this many distinct byte values (a filter byte and two pixel
 /// bytes, say) gets a quick first pass to correct the greedy estimate of the symbol costs.
+#[cfg(feature = "png")]
 const TINY_ALPHABET: usize = 3;
 /// Data whose sample has more distinct byte values than this also gets a parse that starts
 /// from flat literal prices.
+#[cfg(feature = "png")]
 const VARIED_ALPHABET: usize = 32;
 
+#[cfg(feature = "png")]
 /// Compresses `data` into a complete zlib stream (2-byte header, deflate blocks, Adler-32).
 ///
 /// `stride` is the length in bytes of one filtered PNG scanline, filter byte included, so that
@@ -69,6 +87,7 @@ pub(crate) fn zlib_compress(data: &[u8], stride: usize) -> Vec<u8> {
     out
 }
 
+#[cfg(feature = "png")]
 /// Finds a cheap parse of the data of `layout` into tokens by repeated shortest-path searches,
 /// and the codes to write it with.
 ///
@@ -92,7 +111,7 @@ fn best_parse(layout: &Layout<'_>) -> (Vec<Token>, BlockPlan) {
     (best, best_plan)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "png"))]
 mod tests {
     use super::adler32::Adler32;
     use super::*;

@@ -1,5 +1,6 @@
 //! LZ77 tokens: literals and matches of at most 258 bytes, and the cutting of longer matches into them.
 
+#[cfg(feature = "png")]
 use super::tables::{MAX_MATCH, MIN_MATCH};
 
 /// One LZ77 token: a literal byte or a match of at most 258 bytes.
@@ -14,6 +15,7 @@ pub(super) struct Token {
 /// Calls `piece` with the tokens of a step of the path: a literal (`dist` 0), or a match of
 /// `len` bytes cut into pieces of at most 258, last piece first.
 #[inline]
+#[cfg(feature = "png")]
 pub(super) fn for_each_piece(len: u32, dist: u16, mut piece: impl FnMut(u16, u16)) {
     if dist == 0 || len as usize <= MAX_MATCH {
         piece(len as u16, dist);

@@ -50,6 +50,31 @@ pub(crate) fn encode(
             }
         }
     }
+    finish(pixmap, logo, placement)
+}
+
+/// Renders an RGBA PNG of premultiplied `pixels` (a styled image of `size` pixels) with `logo`
+/// drawn over its cleared area.
+#[cfg(feature = "style")]
+pub(crate) fn encode_pixels(
+    size: u32,
+    pixels: Vec<[u8; 4]>,
+    logo: &Logo,
+    placement: &LogoPlacement,
+) -> Result<Vec<u8>, RenderError> {
+    let bytes: Vec<u8> = pixels.into_iter().flatten().collect();
+    let pixmap = tiny_skia::IntSize::from_wh(size, size)
+        .and_then(|area| Pixmap::from_vec(bytes, area))
+        .ok_or_else(|| RenderError::PngEncoding("the image has no pixels".into()))?;
+    finish(pixmap, logo, placement)
+}
+
+/// Draws `logo` over `pixmap` at `placement` and encodes the result.
+fn finish(
+    mut pixmap: Pixmap,
+    logo: &Logo,
+    placement: &LogoPlacement,
+) -> Result<Vec<u8>, RenderError> {
     let source = logo.pixmap();
     let transform = Transform::from_row(
         placement.width / source.width() as f32,

@@ -155,8 +155,43 @@ fn fill_bits(row: &mut [u8], start: usize, end: usize) {
     row[last] |= tail;
 }
 
+/// The PNG signature and an IHDR chunk for a square image of `size` pixels (the styled writer's;
+/// the plain one writes its header in place).
+#[cfg(feature = "style")]
+pub(crate) fn signature(size: u32, depth: u8, color_type: u8) -> Vec<u8> {
+    let mut png = Vec::with_capacity(1024);
+    png.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    let mut header = [0u8; 13];
+    header[0..4].copy_from_slice(&size.to_be_bytes());
+    header[4..8].copy_from_slice(&size.to_be_bytes());
+    header[8] = depth;
+    header[9] = color_type;
+    chunk(&mut png, b"IHDR", &header);
+    png
+}
+
+/// `png` with a pHYs chunk of `dpi` (in dots per metre, as the chunk stores it) right after
+/// its IHDR chunk, where the specification wants it (before IDAT).
+pub(crate) fn with_resolution(png: Vec<u8>, dpi: crate::options::Dpi) -> Vec<u8> {
+    // The signature (8 bytes) and the IHDR chunk (4 + 4 + 13 + 4 bytes) come first in every PNG.
+    const AFTER_IHDR: usize = 33;
+    let Some((head, tail)) = png.split_at_checked(AFTER_IHDR) else {
+        return png;
+    };
+    let per_metre = dpi.dots_per_metre().to_be_bytes();
+    let mut data = [0u8; 9];
+    data[0..4].copy_from_slice(&per_metre);
+    data[4..8].copy_from_slice(&per_metre);
+    data[8] = 1; // The unit is the metre.
+    let mut out = Vec::with_capacity(png.len() + 21);
+    out.extend_from_slice(head);
+    chunk(&mut out, b"pHYs", &data);
+    out.extend_from_slice(tail);
+    out
+}
+
 /// Appends a PNG chunk: length, type, data and the CRC of type and data.
-fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+pub(crate) fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     png.extend_from_slice(&(data.len() as u32).to_be_bytes());
     png.extend_from_slice(kind);
     png.extend_from_slice(data);

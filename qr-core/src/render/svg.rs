@@ -180,7 +180,7 @@ impl RunList {
 
 /// Writes `"#rgb"` or `"#rrggbb"`, closing the attribute, plus an opacity attribute when the colour
 /// is translucent (`"fill"` gives `fill-opacity`).
-fn push_color(svg: &mut String, color: Color, attribute: &str) {
+pub(crate) fn push_color(svg: &mut String, color: Color, attribute: &str) {
     let short = [color.r, color.g, color.b].iter().all(|c| c % 17 == 0);
     if short {
         let _ = write!(

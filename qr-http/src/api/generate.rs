@@ -23,6 +23,7 @@ pub(crate) async fn handle(
     data: String,
     mut options: RenderOptions,
     logo_url: Option<String>,
+    verify: bool,
     headers: &HeaderMap,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(url) = logo_url {
@@ -31,13 +32,16 @@ pub(crate) async fn handle(
     let format = options.format;
     // A small image takes well under 100 µs: render it here rather than pay two thread
     // switches; larger ones (up to milliseconds) go to the blocking pool.
+    // Styled images, print documents and verified ones take longer: they go to the pool too.
     let image = if data.len() <= INLINE_RENDER_MAX_BYTES
         && options.size.pixels() <= INLINE_RENDER_MAX_SIZE
         && options.logo.is_none()
+        && options == plain(&options)
+        && !verify
     {
         qr_generate::render(&data, &options)?
     } else {
-        app.blocking_heavy(move |_| qr_generate::render(&data, &options))
+        app.blocking_heavy(move |_| qr_generate::render_checked(&data, &options, verify))
             .await??
     };
     let etag = format!("\"{}\"", hex(&Sha256::digest(&image)[..16]));
@@ -58,6 +62,22 @@ pub(crate) async fn handle(
         );
     }
     Ok(response)
+}
+
+/// `options` with only the settings of a plain image (size, format, colours, level, margin)
+/// kept, the rest at their defaults: equal to `options` when the image is plain.
+fn plain(options: &RenderOptions) -> RenderOptions {
+    let mut plain = RenderOptions::default()
+        .with_size(options.size)
+        .with_color(options.color)
+        .with_background(options.background)
+        .with_ec_level(options.ec_level)
+        .with_margin(options.margin);
+    if matches!(options.format, Format::Png | Format::Svg) {
+        plain = plain.with_format(options.format);
+    }
+    plain.logo_size = options.logo_size;
+    plain
 }
 
 /// Whether `If-None-Match` matches the strong `etag` (weak comparison, as for GET).

@@ -16,6 +16,9 @@ fn reason(status: u16) -> &'static str {
         405 => "Method not allowed (the Allow header lists the methods of the path)",
         408 => "Request body not received in time",
         413 => "Request body too large",
+        422 => {
+            "Image not readable: verify=true decoded the finished image and it did not give back the data"
+        }
         429 => "Rate limit exceeded (monthly quota, batch rate or per-second rate)",
         503 => "Service busy, or storage unavailable: retry after Retry-After seconds",
         _ => "Error",
@@ -135,7 +138,68 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     "URL of a PNG or JPEG logo on a public host (Pro plan)",
                     Value::Null,
                 ),
-                _ => (false, "Logo width in percent of the code", json!(20)),
+                "logoSize" => (false, "Logo width in percent of the code", json!(20)),
+                "style" => (
+                    false,
+                    "Shape of the data modules; connected merges neighbours into smooth runs",
+                    json!("rounded"),
+                ),
+                "finderStyle" => (false, "Shape of the three finder patterns", json!("rounded")),
+                "finderColor" => (
+                    false,
+                    "Colour of the finder patterns, hex without # (default: the modules' paint)",
+                    json!("1a237e"),
+                ),
+                "gradient" => (
+                    false,
+                    "Gradient over the dark modules from color to color2",
+                    json!("linear"),
+                ),
+                "color2" => (
+                    false,
+                    "End colour of the gradient, hex without # (required with gradient)",
+                    json!("6a1b9a"),
+                ),
+                "gradientAngle" => (
+                    false,
+                    "Direction of a linear gradient in degrees: 0 left to right, 90 top to bottom",
+                    json!(45),
+                ),
+                "frame" => (
+                    false,
+                    "A frame around the code; the image keeps its size",
+                    json!("banner-bottom"),
+                ),
+                "frameText" => (
+                    false,
+                    "Text in the frame (printable ASCII and Latin-1, drawn as outlines)",
+                    json!("SCAN ME"),
+                ),
+                "frameColor" => (
+                    false,
+                    "Colour of the frame, hex without # (default: color)",
+                    json!("1a237e"),
+                ),
+                "svgMode" => (
+                    false,
+                    "SVG only: outline draws filled outlines only (no strokes or dashes), for cutters and plotters",
+                    json!("outline"),
+                ),
+                "printSize" => (
+                    false,
+                    "PDF and EPS only: printed width and height in millimetres",
+                    json!(50),
+                ),
+                "dpi" => (
+                    false,
+                    "PNG: resolution written as the pHYs chunk; PDF and EPS: resolution of the logo (default 300)",
+                    json!(300),
+                ),
+                _ => (
+                    false,
+                    "Decode the finished image before answering; 422 with the reason if it does not scan",
+                    json!(true),
+                ),
             };
             query(name, required, schema, description, example)
         })
@@ -154,10 +218,12 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     "200": {"description": "The image",
                             "headers": {"ETag": {"schema": {"type": "string"}}},
                             "content": {"image/png": {"schema": {"type": "string", "format": "binary"}},
-                                        "image/svg+xml": {"schema": {"type": "string"}}}},
+                                        "image/svg+xml": {"schema": {"type": "string"}},
+                                        "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                                        "application/postscript": {"schema": {"type": "string"}}}},
                     "304": {"description": "Not modified (If-None-Match matched the ETag)"}
                 }),
-                errors: &[],
+                errors: &[422],
             }],
         ),
         (

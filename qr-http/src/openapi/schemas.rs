@@ -28,8 +28,8 @@ pub(super) fn settings() -> Vec<(&'static str, Value)> {
         ),
         (
             "format",
-            json!({"type": "string", "enum": ["png", "svg"], "default": "png",
-                          "description": "Case-insensitive"}),
+            json!({"type": "string", "enum": ["png", "svg", "pdf", "eps"], "default": "png",
+                          "description": "Case-insensitive; pdf and eps are print documents of printSize"}),
         ),
         (
             "color",
@@ -57,7 +57,68 @@ pub(super) fn settings() -> Vec<(&'static str, Value)> {
             "logoSize",
             json!({"type": "integer", "minimum": 5, "maximum": 30, "default": 20}),
         ),
+        (
+            "style",
+            json!({"type": "string", "enum": names(qr_core::ModuleStyle::ALL), "default": "square",
+                   "description": "Case-insensitive; square is the plain image"}),
+        ),
+        (
+            "finderStyle",
+            json!({"type": "string", "enum": names(qr_core::FinderStyle::ALL), "default": "square"}),
+        ),
+        (
+            "finderColor",
+            json!({"type": "string", "pattern": COLOUR_PATTERN}),
+        ),
+        (
+            "gradient",
+            json!({"type": "string", "enum": names(qr_core::GradientKind::ALL),
+                   "description": "From color to color2 (which it requires)"}),
+        ),
+        (
+            "color2",
+            json!({"type": "string", "pattern": COLOUR_PATTERN}),
+        ),
+        (
+            "gradientAngle",
+            json!({"type": "integer", "minimum": 0, "maximum": 359, "default": 0}),
+        ),
+        (
+            "frame",
+            json!({"type": "string", "enum": names(qr_core::FrameStyle::ALL), "default": "none"}),
+        ),
+        (
+            "frameText",
+            json!({"type": "string", "maxLength": 32, "pattern": FRAME_TEXT_PATTERN}),
+        ),
+        (
+            "frameColor",
+            json!({"type": "string", "pattern": COLOUR_PATTERN}),
+        ),
+        (
+            "svgMode",
+            json!({"type": "string", "enum": names(qr_core::SvgMode::ALL), "default": "compact"}),
+        ),
+        (
+            "printSize",
+            json!({"type": "integer", "minimum": qr_generate::bounds::MIN_PRINT_SIZE,
+                   "maximum": qr_generate::bounds::MAX_PRINT_SIZE, "default": 50}),
+        ),
+        (
+            "dpi",
+            json!({"type": "integer", "minimum": qr_generate::bounds::MIN_DPI,
+                   "maximum": qr_generate::bounds::MAX_DPI}),
+        ),
+        ("verify", json!({"type": "boolean", "default": false})),
     ]
+}
+
+/// A frame text: printable ASCII and Latin-1, the characters of the compiled-in font.
+const FRAME_TEXT_PATTERN: &str = "^[\\x20-\\x7E\\xA0-\\xFF]*$";
+
+/// The names of a qr-core option enum, for a JSON Schema `enum`.
+fn names<T: std::fmt::Display>(values: &[T]) -> Vec<String> {
+    values.iter().map(ToString::to_string).collect()
 }
 
 /// The named settings as a `properties` object.
@@ -71,14 +132,20 @@ fn properties(names: &[&str]) -> serde_json::Map<String, Value> {
 
 /// The `components.schemas` object.
 pub(super) fn components() -> Value {
-    let mut item = properties(&[
-        "data",
-        "size",
-        "format",
-        "color",
-        "background",
-        "errorCorrection",
-    ]);
+    let batch_settings: Vec<&str> = settings()
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| *name != "data" && *name != "logo")
+        .collect();
+    let mut item = properties(&batch_settings);
+    item.insert(
+        "data".into(),
+        settings()
+            .into_iter()
+            .find(|(n, _)| *n == "data")
+            .map(|(_, s)| s)
+            .unwrap_or_default(),
+    );
     item.insert(
         "filename".into(),
         json!({"type": "string", "minLength": 1, "maxLength": 255}),
@@ -130,7 +197,7 @@ pub(super) fn components() -> Value {
             "properties": {"name": name, "targetUrl": target},
             "example": {"targetUrl": "https://example.com/summer-menu"}},
         "BatchSettings": {"type": "object",
-            "properties": properties(&["size", "format", "color", "background", "errorCorrection"])},
+            "properties": properties(&batch_settings)},
         "BatchItem": {"type": "object", "required": ["data"], "properties": item},
         "BatchRequest": {"type": "object", "required": ["items"], "properties": {
             "items": {"type": "array", "minItems": 1, "maxItems": 1000,
@@ -138,8 +205,10 @@ pub(super) fn components() -> Value {
                 "items": {"$ref": "#/components/schemas/BatchItem"}},
             "defaults": {"$ref": "#/components/schemas/BatchSettings"}},
             "example": {"items": [{"data": "https://example.com/a", "filename": "a"},
-                                  {"data": "https://example.com/b", "format": "svg"}],
-                        "defaults": {"size": 400, "errorCorrection": "Q"}}},
+                                  {"data": "https://example.com/b", "format": "svg", "style": "dots"},
+                                  {"data": "https://example.com/c", "format": "pdf", "printSize": 30}],
+                        "defaults": {"size": 400, "errorCorrection": "Q", "style": "rounded",
+                                     "finderStyle": "rounded", "verify": true}}},
         "Usage": {"type": "object", "required": ["plan", "usage"], "additionalProperties": false, "properties": {
             "plan": {"type": "string", "enum": ["free", "starter", "pro", "enterprise"]},
             "usage": {"type": "object", "required": ["current", "limit", "resetDate"], "additionalProperties": false,

@@ -1,4 +1,12 @@
-//! Rendering options with the core's real bounds: size, format, colours, margin and logo size.
+//! Rendering options with the core's real bounds: size, format, colours, margin and logo size, plus the appearance, frame and print options of their own modules.
+
+mod frame;
+mod print;
+mod style;
+
+pub use frame::{Frame, FrameStyle, FrameText};
+pub use print::{Dpi, PrintSize};
+pub use style::{FinderStyle, Gradient, GradientAngle, GradientKind, ModuleStyle, SvgMode};
 
 use std::fmt;
 use std::str::FromStr;
@@ -138,8 +146,8 @@ impl TryFrom<u8> for LogoSize {
 
 /// The image format.
 ///
-/// Both variants always exist; writing one needs its cargo feature (`png`, `svg`, both on by
-/// default). Without it, rendering answers
+/// Every variant always exists; writing one needs its cargo feature (`png`, `svg`, `pdf`,
+/// `eps`, all on by default). Without it, rendering answers
 /// [`RenderError::FormatNotEnabled`](crate::RenderError::FormatNotEnabled), and
 /// [`Format::is_enabled`] tells beforehand.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -150,14 +158,23 @@ pub enum Format {
     Png,
     /// An SVG document.
     Svg,
+    /// A one-page vector PDF document of [`PrintSize`].
+    Pdf,
+    /// An Encapsulated PostScript document of [`PrintSize`].
+    Eps,
 }
 
 impl Format {
+    /// Every format, in documentation order.
+    pub const ALL: &'static [Format] = &[Format::Png, Format::Svg, Format::Pdf, Format::Eps];
+
     /// The media type of the format.
     pub const fn content_type(self) -> &'static str {
         match self {
             Format::Png => "image/png",
             Format::Svg => "image/svg+xml",
+            Format::Pdf => "application/pdf",
+            Format::Eps => "application/postscript",
         }
     }
 
@@ -166,6 +183,8 @@ impl Format {
         match self {
             Format::Png => cfg!(feature = "png"),
             Format::Svg => cfg!(feature = "svg"),
+            Format::Pdf => cfg!(feature = "pdf"),
+            Format::Eps => cfg!(feature = "eps"),
         }
     }
 
@@ -174,22 +193,27 @@ impl Format {
         match self {
             Format::Png => "png",
             Format::Svg => "svg",
+            Format::Pdf => "pdf",
+            Format::Eps => "eps",
         }
+    }
+
+    /// Whether the format is a print document measured in millimetres (PDF and EPS).
+    pub const fn is_print(self) -> bool {
+        matches!(self, Format::Pdf | Format::Eps)
     }
 }
 
 impl FromStr for Format {
     type Err = OptionError;
 
-    /// Parses `png` or `svg`, case-insensitive.
+    /// Parses `png`, `svg`, `pdf` or `eps`, case-insensitive.
     fn from_str(text: &str) -> Result<Format, OptionError> {
-        if text.eq_ignore_ascii_case("png") {
-            Ok(Format::Png)
-        } else if text.eq_ignore_ascii_case("svg") {
-            Ok(Format::Svg)
-        } else {
-            Err(OptionError::Format(text.to_owned()))
-        }
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| f.extension().eq_ignore_ascii_case(text))
+            .ok_or_else(|| OptionError::Format(text.to_owned()))
     }
 }
 
@@ -247,6 +271,60 @@ impl Color {
     pub const fn is_opaque(self) -> bool {
         self.a == 255
     }
+
+    /// This colour composited over `below` (source over, straight alpha), as it shows on it.
+    pub fn over(self, below: Color) -> Color {
+        let (sa, ba) = (f64::from(self.a) / 255.0, f64::from(below.a) / 255.0);
+        let alpha = sa + ba * (1.0 - sa);
+        if alpha <= 0.0 {
+            return Color { a: 0, ..self };
+        }
+        let channel = |s: u8, b: u8| {
+            let value = (f64::from(s) * sa + f64::from(b) * ba * (1.0 - sa)) / alpha;
+            value.round().clamp(0.0, 255.0) as u8
+        };
+        Color {
+            r: channel(self.r, below.r),
+            g: channel(self.g, below.g),
+            b: channel(self.b, below.b),
+            a: (alpha * 255.0).round() as u8,
+        }
+    }
+
+    /// The colour at `t` (0 to 1) of the way from this colour to `to`, each channel interpolated
+    /// in sRGB as SVG, PDF and PostScript gradients do.
+    pub fn mix(self, to: Color, t: f32) -> Color {
+        let t = t.clamp(0.0, 1.0);
+        let channel =
+            |a: u8, b: u8| (f32::from(a) + (f32::from(b) - f32::from(a)) * t).round() as u8;
+        Color {
+            r: channel(self.r, to.r),
+            g: channel(self.g, to.g),
+            b: channel(self.b, to.b),
+            a: channel(self.a, to.a),
+        }
+    }
+
+    /// The relative luminance of the colour's RGB (WCAG 2.x: linearised sRGB, weights 0.2126,
+    /// 0.7152 and 0.0722), 0 for black to 1 for white; alpha is ignored (composite first).
+    pub fn relative_luminance(self) -> f64 {
+        let linear = |c: u8| {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * linear(self.r) + 0.7152 * linear(self.g) + 0.0722 * linear(self.b)
+    }
+
+    /// The WCAG 2.x contrast ratio of two colours' RGB, `(L1 + 0.05) / (L2 + 0.05)` with L1 the
+    /// lighter: 1 (no contrast) to 21 (black and white).
+    pub fn contrast_ratio(self, other: Color) -> f64 {
+        let (a, b) = (self.relative_luminance(), other.relative_luminance());
+        (a.max(b) + 0.05) / (a.min(b) + 0.05)
+    }
 }
 
 impl From<Color> for [u8; 4] {
@@ -287,8 +365,8 @@ pub enum OptionError {
     #[cfg_attr(docsrs, doc(cfg(feature = "logo")))]
     #[error("invalid logo size {0}: it must be from {min} to {max} percent of the code's width", min = LogoSize::MIN, max = LogoSize::MAX)]
     LogoSize(u8),
-    /// A format other than png or svg.
-    #[error("invalid format {0:?}: it must be png or svg")]
+    /// A format other than png, svg, pdf or eps.
+    #[error("invalid format {0:?}: it must be png, svg, pdf or eps")]
     Format(String),
     /// A colour that is not RRGGBB, RGB or RRGGBBAA hex.
     #[error("invalid color {0:?}: use hex digits without '#', as RRGGBB, RGB or RRGGBBAA")]
@@ -296,6 +374,42 @@ pub enum OptionError {
     /// An error-correction level other than L, M, Q or H.
     #[error("invalid error correction level {0:?}: it must be L, M, Q or H")]
     EcLevel(String),
+    /// An unknown module style.
+    #[error("invalid style {0:?}: it must be one of {list}", list = names(ModuleStyle::ALL))]
+    ModuleStyle(String),
+    /// An unknown finder style.
+    #[error("invalid finder style {0:?}: it must be one of {list}", list = names(FinderStyle::ALL))]
+    FinderStyle(String),
+    /// An unknown gradient kind.
+    #[error("invalid gradient {0:?}: it must be one of {list}", list = names(GradientKind::ALL))]
+    GradientKind(String),
+    /// A gradient angle of 360 degrees or more.
+    #[error("invalid gradient angle {0}: it must be from 0 to 359 degrees")]
+    GradientAngle(u16),
+    /// An unknown frame style.
+    #[error("invalid frame {0:?}: it must be one of {list}", list = names(FrameStyle::ALL))]
+    FrameStyle(String),
+    /// A frame text the font cannot draw or too long; the text says why.
+    #[error("invalid frame text: {0}")]
+    FrameText(String),
+    /// An unknown SVG mode.
+    #[error("invalid SVG mode {0:?}: it must be one of {list}", list = names(SvgMode::ALL))]
+    SvgMode(String),
+    /// A print size outside 1..=5000 millimetres.
+    #[error("invalid print size {0}: it must be from {min} to {max} millimetres", min = PrintSize::MIN, max = PrintSize::MAX)]
+    PrintSize(u16),
+    /// A resolution outside 1..=100000 dots per inch.
+    #[error("invalid resolution {0}: it must be from {min} to {max} dots per inch", min = Dpi::MIN, max = Dpi::MAX)]
+    Dpi(u32),
+}
+
+/// The names of `values`, as "a, b or c".
+fn names<T: fmt::Display>(values: &[T]) -> String {
+    let names: Vec<String> = values.iter().map(ToString::to_string).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 #[cfg(test)]
@@ -324,9 +438,30 @@ mod tests {
     }
 
     #[test]
+    fn contrast_follows_wcag() {
+        assert!((Color::BLACK.contrast_ratio(Color::WHITE) - 21.0).abs() < 1e-9);
+        assert!((Color::WHITE.contrast_ratio(Color::WHITE) - 1.0).abs() < 1e-9);
+        // #777777 on white is the classic 4.48:1.
+        let grey = Color::rgb(0x77, 0x77, 0x77);
+        assert!((grey.contrast_ratio(Color::WHITE) - 4.48).abs() < 0.01);
+        let half = Color {
+            a: 128,
+            ..Color::BLACK
+        }
+        .over(Color::WHITE);
+        assert_eq!(half, Color::rgb(127, 127, 127));
+        assert_eq!(
+            Color::BLACK.mix(Color::WHITE, 0.5),
+            Color::rgb(128, 128, 128)
+        );
+    }
+
+    #[test]
     fn formats_parse_case_insensitively() {
         assert_eq!("SVG".parse::<Format>(), Ok(Format::Svg));
         assert_eq!("png".parse::<Format>(), Ok(Format::Png));
+        assert_eq!("PDF".parse::<Format>(), Ok(Format::Pdf));
+        assert_eq!("eps".parse::<Format>(), Ok(Format::Eps));
         assert_eq!(
             "gif".parse::<Format>(),
             Err(OptionError::Format("gif".into()))

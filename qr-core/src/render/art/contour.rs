@@ -1,0 +1,157 @@
+//! The outline of the dark modules: boundary edges linked into closed figures, with every convex corner rounded by the style's radius.
+
+use super::path::{Path, Point};
+use super::shapes::Corner;
+
+/// The four directions of an edge, y pointing down, numbered clockwise.
+const STEPS: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+
+/// Appends the outline of the dark modules of an `n` x `n` grid: outer figures clockwise and
+/// holes anticlockwise (y down), for the nonzero rule. Modules that touch only at a corner stay
+/// separate figures. `radius(x, y, corner)` gives the radius of a convex corner of the dark
+/// module (`x`, `y`).
+pub(crate) fn trace(
+    path: &mut Path,
+    n: usize,
+    dark: impl Fn(usize, usize) -> bool,
+    radius: impl Fn(usize, usize, Corner) -> f32,
+) {
+    let side = n + 1;
+    // For every grid vertex, the directions of the boundary edges that leave it.
+    let mut exits = vec![0u8; side * side];
+    let is_dark = |x: i32, y: i32| {
+        x >= 0 && y >= 0 && (x as usize) < n && (y as usize) < n && dark(x as usize, y as usize)
+    };
+    for y in 0..n as i32 {
+        for x in 0..n as i32 {
+            if !is_dark(x, y) {
+                continue;
+            }
+            // Each side without a dark neighbour is an edge with the module on its right.
+            let sides = [
+                ((0, -1), (x, y), 0u8),
+                ((1, 0), (x + 1, y), 1),
+                ((0, 1), (x + 1, y + 1), 2),
+                ((-1, 0), (x, y + 1), 3),
+            ];
+            for ((dx, dy), (vx, vy), direction) in sides {
+                if !is_dark(x + dx, y + dy) {
+                    exits[vy as usize * side + vx as usize] |= 1 << direction;
+                }
+            }
+        }
+    }
+    let edges = exits.clone();
+    let mut corners: Vec<(Point, i32, i32, f32)> = Vec::new();
+    for start in 0..exits.len() {
+        while exits[start] != 0 {
+            let first = exits[start].trailing_zeros() as usize;
+            corners.clear();
+            let (mut vertex, mut direction) = (start, first);
+            // Every edge is walked once; the bound only guards against a broken grid.
+            for _ in 0..=4 * n * n {
+                exits[vertex] &= !(1 << direction);
+                let (dx, dy) = STEPS[direction];
+                let (x, y) = ((vertex % side) as i32 + dx, (vertex / side) as i32 + dy);
+                let next = y as usize * side + x as usize;
+                // Turning right first keeps modules that touch at a corner apart.
+                let out = [1, 0, 3]
+                    .iter()
+                    .map(|turn| (direction + turn) % 4)
+                    .find(|&d| edges[next] & (1 << d) != 0)
+                    .unwrap_or(direction);
+                if out != direction {
+                    let convex = out == (direction + 1) % 4;
+                    let r = if convex {
+                        let (ox, oy) = STEPS[out];
+                        let (qx, qy) = (ox - dx, oy - dy);
+                        let (cx, cy) = (
+                            x + if qx < 0 { -1 } else { 0 },
+                            y + if qy < 0 { -1 } else { 0 },
+                        );
+                        let corner = match (qx < 0, qy < 0) {
+                            (false, false) => Corner::TopLeft,
+                            (true, false) => Corner::TopRight,
+                            (true, true) => Corner::BottomRight,
+                            (false, true) => Corner::BottomLeft,
+                        };
+                        radius(cx as usize, cy as usize, corner)
+                    } else {
+                        0.0
+                    };
+                    corners.push((
+                        Point::new(x as f32, y as f32),
+                        direction as i32,
+                        out as i32,
+                        r,
+                    ));
+                }
+                vertex = next;
+                direction = out;
+                if vertex == start && direction == first {
+                    break;
+                }
+            }
+            emit(path, &corners);
+        }
+    }
+}
+
+/// Appends one closed figure through `corners` (vertex, incoming and outgoing direction, radius).
+fn emit(path: &mut Path, corners: &[(Point, i32, i32, f32)]) {
+    let Some(&(last, _, out, r)) = corners.last() else {
+        return;
+    };
+    let (ox, oy) = STEPS[out as usize];
+    path.move_to(last.x + ox as f32 * r, last.y + oy as f32 * r);
+    for &(vertex, incoming, outgoing, r) in corners {
+        let (ix, iy) = STEPS[incoming as usize];
+        let (ox, oy) = STEPS[outgoing as usize];
+        let entry = Point::new(vertex.x - ix as f32 * r, vertex.y - iy as f32 * r);
+        path.line_to(entry.x, entry.y);
+        if r > 0.0 {
+            let exit = Point::new(vertex.x + ox as f32 * r, vertex.y + oy as f32 * r);
+            let center = Point::new(entry.x + ox as f32 * r, entry.y + oy as f32 * r);
+            path.arc_to(exit, center, true);
+        }
+    }
+    path.close();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::path::{Segment, Transform};
+    use super::*;
+
+    fn area(path: &Path) -> f32 {
+        let mut twice = 0.0;
+        path.flatten(&Transform::IDENTITY, 0.0001, |a, b| {
+            twice += a.x * b.y - b.x * a.y
+        });
+        twice / 2.0
+    }
+
+    #[test]
+    fn outlines_cover_exactly_the_dark_modules() {
+        // A ring of 8 modules around a hole, and a module touching it only at a corner.
+        let grid = ["###.", "#.#.", "###.", "...#"];
+        let dark = |x: usize, y: usize| grid[y].as_bytes()[x] == b'#';
+        let mut path = Path::default();
+        trace(&mut path, 4, dark, |_, _, _| 0.0);
+        let figures = path
+            .segments
+            .iter()
+            .filter(|s| matches!(s, Segment::Move(_)))
+            .count();
+        assert_eq!(figures, 3, "outer ring, hole, lone module");
+        assert!((area(&path) - 9.0).abs() < 1e-4, "{}", area(&path));
+    }
+
+    #[test]
+    fn rounded_corners_take_their_area_off() {
+        let mut path = Path::default();
+        trace(&mut path, 1, |_, _| true, |_, _, _| 0.5);
+        let circle = std::f32::consts::PI / 4.0;
+        assert!((area(&path) - circle).abs() < 1e-3, "{}", area(&path));
+    }
+}

@@ -1,0 +1,133 @@
+//! Short decimal numbers for the vector writers: at most three decimals, no trailing zeros, no leading zero.
+
+/// Appends `value` rounded to three decimals in its shortest form (`.5`, `-2`, `12.125`),
+/// preceded by a space unless `out` is empty, ends in a separator or an SVG path command, or the
+/// number starts with `-`.
+#[cfg(feature = "svg")]
+pub(crate) fn push(out: &mut String, value: f32) {
+    let separated = match out.as_bytes().last() {
+        None => true,
+        Some(&last) => {
+            matches!(last, b' ' | b'"' | b'[' | b'(' | b'\n') || last.is_ascii_alphabetic()
+        }
+    };
+    let mut buffer = [0u8; 24];
+    let text = format(value, &mut buffer);
+    if !separated && text.first() != Some(&b'-') {
+        out.push(' ');
+    }
+    push_ascii(out, text);
+}
+
+/// Appends `value` as [`push`] does, preceded by a space unless `out` ends in white space or a
+/// bracket: PDF and PostScript need a space after an operator.
+pub(crate) fn push_word(out: &mut String, value: f32) {
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        out.push(' ');
+    }
+    let mut buffer = [0u8; 24];
+    push_ascii(out, format(value, &mut buffer));
+}
+
+/// Appends the whole number `value` as [`push_word`] does (the run coordinates of PDF and EPS).
+pub(crate) fn push_word_int(out: &mut String, value: u32) {
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        out.push(' ');
+    }
+    let mut buffer = [0u8; 24];
+    let start = digits(&mut buffer, u64::from(value));
+    push_ascii(out, &buffer[start..]);
+}
+
+/// `value` in whole thousandths, rounded half away from zero as `round` does (the cast
+/// saturates out of range): the unit the writers compute relative coordinates in, so that the
+/// rounding of one step never carries into the next.
+pub(crate) fn thousandths(value: f32) -> i64 {
+    let scaled = f64::from(value) * 1000.0;
+    (scaled + if scaled < 0.0 { -0.5 } else { 0.5 }) as i64
+}
+
+/// `value` rounded to thousandths in its shortest form, written at the end of `buffer`.
+fn format(value: f32, buffer: &mut [u8; 24]) -> &[u8] {
+    format_thousandths(thousandths(value), buffer)
+}
+
+/// `thousandths` / 1000 in its shortest form, written at the end of `buffer`: a few integer
+/// divisions, no float formatting (the writers call this for every coordinate, so it is their
+/// hot path).
+pub(crate) fn format_thousandths(thousandths: i64, buffer: &mut [u8; 24]) -> &[u8] {
+    let magnitude = thousandths.unsigned_abs();
+    let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as u32);
+    let mut end = buffer.len();
+    if fraction != 0 {
+        let digits = [fraction / 100, fraction / 10 % 10, fraction % 10];
+        let width = if digits[2] != 0 {
+            3
+        } else if digits[1] != 0 {
+            2
+        } else {
+            1
+        };
+        for &digit in digits[..width].iter().rev() {
+            end -= 1;
+            buffer[end] = b'0' + digit as u8;
+        }
+        end -= 1;
+        buffer[end] = b'.';
+    }
+    let mut start = end;
+    if whole != 0 || fraction == 0 {
+        start = digits(&mut buffer[..end], whole);
+    }
+    if thousandths < 0 {
+        start -= 1;
+        buffer[start] = b'-';
+    }
+    &buffer[start..]
+}
+
+/// Appends ASCII `bytes` (digits, signs and points) in one copy.
+pub(crate) fn push_ascii(out: &mut String, bytes: &[u8]) {
+    // Always ASCII, so the check passes; it costs a few instructions against a push per char.
+    out.push_str(std::str::from_utf8(bytes).unwrap_or_default());
+}
+
+/// Writes the decimal digits of `value` at the end of `buffer`; returns where they start.
+fn digits(buffer: &mut [u8], mut value: u64) -> usize {
+    let mut start = buffer.len();
+    loop {
+        start -= 1;
+        buffer[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            return start;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(feature = "svg")]
+    fn numbers_are_short() {
+        let mut out = String::new();
+        for value in [0.0, 0.5, -0.25, 12.0, 4.12345, -0.0001, 1000.5] {
+            push(&mut out, value);
+        }
+        assert_eq!(out, "0 .5-.25 12 4.123 0 1000.5");
+        let mut svg = String::from("M");
+        push(&mut svg, 3.0);
+        push(&mut svg, 4.0);
+        assert_eq!(svg, "M3 4");
+    }
+
+    #[test]
+    fn words_are_separated() {
+        let mut pdf = String::from("0 0 m");
+        push_word(&mut pdf, -1.5);
+        push_word(&mut pdf, 0.25);
+        assert_eq!(pdf, "0 0 m -1.5 .25");
+    }
+}

@@ -1,0 +1,175 @@
+//! EPS output: Encapsulated PostScript of the print size, the code as filled paths with one-letter procedures, gradients as Level 3 shadings.
+//!
+//! PostScript has no transparency: translucent colours are composited over white paper (a
+//! fully transparent background is simply not painted), and a logo over the background.
+
+use std::fmt::Write as _;
+
+use super::art::path::Transform;
+use super::art::{Art, Paint, number};
+use super::print::{EPS_RUN_PROCEDURES, push_path, push_rgb, push_runs_eps};
+use crate::options::{Color, Dpi, PrintSize};
+
+/// Writes `art` as an EPS document `print_size` wide; a logo is resampled at `dpi`.
+pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> {
+    let page = print_size.points();
+    let points_per_pixel = page / f64::from(art.size);
+    let layers = art.layers(true);
+    let shaded = layers.iter().any(|l| !matches!(l.paint, Paint::Solid(_)));
+    let has_runs = layers.iter().any(|l| !l.runs.is_empty());
+    let mut body = String::with_capacity(4096);
+    let paper = Color::WHITE;
+    let opaque = |c: Color| c.over(paper);
+    let k = points_per_pixel as f32;
+    body.push_str("gsave 0");
+    number::push_word(&mut body, page as f32);
+    body.push_str(" translate");
+    number::push_word(&mut body, k);
+    number::push_word(&mut body, -k);
+    body.push_str(" scale\n");
+    if art.background.a != 0 {
+        push_rgb(&mut body, opaque(art.background));
+        let s = art.size as f32;
+        body.push_str(" r 0 0 m");
+        for (x, y) in [(s, 0.0), (s, s), (0.0, s)] {
+            number::push_word(&mut body, x);
+            number::push_word(&mut body, y);
+            body.push_str(" l");
+        }
+        body.push_str(" h f\n");
+    }
+    for layer in &layers {
+        body.push_str("gsave");
+        push_transform(&mut body, &layer.transform);
+        match layer.paint {
+            Paint::Solid(color) => {
+                push_rgb(&mut body, opaque(color));
+                body.push_str(" r\n");
+                push_path(&mut body, &layer.path);
+                push_runs_eps(&mut body, &layer.runs);
+                body.push_str(if layer.even_odd { "F" } else { "f" });
+            }
+            paint => {
+                push_path(&mut body, &layer.path);
+                push_runs_eps(&mut body, &layer.runs);
+                body.push_str(if layer.even_odd {
+                    "eoclip newpath\n"
+                } else {
+                    "clip newpath\n"
+                });
+                push_shading(&mut body, &paint, &layer.transform, opaque);
+            }
+        }
+        body.push_str(" grestore\n");
+    }
+    #[cfg(feature = "logo")]
+    if let Some((logo, placement)) = &art.logo {
+        let size = (
+            f64::from(placement.width) * points_per_pixel,
+            f64::from(placement.height) * points_per_pixel,
+        );
+        let image = super::print::resample_logo(logo, size, dpi);
+        if image.width > 0 {
+            body.push_str("gsave");
+            for value in [placement.x, placement.y + placement.height] {
+                number::push_word(&mut body, value);
+            }
+            body.push_str(" translate");
+            number::push_word(&mut body, placement.width);
+            number::push_word(&mut body, -placement.height);
+            let (w, h) = (image.width, image.height);
+            let _ = write!(
+                body,
+                " scale /DeviceRGB setcolorspace\n<</ImageType 1/Width {w}/Height {h}/BitsPerComponent 8/Decode[0 1 0 1 0 1]/ImageMatrix[{w} 0 0 -{h} 0 {h}]/DataSource currentfile/ASCIIHexDecode filter>>image\n"
+            );
+            // The logo over the background it covers (white paper when that is transparent).
+            let under = opaque(art.background);
+            for (i, (rgb, &alpha)) in image.rgb.chunks_exact(3).zip(&image.alpha).enumerate() {
+                let pixel = Color {
+                    r: rgb[0],
+                    g: rgb[1],
+                    b: rgb[2],
+                    a: alpha,
+                }
+                .over(under);
+                let _ = write!(body, "{:02x}{:02x}{:02x}", pixel.r, pixel.g, pixel.b);
+                if i % 24 == 23 {
+                    body.push('\n');
+                }
+            }
+            body.push_str(">\ngrestore\n");
+        }
+    }
+    #[cfg(not(feature = "logo"))]
+    let _ = dpi;
+    body.push_str("grestore\n");
+
+    let box_side = page.ceil() as u32;
+    let mut eps = String::with_capacity(body.len() + 512);
+    let _ = write!(
+        eps,
+        "%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: qr-core\n%%BoundingBox: 0 0 {box_side} {box_side}\n%%HiResBoundingBox: 0 0 {page:.3} {page:.3}\n%%LanguageLevel: {}\n%%Pages: 1\n%%EndComments\n%%BeginProlog\n/m/moveto load def/l/lineto load def/c/curveto load def/h/closepath load def/f/fill load def/F/eofill load def/r/setrgbcolor load def\n{runs}%%EndProlog\n%%Page: 1 1\n",
+        if shaded { 3 } else { 2 },
+        runs = if has_runs { EPS_RUN_PROCEDURES } else { "" }
+    );
+    eps.push_str(&body);
+    eps.push_str("showpage\n%%EOF\n");
+    eps.into_bytes()
+}
+
+/// Appends `transform` as a `concat` (nothing for the identity).
+fn push_transform(out: &mut String, t: &Transform) {
+    if *t == Transform::IDENTITY {
+        return;
+    }
+    out.push_str(" [");
+    for value in [t.sx, 0.0, 0.0, t.sy, t.tx, t.ty] {
+        number::push_word(out, value);
+    }
+    out.push_str("] concat\n");
+}
+
+/// Appends a Level 3 `shfill` of `paint` in the user space of `transform`.
+fn push_shading(
+    out: &mut String,
+    paint: &Paint,
+    transform: &Transform,
+    opaque: impl Fn(Color) -> Color,
+) {
+    let local = |p| transform.invert(p);
+    let (kind, coords, from, to) = match *paint {
+        Paint::Linear {
+            start,
+            end,
+            from,
+            to,
+        } => {
+            let (a, b) = (local(start), local(end));
+            (2, vec![a.x, a.y, b.x, b.y], from, to)
+        }
+        Paint::Radial {
+            center,
+            radius,
+            from,
+            to,
+        } => {
+            let c = local(center);
+            (
+                3,
+                vec![c.x, c.y, 0.0, c.x, c.y, radius / transform.scale()],
+                from,
+                to,
+            )
+        }
+        Paint::Solid(color) => (2, vec![0.0, 0.0, 1.0, 0.0], color, color),
+    };
+    let _ = write!(out, "<</ShadingType {kind}/ColorSpace/DeviceRGB/Coords[");
+    for value in coords {
+        number::push_word(out, value);
+    }
+    out.push_str("]/Extend[true true]/Function<</FunctionType 2/Domain[0 1]/C0[");
+    push_rgb(out, opaque(from));
+    out.push_str("]/C1[");
+    push_rgb(out, opaque(to));
+    out.push_str("]/N 1>>>>shfill");
+}

@@ -1,0 +1,273 @@
+//! PDF output: a one-page PDF 1.4 document of the print size, the code as filled paths in a compressed content stream, gradients as shadings.
+//!
+//! The page is `print_size` square; one `cm` maps image pixels (y down) to points, and each
+//! layer's own `cm` its module units, so coordinates stay short. Translucent colours use an
+//! ExtGState's `ca`; a logo is an image XObject resampled to the resolution, with its alpha as
+//! a soft mask.
+
+use std::fmt::Write as _;
+
+use super::art::path::Transform;
+use super::art::{Art, Paint, number};
+use super::print::{push_path, push_rgb, push_runs_pdf};
+use crate::deflate::zlib_compress_fast;
+use crate::options::{Dpi, PrintSize};
+
+/// Writes `art` as a PDF document `print_size` wide; a logo is resampled at `dpi`.
+pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> {
+    let page = print_size.points();
+    let points_per_pixel = page / f64::from(art.size);
+    let mut content = String::with_capacity(4096);
+    let mut resources = Resources::default();
+    content.push('q');
+    let k = points_per_pixel as f32;
+    for value in [k, 0.0, 0.0, -k, 0.0, page as f32] {
+        number::push_word(&mut content, value);
+    }
+    content.push_str(" cm\n");
+    if art.background.a != 0 {
+        resources.alpha(&mut content, art.background.a);
+        push_rgb(&mut content, art.background);
+        let s = art.size as f32;
+        content.push_str(" rg 0 0");
+        number::push_word(&mut content, s);
+        number::push_word(&mut content, s);
+        content.push_str(" re f\n");
+    }
+    for layer in art.layers(true) {
+        content.push('q');
+        push_transform(&mut content, &layer.transform);
+        match layer.paint {
+            Paint::Solid(color) => {
+                resources.alpha(&mut content, color.a);
+                push_rgb(&mut content, color);
+                content.push_str(" rg\n");
+                push_path(&mut content, &layer.path);
+                push_runs_pdf(&mut content, &layer.runs);
+                content.push_str(if layer.even_odd { "f*" } else { "f" });
+            }
+            paint => {
+                resources.alpha(&mut content, paint.colors()[0].a);
+                push_path(&mut content, &layer.path);
+                push_runs_pdf(&mut content, &layer.runs);
+                content.push_str(if layer.even_odd { "W* n " } else { "W n " });
+                let name = resources.shading(&paint, &layer.transform);
+                let _ = write!(content, "/{name} sh");
+            }
+        }
+        content.push_str(" Q\n");
+    }
+    #[cfg(feature = "logo")]
+    let logo = art.logo.as_ref().and_then(|(logo, placement)| {
+        let size = (
+            f64::from(placement.width) * points_per_pixel,
+            f64::from(placement.height) * points_per_pixel,
+        );
+        let resampled = super::print::resample_logo(logo, size, dpi);
+        if resampled.width == 0 {
+            return None;
+        }
+        content.push('q');
+        for value in [
+            placement.width,
+            0.0,
+            0.0,
+            -placement.height,
+            placement.x,
+            placement.y + placement.height,
+        ] {
+            number::push_word(&mut content, value);
+        }
+        content.push_str(" cm /I0 Do Q\n");
+        Some(resampled)
+    });
+    #[cfg(feature = "logo")]
+    let logo = logo
+        .as_ref()
+        .map(|l| (l.width, l.height, l.rgb.as_slice(), l.alpha.as_slice()));
+    #[cfg(not(feature = "logo"))]
+    let logo = {
+        let _ = dpi;
+        None
+    };
+    content.push('Q');
+    assemble(page, &content, &resources, logo)
+}
+
+/// Appends `transform` as a `cm` operator (nothing for the identity).
+fn push_transform(content: &mut String, t: &Transform) {
+    if *t == Transform::IDENTITY {
+        return;
+    }
+    for value in [t.sx, 0.0, 0.0, t.sy, t.tx, t.ty] {
+        number::push_word(content, value);
+    }
+    content.push_str(" cm\n");
+}
+
+/// The page's named resources: alpha states and shadings.
+#[derive(Default)]
+struct Resources {
+    alphas: Vec<u8>,
+    shadings: Vec<String>,
+}
+
+impl Resources {
+    /// Sets the fill alpha `alpha` (an ExtGState) when the colour is translucent.
+    fn alpha(&mut self, content: &mut String, alpha: u8) {
+        if alpha == 255 {
+            return;
+        }
+        let index = match self.alphas.iter().position(|&a| a == alpha) {
+            Some(i) => i,
+            None => {
+                self.alphas.push(alpha);
+                self.alphas.len() - 1
+            }
+        };
+        let _ = write!(content, "/A{index} gs ");
+    }
+
+    /// Names the shading of `paint` in the user space of `transform`.
+    fn shading(&mut self, paint: &Paint, transform: &Transform) -> String {
+        let local = |p| transform.invert(p);
+        let mut dict = String::new();
+        let (kind, coords, from, to) = match *paint {
+            Paint::Linear {
+                start,
+                end,
+                from,
+                to,
+            } => {
+                let (a, b) = (local(start), local(end));
+                (2, vec![a.x, a.y, b.x, b.y], from, to)
+            }
+            Paint::Radial {
+                center,
+                radius,
+                from,
+                to,
+            } => {
+                let c = local(center);
+                let r = radius / transform.scale();
+                (3, vec![c.x, c.y, 0.0, c.x, c.y, r], from, to)
+            }
+            Paint::Solid(color) => (2, vec![0.0, 0.0, 1.0, 0.0], color, color),
+        };
+        let _ = write!(dict, "<</ShadingType {kind}/ColorSpace/DeviceRGB/Coords[");
+        for value in coords {
+            number::push_word(&mut dict, value);
+        }
+        dict.push_str("]/Extend[true true]/Function<</FunctionType 2/Domain[0 1]/C0[");
+        push_rgb(&mut dict, from);
+        dict.push_str("]/C1[");
+        push_rgb(&mut dict, to);
+        dict.push_str("]/N 1>>>>");
+        self.shadings.push(dict);
+        format!("S{}", self.shadings.len() - 1)
+    }
+
+    fn dictionary(&self, has_image: bool, first_image: usize) -> String {
+        let mut out = String::from("<<");
+        if !self.alphas.is_empty() {
+            out.push_str("/ExtGState<<");
+            for (i, &alpha) in self.alphas.iter().enumerate() {
+                let _ = write!(out, "/A{i}<</ca");
+                number::push_word(&mut out, f32::from(alpha) / 255.0);
+                out.push_str(">>");
+            }
+            out.push_str(">>");
+        }
+        if !self.shadings.is_empty() {
+            out.push_str("/Shading<<");
+            for (i, shading) in self.shadings.iter().enumerate() {
+                let _ = write!(out, "/S{i} {shading}");
+            }
+            out.push_str(">>");
+        }
+        if has_image {
+            let _ = write!(out, "/XObject<</I0 {first_image} 0 R>>");
+        }
+        out.push_str(">>");
+        out
+    }
+}
+
+/// A logo as width, height, RGB rows and alpha rows.
+type Image<'a> = (u32, u32, &'a [u8], &'a [u8]);
+
+/// Writes the document: catalog, pages, page, content, and the logo with its soft mask, then
+/// the cross-reference table.
+fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<'_>>) -> Vec<u8> {
+    let mut pdf: Vec<u8> = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offsets = Vec::new();
+    let mut object = |pdf: &mut Vec<u8>, body: &[u8]| {
+        offsets.push(pdf.len());
+        let _ = writeln!(ByteWriter(pdf), "{} 0 obj", offsets.len());
+        pdf.extend_from_slice(body);
+        pdf.extend_from_slice(b"\nendobj\n");
+    };
+    let mut side = String::new();
+    number::push_word(&mut side, page as f32);
+    object(&mut pdf, b"<</Type/Catalog/Pages 2 0 R>>");
+    object(&mut pdf, b"<</Type/Pages/Kids[3 0 R]/Count 1>>");
+    // Objects 5 and 6 are the logo and its mask, when there is a logo.
+    let page_dict = format!(
+        "<</Type/Page/Parent 2 0 R/MediaBox[0 0 {side} {side}]/Resources{}/Contents 4 0 R>>",
+        resources.dictionary(logo.is_some(), 5)
+    );
+    object(&mut pdf, page_dict.as_bytes());
+    object(&mut pdf, &stream("<<", content.as_bytes(), 0));
+    if let Some((w, h, rgb_rows, alpha_rows)) = logo {
+        let head = format!("<</Type/XObject/Subtype/Image/Width {w}/Height {h}/BitsPerComponent 8");
+        let rgb = format!("{head}/ColorSpace/DeviceRGB/SMask 6 0 R");
+        object(&mut pdf, &stream(&rgb, rgb_rows, w as usize * 3));
+        object(
+            &mut pdf,
+            &stream(
+                &format!("{head}/ColorSpace/DeviceGray"),
+                alpha_rows,
+                w as usize,
+            ),
+        );
+    }
+    let xref = pdf.len();
+    let count = offsets.len() + 1;
+    let _ = write!(
+        ByteWriter(&mut pdf),
+        "xref\n0 {count}\n0000000000 65535 f \n"
+    );
+    for offset in &offsets {
+        let _ = writeln!(ByteWriter(&mut pdf), "{offset:010} 00000 n ");
+    }
+    let _ = write!(
+        ByteWriter(&mut pdf),
+        "trailer\n<</Size {count}/Root 1 0 R>>\nstartxref\n{xref}\n%%EOF\n"
+    );
+    pdf
+}
+
+/// A stream object's body: `dict` (left open) completed with the filter and the length, then
+/// the data compressed with rows of `stride` bytes.
+fn stream(dict: &str, data: &[u8], stride: usize) -> Vec<u8> {
+    let compressed = zlib_compress_fast(data, stride);
+    let mut body = Vec::with_capacity(compressed.len() + 96);
+    let _ = write!(
+        ByteWriter(&mut body),
+        "{dict}/Filter/FlateDecode/Length {}>>\nstream\n",
+        compressed.len()
+    );
+    body.extend_from_slice(&compressed);
+    body.extend_from_slice(b"\nendstream");
+    body
+}
+
+/// `fmt::Write` into bytes.
+struct ByteWriter<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for ByteWriter<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}

@@ -1,0 +1,139 @@
+//! What the PDF and EPS writers share: path operators in the PostScript form, colours as fractions, and the logo resampled for print.
+
+use super::art::path::{Cubic, Path};
+use super::art::{Run, number};
+use crate::options::Color;
+
+/// Appends `path` as PostScript/PDF path operators (`m`, `l`, `c`, `h`; EPS defines them).
+pub(crate) fn push_path(out: &mut String, path: &Path) {
+    path.for_each_cubic(|step| match step {
+        Cubic::Move(p) => {
+            number::push_word(out, p.x);
+            number::push_word(out, p.y);
+            out.push_str(" m");
+        }
+        Cubic::Line(p) => {
+            number::push_word(out, p.x);
+            number::push_word(out, p.y);
+            out.push_str(" l");
+        }
+        Cubic::Curve(a, b, p) => {
+            for value in [a.x, a.y, b.x, b.y, p.x, p.y] {
+                number::push_word(out, value);
+            }
+            out.push_str(" c");
+        }
+        Cubic::Close => out.push_str(" h\n"),
+    });
+}
+
+/// Appends `runs` as PDF rectangles, `x y length 1 re` each, a line per row of modules.
+#[cfg(feature = "pdf")]
+pub(crate) fn push_runs_pdf(out: &mut String, runs: &[Run]) {
+    let mut row = None;
+    for run in runs {
+        if row.is_some_and(|y| y != run.y) {
+            out.push('\n');
+        }
+        row = Some(run.y);
+        for value in [run.x, run.y, run.length] {
+            number::push_word_int(out, value);
+        }
+        out.push_str(" 1 re");
+    }
+    out.push('\n');
+}
+
+/// The EPS procedures `runs` are written with: `y R` starts module row `y`, and `gap length P`
+/// adds the rectangle of a run `gap` modules after the end of the previous one in the row.
+#[cfg(feature = "eps")]
+pub(crate) const EPS_RUN_PROCEDURES: &str = "/R{/Y exch def/X 0 def}bind def/P{exch X add dup Y moveto 1 index add/X exch def dup 0 rlineto 0 1 rlineto neg 0 rlineto closepath}bind def\n";
+
+/// Appends `runs` with the procedures of [`EPS_RUN_PROCEDURES`]: about 5 bytes a run, where an
+/// outline takes a coordinate pair per corner.
+#[cfg(feature = "eps")]
+pub(crate) fn push_runs_eps(out: &mut String, runs: &[Run]) {
+    let (mut row, mut end, mut line_start) = (None, 0, out.len());
+    for run in runs {
+        if row != Some(run.y) {
+            if row.is_some() {
+                out.push('\n');
+                line_start = out.len();
+            }
+            row = Some(run.y);
+            end = 0;
+            number::push_word_int(out, run.y);
+            out.push_str(" R");
+        } else if out.len() - line_start > 200 {
+            // DSC keeps lines under 255 characters.
+            out.push('\n');
+            line_start = out.len();
+        }
+        number::push_word_int(out, run.x - end);
+        number::push_word_int(out, run.length);
+        out.push_str(" P");
+        end = run.x + run.length;
+    }
+    out.push('\n');
+}
+
+/// Appends the RGB of `color` as three fractions of 1.
+pub(crate) fn push_rgb(out: &mut String, color: Color) {
+    for channel in [color.r, color.g, color.b] {
+        number::push_word(out, f32::from(channel) / 255.0);
+    }
+}
+
+/// A logo resampled for print: straight RGB and alpha rows.
+#[cfg(feature = "logo")]
+pub(crate) struct PrintLogo {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) rgb: Vec<u8>,
+    pub(crate) alpha: Vec<u8>,
+}
+
+/// `logo` resampled to `width_points` x `height_points` at `dpi` (never more pixels than the
+/// logo has: enlarging adds no detail), as straight RGB and alpha.
+#[cfg(feature = "logo")]
+pub(crate) fn resample_logo(
+    logo: &super::logo::Logo,
+    (width_points, height_points): (f64, f64),
+    dpi: crate::options::Dpi,
+) -> PrintLogo {
+    use tiny_skia::{FilterQuality, Pixmap, PixmapPaint, Transform};
+    let source = logo.pixmap();
+    let inches = |points: f64| points / 72.0 * f64::from(dpi.dots_per_inch());
+    let width = (inches(width_points).round() as u32).clamp(1, source.width());
+    let height = (inches(height_points).round() as u32).clamp(1, source.height());
+    let mut rgb = Vec::with_capacity((width * height * 3) as usize);
+    let mut alpha = Vec::with_capacity((width * height) as usize);
+    let Some(mut target) = Pixmap::new(width, height) else {
+        return PrintLogo {
+            width: 0,
+            height: 0,
+            rgb,
+            alpha,
+        };
+    };
+    let paint = PixmapPaint {
+        quality: FilterQuality::Bicubic,
+        ..PixmapPaint::default()
+    };
+    let transform = Transform::from_scale(
+        width as f32 / source.width() as f32,
+        height as f32 / source.height() as f32,
+    );
+    target.draw_pixmap(0, 0, source.as_ref(), &paint, transform, None);
+    for pixel in target.pixels() {
+        let straight = pixel.demultiply();
+        rgb.extend_from_slice(&[straight.red(), straight.green(), straight.blue()]);
+        alpha.push(straight.alpha());
+    }
+    PrintLogo {
+        width,
+        height,
+        rgb,
+        alpha,
+    }
+}

@@ -1,0 +1,162 @@
+//! Every style, finder style, gradient, frame and colour combination decodes back to its input:
+//! PNG directly, SVG through resvg, PDF through poppler and EPS through Ghostscript, at sizes
+//! from the style's fewest readable pixels per module (3 for square modules) up.
+
+use proptest::prelude::*;
+use qr_core::{
+    Color, FinderStyle, Format, Frame, FrameStyle, FrameText, Gradient, GradientAngle,
+    GradientKind, Margin, ModuleStyle, PrintSize, RenderOptions, Size, SvgMode, encode, placement,
+    render,
+};
+
+/// Dark colours (at least 3:1 against the light ones below, the service's rule).
+const DARK: [&str; 6] = ["000000", "1a237e", "6a1b9a", "b71c1c", "004d40", "37474fcc"];
+/// Light backgrounds, one of them transparent.
+const LIGHT: [&str; 4] = ["ffffff", "fff8e1", "e3f2fd", "ffffff00"];
+
+fn colour(hex: &str) -> Color {
+    Color::parse_hex(hex).expect("valid colour")
+}
+
+/// Decodes `bytes` of `format` to the code's content.
+fn decoded(bytes: &[u8], format: Format) -> Result<Vec<u8>, String> {
+    let image = match format {
+        Format::Png => qr_test_support::png_luma(bytes),
+        Format::Svg => qr_test_support::svg_luma(bytes),
+        // 50 mm at 152.4 dpi is 300 pixels, the images' own size.
+        Format::Pdf => qr_test_support::pdf_luma(bytes, 152),
+        _ => qr_test_support::eps_luma(bytes, 152),
+    };
+    qr_test_support::decode(&image)
+}
+
+fn styled(style: usize, finder: usize, gradient: usize, frame: usize) -> RenderOptions {
+    let mut options = RenderOptions::default()
+        .with_style(ModuleStyle::ALL[style % ModuleStyle::ALL.len()])
+        .with_finder_style(FinderStyle::ALL[finder % FinderStyle::ALL.len()]);
+    match gradient % 3 {
+        1 => {
+            let angle = GradientAngle::new((gradient * 37 % 360) as u16).expect("0 to 359");
+            options = options.with_gradient(
+                Gradient::new(GradientKind::Linear, colour("6a1b9a")).with_angle(angle),
+            );
+        }
+        2 => options = options.with_gradient(Gradient::new(GradientKind::Radial, colour("b71c1c"))),
+        _ => {}
+    }
+    let style = FrameStyle::ALL[frame % FrameStyle::ALL.len()];
+    let text = FrameText::new(if frame.is_multiple_of(2) {
+        "SCAN ME"
+    } else {
+        "Menü"
+    })
+    .expect("valid text");
+    options.with_frame(Frame::new(style).with_text(text))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn styled_pngs_and_svgs_decode(
+        data in "[ -~]{1,60}",
+        (style, finder, gradient, frame) in (0usize..7, 0usize..3, 0usize..6, 0usize..4),
+        (dark, light, finder_colour) in (0usize..6, 0usize..4, proptest::option::of(0usize..5)),
+        extra_pixels in 0u32..4,
+        margin in 1u8..5,
+        svg in any::<bool>(),
+    ) {
+        let mut options = styled(style, finder, gradient, frame)
+            .with_color(colour(DARK[dark]))
+            .with_background(colour(LIGHT[light]))
+            .with_margin(Margin::new(margin))
+            .with_format(if svg { Format::Svg } else { Format::Png });
+        if let Some(f) = finder_colour {
+            options = options.with_finder_color(colour(DARK[f]));
+        }
+        let code = encode(&data, &options).expect("fits");
+        // From the fewest pixels per module the style is read at (at least 3) up.
+        let pixels = options.style.min_module_pixels() + extra_pixels;
+        // The smallest size that gives `pixels` per module inside the frame's room.
+        let size = (50..=4000)
+            .filter_map(|s| Size::new(s).ok())
+            .find(|&s| placement(&code, &options.clone().with_size(s)).is_ok_and(|p| p.module_pixels >= pixels))
+            .expect("a size fits");
+        let options = options.with_size(size);
+        let bytes = render(&data, &options).expect("renders");
+        prop_assert_eq!(decoded(&bytes, options.format), Ok(data.as_bytes().to_vec()), "{:?}", options);
+    }
+}
+
+#[test]
+fn outline_svgs_have_no_strokes_and_decode() {
+    let data = "https://qr.example.com/r/7K3M9QXZ";
+    for &style in ModuleStyle::ALL {
+        let options = RenderOptions::default()
+            .with_format(Format::Svg)
+            .with_svg_mode(SvgMode::Outline)
+            .with_style(style);
+        let svg = render(data, &options).expect("renders");
+        let text = String::from_utf8(svg.clone()).expect("UTF-8");
+        assert!(!text.contains("stroke"), "{style}: {text}");
+        assert_eq!(
+            decoded(&svg, Format::Svg),
+            Ok(data.as_bytes().to_vec()),
+            "{style}"
+        );
+    }
+}
+
+#[test]
+fn pdf_and_eps_decode_through_poppler_and_ghostscript() {
+    let data = "https://qr.example.com/r/7K3M9QXZ";
+    let tools = [
+        (Format::Pdf, "pdftoppm", "apt-get install poppler-utils"),
+        (Format::Eps, "gs", "apt-get install ghostscript"),
+    ];
+    for (format, program, install) in tools {
+        if !qr_test_support::have_program(program, "the print round trip", install) {
+            continue;
+        }
+        for (i, &style) in ModuleStyle::ALL.iter().enumerate() {
+            let options = styled(i, i, i, i)
+                .with_style(style)
+                .with_format(format)
+                .with_print_size(PrintSize::new(50).expect("valid"));
+            let bytes = render(data, &options).expect("renders");
+            assert_eq!(
+                decoded(&bytes, format),
+                Ok(data.as_bytes().to_vec()),
+                "{format} {options:?}"
+            );
+        }
+        // The plain square code, as small as it gets.
+        let plain = render(data, &RenderOptions::default().with_format(format)).expect("renders");
+        assert_eq!(
+            decoded(&plain, format),
+            Ok(data.as_bytes().to_vec()),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn png_resolution_is_written_as_phys() {
+    let png = render(
+        "dpi",
+        &RenderOptions::default().with_dpi(qr_core::Dpi::new(300).expect("valid")),
+    )
+    .expect("renders");
+    let at = png
+        .windows(4)
+        .position(|w| w == b"pHYs")
+        .expect("a pHYs chunk");
+    assert_eq!(
+        &png[at + 4..at + 13],
+        &[0, 0, 0x2e, 0x23, 0, 0, 0x2e, 0x23, 1]
+    );
+    assert_eq!(
+        qr_test_support::decode(&qr_test_support::png_luma(&png)),
+        Ok(b"dpi".to_vec())
+    );
+}
