@@ -65,6 +65,7 @@ mod bit_writer;
 mod bits;
 mod canvas;
 mod capacity;
+pub mod content;
 #[cfg(feature = "png")]
 mod deflate;
 mod ec;
