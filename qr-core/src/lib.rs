@@ -69,9 +69,11 @@ pub mod content;
 #[cfg(feature = "png")]
 mod deflate;
 mod ec;
+mod eci;
 mod encode;
 mod error;
 mod grid;
+mod kanji;
 mod options;
 mod penalty;
 mod render;
@@ -80,6 +82,7 @@ mod segment;
 mod version;
 
 pub use capacity::Capacity;
+pub use eci::Eci;
 pub use encode::{EncodeOptions, QrCode};
 #[cfg(feature = "logo")]
 pub use error::LogoError;

@@ -2,6 +2,7 @@
 
 /// An encoding mode of a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Mode {
     /// Decimal digits, 10 bits per three digits.
     Numeric,
@@ -9,6 +10,8 @@ pub enum Mode {
     Alphanumeric,
     /// Any byte, 8 bits each.
     Byte,
+    /// Shift JIS double-byte characters, 13 bits each (see `EncodeOptions::kanji`).
+    Kanji,
 }
 
 impl Mode {
@@ -18,6 +21,7 @@ impl Mode {
             Mode::Numeric => 0b0001,
             Mode::Alphanumeric => 0b0010,
             Mode::Byte => 0b0100,
+            Mode::Kanji => 0b1000,
         }
     }
 
@@ -27,12 +31,14 @@ impl Mode {
             Mode::Numeric => [10, 12, 14],
             Mode::Alphanumeric => [9, 11, 13],
             Mode::Byte => [8, 16, 16],
+            Mode::Kanji => [8, 10, 12],
         };
         widths[group]
     }
 }
 
-/// A run of the input encoded in one mode: bytes `start..end` of the data.
+/// A run of the input encoded in one mode: bytes `start..end` of the data (for a Kanji segment,
+/// of the data converted to Shift JIS, two bytes a character).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
     /// The segment's mode.
@@ -44,9 +50,17 @@ pub struct Segment {
 }
 
 impl Segment {
-    /// The number of characters (bytes) in the segment.
+    /// The number of bytes in the segment (two per character in Kanji mode).
     pub fn len(&self) -> usize {
         self.end - self.start
+    }
+
+    /// The number of characters the segment's count field holds.
+    pub(crate) fn characters(&self) -> usize {
+        match self.mode {
+            Mode::Kanji => self.len() / 2,
+            _ => self.len(),
+        }
     }
 
     /// Whether the segment has no characters.
@@ -166,11 +180,12 @@ pub(crate) fn bit_length(segments: &[Segment], group: usize) -> usize {
     segments
         .iter()
         .map(|segment| {
-            let count = segment.len();
+            let count = segment.characters();
             let payload = match segment.mode {
                 Mode::Numeric => count / 3 * 10 + [0, 4, 7][count % 3],
                 Mode::Alphanumeric => count / 2 * 11 + (count % 2) * 6,
                 Mode::Byte => count * 8,
+                Mode::Kanji => count * 13,
             };
             4 + segment.mode.count_bits(group) + payload
         })
@@ -292,7 +307,7 @@ mod tests {
                     let allowed = run.iter().all(|&b| match mode {
                         Mode::Numeric => b.is_ascii_digit(),
                         Mode::Alphanumeric => alphanumeric_value(b).is_some(),
-                        Mode::Byte => true,
+                        _ => true,
                     });
                     if allowed && best[start] != usize::MAX {
                         let segment = Segment { mode, start, end };
