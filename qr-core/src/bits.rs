@@ -29,34 +29,7 @@ pub(crate) fn data_codewords(
             segment.characters() as u32,
             segment.mode.count_bits(group) as u32,
         );
-        match segment.mode {
-            Mode::Numeric => {
-                for chunk in bytes.chunks(3) {
-                    let value = chunk
-                        .iter()
-                        .fold(0u32, |acc, &digit| acc * 10 + u32::from(digit - b'0'));
-                    writer.write_bits(value, chunk.len() as u32 * 3 + 1);
-                }
-            }
-            Mode::Alphanumeric => {
-                for chunk in bytes.chunks(2) {
-                    let value = chunk.iter().fold(0u32, |acc, &b| {
-                        acc * 45 + u32::from(alphanumeric_value(b).unwrap_or(0))
-                    });
-                    writer.write_bits(value, chunk.len() as u32 * 5 + 1);
-                }
-            }
-            Mode::Byte => {
-                for &byte in bytes {
-                    writer.write_bits(u32::from(byte), 8);
-                }
-            }
-            Mode::Kanji => {
-                for pair in bytes.chunks_exact(2) {
-                    writer.write_bits(kanji_value(pair[0], pair[1]), 13);
-                }
-            }
-        }
+        write_payload(&mut writer, segment.mode, bytes);
     }
     // Terminator of up to four zero bits, then zero bits up to a byte boundary.
     let capacity_bits = capacity * 8;
@@ -70,6 +43,40 @@ pub(crate) fn data_codewords(
         bytes.push(pad.next().unwrap_or(0xEC));
     }
     bytes
+}
+
+/// Writes the payload bits of `bytes` in `mode` (no header): digits in groups of three, 10 bits
+/// each (7 or 4 for the last), alphanumeric pairs in 11 bits (6 for a last single), bytes in 8
+/// bits, Shift JIS pairs in 13 bits.
+pub(crate) fn write_payload(writer: &mut BitWriter<MsbFirst>, mode: Mode, bytes: &[u8]) {
+    match mode {
+        Mode::Numeric => {
+            for chunk in bytes.chunks(3) {
+                let value = chunk
+                    .iter()
+                    .fold(0u32, |acc, &digit| acc * 10 + u32::from(digit - b'0'));
+                writer.write_bits(value, chunk.len() as u32 * 3 + 1);
+            }
+        }
+        Mode::Alphanumeric => {
+            for chunk in bytes.chunks(2) {
+                let value = chunk.iter().fold(0u32, |acc, &b| {
+                    acc * 45 + u32::from(alphanumeric_value(b).unwrap_or(0))
+                });
+                writer.write_bits(value, chunk.len() as u32 * 5 + 1);
+            }
+        }
+        Mode::Byte => {
+            for &byte in bytes {
+                writer.write_bits(u32::from(byte), 8);
+            }
+        }
+        Mode::Kanji => {
+            for pair in bytes.chunks_exact(2) {
+                writer.write_bits(kanji_value(pair[0], pair[1]), 13);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

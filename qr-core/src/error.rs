@@ -20,6 +20,24 @@ pub enum EncodeError {
         /// The size of the data in the same unit.
         length: Capacity,
     },
+    /// The data does not fit in a Micro QR symbol (M4 at most) at the requested level.
+    #[error(
+        "data too long for a Micro QR symbol at level {level}: it is {length}, and at most {capacity} fit; use a regular QR code, a lower level or shorter data"
+    )]
+    MicroDataTooLong {
+        /// The requested level.
+        level: EcLevel,
+        /// The most that fits in M4 at that level, in the unit of the data.
+        capacity: Capacity,
+        /// The size of the data in the same unit.
+        length: Capacity,
+    },
+    /// Micro QR symbols have no level H.
+    #[error("Micro QR symbols have no error correction level {level}; use L, M or Q")]
+    MicroLevel {
+        /// The requested level.
+        level: EcLevel,
+    },
     /// The minimum version is above the maximum.
     #[error("invalid version range: minimum {min} is above maximum {max}")]
     VersionRange {

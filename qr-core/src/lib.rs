@@ -74,6 +74,7 @@ mod encode;
 mod error;
 mod grid;
 mod kanji;
+mod micro;
 mod options;
 mod penalty;
 mod render;
@@ -87,6 +88,7 @@ pub use encode::{EncodeOptions, QrCode};
 #[cfg(feature = "logo")]
 pub use error::LogoError;
 pub use error::{EncodeError, RenderError};
+pub use micro::{MicroMask, MicroOptions, MicroQrCode, MicroVersion};
 #[cfg(feature = "logo")]
 pub use options::LogoSize;
 pub use options::{Color, Format, Margin, OptionError, Size};
