@@ -4,19 +4,28 @@ use crate::bit_writer::{BitWriter, MsbFirst};
 use crate::eci::Eci;
 use crate::kanji::kanji_value;
 use crate::segment::{Mode, Segment, alphanumeric_value};
+use crate::structured::StructuredAppend;
 
 /// Builds the `capacity` data codewords for `segments` of `data` in version group `group`, after
-/// the header of `eci` when there is one.
+/// the structured append header of `sequence` and the header of `eci`, when there are.
 ///
-/// The caller has checked that the header and segments fit in `capacity` bytes.
+/// The caller has checked that the headers and segments fit in `capacity` bytes.
 pub(crate) fn data_codewords(
     data: &[u8],
     segments: &[Segment],
     group: usize,
     capacity: usize,
-    eci: Option<Eci>,
+    (sequence, eci): (Option<StructuredAppend>, Option<Eci>),
 ) -> Vec<u8> {
     let mut writer = BitWriter::<MsbFirst>::with_capacity(capacity);
+    if let Some(sequence) = sequence {
+        // Section 8: mode 0011, the symbol's position and the total less one in 4 bits each,
+        // then the parity byte, before anything else in the symbol.
+        writer.write_bits(0b0011, 4);
+        writer.write_bits(u32::from(sequence.position()), 4);
+        writer.write_bits(u32::from(sequence.total() - 1), 4);
+        writer.write_bits(u32::from(sequence.parity()), 8);
+    }
     if let Some(eci) = eci {
         // Mode indicator 0111, then the designator in one byte (its top bit 0: below 128).
         writer.write_bits(0b0111, 4);
@@ -92,9 +101,24 @@ mod tests {
             start: 0,
             end: 1,
         }];
-        let words = data_codewords(b"a", &segments, 0, 5, Some(Eci::Utf8));
+        let words = data_codewords(b"a", &segments, 0, 5, (None, Some(Eci::Utf8)));
         // 0111 0001 | 1010 0100 | 0000 0001 | 0110 0001 | 0000 0000
         assert_eq!(words, [0x71, 0xA4, 0x01, 0x61, 0x00]);
+    }
+
+    #[test]
+    fn structured_append_header_comes_first() {
+        // Section 8: 0011, position 1 (0001), total 3 less one (0010), parity 0x57 (01010111),
+        // then the byte segment 0100 00000001 01100001 and the terminator.
+        let segments = [Segment {
+            mode: Mode::Byte,
+            start: 0,
+            end: 1,
+        }];
+        let sequence = StructuredAppend::new(1, 3, 0x57);
+        let words = data_codewords(b"a", &segments, 0, 6, (Some(sequence), None));
+        // 0011 0001 | 0010 0101 | 0111 0100 | 0000 0001 | 0110 0001 | 0000 0000
+        assert_eq!(words, [0x31, 0x25, 0x74, 0x01, 0x61, 0x00]);
     }
 
     #[test]
@@ -105,7 +129,7 @@ mod tests {
             start: 0,
             end: 4,
         }];
-        let words = data_codewords(&[0x93, 0x5F, 0xE4, 0xAA], &segments, 0, 6, None);
+        let words = data_codewords(&[0x93, 0x5F, 0xE4, 0xAA], &segments, 0, 6, (None, None));
         // 1000 0000 | 0010 0110 | 1100 1111 | 1110 1010 | 1010 10 + terminator 00 | 00 + zero bits
         assert_eq!(words, [0x80, 0x26, 0xCF, 0xEA, 0xA8, 0x00]);
     }

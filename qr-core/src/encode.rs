@@ -8,6 +8,7 @@ use crate::eci::Eci;
 use crate::error::EncodeError;
 use crate::grid::BitGrid;
 use crate::segment::{Mode, Segment, bit_length, optimal_segments};
+use crate::structured::StructuredAppend;
 use crate::version::{EcLevel, Mask, Version};
 
 /// How to encode: the error-correction level and the constraints on version and mask.
@@ -129,6 +130,7 @@ pub struct QrCode {
     level: EcLevel,
     mask: Mask,
     eci: Option<Eci>,
+    sequence: Option<StructuredAppend>,
     segments: Vec<Segment>,
     modules: BitGrid,
 }
@@ -150,6 +152,16 @@ impl QrCode {
     /// short as possible, which gives the smallest version; then the level is raised while the
     /// data still fits in that version (when `boost_level` is set).
     pub fn encode_with(data: &[u8], options: &EncodeOptions) -> Result<QrCode, EncodeError> {
+        QrCode::encode_in_sequence(data, options, None)
+    }
+
+    /// [`QrCode::encode_with`], with the structured append header of `sequence` first when given
+    /// (its 20 bits count in the choice of version).
+    pub(crate) fn encode_in_sequence(
+        data: &[u8],
+        options: &EncodeOptions,
+        sequence: Option<StructuredAppend>,
+    ) -> Result<QrCode, EncodeError> {
         if options.min_version > options.max_version {
             return Err(EncodeError::VersionRange {
                 min: options.min_version,
@@ -166,7 +178,8 @@ impl QrCode {
         #[cfg(not(feature = "kanji"))]
         let kanji: Option<Vec<u8>> = None;
         let payload = kanji.as_deref().unwrap_or(data);
-        let header_bits = options.eci.map_or(0, Eci::header_bits);
+        let header_bits = options.eci.map_or(0, Eci::header_bits)
+            + sequence.map_or(0, |_| StructuredAppend::HEADER_BITS);
         let mut level = options.level;
         let mut chosen: Option<(Version, Vec<Segment>, usize)> = None;
         let mut group_cache: Option<(usize, Vec<Segment>, usize)> = None;
@@ -220,7 +233,7 @@ impl QrCode {
             &segments,
             version.group(),
             version.data_codewords(level),
-            options.eci,
+            (sequence, options.eci),
         );
         let codewords = add_error_correction(&data_words, version, level);
         let (modules, mask) = canvas::build(version, level, &codewords, options.mask);
@@ -229,6 +242,7 @@ impl QrCode {
             level,
             mask,
             eci: options.eci,
+            sequence,
             segments,
             modules,
         })
@@ -262,6 +276,12 @@ impl QrCode {
     /// The ECI designator written before the data, if any.
     pub fn eci(&self) -> Option<Eci> {
         self.eci
+    }
+
+    /// The structured append header (position, total and parity) when the symbol is one of a
+    /// sequence made by [`QrCode::encode_structured`].
+    pub fn structured_append(&self) -> Option<StructuredAppend> {
+        self.sequence
     }
 
     /// The segments the data was split into, in order.

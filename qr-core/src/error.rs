@@ -38,6 +38,18 @@ pub enum EncodeError {
         /// The requested level.
         level: EcLevel,
     },
+    /// The data does not fit in 16 structured append symbols of the largest allowed version.
+    #[error(
+        "data too long for 16 structured append symbols of version {max_version} at level {level}: it is {length} bytes; allow a larger version, use a lower level or shorter data"
+    )]
+    SequenceTooLong {
+        /// The requested level.
+        level: EcLevel,
+        /// The largest version allowed for each symbol.
+        max_version: Version,
+        /// The data's length in bytes.
+        length: usize,
+    },
     /// The minimum version is above the maximum.
     #[error("invalid version range: minimum {min} is above maximum {max}")]
     VersionRange {

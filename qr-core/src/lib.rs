@@ -80,6 +80,7 @@ mod penalty;
 mod render;
 mod runs;
 mod segment;
+mod structured;
 mod version;
 
 pub use capacity::Capacity;
@@ -96,6 +97,7 @@ pub use options::{Color, Format, Margin, OptionError, Size};
 pub use render::Logo;
 pub use render::{RenderOptions, render, render_code, render_terminal};
 pub use segment::{Mode, Segment};
+pub use structured::StructuredAppend;
 pub use version::{EcLevel, Mask, Version};
 
 /// The examples of `README.md`, compiled and run as doctests so that they stay true.
