@@ -40,18 +40,27 @@
 //!
 //! # Cargo features
 //!
-//! All three are on by default; turn them off to compile less.
+//! All four are on by default; turn them off to compile less.
 //!
 //! | Feature | What it adds | Dependencies |
 //! |---|---|---|
 //! | `png` | PNG output, with its own scanline deflate | `crc32fast` |
 //! | `svg` | SVG output | none |
 //! | `logo` | [`Logo`]: PNG and JPEG logos in the centre of PNG and SVG images | `tiny-skia`, `zune-jpeg`, `zune-core`, `base64` |
+//! | `kanji` | `EncodeOptions::kanji`: Kanji mode for Shift JIS text | `encoding_rs` |
 //!
 //! With `default-features = false` the crate encodes codes and draws them as terminal text
 //! ([`render_terminal`]) with no dependency but `thiserror`. [`Format`] keeps both variants in
 //! every build: rendering a format whose feature is off is refused with
 //! [`RenderError::FormatNotEnabled`], so enabling a feature never changes what compiles.
+//!
+//! # Beyond plain codes
+//!
+//! [`content`] builds the payloads phones act on (Wi-Fi, vCard, MeCard, geo, e-mail, SMS,
+//! telephone, calendar events, SEPA transfers), each validated. [`EncodeOptions::with_eci`] marks
+//! UTF-8 data with ECI 26, Kanji mode packs Shift JIS text in 13 bits a character,
+//! [`MicroQrCode`] makes Micro QR symbols M1 to M4, and [`QrCode::encode_structured`] splits a
+//! message over up to 16 symbols.
 //!
 //! # The pipeline
 //!
