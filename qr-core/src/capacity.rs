@@ -12,12 +12,26 @@ pub enum Capacity {
     Alphanumeric(usize),
     /// Bytes, for any other data (UTF-8 text counts its encoded bytes).
     Bytes(usize),
+    /// Kanji characters, for text encoded in Kanji mode.
+    Kanji(usize),
 }
 
 impl Capacity {
-    pub(crate) fn for_data(data: &[u8], version: Version, level: EcLevel) -> Capacity {
-        let available = version.data_codewords(level) * 8;
-        let mode = Capacity::mode_of(data);
+    /// What fits of data like `data` in `version` at `level` after `reserved` header bits (an
+    /// ECI), counted in Kanji characters when `kanji`.
+    pub(crate) fn for_data(
+        data: &[u8],
+        version: Version,
+        level: EcLevel,
+        reserved: usize,
+        kanji: bool,
+    ) -> Capacity {
+        let available = (version.data_codewords(level) * 8).saturating_sub(reserved);
+        let mode = if kanji {
+            Mode::Kanji
+        } else {
+            Capacity::mode_of(data)
+        };
         let bits = available.saturating_sub(4 + mode.count_bits(version.group()));
         match mode {
             Mode::Numeric => {
@@ -26,15 +40,21 @@ impl Capacity {
             Mode::Alphanumeric => {
                 Capacity::Alphanumeric(bits / 11 * 2 + usize::from(bits % 11 >= 6))
             }
-            Mode::Byte => Capacity::Bytes(bits / 8),
+            Mode::Kanji => Capacity::Kanji(bits / 13),
+            _ => Capacity::Bytes(bits / 8),
         }
     }
 
-    pub(crate) fn length_of(data: &[u8]) -> Capacity {
+    /// The length of `data` in the unit [`Capacity::for_data`] uses (`data` is the Shift JIS
+    /// bytes when `kanji`).
+    pub(crate) fn length_of(data: &[u8], kanji: bool) -> Capacity {
+        if kanji {
+            return Capacity::Kanji(data.len() / 2);
+        }
         match Capacity::mode_of(data) {
             Mode::Numeric => Capacity::Digits(data.len()),
             Mode::Alphanumeric => Capacity::Alphanumeric(data.len()),
-            Mode::Byte => Capacity::Bytes(data.len()),
+            _ => Capacity::Bytes(data.len()),
         }
     }
 
@@ -55,6 +75,7 @@ impl std::fmt::Display for Capacity {
             Capacity::Digits(n) => write!(f, "{n} digits"),
             Capacity::Alphanumeric(n) => write!(f, "{n} alphanumeric characters"),
             Capacity::Bytes(n) => write!(f, "{n} bytes"),
+            Capacity::Kanji(n) => write!(f, "{n} Kanji characters"),
         }
     }
 }

@@ -69,6 +69,14 @@ pub(crate) fn codeword_blocks(version: Version, level: EcLevel) -> (Vec<u8>, usi
     (blocks, ecc_len)
 }
 
+/// The `count` Reed-Solomon error-correction codewords of one block of `data` (Micro QR symbols
+/// have a single block).
+pub(crate) fn block_ecc(data: &[u8], count: usize) -> Vec<u8> {
+    let mut out = vec![0u8; count];
+    remainder(data, &GENERATORS[count][..count], &mut out);
+    out
+}
+
 /// Writes into `out` the remainder of `data` times x^n divided by the generator, whose non-leading
 /// coefficients are given as logarithms in `generator_logs`.
 fn remainder(data: &[u8], generator_logs: &[u8], out: &mut [u8]) {

@@ -4,9 +4,11 @@ use crate::bits::data_codewords;
 use crate::canvas;
 use crate::capacity::Capacity;
 use crate::ec::add_error_correction;
+use crate::eci::Eci;
 use crate::error::EncodeError;
 use crate::grid::BitGrid;
-use crate::segment::{Segment, bit_length, optimal_segments};
+use crate::segment::{Mode, Segment, bit_length, optimal_segments};
+use crate::structured::StructuredAppend;
 use crate::version::{EcLevel, Mask, Version};
 
 /// How to encode: the error-correction level and the constraints on version and mask.
@@ -36,6 +38,15 @@ pub struct EncodeOptions {
     pub max_version: Version,
     /// A fixed mask, or `None` to choose the one with the lowest penalty score.
     pub mask: Option<Mask>,
+    /// An ECI designator written before the data (`None` by default: readers assume UTF-8 for
+    /// byte mode today, and the header costs 12 bits).
+    pub eci: Option<Eci>,
+    /// Encode UTF-8 text made only of Shift JIS double-byte characters in Kanji mode, 13 bits a
+    /// character, when that is shorter (off by default: a reader then returns the text through
+    /// Shift JIS, which some readers' callers do not expect).
+    #[cfg(feature = "kanji")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "kanji")))]
+    pub kanji: bool,
 }
 
 impl EncodeOptions {
@@ -47,6 +58,9 @@ impl EncodeOptions {
             min_version: Version::MIN,
             max_version: Version::MAX,
             mask: None,
+            eci: None,
+            #[cfg(feature = "kanji")]
+            kanji: false,
         }
     }
 
@@ -84,6 +98,23 @@ impl EncodeOptions {
         self.mask = Some(mask);
         self
     }
+
+    /// These options with the ECI designator `eci` before the data; its 12 bits count in the
+    /// choice of version.
+    #[must_use]
+    pub const fn with_eci(mut self, eci: Eci) -> EncodeOptions {
+        self.eci = Some(eci);
+        self
+    }
+
+    /// These options with Kanji mode on or off (see [`EncodeOptions::kanji`]).
+    #[cfg(feature = "kanji")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "kanji")))]
+    #[must_use]
+    pub const fn with_kanji(mut self, kanji: bool) -> EncodeOptions {
+        self.kanji = kanji;
+        self
+    }
 }
 
 impl Default for EncodeOptions {
@@ -98,6 +129,8 @@ pub struct QrCode {
     version: Version,
     level: EcLevel,
     mask: Mask,
+    eci: Option<Eci>,
+    sequence: Option<StructuredAppend>,
     segments: Vec<Segment>,
     modules: BitGrid,
 }
@@ -119,12 +152,34 @@ impl QrCode {
     /// short as possible, which gives the smallest version; then the level is raised while the
     /// data still fits in that version (when `boost_level` is set).
     pub fn encode_with(data: &[u8], options: &EncodeOptions) -> Result<QrCode, EncodeError> {
+        QrCode::encode_in_sequence(data, options, None)
+    }
+
+    /// [`QrCode::encode_with`], with the structured append header of `sequence` first when given
+    /// (its 20 bits count in the choice of version).
+    pub(crate) fn encode_in_sequence(
+        data: &[u8],
+        options: &EncodeOptions,
+        sequence: Option<StructuredAppend>,
+    ) -> Result<QrCode, EncodeError> {
         if options.min_version > options.max_version {
             return Err(EncodeError::VersionRange {
                 min: options.min_version,
                 max: options.max_version,
             });
         }
+        // Kanji mode replaces the data by its Shift JIS bytes, one segment for the whole text.
+        #[cfg(feature = "kanji")]
+        let kanji = if options.kanji {
+            crate::kanji::shift_jis_kanji(data)
+        } else {
+            None
+        };
+        #[cfg(not(feature = "kanji"))]
+        let kanji: Option<Vec<u8>> = None;
+        let payload = kanji.as_deref().unwrap_or(data);
+        let header_bits = options.eci.map_or(0, Eci::header_bits)
+            + sequence.map_or(0, |_| StructuredAppend::HEADER_BITS);
         let mut level = options.level;
         let mut chosen: Option<(Version, Vec<Segment>, usize)> = None;
         let mut group_cache: Option<(usize, Vec<Segment>, usize)> = None;
@@ -134,21 +189,30 @@ impl QrCode {
             };
             let group = version.group();
             if group_cache.as_ref().is_none_or(|(g, _, _)| *g != group) {
-                let (segments, bits) = optimal_segments(data, group);
-                group_cache = Some((group, segments, bits));
+                group_cache = Some(segments_for(data, kanji.as_deref(), group));
             }
             if let Some((_, segments, bits)) = &group_cache
-                && *bits <= version.data_codewords(level) * 8
+                && *bits + header_bits <= version.data_codewords(level) * 8
             {
-                chosen = Some((version, segments.clone(), *bits));
+                chosen = Some((version, segments.clone(), *bits + header_bits));
                 break;
             }
         }
         let Some((version, segments, bits)) = chosen else {
+            let in_kanji = group_cache
+                .as_ref()
+                .is_some_and(|(_, segments, _)| segments.iter().any(|s| s.mode == Mode::Kanji));
+            let measured = if in_kanji { payload } else { data };
             return Err(EncodeError::DataTooLong {
                 level,
-                capacity: Capacity::for_data(data, options.max_version, level),
-                length: Capacity::length_of(data),
+                capacity: Capacity::for_data(
+                    measured,
+                    options.max_version,
+                    level,
+                    header_bits,
+                    in_kanji,
+                ),
+                length: Capacity::length_of(measured, in_kanji),
             });
         };
         if options.boost_level {
@@ -158,12 +222,18 @@ impl QrCode {
                 }
             }
         }
-        debug_assert_eq!(bits, bit_length(&segments, version.group()));
+        debug_assert_eq!(bits, header_bits + bit_length(&segments, version.group()));
+        let encoded = if segments.iter().any(|s| s.mode == Mode::Kanji) {
+            payload
+        } else {
+            data
+        };
         let data_words = data_codewords(
-            data,
+            encoded,
             &segments,
             version.group(),
             version.data_codewords(level),
+            (sequence, options.eci),
         );
         let codewords = add_error_correction(&data_words, version, level);
         let (modules, mask) = canvas::build(version, level, &codewords, options.mask);
@@ -171,6 +241,8 @@ impl QrCode {
             version,
             level,
             mask,
+            eci: options.eci,
+            sequence,
             segments,
             modules,
         })
@@ -201,6 +273,17 @@ impl QrCode {
         x < self.size() && y < self.size() && self.modules.get(x, y)
     }
 
+    /// The ECI designator written before the data, if any.
+    pub fn eci(&self) -> Option<Eci> {
+        self.eci
+    }
+
+    /// The structured append header (position, total and parity) when the symbol is one of a
+    /// sequence made by [`QrCode::encode_structured`].
+    pub fn structured_append(&self) -> Option<StructuredAppend> {
+        self.sequence
+    }
+
     /// The segments the data was split into, in order.
     pub fn segments(&self) -> &[Segment] {
         &self.segments
@@ -218,4 +301,22 @@ impl QrCode {
     pub(crate) fn row_words(&self, y: usize) -> &[u64] {
         self.modules.line(y)
     }
+}
+
+/// The shortest segmentation of `data` in version group `group` and its bit count: the mixed-mode
+/// optimum, or one Kanji segment over `kanji` (the data's Shift JIS bytes) when that is shorter.
+fn segments_for(data: &[u8], kanji: Option<&[u8]>, group: usize) -> (usize, Vec<Segment>, usize) {
+    let (segments, bits) = optimal_segments(data, group);
+    if let Some(bytes) = kanji {
+        let segment = Segment {
+            mode: Mode::Kanji,
+            start: 0,
+            end: bytes.len(),
+        };
+        let kanji_bits = bit_length(&[segment], group);
+        if kanji_bits < bits {
+            return (group, vec![segment], kanji_bits);
+        }
+    }
+    (group, segments, bits)
 }

@@ -20,6 +20,36 @@ pub enum EncodeError {
         /// The size of the data in the same unit.
         length: Capacity,
     },
+    /// The data does not fit in a Micro QR symbol (M4 at most) at the requested level.
+    #[error(
+        "data too long for a Micro QR symbol at level {level}: it is {length}, and at most {capacity} fit; use a regular QR code, a lower level or shorter data"
+    )]
+    MicroDataTooLong {
+        /// The requested level.
+        level: EcLevel,
+        /// The most that fits in M4 at that level, in the unit of the data.
+        capacity: Capacity,
+        /// The size of the data in the same unit.
+        length: Capacity,
+    },
+    /// Micro QR symbols have no level H.
+    #[error("Micro QR symbols have no error correction level {level}; use L, M or Q")]
+    MicroLevel {
+        /// The requested level.
+        level: EcLevel,
+    },
+    /// The data does not fit in 16 structured append symbols of the largest allowed version.
+    #[error(
+        "data too long for 16 structured append symbols of version {max_version} at level {level}: it is {length} bytes; allow a larger version, use a lower level or shorter data"
+    )]
+    SequenceTooLong {
+        /// The requested level.
+        level: EcLevel,
+        /// The largest version allowed for each symbol.
+        max_version: Version,
+        /// The data's length in bytes.
+        length: usize,
+    },
     /// The minimum version is above the maximum.
     #[error("invalid version range: minimum {min} is above maximum {max}")]
     VersionRange {

@@ -51,12 +51,21 @@
 //! | `frame` | [`Frame`]s with a text from a compiled-in font | `ttf-parser` |
 //! | `pdf` | [`Format::Pdf`]: vector PDF of a [`PrintSize`] | none |
 //! | `eps` | [`Format::Eps`]: Encapsulated PostScript | none |
+//! | `kanji` | `EncodeOptions::kanji`: Kanji mode for Shift JIS text | `encoding_rs` |
 //!
 //! With `default-features = false` the crate encodes codes and draws them as terminal text
 //! ([`render_terminal`]) with no dependency but `thiserror`. [`Format`] keeps all its variants
 //! and every option type exists in every build: rendering a format or option whose feature is
 //! off is refused with [`RenderError::FormatNotEnabled`] or [`RenderError::FeatureNotEnabled`],
 //! so enabling a feature never changes what compiles.
+//!
+//! # Beyond plain codes
+//!
+//! [`content`] builds the payloads phones act on (Wi-Fi, vCard, MeCard, geo, e-mail, SMS,
+//! telephone, calendar events, SEPA transfers), each validated. [`EncodeOptions::with_eci`] marks
+//! UTF-8 data with ECI 26, Kanji mode packs Shift JIS text in 13 bits a character,
+//! [`MicroQrCode`] makes Micro QR symbols M1 to M4, and [`QrCode::encode_structured`] splits a
+//! message over up to 16 symbols.
 //!
 //! # The pipeline
 //!
@@ -70,24 +79,31 @@ mod bit_writer;
 mod bits;
 mod canvas;
 mod capacity;
+pub mod content;
 #[cfg(any(feature = "png", feature = "pdf"))]
 mod deflate;
 mod ec;
+mod eci;
 mod encode;
 mod error;
 mod grid;
+mod kanji;
+mod micro;
 mod options;
 mod penalty;
 mod render;
 mod runs;
 mod segment;
+mod structured;
 mod version;
 
 pub use capacity::Capacity;
+pub use eci::Eci;
 pub use encode::{EncodeOptions, QrCode};
 #[cfg(feature = "logo")]
 pub use error::LogoError;
 pub use error::{EncodeError, RenderError};
+pub use micro::{MicroMask, MicroOptions, MicroQrCode, MicroVersion};
 #[cfg(feature = "logo")]
 pub use options::LogoSize;
 pub use options::{
@@ -100,6 +116,7 @@ pub use render::Logo;
 pub use render::{Placement, placement};
 pub use render::{RenderOptions, encode, render, render_code, render_terminal};
 pub use segment::{Mode, Segment};
+pub use structured::StructuredAppend;
 pub use version::{EcLevel, Mask, Version};
 
 /// The examples of `README.md`, compiled and run as doctests so that they stay true.

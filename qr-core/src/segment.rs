@@ -2,6 +2,7 @@
 
 /// An encoding mode of a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Mode {
     /// Decimal digits, 10 bits per three digits.
     Numeric,
@@ -9,6 +10,8 @@ pub enum Mode {
     Alphanumeric,
     /// Any byte, 8 bits each.
     Byte,
+    /// Shift JIS double-byte characters, 13 bits each (see `EncodeOptions::kanji`).
+    Kanji,
 }
 
 impl Mode {
@@ -18,6 +21,7 @@ impl Mode {
             Mode::Numeric => 0b0001,
             Mode::Alphanumeric => 0b0010,
             Mode::Byte => 0b0100,
+            Mode::Kanji => 0b1000,
         }
     }
 
@@ -27,12 +31,14 @@ impl Mode {
             Mode::Numeric => [10, 12, 14],
             Mode::Alphanumeric => [9, 11, 13],
             Mode::Byte => [8, 16, 16],
+            Mode::Kanji => [8, 10, 12],
         };
         widths[group]
     }
 }
 
-/// A run of the input encoded in one mode: bytes `start..end` of the data.
+/// A run of the input encoded in one mode: bytes `start..end` of the data (for a Kanji segment,
+/// of the data converted to Shift JIS, two bytes a character).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
     /// The segment's mode.
@@ -44,9 +50,17 @@ pub struct Segment {
 }
 
 impl Segment {
-    /// The number of characters (bytes) in the segment.
+    /// The number of bytes in the segment (two per character in Kanji mode).
     pub fn len(&self) -> usize {
         self.end - self.start
+    }
+
+    /// The number of characters the segment's count field holds.
+    pub(crate) fn characters(&self) -> usize {
+        match self.mode {
+            Mode::Kanji => self.len() / 2,
+            _ => self.len(),
+        }
     }
 
     /// Whether the segment has no characters.
@@ -79,10 +93,24 @@ pub(crate) const fn alphanumeric_value(byte: u8) -> Option<u8> {
 /// how many characters of its last incomplete numeric triple or alphanumeric pair are pending, so every
 /// segment's cost is counted to the bit (header, count field and data).
 pub(crate) fn optimal_segments(data: &[u8], group: usize) -> (Vec<Segment>, usize) {
+    optimal_segments_with(data, |mode| Some(4 + mode.count_bits(group) as u32))
+}
+
+/// [`optimal_segments`] with the header cost (mode indicator and count field) of each mode given
+/// by `header`, `None` for a mode the symbol does not allow (Micro QR's smaller versions).
+/// Returns no segments and `usize::MAX` bits when some byte fits no allowed mode.
+pub(crate) fn optimal_segments_with(
+    data: &[u8],
+    header: impl Fn(Mode) -> Option<u32>,
+) -> (Vec<Segment>, usize) {
     if data.is_empty() {
         return (Vec::new(), 0);
     }
-    let header = |mode: Mode| 4 + mode.count_bits(group) as u32;
+    let (numeric, alphanumeric, byte_mode) = (
+        header(Mode::Numeric),
+        header(Mode::Alphanumeric),
+        header(Mode::Byte),
+    );
     let n = data.len();
     // The best cost so far for each state, and for each position and state how it was reached.
     let mut cost = [INFINITE; STATES];
@@ -109,29 +137,21 @@ pub(crate) fn optimal_segments(data: &[u8], group: usize) -> (Vec<Segment>, usiz
                 step[target] = Step { from, new_segment };
             }
         };
-        if byte.is_ascii_digit() {
-            relax(
-                N1,
-                best_previous + header(Mode::Numeric) + 4,
-                best_state,
-                true,
-            );
+        if let (true, Some(numeric)) = (byte.is_ascii_digit(), numeric) {
+            relax(N1, best_previous + numeric + 4, best_state, true);
             relax(N1, cost[N0].saturating_add(4), N0 as u8, false);
             relax(N2, cost[N1].saturating_add(3), N1 as u8, false);
             relax(N0, cost[N2].saturating_add(3), N2 as u8, false);
         }
-        if alphanumeric_value(byte).is_some() {
-            relax(
-                A1,
-                best_previous + header(Mode::Alphanumeric) + 6,
-                best_state,
-                true,
-            );
+        if let (Some(_), Some(alphanumeric)) = (alphanumeric_value(byte), alphanumeric) {
+            relax(A1, best_previous + alphanumeric + 6, best_state, true);
             relax(A1, cost[A0].saturating_add(6), A0 as u8, false);
             relax(A0, cost[A1].saturating_add(5), A1 as u8, false);
         }
-        relax(B, best_previous + header(Mode::Byte) + 8, best_state, true);
-        relax(B, cost[B].saturating_add(8), B as u8, false);
+        if let Some(byte_header) = byte_mode {
+            relax(B, best_previous + byte_header + 8, best_state, true);
+            relax(B, cost[B].saturating_add(8), B as u8, false);
+        }
         cost = next;
         steps.push(step);
     }
@@ -142,6 +162,9 @@ pub(crate) fn optimal_segments(data: &[u8], group: usize) -> (Vec<Segment>, usiz
             .fold((INFINITE, 0usize), |(c, s), (state, &value)| {
                 if value < c { (value, state) } else { (c, s) }
             });
+    if total >= INFINITE {
+        return (Vec::new(), usize::MAX);
+    }
     // Walk the steps back, closing a segment wherever one was opened.
     let mut segments = Vec::new();
     let mut end = n;
@@ -166,11 +189,12 @@ pub(crate) fn bit_length(segments: &[Segment], group: usize) -> usize {
     segments
         .iter()
         .map(|segment| {
-            let count = segment.len();
+            let count = segment.characters();
             let payload = match segment.mode {
                 Mode::Numeric => count / 3 * 10 + [0, 4, 7][count % 3],
                 Mode::Alphanumeric => count / 2 * 11 + (count % 2) * 6,
                 Mode::Byte => count * 8,
+                Mode::Kanji => count * 13,
             };
             4 + segment.mode.count_bits(group) + payload
         })
@@ -292,7 +316,7 @@ mod tests {
                     let allowed = run.iter().all(|&b| match mode {
                         Mode::Numeric => b.is_ascii_digit(),
                         Mode::Alphanumeric => alphanumeric_value(b).is_some(),
-                        Mode::Byte => true,
+                        _ => true,
                     });
                     if allowed && best[start] != usize::MAX {
                         let segment = Segment { mode, start, end };

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use qr_core::{EcLevel, EncodeOptions, Mask, Mode, QrCode, Version};
-use qrcodegen::{QrCode as Oracle, QrCodeEcc, QrSegment};
+use qrcodegen::{QrCode as Oracle, QrCodeEcc, QrSegment, QrSegmentMode};
 
 fn oracle_level(level: EcLevel) -> QrCodeEcc {
     match level {
@@ -14,11 +14,12 @@ fn oracle_level(level: EcLevel) -> QrCodeEcc {
     }
 }
 
-/// qrcodegen segments identical to the ones qr-core chose.
+/// qrcodegen segments identical to the ones qr-core chose, after its ECI header if it has one;
+/// `data` is what the segments index (the Shift JIS bytes of a Kanji code).
 fn oracle_segments(data: &[u8], code: &QrCode) -> Vec<QrSegment> {
-    code.segments()
-        .iter()
-        .map(|segment| {
+    let eci = code.eci().map(|eci| QrSegment::make_eci(eci.designator()));
+    eci.into_iter()
+        .chain(code.segments().iter().map(|segment| {
             let bytes = &data[segment.start..segment.end];
             // Numeric and alphanumeric segments hold only ASCII characters.
             let text: String = bytes.iter().map(|&b| char::from(b)).collect();
@@ -26,9 +27,24 @@ fn oracle_segments(data: &[u8], code: &QrCode) -> Vec<QrSegment> {
                 Mode::Numeric => QrSegment::make_numeric(&text),
                 Mode::Alphanumeric => QrSegment::make_alphanumeric(&text),
                 Mode::Byte => QrSegment::make_bytes(bytes),
+                Mode::Kanji => kanji_segment(bytes),
+                other => panic!("no oracle segment for {other:?}"),
             }
-        })
+        }))
         .collect()
+}
+
+/// A qrcodegen Kanji segment of Shift JIS `bytes`, each character's 13 bits computed here from
+/// ISO/IEC 18004 section 7.4.6 (qrcodegen takes the bits, not the text).
+fn kanji_segment(bytes: &[u8]) -> QrSegment {
+    let mut bits = Vec::new();
+    for pair in bytes.chunks_exact(2) {
+        let code = u32::from(pair[0]) << 8 | u32::from(pair[1]);
+        let reduced = code - if code <= 0x9FFC { 0x8140 } else { 0xC140 };
+        let value = (reduced >> 8) * 0xC0 + (reduced & 0xFF);
+        bits.extend((0..13).rev().map(|i| (value >> i) & 1 == 1));
+    }
+    QrSegment::new(QrSegmentMode::Kanji, bytes.len() / 2, bits)
 }
 
 /// Encodes with both libraries and asserts identical symbols; `mask` fixed or chosen by penalty.
@@ -38,9 +54,15 @@ fn check(data: &[u8], level: EcLevel, mask: Option<u8>) {
         options = options.with_mask(mask);
     }
     let ours = QrCode::encode_with(data, &options).expect("data fits");
+    assert_same(data, &ours, level, mask);
+}
+
+/// Asserts that qrcodegen, given `ours`'s segments over `data` in its version, builds the same
+/// symbol (and chooses the same mask when `mask` is `None`).
+fn assert_same(data: &[u8], ours: &QrCode, level: EcLevel, mask: Option<u8>) {
     let version = qrcodegen::Version::new(ours.version().number());
     let oracle = Oracle::encode_segments_advanced(
-        &oracle_segments(data, &ours),
+        &oracle_segments(data, ours),
         oracle_level(level),
         version,
         version,
@@ -88,6 +110,45 @@ fn fixed_inputs_match_in_every_level_and_mask() {
             for mask in 0..8 {
                 check(data, level, Some(mask));
             }
+        }
+    }
+}
+
+#[test]
+fn eci_and_kanji_segments_match() {
+    let texts = [
+        "点茗",
+        "東京タワー",
+        "日本語の文章です。漢字と仮名を含みます。",
+        "ＱＲコード",
+    ];
+    for text in texts {
+        let sjis = encoding_rs::SHIFT_JIS.encode(text).0;
+        for level in EcLevel::ALL {
+            for mask in [None, Some(5)] {
+                let mut options = EncodeOptions::new(level).with_kanji(true);
+                if let Some(mask) = mask.and_then(Mask::new) {
+                    options = options.with_mask(mask);
+                }
+                let ours = QrCode::encode_with(text.as_bytes(), &options).expect("fits");
+                assert_eq!(ours.segments().len(), 1);
+                assert_eq!(ours.segments()[0].mode, Mode::Kanji, "{text}");
+                assert_same(&sjis, &ours, level, mask);
+            }
+        }
+    }
+    let inputs: [&[u8]; 4] = [
+        b"",
+        b"https://example.com/a",
+        "Grüße 12345678901234567890".as_bytes(),
+        b"0123",
+    ];
+    for data in inputs {
+        for level in EcLevel::ALL {
+            let options = EncodeOptions::new(level).with_eci(qr_core::Eci::Utf8);
+            let ours = QrCode::encode_with(data, &options).expect("fits");
+            assert_eq!(ours.eci(), Some(qr_core::Eci::Utf8));
+            assert_same(data, &ours, level, None);
         }
     }
 }

@@ -52,8 +52,14 @@ fn a_regenerated_key_is_refused_by_every_other_server_within_100_ms() {
         let started = Instant::now();
         let (_, new) = a.regenerate_key(key.id).unwrap();
         // Server A, which made the change, refuses the old secret at once.
-        assert_eq!(a.authenticate_cached(Some(&old), None).map(|r| r.err()), None);
-        assert_eq!(a.authenticate(Some(&old), None).unwrap_err(), AuthError::Unknown);
+        assert_eq!(
+            a.authenticate_cached(Some(&old), None).map(|r| r.err()),
+            None
+        );
+        assert_eq!(
+            a.authenticate(Some(&old), None).unwrap_err(),
+            AuthError::Unknown
+        );
         while matches!(b.authenticate_cached(Some(&old), None), Some(Ok(_))) {
             assert!(
                 started.elapsed() < Duration::from_secs(1),
@@ -62,7 +68,10 @@ fn a_regenerated_key_is_refused_by_every_other_server_within_100_ms() {
             std::thread::sleep(Duration::from_micros(100));
         }
         delays.push(started.elapsed());
-        assert_eq!(b.authenticate(Some(&old), None).unwrap_err(), AuthError::Unknown);
+        assert_eq!(
+            b.authenticate(Some(&old), None).unwrap_err(),
+            AuthError::Unknown
+        );
         b.authenticate(Some(new.expose_secret()), None).unwrap();
         secret = new;
     }

@@ -6,6 +6,7 @@
 //! they are not installed).
 
 pub mod servers;
+pub mod zxing;
 
 /// A decoded raster: width, height and one luma byte per pixel, composited over white.
 #[derive(Clone, Debug, PartialEq, Eq)]
