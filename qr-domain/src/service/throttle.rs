@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 
 use super::cache::BoundedCache;
 use crate::access::canonical;
-use crate::limit_state::{gcra, Gcra};
+use crate::limit_state::{Gcra, gcra};
 use crate::limits::whole_seconds;
 
 /// Failed authentications one address may make at once before it is throttled.
@@ -41,24 +41,16 @@ impl AuthThrottle {
     pub(super) fn throttled(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
         let tat = self.tats.get(&bucket(client))?;
-        gcra(
-            Some(tat),
-            now,
-            AUTH_FAILURE_LIMITER,
-        )
-        .err()
-        .map(whole_seconds)
+        gcra(Some(tat), now, AUTH_FAILURE_LIMITER)
+            .err()
+            .map(whole_seconds)
     }
 
     /// Counts a failure; the seconds to wait when the address is now throttled.
     pub(super) fn fail(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
         self.tats.update(bucket(client), |tat| {
-            match gcra(
-                tat.copied(),
-                now,
-                AUTH_FAILURE_LIMITER,
-            ) {
+            match gcra(tat.copied(), now, AUTH_FAILURE_LIMITER) {
                 Ok(next) => (next, None),
                 // Over the budget: the state stays, so waiting is what ends the throttle.
                 Err(wait) => (tat.copied().unwrap_or(now), Some(whole_seconds(wait))),
