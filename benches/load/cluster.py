@@ -6,7 +6,10 @@ at a steady rate of the same requests per second per server (paced with wrk's de
 Free key (2 requests/s) hammered through the 3 servers for 10 s, and its monthly count in
 PostgreSQL.
 
-Usage: benches/load/cluster.py      (takes about 8 minutes)
+The redirect case sends each request from its own visitor address (redirect.lua), so every
+redirect records a scan: one visitor's replays of a link count at most 10 times a minute.
+
+Usage: benches/load/cluster.py      (takes about 8 minutes; DURATION=10 about 6)
 Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk, default 2),
        SCANS (scans seeded per database, default 10000).
 Needs wrk, PostgreSQL, redis-server and haproxy (apt-get install wrk postgresql redis-server
@@ -148,7 +151,7 @@ def run_config(name, env, servers, balancer, pg, redis, paced):
           "AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1")
     key = f"X-API-Key: {env['KEY_LINKS']}"
     cases = [
-        ("redirect", f"/r/{env['REDIRECT_CODE']}", "report.lua", [ua]),
+        ("redirect", f"/r/{env['REDIRECT_CODE']}", "redirect.lua", [ua]),
         ("generate", GENERATE, "report.lua", [key]),
         ("link write", "/api/links", "links_write.lua", [key]),
     ]
