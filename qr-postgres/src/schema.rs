@@ -136,18 +136,17 @@ pub(crate) fn check(client: &mut Client, url: &str) -> Result<i32, OpenError> {
         doing: "reading the schema version",
         source,
     };
-    let ours: bool = client
-        .query_one("SELECT to_regclass('qr_schema') IS NOT NULL", &[])
-        .map_err(err)?
-        .get(0);
+    // One statement, so one snapshot: a server that commits the first migration meanwhile is
+    // seen whole (its `qr_schema` with its tables) or not at all, never as tables without it.
+    let row = client
+        .query_one(
+            "SELECT count(*) FILTER (WHERE tablename = 'qr_schema') > 0, count(*)
+             FROM pg_tables WHERE schemaname = current_schema()",
+            &[],
+        )
+        .map_err(err)?;
+    let (ours, tables): (bool, i64) = (row.get(0), row.get(1));
     if !ours {
-        let tables: i64 = client
-            .query_one(
-                "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()",
-                &[],
-            )
-            .map_err(err)?
-            .get(0);
         return if tables == 0 {
             Ok(0)
         } else {

@@ -21,7 +21,7 @@ use crate::tx::PgTx;
 /// three servers stay far below PostgreSQL's default `max_connections` of 100.
 pub const POOL_SIZE: usize = 8;
 
-/// Connections for scan batches. A batch of at least [`SPLIT_FROM`] scans is split by link
+/// Connections for scan batches. A batch of at least 512 scans (`SPLIT_FROM`) is split by link
 /// across them, each part its own transaction on its own PostgreSQL backend, so one server's
 /// scans are not capped by one backend's core: a batch's time is spent inside PostgreSQL
 /// (about 80% of the CPU in the storage bench), one row at a time, per scan, visitor and rollup.
