@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Several servers against one: redirects, generate and link writes through HAProxy to 1 server
 on SQLite, 1 on PostgreSQL, 1 on PostgreSQL with Redis, and 3 on PostgreSQL with Redis, in one
-run on this machine, with the CPU time each process spends per request. Then a Free key
-(2 requests/s) hammered through the 3 servers for 10 s, and its monthly count in PostgreSQL.
+run on this machine, with the CPU time each process spends per request; then the last two again
+at a steady rate of the same requests per second per server (paced with wrk's delay); then a
+Free key (2 requests/s) hammered through the 3 servers for 10 s, and its monthly count in
+PostgreSQL.
 
-Usage: benches/load/cluster.py      (takes about 7 minutes)
+The redirect case sends each request from its own visitor address (redirect.lua), so every
+redirect records a scan: one visitor's replays of a link count at most 10 times a minute.
+
+Usage: benches/load/cluster.py      (takes about 8 minutes; DURATION=10 about 6)
 Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk, default 2),
        SCANS (scans seeded per database, default 10000).
 Needs wrk, PostgreSQL, redis-server and haproxy (apt-get install wrk postgresql redis-server
@@ -97,29 +102,30 @@ def main():
         print(f"Seeding {SCANS} scans and 500 links in each database...", file=sys.stderr)
         seeded = {"pg": seed(url), "sqlite": seed(sqlite)}
         log = os.path.join(work, "servers.log")
-        # Three servers of two async worker threads each make six threads on two cores; the last
-        # configuration gives each one thread, as if each had its own share of the machine.
+        # Saturated: as many requests as the machine takes. Then paced: every server at the
+        # same rate (1 server at R, 3 at 3R in all), below saturation, so the CPU per request
+        # compares the number of servers and not the load each one carries.
         configs = [
-            ("SQLite, 1 server", sqlite, "sqlite", 1, False, {}),
-            ("PostgreSQL, 1 server", url, "pg", 1, False, {}),
-            ("PostgreSQL + Redis, 1 server", url, "pg", 1, True, {}),
-            ("PostgreSQL + Redis, 3 servers", url, "pg", 3, True, {}),
-            ("PostgreSQL + Redis, 3 servers of 1 thread", url, "pg", 3, True,
-             {"TOKIO_WORKER_THREADS": "1"}),
+            ("SQLite, 1 server", sqlite, "sqlite", 1, False, 0),
+            ("PostgreSQL, 1 server", url, "pg", 1, False, 0),
+            ("PostgreSQL + Redis, 1 server", url, "pg", 1, True, 0),
+            ("PostgreSQL + Redis, 3 servers", url, "pg", 3, True, 0),
+            ("paced: PostgreSQL + Redis, 1 server", url, "pg", 1, True, 1),
+            ("paced: PostgreSQL + Redis, 3 servers", url, "pg", 3, True, 3),
         ]
         rows = []
         free_line = ""
-        for name, db, which, count, shared, threads in configs:
+        for name, db, which, count, shared, paced in configs:
             env = seeded[which]
             args = ["--trusted-proxies", "127.0.0.1"] + (["--redis", redis.url] if shared else [])
             servers = []
             balancer = None
             try:
                 for _ in range(count):
-                    servers.append(harness.Server(db, log, env=threads, args=args))
+                    servers.append(harness.Server(db, log, args=args))
                 balancer = ch.Balancer(work, servers)
                 rows += run_config(name, env, servers, balancer, pg if which == "pg" else None,
-                                   redis if shared else None)
+                                   redis if shared else None, paced)
                 if count == 3 and not free_line:
                     free_line = free_key(url, servers, balancer, pg)
             finally:
@@ -135,17 +141,31 @@ def main():
         pg.close()
 
 
-def run_config(name, env, servers, balancer, pg, redis):
+# Requests per second per server in the paced runs: below what 3 servers reach on 2 cores.
+PACED_RATE = {"redirect": 1000, "generate": 1000, "link write": 100}
+
+
+def run_config(name, env, servers, balancer, pg, redis, paced):
     print(f"{name}:", file=sys.stderr)
     ua = ("User-Agent: Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) "
           "AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1")
     key = f"X-API-Key: {env['KEY_LINKS']}"
     cases = [
-        ("redirect", f"/r/{env['REDIRECT_CODE']}", "report.lua", [ua]),
+        ("redirect", f"/r/{env['REDIRECT_CODE']}", "redirect.lua", [ua]),
         ("generate", GENERATE, "report.lua", [key]),
         ("link write", "/api/links", "links_write.lua", [key]),
     ]
-    return measure(name, cases, servers, pg, redis, balancer)
+    rows = []
+    for case in cases:
+        if paced:
+            # Each of the CONNS connections waits between requests: CONNS / pause = the rate.
+            rate = PACED_RATE[case[0]] * paced
+            os.environ["PACE_MS"] = str(max(1, round(1000 * CONNS / rate)))
+        try:
+            rows += measure(name, [case], servers, pg, redis, balancer)
+        finally:
+            os.environ.pop("PACE_MS", None)
+    return rows
 
 
 def free_key(url, servers, balancer, pg):

@@ -23,4 +23,4 @@ mod tx;
 
 pub use error::{OpenError, redact};
 pub use schema::SCHEMA_VERSION;
-pub use store::{POOL_SIZE, PgStore};
+pub use store::{POOL_SIZE, PgStore, SCAN_CONNECTIONS};

@@ -1,10 +1,10 @@
-//! Scan batches: one statement per batch (array parameters, data-modifying `WITH` clauses) in its own transaction, the daily rollups updated by the same statement.
+//! Scan batches: split by link across the scan connections, each part one statement (array parameters, data-modifying `WITH` clauses) in its own transaction, the daily rollups updated by the same statement.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use qr_domain::StoreError;
-use qr_domain::ids::ScanId;
+use qr_domain::ids::{LinkId, ScanId};
 use qr_domain::scan::NewScan;
 use uuid::Uuid;
 
@@ -70,15 +70,43 @@ counted AS (
 SELECT ord, id FROM kept
 ";
 
+/// Splits a batch into at most `parts` groups of positions, a link's scans all in one group (so
+/// no two groups ever wait for the same link's lock), the groups as even as the links allow
+/// (largest link first, each to the smallest group). Batches under `split_from` scans stay
+/// whole: a small batch gains less from a second backend than it costs in a thread and a
+/// second commit. Each group lists its positions in batch order; empty groups are left out.
+pub(crate) fn split(scans: &[NewScan], parts: usize, split_from: usize) -> Vec<Vec<usize>> {
+    if parts <= 1 || scans.len() < split_from {
+        return vec![(0..scans.len()).collect()];
+    }
+    let mut by_link: HashMap<LinkId, Vec<usize>> = HashMap::new();
+    for (i, s) in scans.iter().enumerate() {
+        by_link.entry(s.link_id).or_default().push(i);
+    }
+    let mut links: Vec<Vec<usize>> = by_link.into_values().collect();
+    links.sort_unstable_by_key(|positions| std::cmp::Reverse(positions.len()));
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); parts];
+    for positions in links {
+        if let Some(smallest) = groups.iter_mut().min_by_key(|g| g.len()) {
+            smallest.extend(positions);
+        }
+    }
+    groups.retain(|g| !g.is_empty());
+    for g in &mut groups {
+        g.sort_unstable();
+    }
+    groups
+}
+
 /// Stores `scans` in the open transaction on `conn`: scans, visitors, rollups and link counts.
 pub(crate) fn insert_scans(
     conn: &mut Conn,
-    scans: &[NewScan],
+    scans: &[&NewScan],
 ) -> Result<Vec<Option<ScanId>>, StoreError> {
-    let column = |f: &dyn Fn(&NewScan) -> &str| scans.iter().map(f).collect::<Vec<&str>>();
+    let column = |f: &dyn Fn(&NewScan) -> &str| scans.iter().map(|s| f(s)).collect::<Vec<&str>>();
     let links: Vec<Uuid> = scans.iter().map(|s| s.link_id.as_uuid()).collect();
     let ats: Vec<DateTime<Utc>> = scans.iter().map(|s| s.at).collect();
-    let days: Vec<NaiveDate> = scans.iter().map(NewScan::day).collect();
+    let days: Vec<NaiveDate> = scans.iter().map(|s| s.day()).collect();
     let visitors: Vec<&[u8]> = scans.iter().map(|s| &s.visitor[..]).collect();
     let referrers: Vec<Option<&str>> = scans.iter().map(|s| s.referrer.as_deref()).collect();
 
@@ -156,4 +184,70 @@ pub(crate) fn insert_scans(
         *slot = Some(ScanId(id));
     }
     Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use qr_domain::chrono::Utc;
+    use qr_domain::scan::Device;
+
+    use super::*;
+
+    /// Scans of each link, interleaved as visits arrive.
+    fn scans_of(links: &[(LinkId, usize)]) -> Vec<NewScan> {
+        let most = links.iter().map(|(_, n)| *n).max().unwrap_or(0);
+        (0..most)
+            .flat_map(|round| links.iter().filter(move |(_, n)| round < *n))
+            .map(|(link, _)| NewScan {
+                link_id: *link,
+                at: Utc::now(),
+                visitor: [0; 16],
+                country: "GB".into(),
+                city: "Unknown".into(),
+                device: Device::Mobile,
+                browser: "Chrome".into(),
+                os: "Android".into(),
+                referrer: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_split_keeps_each_link_in_one_group_covers_every_scan_and_balances() {
+        let links: Vec<LinkId> = (0..5).map(|_| LinkId::random()).collect();
+        let scans = scans_of(&[
+            (links[0], 400),
+            (links[1], 300),
+            (links[2], 200),
+            (links[3], 100),
+            (links[4], 100),
+        ]);
+        let groups = split(&scans, 2, 512);
+        assert_eq!(groups.len(), 2);
+        let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+        assert_eq!(sizes.iter().sum::<usize>(), 1_100);
+        assert!(sizes.iter().all(|n| (500..=600).contains(n)), "{sizes:?}");
+        let mut seen = vec![false; scans.len()];
+        for g in &groups {
+            assert!(g.windows(2).all(|w| w[0] < w[1]), "batch order kept");
+            for &i in g {
+                assert!(!seen[i], "position {i} in two groups");
+                seen[i] = true;
+            }
+            let own: BTreeSet<LinkId> = g.iter().map(|&i| scans[i].link_id).collect();
+            for other in groups.iter().filter(|o| *o != g) {
+                assert!(other.iter().all(|&i| !own.contains(&scans[i].link_id)));
+            }
+        }
+        assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
+    fn small_batches_and_single_links_are_not_split() {
+        let (a, b) = (LinkId::random(), LinkId::random());
+        assert_eq!(split(&scans_of(&[(a, 10), (b, 10)]), 2, 512).len(), 1);
+        assert_eq!(split(&scans_of(&[(a, 1_000)]), 2, 512).len(), 1);
+        assert_eq!(split(&scans_of(&[(a, 600), (b, 600)]), 1, 512).len(), 1);
+        assert_eq!(split(&scans_of(&[(a, 600), (b, 600)]), 2, 512).len(), 2);
+    }
 }

@@ -512,12 +512,19 @@ impl WriteTx for PgTx<'_> {
         let Some(code) = code else {
             return Ok(false);
         };
-        // Scans and rollups went with the link (ON DELETE CASCADE); visitors have no key to it.
         self.exec(
             "INSERT INTO tombstones (short_code) VALUES ($1) ON CONFLICT DO NOTHING",
             &[&code],
         )?;
-        self.exec("DELETE FROM visitors WHERE link_id = $1", &[&id.as_uuid()])?;
+        // The scan tables have no foreign key to links (schema version 2). The link row went
+        // first: its lock waited for any scan batch holding it, and later batches skip the link,
+        // so these statements see every row there will ever be.
+        for table in ["scans", "daily", "daily_dims", "visitors"] {
+            self.exec(
+                &format!("DELETE FROM {table} WHERE link_id = $1"),
+                &[&id.as_uuid()],
+            )?;
+        }
         Ok(true)
     }
 
