@@ -96,6 +96,9 @@ pub struct DirtyCounters {
     pub usage: Vec<(UsageMonth, Vec<(AccountId, u64)>)>,
     /// Last-use times of keys.
     pub last_used: Vec<(KeyId, DateTime<Utc>)>,
+    /// Requests counted per UTC day and account since the last flush (added to the stored
+    /// daily counts, not replacing them).
+    pub daily: Vec<(NaiveDate, Vec<(AccountId, u64)>)>,
 }
 
 #[derive(Debug, Default)]
@@ -105,6 +108,10 @@ struct MeterState {
     usage: HashMap<(AccountId, UsageMonth), u64>,
     dirty: HashSet<(AccountId, UsageMonth)>,
     last_used: HashMap<KeyId, DateTime<Utc>>,
+    /// Requests per account and UTC day not yet flushed.
+    daily: HashMap<(AccountId, NaiveDate), u64>,
+    /// GCRA state of dashboard renders per account.
+    render_tat: HashMap<AccountId, i64>,
 }
 
 const MICROS: i64 = 1_000_000;
@@ -312,9 +319,37 @@ impl Meter {
         let used = used + 1;
         s.usage.insert((account, month), used);
         s.dirty.insert((account, month));
+        *s.daily.entry((account, now.date_naive())).or_insert(0) += 1;
         Ok(Admission {
             status: status(limits, used, month),
         })
+    }
+
+    /// Admits a dashboard render (preview or download) of `account` at the plan's per-second rate
+    /// with a burst of one second's worth; nothing is counted against the monthly quota.
+    /// `Err` holds the whole seconds to wait.
+    pub fn admit_render(
+        &self,
+        now: DateTime<Utc>,
+        account: AccountId,
+        rate: PerSecond,
+    ) -> Result<(), u64> {
+        let rate = i64::from(rate.get());
+        let mut s = self.lock();
+        let tat = gcra(
+            s.render_tat.get(&account).copied(),
+            now.timestamp_micros(),
+            MICROS / rate,
+            rate,
+        )
+        .map_err(whole_seconds)?;
+        s.render_tat.insert(account, tat);
+        Ok(())
+    }
+
+    /// Requests of `account` on `day` counted in memory and not yet flushed.
+    pub fn unflushed_daily(&self, account: AccountId, day: NaiveDate) -> u64 {
+        self.lock().daily.get(&(account, day)).copied().unwrap_or(0)
     }
 
     /// Notes that `key` passed authentication at `at`.
@@ -336,7 +371,17 @@ impl Meter {
         let last_used = s.last_used.drain().collect();
         let mut usage: Vec<_> = by_month.into_iter().collect();
         usage.sort_by_key(|(m, _)| *m);
-        DirtyCounters { usage, last_used }
+        let mut by_day: HashMap<NaiveDate, Vec<(AccountId, u64)>> = HashMap::new();
+        for ((account, day), n) in s.daily.drain() {
+            by_day.entry(day).or_default().push((account, n));
+        }
+        let mut daily: Vec<_> = by_day.into_iter().collect();
+        daily.sort_by_key(|(d, _)| *d);
+        DirtyCounters {
+            usage,
+            last_used,
+            daily,
+        }
     }
 
     /// Puts counters back after a failed flush so the next flush retries them.
@@ -352,6 +397,11 @@ impl Meter {
         for (key, at) in dirty.last_used {
             let slot = s.last_used.entry(key).or_insert(at);
             *slot = (*slot).max(at);
+        }
+        for (day, counts) in dirty.daily {
+            for (account, n) in counts {
+                *s.daily.entry((account, day)).or_insert(0) += n;
+            }
         }
     }
 }
@@ -415,6 +465,19 @@ mod tests {
     }
 
     #[test]
+    fn renders_are_rate_limited_and_never_counted() {
+        let m = Meter::new();
+        let a = AccountId::random();
+        let now = at("2024-05-31T12:00:00Z");
+        let rate = PerSecond::new(2).unwrap();
+        assert_eq!(m.admit_render(now, a, rate), Ok(()));
+        assert_eq!(m.admit_render(now, a, rate), Ok(()));
+        assert_eq!(m.admit_render(now, a, rate), Err(1));
+        assert_eq!(m.used(a, UsageMonth::of(now)), 0);
+        assert_eq!(m.take_dirty(now), DirtyCounters::default());
+    }
+
+    #[test]
     fn dirty_counters_roundtrip() {
         let m = Meter::new();
         let limits = Plan::Free.limits(&Default::default());
@@ -426,9 +489,13 @@ mod tests {
         let d = m.take_dirty(now);
         assert_eq!(d.usage, vec![(UsageMonth::of(now), vec![(a, 1)])]);
         assert_eq!(d.last_used, vec![(k, now)]);
+        assert_eq!(d.daily, vec![(now.date_naive(), vec![(a, 1)])]);
         assert_eq!(m.take_dirty(now), DirtyCounters::default());
         m.restore_dirty(d.clone());
         assert_eq!(m.take_dirty(now), d);
+        assert_eq!(m.unflushed_daily(a, now.date_naive()), 0);
+        m.restore_dirty(d.clone());
+        assert_eq!(m.unflushed_daily(a, now.date_naive()), 1);
         // After the month ends, the old month's counter is dropped from memory once flushed.
         let later = now + Duration::seconds(1);
         let _ = m.take_dirty(later);
