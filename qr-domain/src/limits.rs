@@ -115,6 +115,8 @@ struct MeterState {
 }
 
 const MICROS: i64 = 1_000_000;
+/// The slowest rate of dashboard renders, whatever the plan: a preview every 200 ms while typing.
+pub const MIN_RENDER_RATE: u32 = 5;
 
 impl UsageMonth {
     /// The month containing `t`.
@@ -325,22 +327,22 @@ impl Meter {
         })
     }
 
-    /// Admits a dashboard render (preview or download) of `account` at the plan's per-second rate
-    /// with a burst of one second's worth; nothing is counted against the monthly quota.
-    /// `Err` holds the whole seconds to wait.
+    /// Admits a dashboard render (preview or download) of `account` at the plan's per-second rate,
+    /// but at least [`MIN_RENDER_RATE`], with a burst of two seconds' worth (a live preview follows
+    /// typing); nothing is counted against the monthly quota. `Err` holds the whole seconds to wait.
     pub fn admit_render(
         &self,
         now: DateTime<Utc>,
         account: AccountId,
         rate: PerSecond,
     ) -> Result<(), u64> {
-        let rate = i64::from(rate.get());
+        let rate = i64::from(rate.get().max(MIN_RENDER_RATE));
         let mut s = self.lock();
         let tat = gcra(
             s.render_tat.get(&account).copied(),
             now.timestamp_micros(),
             MICROS / rate,
-            rate,
+            2 * rate,
         )
         .map_err(whole_seconds)?;
         s.render_tat.insert(account, tat);
@@ -470,8 +472,9 @@ mod tests {
         let a = AccountId::random();
         let now = at("2024-05-31T12:00:00Z");
         let rate = PerSecond::new(2).unwrap();
-        assert_eq!(m.admit_render(now, a, rate), Ok(()));
-        assert_eq!(m.admit_render(now, a, rate), Ok(()));
+        for _ in 0..2 * MIN_RENDER_RATE {
+            assert_eq!(m.admit_render(now, a, rate), Ok(()));
+        }
         assert_eq!(m.admit_render(now, a, rate), Err(1));
         assert_eq!(m.used(a, UsageMonth::of(now)), 0);
         assert_eq!(m.take_dirty(now), DirtyCounters::default());

@@ -15,7 +15,7 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
 use crate::key::{ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyFormatError, KeyMode, parse_key_name};
 use crate::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
-use crate::plan::PlanLimits;
+use crate::plan::{Feature, PlanLimits};
 use crate::store::Store;
 
 /// An authenticated caller: the key and its account as of the last configuration change.
@@ -404,12 +404,22 @@ impl<S: Store, C: Clock> Service<S, C> {
             .collect())
     }
 
-    /// Admits a dashboard preview or download for the account: at most the plan's per-second
-    /// rate, never counted against the monthly quota (they are not API requests). `Err` holds
-    /// the seconds to wait.
+    /// Admits a dashboard preview or download for the account: the plan's per-second rate (at
+    /// least 5 a second, 2 seconds' worth at once), never counted against the monthly quota
+    /// (they are not API requests). `Err` holds the seconds to wait.
     pub fn admit_render(&self, account: &Account) -> Result<(), u64> {
         self.meter
             .admit_render(self.clock.now(), account.id, account.limits().per_second)
+    }
+
+    /// Refuses a dashboard render that uses a feature the account's plan lacks (a logo below
+    /// Pro), as the API refuses it with 403.
+    pub fn check_features(&self, account: &Account, features: &[Feature]) -> Result<(), AccessError> {
+        let limits = account.limits();
+        match features.iter().find(|f| !limits.includes(**f)) {
+            Some(missing) => Err(AccessError::FeatureNotInPlan(*missing)),
+            None => Ok(()),
+        }
     }
 
     /// The usage object of any account (for the CLI); counts from this process's memory.

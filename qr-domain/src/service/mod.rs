@@ -47,7 +47,7 @@ pub use accounts::AdminError;
 pub use admin::{AccountSummary, Actor};
 pub use auth::{AuthContext, AuthError};
 pub use customers::{AccountError, PlanChange, SignUp};
-pub use links::{LINK_CACHE_TTL, Resolution};
+pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
 pub use maintenance::{Flusher, PruneReport};
 pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
 pub use sessions::{LoginError, SessionContext};
