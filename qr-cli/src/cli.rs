@@ -32,6 +32,10 @@ Environment (shared with the server; a flag overrides its variable):
   QR_GEOIP_DB                  MaxMind-format City database for scan locations
   QR_TRUSTED_PROXIES           comma-separated CIDRs whose forwarding headers are believed
   QR_ALLOW_PRIVATE_LOGO_HOSTS  let logo URLs point at private addresses (true/false)
+  QR_SIGNUP                    open or closed: whether visitors may sign up in the dashboard [open]
+  QR_SELF_SERVICE_PLANS        plans picked at sign-up without approval [free]
+  QR_SMTP_URL                  SMTP server of the dashboard's mail (else links go to the log)
+  QR_MAIL_FROM                 sender of the dashboard's mail
   NO_COLOR                     no colours in the terminal drawing of `qr generate`
 
 Examples:

@@ -613,7 +613,11 @@ mod tests {
     fn tallies_sort_by_count_then_value() {
         assert_eq!(
             super::tally(["iOS", "Android", "iOS", "Linux", "Android", "iOS"]),
-            vec![("iOS".to_owned(), 3), ("Android".to_owned(), 2), ("Linux".to_owned(), 1)]
+            vec![
+                ("iOS".to_owned(), 3),
+                ("Android".to_owned(), 2),
+                ("Linux".to_owned(), 1)
+            ]
         );
         assert!(super::tally([]).is_empty());
     }

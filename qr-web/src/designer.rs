@@ -51,10 +51,16 @@ pub(crate) fn fields(parameters: &[Value]) -> Vec<Field> {
 fn field(p: &Value) -> Option<Field> {
     let name = p.get("name")?.as_str()?.to_owned();
     let schema = p.get("schema")?;
+    // The description up to its first comma or parenthesis: "Foreground colour, hex …" is
+    // labelled "Foreground colour".
     let label = p
         .get("description")
         .and_then(Value::as_str)
         .unwrap_or(&name)
+        .split([',', '('])
+        .next()
+        .unwrap_or(&name)
+        .trim()
         .to_owned();
     let default = match schema.get("default") {
         Some(Value::String(s)) => s.clone(),
@@ -90,8 +96,12 @@ fn field(p: &Value) -> Option<Field> {
         _ => Kind::Text { max: max_len },
     };
     Some(Field {
+        label: if kind == Kind::Upload {
+            "Logo image".to_owned()
+        } else {
+            label
+        },
         name,
-        label,
         kind,
         default,
     })
@@ -133,7 +143,7 @@ mod tests {
     #[test]
     fn every_schema_kind_gets_a_control() {
         let params = vec![
-            json!({"name": "data", "schema": {"type": "string", "maxLength": 2953}, "description": "Content"}),
+            json!({"name": "data", "schema": {"type": "string", "maxLength": 2953}, "description": "Content (at most 2,953 characters)"}),
             json!({"name": "size", "schema": {"type": "integer", "minimum": 50, "maximum": 2000, "default": 300}}),
             json!({"name": "format", "schema": {"type": "string", "enum": ["png", "svg"], "default": "png"}}),
             json!({"name": "color", "schema": {"type": "string", "pattern": "^([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$", "default": "000000"}}),
@@ -146,6 +156,7 @@ mod tests {
         assert_eq!(f.len(), 7, "a parameter without a name is skipped");
         assert_eq!(f[0].kind, Kind::Data { max: 2953 });
         assert_eq!(f[0].label, "Content");
+        assert_eq!(f[4].label, "Logo image");
         assert_eq!(f[1].kind, Kind::Number { min: 50, max: 2000 });
         assert_eq!(f[1].default, "300");
         assert_eq!(f[2].kind, Kind::Choice(vec!["png".into(), "svg".into()]));

@@ -28,12 +28,6 @@ pub use response::WebResponse;
 
 use response::Cookies;
 
-/// Largest body of the dashboard's forms, in bytes: every field of every form fits many times.
-pub const MAX_FORM_BODY_BYTES: usize = 64 * 1024;
-/// Largest body of the designer's forms, which carry a logo upload: the API's 1 MiB logo plus
-/// the other fields and the multipart framing.
-pub const MAX_UPLOAD_BODY_BYTES: usize = 2 * 1024 * 1024;
-
 /// What the dashboard needs to know about the server that mounts it.
 #[derive(Debug, Clone)]
 pub struct WebConfig {
@@ -79,13 +73,16 @@ impl<S: Store, C: Clock> Web<S, C> {
             || path.starts_with("/static/")
     }
 
-    /// The body bound of a path's forms: the designer's take a logo upload.
-    pub fn max_body_bytes(path: &str) -> usize {
-        if path.starts_with("/dashboard/design") {
-            MAX_UPLOAD_BODY_BYTES
-        } else {
-            MAX_FORM_BODY_BYTES
-        }
+    /// Whether a path's forms carry file uploads (the designer's logo), so the server reads
+    /// them with its larger body bound.
+    pub fn takes_uploads(path: &str) -> bool {
+        path.starts_with("/dashboard/design")
+    }
+
+    /// Whether a path only serves compiled-in files, so the server may answer it without a
+    /// blocking thread (nothing there touches the store).
+    pub fn is_static(path: &str) -> bool {
+        path.starts_with("/static/")
     }
 
     /// Answers one request. Runs the service's blocking work (store access, password hashing):

@@ -414,7 +414,11 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// Refuses a dashboard render that uses a feature the account's plan lacks (a logo below
     /// Pro), as the API refuses it with 403.
-    pub fn check_features(&self, account: &Account, features: &[Feature]) -> Result<(), AccessError> {
+    pub fn check_features(
+        &self,
+        account: &Account,
+        features: &[Feature],
+    ) -> Result<(), AccessError> {
         let limits = account.limits();
         match features.iter().find(|f| !limits.includes(**f)) {
             Some(missing) => Err(AccessError::FeatureNotInPlan(*missing)),
