@@ -61,7 +61,8 @@ pub enum Command {
     Batch(BatchArgs),
     /// Runs the HTTP API server on the database until SIGINT or SIGTERM.
     Serve(ServeArgs),
-    /// Creates, lists and shows accounts; changes plans and enterprise limits.
+    /// Creates, lists and shows accounts; changes plans and enterprise limits; verifies addresses,
+    /// decides plan requests, disables accounts, makes admins and prints password links.
     Accounts(AccountsArgs),
     /// Creates, lists, regenerates and revokes API keys; sets their restrictions.
     Keys(KeysArgs),
