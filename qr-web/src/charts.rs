@@ -9,6 +9,8 @@ const HEIGHT: f64 = 200.0;
 const LEFT: f64 = 44.0;
 const BOTTOM: f64 = 22.0;
 const TOP: f64 = 8.0;
+/// The widest bar.
+const MAX_BAR: f64 = 36.0;
 
 /// A bar chart ready for its template.
 #[derive(Template)]
@@ -75,15 +77,17 @@ impl BarChart {
         let plot_h = HEIGHT - BOTTOM - TOP;
         let slot = plot_w / points.len().max(1) as f64;
         let gap = (slot * 0.2).min(4.0);
+        // A few days do not make bars as wide as the chart.
+        let bar_w = (slot - gap).clamp(1.0, MAX_BAR);
         let bars = points
             .iter()
             .enumerate()
             .map(|(i, (day, value))| {
                 let h = plot_h * (*value as f64) / top as f64;
                 Bar {
-                    x: n(LEFT + slot * i as f64 + gap / 2.0),
+                    x: n(LEFT + slot * i as f64 + (slot - bar_w) / 2.0),
                     y: n(TOP + plot_h - h),
-                    w: n((slot - gap).max(1.0)),
+                    w: n(bar_w),
                     h: n(h),
                     title: format!("{day}: {value} {unit}"),
                 }
