@@ -236,6 +236,7 @@ pub fn service_cross_account_isolation<S: Store>(store: S) {
         size: 10,
     };
     assert_eq!(svc.search_links(b.id, "", page).unwrap(), (vec![], 0));
+    clock.advance(Duration::seconds(1));
     let second = svc
         .create_link(&a, "Menu card", "https://menu.example/")
         .unwrap();

@@ -71,7 +71,7 @@ fn shares(rows: impl IntoIterator<Item = (String, u64)>, total: u64) -> Vec<Shar
         .map(|(name, n)| Share {
             name,
             scans: thousands(n),
-            percent: if total == 0 { 0 } else { n * 100 / total },
+            percent: (n * 100).checked_div(total).unwrap_or(0),
         })
         .collect()
 }

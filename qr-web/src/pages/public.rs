@@ -374,13 +374,11 @@ struct TokenForm {
 
 fn token_form<S: Store, C: Clock>(
     web: &Web<S, C>,
-    req: &WebRequest,
     form: TokenForm,
     fresh: Option<String>,
 ) -> Result<WebResponse, Failure> {
     let mut response = ok(&form)?;
     web.set_form_cookie(&mut response, fresh);
-    let _ = req;
     Ok(response)
 }
 
@@ -402,7 +400,7 @@ pub(super) fn verify<S: Store, C: Clock>(
             csrf,
             token: req.query().text("token").to_owned(),
         };
-        return token_form(web, req, form, fresh);
+        return token_form(web, form, fresh);
     }
     let fields = web.anonymous_form(req)?;
     match web.service.verify_email(fields.text("token")) {
@@ -541,7 +539,7 @@ pub(super) fn confirm_email_page<S: Store, C: Clock>(
         csrf,
         token: req.query().text("token").to_owned(),
     };
-    token_form(web, req, form, fresh)
+    token_form(web, form, fresh)
 }
 
 pub(super) fn confirm_email<S: Store, C: Clock>(
