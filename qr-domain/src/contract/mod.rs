@@ -4,13 +4,14 @@
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks of the store traits
 //! themselves are in `store.rs`, those of the service rules on top of them in `service.rs`,
-//! and those of the dashboard's records and rules (accounts' passwords, roles and status,
-//! tokens, sessions, plan requests, daily usage, deletion) in `dashboard.rs`, so every adapter
-//! proves the same behaviour; this file holds the macro and shared fixtures.
+//! those of the dashboard's records (accounts' passwords, roles and status, tokens, sessions,
+//! plan requests, daily usage, deletion) in `credentials.rs` and of its rules in `dashboard.rs`,
+//! so every adapter proves the same behaviour; this file holds the macro and shared fixtures.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
 //! fails until it is also in the macro's list.
 #![allow(clippy::missing_panics_doc)]
 
+pub mod credentials;
 pub mod dashboard;
 pub mod service;
 pub mod store;
@@ -60,17 +61,18 @@ macro_rules! contract_suite {
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,
                 service_access_rules, service_caches_follow_changes,
                 service_one_account_per_email, service_store_health;
-            dashboard:
+            credentials:
                 accounts_keep_dashboard_fields, tokens_are_single_use_and_replaced,
                 sessions_roundtrip_and_end, plan_requests_roundtrip, daily_usage_adds_up,
-                delete_account_removes_everything, prune_credentials_removes_ended,
+                delete_account_removes_everything, prune_credentials_removes_ended;
+            dashboard:
                 dashboard_signup_and_plan_requests, dashboard_verification_tokens,
                 dashboard_password_reset, dashboard_login_and_sessions, dashboard_email_change,
                 dashboard_disable_and_roles, dashboard_account_deletion,
-                dashboard_usage_renders_and_own_keys
+                dashboard_usage_renders_and_own_keys, dashboard_link_search
         }
     };
-    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; dashboard: $($dashboard:ident),*) => {
+    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*) => {
         $(
             #[test]
             fn $store() {
@@ -88,16 +90,24 @@ macro_rules! contract_suite {
         )*
         $(
             #[test]
+            fn $credentials() {
+                let (_guard, store) = ($make)();
+                $crate::contract::credentials::$credentials(store);
+            }
+        )*
+        $(
+            #[test]
             fn $dashboard() {
                 let (_guard, store) = ($make)();
                 $crate::contract::dashboard::$dashboard(store);
             }
         )*
     };
-    (@names; store: $($store:ident),*; service: $($service:ident),*; dashboard: $($dashboard:ident),*) => {
+    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*) => {
         (
             [$(stringify!($store)),*],
             [$(stringify!($service)),*],
+            [$(stringify!($credentials)),*],
             [$(stringify!($dashboard)),*],
         )
     };
@@ -226,7 +236,7 @@ mod tests {
 
     #[test]
     fn every_check_is_in_the_suite() {
-        let (store, service, dashboard) = crate::contract_suite!(@list names);
+        let (store, service, credentials, dashboard) = crate::contract_suite!(@list names);
         assert_eq!(
             sorted(store),
             checks_in(include_str!("store.rs")),
@@ -236,6 +246,11 @@ mod tests {
             sorted(service),
             checks_in(include_str!("service.rs")),
             "contract_suite! must list exactly the pub fn checks of contract/service.rs"
+        );
+        assert_eq!(
+            sorted(credentials),
+            checks_in(include_str!("credentials.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/credentials.rs"
         );
         assert_eq!(
             sorted(dashboard),

@@ -3,9 +3,12 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use bytes::Bytes;
+use std::time::{Duration, Instant};
 
-use super::{Resp, send};
+use bytes::Bytes;
+use qr_test_support::{ReceivedMail, SmtpServer};
+
+use super::{Resp, TestServer, send};
 
 /// A client with a cookie jar.
 pub struct Client {
@@ -144,4 +147,106 @@ pub fn element_text(html: &str, id: &str) -> Option<String> {
     let marker = format!("id=\"{id}\">");
     let start = html.find(&marker)? + marker.len();
     Some(html[start..].split('<').next()?.trim().to_owned())
+}
+
+// ----- The dashboard's flows, shared by its test files -----
+
+pub const PASSWORD: &str = "plum tree at dawn";
+pub const CSP: &str = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+pub async fn start(configure: impl FnOnce(&mut qr_http::ServerConfig)) -> (TestServer, SmtpServer) {
+    let smtp = SmtpServer::start();
+    let url = smtp.url();
+    let server = TestServer::start(move |c| {
+        c.smtp_url = Some(url);
+        configure(c);
+    })
+    .await;
+    (server, smtp)
+}
+
+/// The first mail to `to` whose subject contains `subject`, waiting for it.
+pub fn mail(smtp: &SmtpServer, to: &str, subject: &str) -> ReceivedMail {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Some(m) = smtp.received().into_iter().find(|m| {
+            m.to.iter().any(|t| t.eq_ignore_ascii_case(to))
+                && m.header("subject").is_some_and(|s| s.contains(subject))
+        }) {
+            return m;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no mail {subject:?} to {to}: {:#?}",
+            smtp.received()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The path and query of a link in a mail.
+pub fn path_of(link: &str) -> String {
+    let rest = link.split_once("://").unwrap().1;
+    rest[rest.find('/').unwrap()..].to_owned()
+}
+
+pub async fn sign_up(c: &mut Client, email: &str, plan: &str) -> Resp {
+    let csrf = c.csrf("/dashboard/signup").await;
+    c.post(
+        "/dashboard/signup",
+        &[
+            ("csrf", &csrf),
+            ("email", email),
+            ("password", PASSWORD),
+            ("plan", plan),
+        ],
+    )
+    .await
+}
+
+/// Follows an e-mailed link whose page shows a confirmation button, and presses it.
+pub async fn follow(c: &mut Client, link: &str, action: &str) -> Resp {
+    let page = c.get(&path_of(link)).await;
+    assert_eq!(page.status, 200, "{}", page.text());
+    let html = page.text();
+    let token = attribute_after(&html, "name=\"token\" value=\"").unwrap();
+    c.post(action, &[("csrf", &csrf_in(&html)), ("token", &token)])
+        .await
+}
+
+pub async fn log_in(c: &mut Client, email: &str, password: &str) -> Resp {
+    let csrf = c.csrf("/dashboard/login").await;
+    c.post(
+        "/dashboard/login",
+        &[("csrf", &csrf), ("email", email), ("password", password)],
+    )
+    .await
+}
+
+/// A verified, logged-in customer.
+pub async fn customer(s: &TestServer, smtp: &SmtpServer, email: &str) -> Client {
+    let mut c = Client::new(s.addr);
+    assert_eq!(sign_up(&mut c, email, "free").await.status, 200);
+    let link = mail(smtp, email, "Verify")
+        .link_containing("/dashboard/verify")
+        .unwrap();
+    assert_eq!(follow(&mut c, &link, "/dashboard/verify").await.status, 200);
+    assert_eq!(log_in(&mut c, email, PASSWORD).await.status, 303);
+    c
+}
+
+/// Creates a key in the dashboard and returns (its id, its secret).
+pub async fn create_key(c: &mut Client, name: &str) -> (String, String) {
+    let csrf = c.csrf("/dashboard/keys").await;
+    let r = c
+        .post(
+            "/dashboard/keys",
+            &[("csrf", &csrf), ("name", name), ("mode", "live")],
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let html = r.text();
+    let secret = element_text(&html, "new-api-key").unwrap();
+    let id = attribute_after(&html, "action=\"/dashboard/keys/").unwrap();
+    (id.split('/').next().unwrap().to_owned(), secret)
 }
