@@ -461,6 +461,7 @@ pub fn dashboard_link_search<S: Store>(store: S) {
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let b = svc.create_account("b@example.com", Plan::Free).unwrap();
     let l = svc.create_link(&a, "Mine", "https://example.com").unwrap();
+    assert_eq!(svc.count_links(a.id).unwrap(), 1);
     let page = crate::service::LinkPage {
         number: 1,
         size: 10,

@@ -99,6 +99,11 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.read(|tx| tx.links_of(account))
     }
 
+    /// How many links the account holds (one count, not the links themselves).
+    pub fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
+        self.store.read(|tx| tx.count_links(account))
+    }
+
     /// One page of the account's links, newest first, whose name, target URL or short code
     /// contains `text` (ignoring case; empty matches all), with the number of matches.
     pub fn search_links(

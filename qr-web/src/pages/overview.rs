@@ -24,7 +24,7 @@ struct Overview {
     total: String,
     limits: PlanRow,
     keys: usize,
-    links: usize,
+    links: u64,
     pending: Option<&'static str>,
 }
 
@@ -63,7 +63,7 @@ pub(super) fn show<S: Store, C: Clock>(
         days,
         limits,
         keys: web.service.keys(account.id)?.len(),
-        links: web.service.links(account.id)?.len(),
+        links: web.service.count_links(account.id)?,
         pending: web
             .service
             .pending_plan_request(account.id)?
