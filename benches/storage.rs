@@ -1,7 +1,9 @@
-//! Storage benchmarks: scan write throughput with group commit, and analytics cost at 10k vs 1M scans.
+//! Storage benchmarks: scan write throughput with group commit, and analytics cost at 10k vs 1M scans, on SQLite and on PostgreSQL.
 //!
-//! Run: `cargo bench -p qr-benches --bench storage`. Both use SQLite files in a
-//! temporary directory with the production settings (WAL, synchronous=FULL).
+//! Run: `cargo bench -p qr-benches --bench storage`. SQLite uses files in a temporary
+//! directory with the production settings (WAL, synchronous=FULL); PostgreSQL a throwaway
+//! cluster with its durable defaults (fsync=on, synchronous_commit=on) on a Unix socket,
+//! started by the benchmark (skipped with a note when PostgreSQL is not installed).
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,7 +18,9 @@ use qr_domain::{
     Account, AccountId, AnalyticsQuery, LinkId, NoGeoLocator, Plan, Service, ShortCode, Store,
     TestClock,
 };
+use qr_postgres::PgStore;
 use qr_sqlite::SqliteStore;
+use qr_test_support::servers::postgres::{Durability, PgCluster};
 
 const COUNTRIES: [&str; 8] = ["GB", "US", "DE", "FR", "SE", "CN", "JP", "XX"];
 const BROWSERS: [&str; 5] = ["Chrome", "Safari", "Firefox", "Edge", "Samsung Internet"];
@@ -47,7 +51,7 @@ fn scan(link: LinkId, i: u64, total: u64) -> NewScan {
     }
 }
 
-fn setup(store: &SqliteStore, links: usize) -> (Account, Vec<LinkId>) {
+fn setup<S: Store>(store: &S, links: usize) -> (Account, Vec<LinkId>) {
     let account = Account::new(
         AccountId::random(),
         qr_domain::Email::parse("bench@example.com").expect("valid e-mail"),
@@ -77,16 +81,14 @@ fn setup(store: &SqliteStore, links: usize) -> (Account, Vec<LinkId>) {
 }
 
 /// Many concurrent visits, each acknowledged only after its commit: what the redirect handler does.
-fn write_throughput(c: &mut Criterion) {
+fn write_throughput_on<S: Store>(c: &mut Criterion, engine: &str, store: Arc<S>) {
     const N: u64 = 20_000;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = Arc::new(SqliteStore::open(dir.path().join("bench.db")).expect("open"));
-    let (_, links) = setup(&store, 100);
+    let (_, links) = setup(&*store, 100);
     let writer = ScanWriter::spawn(Arc::clone(&store)).expect("writer thread");
     let mut group = c.benchmark_group("scan_writes");
     group.throughput(Throughput::Elements(N));
     group.sample_size(10);
-    group.bench_function("group_commit_20k_acknowledged", |b| {
+    group.bench_function(format!("group_commit_20k_acknowledged/{engine}"), |b| {
         b.iter_batched(
             || {
                 (0..N)
@@ -120,10 +122,8 @@ fn write_throughput(c: &mut Criterion) {
 }
 
 /// Analytics of a link with 10,000 scans versus one with 1,000,000, same days and cardinalities.
-fn analytics_scaling(c: &mut Criterion) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = Arc::new(SqliteStore::open(dir.path().join("analytics.db")).expect("open"));
-    let (account, links) = setup(&store, 2);
+fn analytics_scaling_on<S: Store>(c: &mut Criterion, engine: &str, store: Arc<S>) {
+    let (account, links) = setup(&*store, 2);
     for (link, total) in [(links[0], 10_000u64), (links[1], 1_000_000u64)] {
         let mut i = 0;
         while i < total {
@@ -141,11 +141,50 @@ fn analytics_scaling(c: &mut Criterion) {
     for (link, label) in [(links[0], "10k_scans"), (links[1], "1M_scans")] {
         let report = svc.analytics(&account, link, &query).expect("analytics");
         assert_eq!(report.analytics.scans_by_day.len(), DAYS as usize);
-        group.bench_with_input(BenchmarkId::new("default_window", label), &link, |b, id| {
-            b.iter(|| black_box(svc.analytics(&account, *id, &query).expect("analytics")));
-        });
+        group.bench_with_input(
+            BenchmarkId::new(format!("default_window/{engine}"), label),
+            &link,
+            |b, id| {
+                b.iter(|| black_box(svc.analytics(&account, *id, &query).expect("analytics")));
+            },
+        );
     }
     group.finish();
+}
+
+fn sqlite(dir: &tempfile::TempDir, name: &str) -> Arc<SqliteStore> {
+    Arc::new(SqliteStore::open(dir.path().join(name)).expect("open"))
+}
+
+/// The durable cluster shared by the PostgreSQL cases, if PostgreSQL is installed.
+fn cluster() -> Option<&'static PgCluster> {
+    static CLUSTER: std::sync::OnceLock<Option<PgCluster>> = std::sync::OnceLock::new();
+    CLUSTER
+        .get_or_init(|| PgCluster::start("the PostgreSQL storage benchmarks", Durability::Durable))
+        .as_ref()
+}
+
+fn postgres() -> Option<Arc<PgStore>> {
+    let cluster = cluster()?;
+    Some(Arc::new(
+        PgStore::open(&cluster.create_database()).expect("open"),
+    ))
+}
+
+fn write_throughput(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_throughput_on(c, "sqlite", sqlite(&dir, "bench.db"));
+    if let Some(store) = postgres() {
+        write_throughput_on(c, "postgres", store);
+    }
+}
+
+fn analytics_scaling(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    analytics_scaling_on(c, "sqlite", sqlite(&dir, "analytics.db"));
+    if let Some(store) = postgres() {
+        analytics_scaling_on(c, "postgres", store);
+    }
 }
 
 criterion_group!(benches, write_throughput, analytics_scaling);

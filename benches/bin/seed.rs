@@ -1,7 +1,7 @@
 //! Fills a database for the load script: an account with 500 links and an account whose one
 //! link has 1,000,000 scans spread over the past year, both enterprise with high limits.
 //!
-//! Run: `seed DB_PATH [SCANS]`. Prints shell assignments (`KEY_LINKS=...`) for the script to
+//! Run: `seed DB [SCANS]`, where DB is an SQLite path or a `postgres://` URL. Prints shell assignments (`KEY_LINKS=...`) for the script to
 //! source: the two keys, the code of a link to redirect, and the id of the scanned link.
 
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use qr_domain::chrono::{Duration, SubsecRound, Utc};
 use qr_domain::plan::PerSecond;
 use qr_domain::scan::{Device, NewScan};
 use qr_domain::{EnterpriseOverrides, KeyMode, NoGeoLocator, Plan, Service, Store, TestClock};
-use qr_sqlite::SqliteStore;
+use qr_store::{Database, Location};
 
 const LINKS: usize = 500;
 const DEFAULT_SCANS: u64 = 1_000_000;
@@ -37,7 +37,7 @@ const REFERRERS: [Option<&str>; 3] = [
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let path = args.next().ok_or("usage: seed DB_PATH [SCANS]")?;
+    let location: Location = args.next().ok_or("usage: seed DB [SCANS]")?.parse()?;
     let scans: u64 = match args.next() {
         Some(n) => n.parse()?,
         None => DEFAULT_SCANS,
@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let now = Utc::now().trunc_subsecs(6);
     let year_ago = now - Duration::days(DAYS);
     let clock = TestClock::new(year_ago);
-    let store = Arc::new(SqliteStore::open(&path)?);
+    let store = Arc::new(Database::open(&location)?);
     let service = Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator))?;
     let generous = EnterpriseOverrides {
         per_second: Some(PerSecond::new(u64::from(PerSecond::MAX))?),

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use crate::accounts::AccountsArgs;
 use crate::analytics::AnalyticsArgs;
 use crate::batch::BatchArgs;
+use crate::db_admin::DbAdminArgs;
 use crate::docs::{CompletionsArgs, ManArgs};
 use crate::generate::GenerateArgs;
 use crate::keys::KeysArgs;
@@ -26,7 +27,9 @@ Exit status:
   2  usage error: unknown option, missing or invalid value
 
 Environment (shared with the server; a flag overrides its variable):
-  QR_DB                        database file of serve and the administration commands [./qr.db]
+  QR_DB                        database of serve and the administration commands: an SQLite
+                               file or a postgres:// URL [./qr.db]
+  QR_REDIS_URL                 Redis shared by several servers for rate limits and quotas
   QR_LISTEN                    address serve listens on [127.0.0.1:8080]
   QR_BASE_URL                  public address of the service, for short URLs
   QR_GEOIP_DB                  MaxMind-format City database for scan locations
@@ -44,6 +47,7 @@ Examples:
   qr batch items.csv -o codes.zip --size 600
   KEY=$(qr keys create --email ops@example.com --plan pro)
   qr serve --listen 0.0.0.0:8080
+  qr db copy --from qr.db --to postgres://qr@db.internal/qr
   qr analytics 6f1c... --format csv > scans.csv"
 )]
 pub struct Cli {
@@ -72,6 +76,8 @@ pub enum Command {
     Analytics(AnalyticsArgs),
     /// Shows an account's requests this month against its plan's limit.
     Usage(UsageArgs),
+    /// Migrates a database's schema, or copies an SQLite database into PostgreSQL.
+    Db(DbAdminArgs),
     /// Prints shell completions for bash, zsh, fish, elvish or PowerShell.
     Completions(CompletionsArgs),
     /// Prints the manual page (roff), or writes one per subcommand into a directory.

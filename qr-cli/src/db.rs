@@ -1,33 +1,33 @@
-//! The database option shared by `serve` and the administration commands, and lookups of accounts by e-mail.
+//! The database option shared by `serve` and the administration commands (a path or a `postgres://` URL), and lookups of accounts by e-mail.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
 use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::{Account, Email, Link, NoGeoLocator, Service, SystemClock};
-use qr_sqlite::SqliteStore;
+use qr_store::{Database, Location};
 
-/// The service as the administration commands use it: the SQLite store and the system clock.
-pub type AdminService = Service<SqliteStore, SystemClock>;
+/// The service as the administration commands use it: the database and the system clock.
+pub type AdminService = Service<Database, SystemClock>;
 
 /// The `--db` option.
 #[derive(Debug, Clone, Args)]
 pub struct DbArgs {
-    /// The SQLite database file shared with `qr serve`.
+    /// The database shared with `qr serve`: an SQLite file, or a PostgreSQL URL
+    /// (postgres://user:password@host:port/database) shared by several servers.
     ///
-    /// Changes to accounts and keys take effect on the running server's next request, changes
+    /// Changes to accounts and keys take effect on the running servers' next request, changes
     /// to links within a second. Commands that only read refuse a missing file instead of
     /// creating an empty one.
     #[arg(
         long,
         env = "QR_DB",
         default_value = "qr.db",
-        value_name = "FILE",
+        value_name = "FILE|URL",
         global = true
     )]
-    pub db: PathBuf,
+    pub db: Location,
 }
 
 /// Whether a command may create the database file when it does not exist.
@@ -42,16 +42,21 @@ pub enum Create {
 impl DbArgs {
     /// Opens the database and the service over it.
     pub fn open(&self, create: Create) -> anyhow::Result<AdminService> {
-        if create == Create::Never && !self.db.exists() {
+        let store = self.open_database(create)?;
+        let service = Service::new(Arc::new(store), SystemClock, Arc::new(NoGeoLocator))
+            .with_context(|| format!("cannot start the service on {}", self.db))?;
+        Ok(service)
+    }
+
+    /// Opens (and migrates) the database itself.
+    pub fn open_database(&self, create: Create) -> anyhow::Result<Database> {
+        if create == Create::Never && self.db.is_missing_file() {
             bail!(
-                "no database at {}: pass --db FILE or set QR_DB (qr accounts create, qr keys create and qr serve create one)",
-                self.db.display()
+                "no database at {}: pass --db FILE|URL or set QR_DB (qr accounts create, qr keys create, qr db migrate and qr serve create one)",
+                self.db
             );
         }
-        let store = SqliteStore::open(&self.db)?;
-        let service = Service::new(Arc::new(store), SystemClock, Arc::new(NoGeoLocator))
-            .with_context(|| format!("cannot start the service on {}", self.db.display()))?;
-        Ok(service)
+        Ok(Database::open(&self.db)?)
     }
 }
 

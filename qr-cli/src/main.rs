@@ -5,6 +5,7 @@ mod analytics;
 mod batch;
 mod cli;
 mod db;
+mod db_admin;
 mod docs;
 mod error;
 mod generate;
@@ -57,6 +58,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Links(args) => links::run(args, out),
         Command::Analytics(args) => analytics::run(args, out),
         Command::Usage(args) => usage::run(args, out),
+        Command::Db(args) => db_admin::run(args, out),
         Command::Completions(args) => docs::completions(args, out),
         Command::Man(args) => docs::man(args, out),
     }

@@ -25,6 +25,9 @@ shutdown grace, queued scans are committed and usage counters saved.
 The administration commands (qr accounts, qr keys, ...) may run on the same database while the
 server runs; their changes apply from the server's next request (link changes within a second).
 
+Several servers run as one service on one PostgreSQL database (--db postgres://...) and one
+Redis (--redis redis://...), behind a load balancer: see docs/deploy.md.
+
 Durations take a unit: 500ms, 10s, 5m, 1h (a bare number is seconds). Sizes take KiB or MiB
 (a bare number is bytes).")]
 pub struct ServeArgs {
@@ -38,6 +41,11 @@ pub struct ServeArgs {
     listen: SocketAddr,
     #[command(flatten)]
     db: DbArgs,
+    /// A Redis (or Valkey) URL, redis://host:port/: the per-second rate of each key, the batch
+    /// rate and the monthly quota of each account are then shared by every server using it.
+    /// Without it they are counted in this server's memory (right for a single server).
+    #[arg(long, env = "QR_REDIS_URL", value_name = "URL")]
+    redis: Option<String>,
     /// The public address of the service, used in short URLs and redirects
     /// [default: http://LISTEN].
     #[arg(long, env = "QR_BASE_URL", value_name = "URL")]
@@ -194,6 +202,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let config = ServerConfig {
         listen: args.listen,
         database: args.db.db,
+        redis: args.redis,
         base_url: args.base_url,
         geoip: args.geoip_db,
         trusted_proxies: args

@@ -29,6 +29,10 @@ pub enum StoreError {
     /// The operating system reported an I/O error while reading or writing the database.
     #[error("the database's storage failed with an I/O error: {0}; check the disk and retry")]
     Io(String),
+    /// The database server cannot be reached (stopped, restarting, or the network to it is
+    /// down). Nothing of the failed operation was stored; it may succeed once the server is back.
+    #[error("the database server cannot be reached ({0}); the operation was not done, retry later")]
+    Unreachable(String),
     /// The background scan writer has stopped, so no scan can be recorded any more.
     #[error("the scan writer has shut down; scans can no longer be recorded")]
     WriterStopped,
@@ -36,11 +40,15 @@ pub enum StoreError {
 
 impl StoreError {
     /// Whether the failure is the storage being unable to take writes for now (full disk,
-    /// read-only mount, I/O error): the operation may succeed later, and reads may still work.
+    /// read-only mount, I/O error, database server unreachable): the operation may succeed
+    /// later, and reads may still work.
     pub fn is_unavailable(&self) -> bool {
         matches!(
             self,
-            StoreError::Full | StoreError::ReadOnly | StoreError::Io(_)
+            StoreError::Full
+                | StoreError::ReadOnly
+                | StoreError::Io(_)
+                | StoreError::Unreachable(_)
         )
     }
 }

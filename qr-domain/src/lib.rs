@@ -16,6 +16,7 @@ pub mod error;
 pub mod geo;
 pub mod ids;
 pub mod key;
+pub mod limit_state;
 pub mod limits;
 pub mod link;
 pub mod memory;

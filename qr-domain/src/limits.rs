@@ -1,14 +1,15 @@
 //! Usage counting, monthly quotas and rate limits (GCRA), decided in memory without touching disk.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use serde::Serialize;
 use thiserror::Error;
 
 use crate::ids::{AccountId, KeyId};
+use crate::limit_state::{gcra, Admit, Gcra, LimitState, MemoryLimits, Verdict};
 use crate::plan::{Limit, PerSecond, Plan, PlanLimits};
 
 /// A UTC calendar month, the period of the monthly quota.
@@ -83,10 +84,24 @@ pub struct UsageFigures {
     pub reset_date: DateTime<Utc>,
 }
 
-/// Counters and limiter state, all in memory; persisted by [`crate::service::Service::flush`].
-#[derive(Debug, Default)]
+/// The rate and quota rules over a [`LimitState`] (this process's memory by default, or one
+/// shared by several servers), plus the keys' last-use times; counts are persisted by
+/// [`crate::service::Service::flush`].
 pub struct Meter {
-    state: Mutex<MeterState>,
+    state: Arc<dyn LimitState>,
+    local: Mutex<LocalCounters>,
+}
+
+/// What each server counts for itself and adds to the store: nothing here is a limit shared by
+/// several servers, so it never needs the shared state.
+#[derive(Debug, Default)]
+struct LocalCounters {
+    last_used: HashMap<KeyId, DateTime<Utc>>,
+    /// Requests per account and UTC day not yet flushed (added to the stored counts, so each
+    /// server's share adds up).
+    daily: HashMap<(AccountId, NaiveDate), u64>,
+    /// GCRA state of dashboard renders per account (a courtesy limit of this server's work).
+    render_tat: HashMap<AccountId, i64>,
 }
 
 /// Counters changed since the last flush.
@@ -99,19 +114,6 @@ pub struct DirtyCounters {
     /// Requests counted per UTC day and account since the last flush (added to the stored
     /// daily counts, not replacing them).
     pub daily: Vec<(NaiveDate, Vec<(AccountId, u64)>)>,
-}
-
-#[derive(Debug, Default)]
-struct MeterState {
-    key_tat: HashMap<KeyId, i64>,
-    batch_tat: HashMap<AccountId, i64>,
-    usage: HashMap<(AccountId, UsageMonth), u64>,
-    dirty: HashSet<(AccountId, UsageMonth)>,
-    last_used: HashMap<KeyId, DateTime<Utc>>,
-    /// Requests per account and UTC day not yet flushed.
-    daily: HashMap<(AccountId, NaiveDate), u64>,
-    /// GCRA state of dashboard renders per account.
-    render_tat: HashMap<AccountId, i64>,
 }
 
 const MICROS: i64 = 1_000_000;
@@ -205,43 +207,44 @@ pub(crate) fn whole_seconds(wait_micros: i64) -> u64 {
     u64::try_from(secs.max(1)).unwrap_or(1)
 }
 
-/// GCRA: returns the new theoretical arrival time, or the wait in microseconds.
-pub(crate) fn gcra(tat: Option<i64>, now: i64, interval: i64, burst: i64) -> Result<i64, i64> {
-    let tolerance = interval.saturating_mul(burst - 1);
-    let tat = tat.unwrap_or(now).max(now);
-    if tat - now > tolerance {
-        Err(tat - tolerance - now)
-    } else {
-        Ok(tat.saturating_add(interval))
+impl Default for Meter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for Meter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Meter").finish_non_exhaustive()
     }
 }
 
 impl Meter {
-    /// An empty meter.
+    /// A meter whose state is in this process's memory.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_state(Arc::new(MemoryLimits::new()))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, MeterState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    /// A meter over the given state (for example one shared by several servers).
+    pub fn with_state(state: Arc<dyn LimitState>) -> Self {
+        Self {
+            state,
+            local: Mutex::new(LocalCounters::default()),
+        }
+    }
+
+    fn local(&self) -> std::sync::MutexGuard<'_, LocalCounters> {
+        self.local.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Loads persisted counts for `month` (at start); a loaded count never lowers a live one.
     pub fn load(&self, month: UsageMonth, counts: &[(AccountId, u64)]) {
-        let mut s = self.lock();
-        for (account, count) in counts {
-            let slot = s.usage.entry((*account, month)).or_insert(0);
-            *slot = (*slot).max(*count);
-        }
+        self.state.load(month, counts);
     }
 
     /// Requests counted for `account` in `month`.
     pub fn used(&self, account: AccountId, month: UsageMonth) -> u64 {
-        self.lock()
-            .usage
-            .get(&(account, month))
-            .copied()
-            .unwrap_or(0)
+        self.state.used(account, month)
     }
 
     /// The header figures for `account` at `now`, without counting anything.
@@ -288,43 +291,57 @@ impl Meter {
     ) -> Result<Admission, Rejection> {
         let month = UsageMonth::of(now);
         let t = now.timestamp_micros();
-        let mut s = self.lock();
-        let used = s.usage.get(&(account, month)).copied().unwrap_or(0);
-        let current = status(limits, used, month);
-        let reject = |kind, wait| Rejection {
-            kind,
-            retry_after_secs: whole_seconds(wait),
-            status: current,
-        };
-        if limits.monthly_requests.is_reached(used) {
-            let wait = month.next_start().timestamp_micros() - t;
-            return Err(reject(LimitKind::MonthlyQuota, wait));
-        }
-        let batch_tat = match (batch, limits.batch) {
+        // The batch limiter: period 60 s, burst = the per-minute limit.
+        let batch = match (batch, limits.batch) {
             (true, Some(b)) => {
                 let per_minute = i64::from(b.per_minute.max(1));
-                let interval = 60 * MICROS / per_minute;
-                match gcra(s.batch_tat.get(&account).copied(), t, interval, per_minute) {
-                    Ok(tat) => Some(tat),
-                    Err(wait) => return Err(reject(LimitKind::BatchPerMinute, wait)),
-                }
+                Some(Gcra {
+                    interval: 60 * MICROS / per_minute,
+                    burst: per_minute,
+                })
             }
             _ => None,
         };
+        // The key's limiter: its rate per second, with a burst of one second's worth.
         let rate = i64::from(key_rate.get());
-        let key_tat = gcra(s.key_tat.get(&key).copied(), t, MICROS / rate, rate)
-            .map_err(|wait| reject(LimitKind::PerSecond, wait))?;
-        s.key_tat.insert(key, key_tat);
-        if let Some(tat) = batch_tat {
-            s.batch_tat.insert(account, tat);
+        let admit = Admit {
+            now: t,
+            key,
+            account,
+            month,
+            monthly_limit: match limits.monthly_requests {
+                Limit::Max(max) => Some(max),
+                Limit::Unlimited => None,
+            },
+            batch,
+            rate: Gcra {
+                interval: MICROS / rate,
+                burst: rate,
+            },
+        };
+        match self.state.admit(&admit) {
+            Verdict::Admitted { used } => {
+                *self
+                    .local()
+                    .daily
+                    .entry((account, now.date_naive()))
+                    .or_insert(0) += 1;
+                Ok(Admission {
+                    status: status(limits, used, month),
+                })
+            }
+            Verdict::Refused { kind, wait, used } => {
+                let wait = match kind {
+                    LimitKind::MonthlyQuota => month.next_start().timestamp_micros() - t,
+                    LimitKind::PerSecond | LimitKind::BatchPerMinute => wait,
+                };
+                Err(Rejection {
+                    kind,
+                    retry_after_secs: whole_seconds(wait),
+                    status: status(limits, used, month),
+                })
+            }
         }
-        let used = used + 1;
-        s.usage.insert((account, month), used);
-        s.dirty.insert((account, month));
-        *s.daily.entry((account, now.date_naive())).or_insert(0) += 1;
-        Ok(Admission {
-            status: status(limits, used, month),
-        })
     }
 
     /// Admits a dashboard render (preview or download) of `account` at the plan's per-second rate,
@@ -337,44 +354,42 @@ impl Meter {
         rate: PerSecond,
     ) -> Result<(), u64> {
         let rate = i64::from(rate.get().max(MIN_RENDER_RATE));
-        let mut s = self.lock();
+        let limiter = Gcra {
+            interval: MICROS / rate,
+            burst: 2 * rate,
+        };
+        let mut local = self.local();
         let tat = gcra(
-            s.render_tat.get(&account).copied(),
+            local.render_tat.get(&account).copied(),
             now.timestamp_micros(),
-            MICROS / rate,
-            2 * rate,
+            limiter,
         )
         .map_err(whole_seconds)?;
-        s.render_tat.insert(account, tat);
+        local.render_tat.insert(account, tat);
         Ok(())
     }
 
     /// Requests of `account` on `day` counted in memory and not yet flushed.
     pub fn unflushed_daily(&self, account: AccountId, day: NaiveDate) -> u64 {
-        self.lock().daily.get(&(account, day)).copied().unwrap_or(0)
+        self.local()
+            .daily
+            .get(&(account, day))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Notes that `key` passed authentication at `at`.
     pub fn touch(&self, key: KeyId, at: DateTime<Utc>) {
-        self.lock().last_used.insert(key, at);
+        self.local().last_used.insert(key, at);
     }
 
     /// Takes the counters changed since the last call, and forgets counters of months before `now`'s.
     pub fn take_dirty(&self, now: DateTime<Utc>) -> DirtyCounters {
-        let current = UsageMonth::of(now);
-        let mut s = self.lock();
-        let dirty: Vec<(AccountId, UsageMonth)> = s.dirty.drain().collect();
-        let mut by_month: HashMap<UsageMonth, Vec<(AccountId, u64)>> = HashMap::new();
-        for (account, month) in dirty {
-            let count = s.usage.get(&(account, month)).copied().unwrap_or(0);
-            by_month.entry(month).or_default().push((account, count));
-        }
-        s.usage.retain(|(_, month), _| *month >= current);
-        let last_used = s.last_used.drain().collect();
-        let mut usage: Vec<_> = by_month.into_iter().collect();
-        usage.sort_by_key(|(m, _)| *m);
+        let usage = self.state.take_dirty(UsageMonth::of(now));
+        let mut local = self.local();
+        let last_used = local.last_used.drain().collect();
         let mut by_day: HashMap<NaiveDate, Vec<(AccountId, u64)>> = HashMap::new();
-        for ((account, day), n) in s.daily.drain() {
+        for ((account, day), n) in local.daily.drain() {
             by_day.entry(day).or_default().push((account, n));
         }
         let mut daily: Vec<_> = by_day.into_iter().collect();
@@ -388,21 +403,15 @@ impl Meter {
 
     /// Puts counters back after a failed flush so the next flush retries them.
     pub fn restore_dirty(&self, dirty: DirtyCounters) {
-        let mut s = self.lock();
-        for (month, counts) in dirty.usage {
-            for (account, count) in counts {
-                let slot = s.usage.entry((account, month)).or_insert(0);
-                *slot = (*slot).max(count);
-                s.dirty.insert((account, month));
-            }
-        }
+        self.state.restore_dirty(dirty.usage);
+        let mut local = self.local();
         for (key, at) in dirty.last_used {
-            let slot = s.last_used.entry(key).or_insert(at);
+            let slot = local.last_used.entry(key).or_insert(at);
             *slot = (*slot).max(at);
         }
         for (day, counts) in dirty.daily {
             for (account, n) in counts {
-                *s.daily.entry((account, day)).or_insert(0) += n;
+                *local.daily.entry((account, day)).or_insert(0) += n;
             }
         }
     }
@@ -451,19 +460,6 @@ mod tests {
         ] {
             assert_eq!(whole_seconds(micros), secs, "{micros}");
         }
-    }
-
-    #[test]
-    fn gcra_allows_one_seconds_burst_then_spaces_requests() {
-        let rate = 4;
-        let interval = MICROS / rate;
-        let mut tat = None;
-        for _ in 0..rate {
-            tat = Some(gcra(tat, 0, interval, rate).unwrap());
-        }
-        assert_eq!(gcra(tat, 0, interval, rate), Err(interval));
-        assert_eq!(gcra(tat, interval - 1, interval, rate), Err(1));
-        assert!(gcra(tat, interval, interval, rate).is_ok());
     }
 
     #[test]

@@ -1,13 +1,15 @@
-//! The composition root: opens the store and the GeoIP database, builds the service and creates the owner on first start; the only file of qr-http that names a storage engine.
+//! The composition root: opens the database (SQLite or PostgreSQL), the shared limits (Redis) and the GeoIP database, builds the service and creates the owner on first start; the only file of qr-http that names a storage engine.
 
 use std::sync::Arc;
 
+use qr_domain::limit_state::{LimitState, MemoryLimits};
 use qr_domain::service::{AccountError, AdminError};
 use qr_domain::{
     ApiKeySecret, GeoLocator, KeyMode, MaxMindLocator, NoGeoLocator, Service, SignupPolicy, Store,
     StoreError, TokenPurpose,
 };
-use qr_sqlite::SqliteStore;
+use qr_redis::RedisLimits;
+use qr_store::{Database, Engine};
 use qr_web::{MailConfig, Outbox, Web, WebConfig};
 use thiserror::Error;
 
@@ -16,8 +18,8 @@ use crate::client_ip::TrustedProxies;
 use crate::config::{DEFAULT_MAIL_FROM, ServerConfig};
 use crate::logo::LogoFetcher;
 
-/// The service as the server embeds it: SQLite storage and a shareable clock.
-pub type AppService = Service<SqliteStore, SharedClock>;
+/// The service as the server embeds it: the database (SQLite or PostgreSQL) and a shareable clock.
+pub type AppService = Service<Database, SharedClock>;
 
 /// The dashboard over that service.
 pub type AppWeb = Web<SqliteStore, SharedClock>;
@@ -40,7 +42,10 @@ const OWNER_EMAIL: &str = "owner@qr-platform.local";
 pub enum ServerError {
     /// The database could not be opened.
     #[error(transparent)]
-    Open(#[from] qr_sqlite::OpenError),
+    Open(#[from] qr_store::OpenError),
+    /// The Redis URL is invalid.
+    #[error(transparent)]
+    Redis(#[from] qr_redis::OpenError),
     /// The GeoIP database could not be opened.
     #[error(transparent)]
     Geo(#[from] qr_domain::geo::GeoError),
@@ -94,29 +99,63 @@ impl App {
             Some(path) => Arc::new(MaxMindLocator::open(path)?),
             None => Arc::new(NoGeoLocator),
         };
-        let store = Arc::new(SqliteStore::open(&config.database)?);
+        let store = Arc::new(Database::open(&config.database)?);
         if store.is_read_only() {
             tracing::warn!(
-                path = %config.database.display(),
+                database = %config.database,
                 "the database is on a read-only file system: serving redirects (without recording scans), generation and reads; writes get 503"
             );
         }
         if let Some(bytes) = config.max_database_bytes {
-            let in_force = store.limit_size(bytes)?;
-            tracing::info!(bytes = in_force, "database size capped");
+            match store.limit_size(bytes) {
+                Some(in_force) => tracing::info!(bytes = in_force?, "database size capped"),
+                None => {
+                    return Err(ServerError::Config(
+                        "QR_MAX_DB_SIZE caps an SQLite file; a PostgreSQL database's space is managed by its server".to_owned(),
+                    ));
+                }
+            }
         }
+        let limits: Arc<dyn LimitState> = match &config.redis {
+            Some(url) => Arc::new(RedisLimits::open(url)?),
+            None => Arc::new(MemoryLimits::new()),
+        };
+        tracing::info!(
+            database = %config.database,
+            engine = %store.engine(),
+            limits = if config.redis.is_some() { "shared (Redis)" } else { "this server's memory" },
+            "storage opened"
+        );
+        if store.engine() == Engine::Postgres && config.redis.is_none() {
+            tracing::info!(
+                "rate limits and quotas are counted in this server's memory: with several servers on this database, set QR_REDIS_URL so they share one budget"
+            );
+        }
+        let concurrency = store.concurrency();
         let policy = SignupPolicy::new(config.signup_open, config.self_service_plans.clone());
-        let service = Arc::new(Service::new(store, clock, geo)?.with_signup_policy(policy));
+        let service = Arc::new(
+            Service::with_limit_state(store, clock, geo, limits)?.with_signup_policy(policy),
+        );
         let mut first_start = None;
         if service.accounts()?.is_empty() {
-            let account = service.create_owner(OWNER_EMAIL)?;
-            let (key, secret) = service.create_key(account.id, KeyMode::Live)?;
-            let (_, token) = service.issue_token(account.id, TokenPurpose::Reset)?;
-            tracing::info!(account = %account.id, key_id = %key.id, "created the owner account and its first key");
-            first_start = Some(FirstStart {
-                key: secret,
-                password_link: format!("{base_url}/dashboard/reset?token={}", token.expose()),
-            });
+            match service.create_owner(OWNER_EMAIL) {
+                Ok(account) => {
+                    let (key, secret) = service.create_key(account.id, KeyMode::Live)?;
+                    let (_, token) = service.issue_token(account.id, TokenPurpose::Reset)?;
+                    tracing::info!(account = %account.id, key_id = %key.id, "created the owner account and its first key");
+                    first_start = Some(FirstStart {
+                        key: secret,
+                        password_link: format!(
+                            "{base_url}/dashboard/reset?token={}",
+                            token.expose()
+                        ),
+                    });
+                }
+                // Another server on the same database started at the same moment and created
+                // it: its key and password link were printed there.
+                Err(AdminError::EmailTaken(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
         } else if !service.read_only()
             && let Some(owner) = service.adopt_owner(OWNER_EMAIL)?
         {
@@ -150,7 +189,7 @@ impl App {
         let app = App::new(AppParts {
             service,
             web,
-            store_concurrency: qr_sqlite::READ_CONNECTIONS,
+            store_concurrency: concurrency,
             base_url,
             proxies,
             limits: config.limits,

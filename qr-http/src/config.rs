@@ -5,14 +5,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use qr_domain::Plan;
+use qr_store::Location;
 
 /// Everything the server needs, independent of clap.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
     /// The address to listen on (default `127.0.0.1:8080`; env `QR_LISTEN`).
     pub listen: SocketAddr,
-    /// The SQLite database file (default `./qr.db`; env `QR_DB`).
-    pub database: PathBuf,
+    /// The database: an SQLite file path (default `./qr.db`) or a `postgres://` URL (env `QR_DB`).
+    pub database: Location,
+    /// A Redis URL (env `QR_REDIS_URL`): rate limits and monthly counts are then shared by every
+    /// server using the same Redis. `None` keeps them in this server's memory.
+    pub redis: Option<String>,
     /// The public base URL used in `shortUrl` and `Location`, without a trailing slash
     /// (default `http://{listen}`; env `QR_BASE_URL`).
     pub base_url: Option<String>,
@@ -93,7 +97,8 @@ impl Default for ServerConfig {
     fn default() -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            database: PathBuf::from("./qr.db"),
+            database: Location::Sqlite(PathBuf::from("./qr.db")),
+            redis: None,
             base_url: None,
             geoip: None,
             trusted_proxies: Vec::new(),

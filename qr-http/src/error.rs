@@ -168,6 +168,11 @@ impl ApiError {
         match self {
             ApiError::RateLimited(r) => Some(r.retry_after_secs),
             ApiError::Auth(AuthError::Throttled { retry_after_secs }) => Some(*retry_after_secs),
+            _ if status == StatusCode::SERVICE_UNAVAILABLE
+                && matches!(self.store_error(), Some(StoreError::Unreachable(_))) =>
+            {
+                Some(UNREACHABLE_RETRY_AFTER_SECS)
+            }
             _ if status == StatusCode::SERVICE_UNAVAILABLE && self.storage_unavailable() => {
                 Some(STORAGE_RETRY_AFTER_SECS)
             }
@@ -181,17 +186,26 @@ impl ApiError {
 /// so clients should not hammer the server every second.
 const STORAGE_RETRY_AFTER_SECS: u64 = 10;
 
+/// The `Retry-After` of a 503 because the database server cannot be reached: a restart or a
+/// fail-over takes seconds, and the request is worth repeating soon.
+const UNREACHABLE_RETRY_AFTER_SECS: u64 = 2;
+
 impl ApiError {
-    /// Whether the error is the storage refusing writes (full, read-only or failing disk).
-    fn storage_unavailable(&self) -> bool {
-        let store = match self {
+    /// The storage error behind this failure, if it is one.
+    fn store_error(&self) -> Option<&StoreError> {
+        match self {
             ApiError::Store(e)
             | ApiError::Auth(AuthError::Store(e))
             | ApiError::Link(LinkError::Store(e))
-            | ApiError::Analytics(AnalyticsError::Store(e)) => e,
-            _ => return false,
-        };
-        store.is_unavailable()
+            | ApiError::Analytics(AnalyticsError::Store(e)) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether the error is the storage refusing writes (full, read-only or failing disk, or
+    /// an unreachable database server).
+    fn storage_unavailable(&self) -> bool {
+        self.store_error().is_some_and(StoreError::is_unavailable)
     }
 }
 
@@ -210,6 +224,7 @@ fn store_status(e: &StoreError) -> (StatusCode, String) {
         StoreError::Full => unavailable("disk full"),
         StoreError::ReadOnly => unavailable("read-only"),
         StoreError::Io(_) => unavailable("I/O error"),
+        StoreError::Unreachable(_) => unavailable("database unreachable"),
         _ => (
             StatusCode::INTERNAL_SERVER_ERROR,
             "Internal server error".to_owned(),

@@ -96,7 +96,7 @@ async fn boot(config: &ServerConfig, clock: &TestClock) -> qr_http::ServerHandle
 async fn first_start_creates_the_owner_and_a_restart_keeps_everything() {
     let dir = tempfile::tempdir().unwrap();
     let config = ServerConfig {
-        database: dir.path().join("qr.db"),
+        database: dir.path().join("qr.db").into(),
         ..ServerConfig::default()
     };
     let clock = TestClock::new(common::at("2024-05-15T12:00:00Z"));

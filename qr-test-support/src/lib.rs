@@ -1,7 +1,11 @@
-//! Test helpers shared by the workspace's crates: PNG and SVG images decoded back to pixels, the QR code in them to its content, and a real SMTP server on loopback.
+//! Test helpers shared by the workspace's crates: PNG and SVG images decoded back to pixels, the QR code in them to its content, real PostgreSQL and Redis servers to test against, and a real SMTP server on loopback.
 //!
 //! Only ever a dev-dependency. It depends on no crate of the workspace, so every crate's tests
-//! can use it without a dependency cycle; colours are plain RGBA arrays.
+//! can use it without a dependency cycle; colours are plain RGBA arrays. [`servers`] starts
+//! throwaway outside servers (and skips a suite, or fails it under `QR_REQUIRE_SUITES`, when
+//! they are not installed).
+
+pub mod servers;
 
 pub mod smtp;
 

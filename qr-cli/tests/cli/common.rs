@@ -12,6 +12,7 @@ pub fn qr() -> assert_cmd::Command {
     // The tests never depend on the environment they run in.
     for var in [
         "QR_DB",
+        "QR_REDIS_URL",
         "QR_LISTEN",
         "QR_BASE_URL",
         "QR_GEOIP_DB",

@@ -3,6 +3,8 @@
 mod admin;
 mod batch;
 mod common;
+mod deploy;
 mod generate;
 mod json;
+mod postgres;
 mod server;

@@ -180,13 +180,26 @@ impl<S: Store, C: Clock> Service<S, C> {
             return Ok(Resolution::Unknown);
         };
         let seen = self.links.generation();
-        let resolution = self.store.read(|tx| {
+        let read = self.store.read(|tx| {
             Ok::<_, StoreError>(match tx.link_by_code(&code)? {
                 Some(link) => Resolution::Live(link),
                 None if tx.code_taken(&code)? => Resolution::Gone,
                 None => Resolution::Unknown,
             })
-        })?;
+        });
+        let resolution = match read {
+            Ok(resolution) => resolution,
+            // The database cannot answer for now (a server restarting, say): a link this service
+            // has read before keeps redirecting, however old the copy, until it can.
+            Err(e) if e.is_unavailable() => {
+                return self
+                    .links
+                    .read(&code, |(link, _)| Some(link.clone()))
+                    .map(Resolution::Live)
+                    .ok_or(e);
+            }
+            Err(e) => return Err(e),
+        };
         match &resolution {
             Resolution::Live(link) => {
                 self.links

@@ -37,6 +37,7 @@ use crate::error::StoreError;
 use crate::geo::GeoLocator;
 use crate::ids::LinkId;
 use crate::key::KeyHash;
+use crate::limit_state::{LimitState, MemoryLimits};
 use crate::limits::{Meter, UsageMonth};
 use crate::link::Link;
 use crate::shortcode::ShortCode;
@@ -97,10 +98,22 @@ pub struct Service<S: Store, C: Clock> {
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Builds the service: loads this month's usage counters and starts the scan writer.
+    /// Builds the service with rate limits and counters in this process's memory: loads this
+    /// month's usage counters and starts the scan writer.
     pub fn new(store: Arc<S>, clock: C, geo: Arc<dyn GeoLocator>) -> Result<Self, StoreError> {
+        Self::with_limit_state(store, clock, geo, Arc::new(MemoryLimits::new()))
+    }
+
+    /// [`Service::new`] with the limiters' and counters' state in `limits`, for example a state
+    /// several servers share so that a key's rate and an account's quota hold across them.
+    pub fn with_limit_state(
+        store: Arc<S>,
+        clock: C,
+        geo: Arc<dyn GeoLocator>,
+        limits: Arc<dyn LimitState>,
+    ) -> Result<Self, StoreError> {
         let month = UsageMonth::of(clock.now());
-        let meter = Meter::new();
+        let meter = Meter::with_state(limits);
         let counts = store.read(|tx| tx.usage(month))?;
         meter.load(month, &counts);
         let writer = ScanWriter::spawn(Arc::clone(&store)).map_err(|e| {

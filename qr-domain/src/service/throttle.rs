@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 
 use super::cache::BoundedCache;
 use crate::access::canonical;
-use crate::limits::{gcra, whole_seconds};
+use crate::limit_state::{gcra, Gcra};
+use crate::limits::whole_seconds;
 
 /// Failed authentications one address may make at once before it is throttled.
 pub const AUTH_FAILURE_BURST: i64 = 20;
@@ -36,16 +37,17 @@ type Bucket = Option<IpAddr>;
 /// GCRA state per key: the theoretical arrival time of the next event, in microseconds.
 pub(super) struct Throttle<K> {
     tats: BoundedCache<K, i64>,
-    interval_micros: i64,
-    burst: i64,
+    limiter: Gcra,
 }
 
 impl<K: Eq + Hash> Throttle<K> {
     fn new(interval_micros: i64, burst: i64) -> Self {
         Self {
             tats: BoundedCache::new(THROTTLE_CACHE_MAX),
-            interval_micros,
-            burst,
+            limiter: Gcra {
+                interval: interval_micros,
+                burst,
+            },
         }
     }
 
@@ -53,7 +55,7 @@ impl<K: Eq + Hash> Throttle<K> {
     pub(super) fn throttled(&self, key: &K, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
         let tat = self.tats.get(key)?;
-        gcra(Some(tat), now, self.interval_micros, self.burst)
+        gcra(Some(tat), now, self.limiter)
             .err()
             .map(whole_seconds)
     }
@@ -62,7 +64,7 @@ impl<K: Eq + Hash> Throttle<K> {
     pub(super) fn count(&self, key: K, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
         self.tats.update(key, |tat| {
-            match gcra(tat.copied(), now, self.interval_micros, self.burst) {
+            match gcra(tat.copied(), now, self.limiter) {
                 Ok(next) => (next, None),
                 // Over the budget: the state stays, so waiting is what ends the throttle.
                 Err(wait) => (tat.copied().unwrap_or(now), Some(whole_seconds(wait))),

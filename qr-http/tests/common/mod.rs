@@ -51,7 +51,7 @@ impl TestServer {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("qr.db");
         let mut config = ServerConfig {
-            database: db.clone(),
+            database: db.clone().into(),
             ..ServerConfig::default()
         };
         configure(&mut config);

@@ -1,0 +1,26 @@
+//! The PostgreSQL adapter of the `qr-domain` storage traits: one database shared by several servers.
+//!
+//! [`PgStore::open`] connects to a `postgres://` URL, refuses a database holding another
+//! application's tables or a newer schema (without writing to it), and applies the versioned
+//! migrations of [`SCHEMA_VERSION`], each in its own transaction under an advisory lock, so
+//! servers starting together migrate once. Connections come from a small pool opened on demand
+//! ([`POOL_SIZE`]); one more connection is kept for scan batches and one only listens
+//! (`LISTEN qr_config`): triggers on accounts and keys bump a version row and `NOTIFY` it, so
+//! every server drops its cached keys within milliseconds of a change committed anywhere, and
+//! [`qr_domain::Store::config_version`] is an atomic read that never touches the network.
+//!
+//! The client is the synchronous `postgres` crate: it must not be called from an async task
+//! (it blocks on its own runtime), which is why the stores' calls run on blocking threads.
+#![forbid(unsafe_code)]
+
+mod error;
+mod listener;
+mod pool;
+mod scans;
+mod schema;
+mod store;
+mod tx;
+
+pub use error::{OpenError, redact};
+pub use schema::SCHEMA_VERSION;
+pub use store::{POOL_SIZE, PgStore};

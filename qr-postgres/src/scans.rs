@@ -1,0 +1,159 @@
+//! Scan batches: one statement per batch (array parameters, data-modifying `WITH` clauses) in its own transaction, the daily rollups updated by the same statement.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use qr_domain::StoreError;
+use qr_domain::ids::ScanId;
+use qr_domain::scan::NewScan;
+use uuid::Uuid;
+
+use crate::pool::Conn;
+use crate::tx::{DIM_BROWSER, DIM_COUNTRY, DIM_DEVICE, get};
+
+/// The whole batch in one statement, so a batch costs one round trip between `BEGIN` and
+/// `COMMIT` whatever its size. The counts are added up here, the server only applies them:
+/// - `live` locks the batch's links in id order (`FOR NO KEY UPDATE`), so two servers' batches
+///   never wait for each other in a cycle, and a link deleted meanwhile is absent: its scans and
+///   counts are skipped. A link's rollup rows are only written under its lock, so no two
+///   batches race on them;
+/// - `kept` gives each remaining scan an id from the sequence (materialised: drawn once);
+/// - the scans go in, then the batch's distinct visitors (`ON CONFLICT DO NOTHING RETURNING`
+///   yields those new to their link and day: the uniques), the daily rollups with those uniques,
+///   the per-dimension rollups, and each link's count;
+/// - the result maps each input position (`ord`, from 1) to its scan id.
+const INSERT_BATCH: &str = r"
+WITH live AS (
+    SELECT id FROM links WHERE id = ANY($22::uuid[]) ORDER BY id FOR NO KEY UPDATE
+),
+kept AS MATERIALIZED (
+    SELECT nextval('scans_id_seq') AS id, u.*
+    FROM unnest($1::uuid[], $2::timestamptz[], $3::date[], $4::bytea[], $5::text[],
+                $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+        WITH ORDINALITY AS u(link_id, at, day, visitor, country, city, device, browser, os,
+                             referrer, ord)
+    WHERE u.link_id IN (SELECT id FROM live)
+),
+inserted AS (
+    INSERT INTO scans (id, link_id, at, day, visitor, country, city, device, browser, os, referrer)
+    SELECT id, link_id, at, day, visitor, country, city, device, browser, os, referrer FROM kept
+),
+new_visitors AS (
+    INSERT INTO visitors (link_id, day, visitor)
+    SELECT * FROM unnest($11::uuid[], $12::date[], $13::bytea[]) AS v(link_id, day, visitor)
+    WHERE v.link_id IN (SELECT id FROM live)
+    ON CONFLICT DO NOTHING
+    RETURNING link_id, day
+),
+days AS (
+    INSERT INTO daily (link_id, day, scans, uniques)
+    SELECT d.link_id, d.day, d.n, coalesce(v.n, 0)
+    FROM unnest($14::uuid[], $15::date[], $16::bigint[]) AS d(link_id, day, n)
+    LEFT JOIN (SELECT link_id, day, count(*) AS n FROM new_visitors GROUP BY link_id, day) AS v
+        USING (link_id, day)
+    WHERE d.link_id IN (SELECT id FROM live)
+    ON CONFLICT (link_id, day) DO UPDATE
+    SET scans = daily.scans + excluded.scans, uniques = daily.uniques + excluded.uniques
+),
+dims AS (
+    INSERT INTO daily_dims (link_id, day, dim, value, scans)
+    SELECT * FROM unnest($17::uuid[], $18::date[], $19::smallint[], $20::text[], $21::bigint[])
+        AS m(link_id, day, dim, value, n)
+    WHERE m.link_id IN (SELECT id FROM live)
+    ON CONFLICT (link_id, day, dim, value) DO UPDATE SET scans = daily_dims.scans + excluded.scans
+),
+counted AS (
+    UPDATE links SET scan_count = links.scan_count + c.n
+    FROM unnest($22::uuid[], $23::bigint[]) AS c(id, n)
+    WHERE links.id = c.id
+)
+SELECT ord, id FROM kept
+";
+
+/// Stores `scans` in the open transaction on `conn`: scans, visitors, rollups and link counts.
+pub(crate) fn insert_scans(
+    conn: &mut Conn,
+    scans: &[NewScan],
+) -> Result<Vec<Option<ScanId>>, StoreError> {
+    let column = |f: &dyn Fn(&NewScan) -> &str| scans.iter().map(f).collect::<Vec<&str>>();
+    let links: Vec<Uuid> = scans.iter().map(|s| s.link_id.as_uuid()).collect();
+    let ats: Vec<DateTime<Utc>> = scans.iter().map(|s| s.at).collect();
+    let days: Vec<NaiveDate> = scans.iter().map(NewScan::day).collect();
+    let visitors: Vec<&[u8]> = scans.iter().map(|s| &s.visitor[..]).collect();
+    let referrers: Vec<Option<&str>> = scans.iter().map(|s| s.referrer.as_deref()).collect();
+
+    // The batch's distinct visitors per link and day, its scans per link and day, per
+    // dimension value, and per link.
+    let distinct: BTreeSet<(Uuid, NaiveDate, &[u8])> = scans
+        .iter()
+        .map(|s| (s.link_id.as_uuid(), s.day(), &s.visitor[..]))
+        .collect();
+    let mut daily: BTreeMap<(Uuid, NaiveDate), i64> = BTreeMap::new();
+    let mut dims: BTreeMap<(Uuid, NaiveDate, i16, &str), i64> = BTreeMap::new();
+    let mut per_link: BTreeMap<Uuid, i64> = BTreeMap::new();
+    for s in scans {
+        let (link, day) = (s.link_id.as_uuid(), s.day());
+        *daily.entry((link, day)).or_default() += 1;
+        *per_link.entry(link).or_default() += 1;
+        for (dim, value) in [
+            (DIM_COUNTRY, s.country.as_str()),
+            (DIM_DEVICE, s.device.as_str()),
+            (DIM_BROWSER, s.browser.as_str()),
+        ] {
+            *dims.entry((link, day, dim, value)).or_default() += 1;
+        }
+    }
+    let v_links: Vec<Uuid> = distinct.iter().map(|v| v.0).collect();
+    let v_days: Vec<NaiveDate> = distinct.iter().map(|v| v.1).collect();
+    let v_ids: Vec<&[u8]> = distinct.iter().map(|v| v.2).collect();
+    let d_links: Vec<Uuid> = daily.keys().map(|k| k.0).collect();
+    let d_days: Vec<NaiveDate> = daily.keys().map(|k| k.1).collect();
+    let d_counts: Vec<i64> = daily.values().copied().collect();
+    let m_links: Vec<Uuid> = dims.keys().map(|k| k.0).collect();
+    let m_days: Vec<NaiveDate> = dims.keys().map(|k| k.1).collect();
+    let m_dims: Vec<i16> = dims.keys().map(|k| k.2).collect();
+    let m_values: Vec<&str> = dims.keys().map(|k| k.3).collect();
+    let m_counts: Vec<i64> = dims.values().copied().collect();
+    let c_links: Vec<Uuid> = per_link.keys().copied().collect();
+    let c_counts: Vec<i64> = per_link.values().copied().collect();
+
+    let rows = conn.query(
+        INSERT_BATCH,
+        &[
+            &links,
+            &ats,
+            &days,
+            &visitors,
+            &column(&|s| &s.country),
+            &column(&|s| &s.city),
+            &column(&|s| s.device.as_str()),
+            &column(&|s| &s.browser),
+            &column(&|s| &s.os),
+            &referrers,
+            &v_links,
+            &v_days,
+            &v_ids,
+            &d_links,
+            &d_days,
+            &d_counts,
+            &m_links,
+            &m_days,
+            &m_dims,
+            &m_values,
+            &m_counts,
+            &c_links,
+            &c_counts,
+        ],
+    )?;
+    let mut ids = vec![None; scans.len()];
+    for row in rows {
+        let ord: i64 = get(&row, 0, "ord")?;
+        let id: i64 = get(&row, 1, "id")?;
+        let slot = usize::try_from(ord - 1)
+            .ok()
+            .and_then(|i| ids.get_mut(i))
+            .ok_or_else(|| StoreError::Backend(format!("batch position {ord} out of range")))?;
+        *slot = Some(ScanId(id));
+    }
+    Ok(ids)
+}

@@ -1,0 +1,578 @@
+//! The transaction type implementing the domain's `ReadTx` and `WriteTx` with SQL on one pooled connection.
+
+use std::cell::{Cell, RefCell};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use postgres::Row;
+use postgres::types::FromSql;
+use qr_domain::analytics::{DayCount, StatsRows};
+use qr_domain::ids::ScanId;
+use qr_domain::key::KeyHash;
+use qr_domain::limits::UsageMonth;
+use qr_domain::scan::ScanRecord;
+use qr_domain::{
+    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, ReadTx, ShortCode, StoreError,
+    WriteTx,
+};
+use uuid::Uuid;
+
+use crate::pool::{Conn, Params};
+
+/// The dimensions of `daily_dims`.
+pub(crate) const DIM_COUNTRY: i16 = 0;
+pub(crate) const DIM_DEVICE: i16 = 1;
+pub(crate) const DIM_BROWSER: i16 = 2;
+
+/// A transaction on one connection. The connection sits in a `RefCell` because reads take
+/// `&self` while the client needs `&mut` for every statement.
+pub(crate) struct PgTx<'c> {
+    conn: RefCell<&'c mut Conn>,
+    /// Whether an account or key was written, so the configuration version moved.
+    pub(crate) config_changed: Cell<bool>,
+}
+
+pub(crate) fn corrupt(what: &str) -> StoreError {
+    StoreError::Corrupt(format!("unreadable {what} column"))
+}
+
+pub(crate) fn get<'a, T: FromSql<'a>>(row: &'a Row, i: usize, what: &str) -> Result<T, StoreError> {
+    row.try_get(i).map_err(|_| corrupt(what))
+}
+
+fn count(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+pub(crate) fn signed(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("unreadable {what}: {e}")))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
+    serde_json::to_string(v)
+        .map_err(|e| StoreError::Backend(format!("cannot encode settings: {e}")))
+}
+
+/// A month as stored: months since year 0 (`UsageMonth::index`).
+fn month_index(month: UsageMonth) -> i32 {
+    i32::try_from(month.index()).unwrap_or(i32::MAX)
+}
+
+const ACCOUNT_COLS: &str = "id, email, plan, overrides, created_at";
+
+fn account_from(r: &Row) -> Result<Account, StoreError> {
+    Ok(Account {
+        id: AccountId::from_uuid(get(r, 0, "id")?),
+        email: get::<String>(r, 1, "email")?
+            .try_into()
+            .map_err(|_| corrupt("email"))?,
+        plan: get::<&str>(r, 2, "plan")?
+            .parse()
+            .map_err(|_| corrupt("plan"))?,
+        overrides: json(get(r, 3, "overrides")?, "overrides")?,
+        created_at: get(r, 4, "created_at")?,
+    })
+}
+
+const KEY_COLS: &str =
+    "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings";
+
+fn key_from(r: &Row) -> Result<ApiKey, StoreError> {
+    let hash: &[u8] = get(r, 3, "hash")?;
+    Ok(ApiKey {
+        id: KeyId::from_uuid(get(r, 0, "id")?),
+        account_id: AccountId::from_uuid(get(r, 1, "account_id")?),
+        mode: KeyMode::parse(get(r, 2, "mode")?).ok_or_else(|| corrupt("mode"))?,
+        hash: KeyHash(hash.try_into().map_err(|_| corrupt("hash"))?),
+        display_prefix: get(r, 4, "display_prefix")?,
+        created_at: get(r, 5, "created_at")?,
+        last_used_at: get(r, 6, "last_used_at")?,
+        settings: json(get(r, 7, "settings")?, "key settings")?,
+    })
+}
+
+const LINK_COLS: &str =
+    "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at";
+
+fn link_from(r: &Row) -> Result<Link, StoreError> {
+    Ok(Link {
+        id: LinkId::from_uuid(get(r, 0, "id")?),
+        account_id: AccountId::from_uuid(get(r, 1, "account_id")?),
+        name: get::<String>(r, 2, "name")?
+            .try_into()
+            .map_err(|_| corrupt("name"))?,
+        short_code: get::<String>(r, 3, "short_code")?
+            .try_into()
+            .map_err(|_| corrupt("short_code"))?,
+        target_url: get::<String>(r, 4, "target_url")?
+            .try_into()
+            .map_err(|_| corrupt("target_url"))?,
+        scan_count: count(get(r, 5, "scan_count")?),
+        created_at: get(r, 6, "created_at")?,
+        updated_at: get(r, 7, "updated_at")?,
+    })
+}
+
+impl<'c> PgTx<'c> {
+    pub(crate) fn new(conn: &'c mut Conn) -> Self {
+        PgTx {
+            conn: RefCell::new(conn),
+            config_changed: Cell::new(false),
+        }
+    }
+
+    fn all<T>(
+        &self,
+        sql: &str,
+        params: Params<'_>,
+        f: impl Fn(&Row) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let rows = self.conn.borrow_mut().query(sql, params)?;
+        rows.iter().map(f).collect()
+    }
+
+    fn one<T>(
+        &self,
+        sql: &str,
+        params: Params<'_>,
+        f: impl Fn(&Row) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        let rows = self.conn.borrow_mut().query(sql, params)?;
+        rows.first().map(f).transpose()
+    }
+
+    fn exec(&self, sql: &str, params: Params<'_>) -> Result<u64, StoreError> {
+        self.conn.borrow_mut().execute(sql, params)
+    }
+
+    /// Marks the configuration (accounts, keys) as changed by this transaction.
+    fn config_write(&self) {
+        self.config_changed.set(true);
+    }
+
+    /// The configuration version as this transaction sees it.
+    pub(crate) fn config_version(&self) -> Result<u64, StoreError> {
+        let v = self.one(
+            "SELECT value FROM meta WHERE key = 'config_version'",
+            &[],
+            |r| get::<i64>(r, 0, "config_version"),
+        )?;
+        Ok(count(v.unwrap_or(0)))
+    }
+}
+
+/// Adds `(name, count)` pairs of one dimension.
+fn dims(rows: &[(i16, String, u64)], dim: i16) -> Vec<(String, u64)> {
+    rows.iter()
+        .filter(|(d, _, _)| *d == dim)
+        .map(|(_, value, n)| (value.clone(), *n))
+        .collect()
+}
+
+impl ReadTx for PgTx<'_> {
+    fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
+        let sql = format!("SELECT {ACCOUNT_COLS} FROM accounts WHERE id = $1");
+        self.one(&sql, &[&id.as_uuid()], account_from)
+    }
+
+    fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        let sql = format!("SELECT {ACCOUNT_COLS} FROM accounts ORDER BY created_at, id");
+        self.all(&sql, &[], account_from)
+    }
+
+    fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError> {
+        // `lower` under the C collation folds ASCII letters only, exactly as
+        // `Email::lookup_key` does, and is the expression of the unique index.
+        let sql = format!(
+            "SELECT {ACCOUNT_COLS} FROM accounts WHERE lower(email COLLATE \"C\") = lower($1 COLLATE \"C\")"
+        );
+        self.one(&sql, &[&email.as_str()], account_from)
+    }
+
+    fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError> {
+        let sql = format!("SELECT {KEY_COLS} FROM api_keys WHERE id = $1");
+        self.one(&sql, &[&id.as_uuid()], key_from)
+    }
+
+    fn key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError> {
+        let sql = format!("SELECT {KEY_COLS} FROM api_keys WHERE hash = $1");
+        self.one(&sql, &[&&hash.0[..]], key_from)
+    }
+
+    fn keys_of(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError> {
+        let sql = format!(
+            "SELECT {KEY_COLS} FROM api_keys WHERE account_id = $1 ORDER BY created_at, id"
+        );
+        self.all(&sql, &[&account.as_uuid()], key_from)
+    }
+
+    fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError> {
+        let sql = format!("SELECT {LINK_COLS} FROM links WHERE id = $1 AND account_id = $2");
+        self.one(&sql, &[&id.as_uuid(), &account.as_uuid()], link_from)
+    }
+
+    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
+        let sql = format!("SELECT {LINK_COLS} FROM links WHERE short_code = $1");
+        self.one(&sql, &[&code.as_str()], link_from)
+    }
+
+    fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
+        let sql =
+            format!("SELECT {LINK_COLS} FROM links WHERE account_id = $1 ORDER BY created_at, id");
+        self.all(&sql, &[&account.as_uuid()], link_from)
+    }
+
+    fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
+        let n = self.one(
+            "SELECT count(*) FROM links WHERE account_id = $1",
+            &[&account.as_uuid()],
+            |r| get::<i64>(r, 0, "count"),
+        )?;
+        Ok(count(n.unwrap_or(0)))
+    }
+
+    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
+        let found = self.one(
+            "SELECT 1 FROM links WHERE short_code = $1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = $1",
+            &[&code.as_str()],
+            |_| Ok(()),
+        )?;
+        Ok(found.is_some())
+    }
+
+    fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError> {
+        self.all(
+            "SELECT account_id, count FROM usage WHERE month = $1",
+            &[&month_index(month)],
+            |r| {
+                Ok((
+                    AccountId::from_uuid(get(r, 0, "account_id")?),
+                    count(get(r, 1, "count")?),
+                ))
+            },
+        )
+    }
+
+    fn salt(&self, day: NaiveDate) -> Result<Option<[u8; 32]>, StoreError> {
+        self.one("SELECT salt FROM salts WHERE day = $1", &[&day], |r| {
+            get::<&[u8]>(r, 0, "salt")?
+                .try_into()
+                .map_err(|_| corrupt("salt"))
+        })
+    }
+
+    fn rollup_stats(
+        &self,
+        link: LinkId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<StatsRows, StoreError> {
+        let id = link.as_uuid();
+        let days = self.all(
+            "SELECT day, scans, uniques FROM daily WHERE link_id = $1 AND day BETWEEN $2 AND $3",
+            &[&id, &first, &last],
+            |r| {
+                Ok(DayCount {
+                    day: get(r, 0, "day")?,
+                    scans: count(get(r, 1, "scans")?),
+                    uniques: count(get(r, 2, "uniques")?),
+                })
+            },
+        )?;
+        let rows = self.all(
+            "SELECT dim, value, sum(scans)::bigint FROM daily_dims
+             WHERE link_id = $1 AND day BETWEEN $2 AND $3 GROUP BY dim, value",
+            &[&id, &first, &last],
+            |r| {
+                Ok((
+                    get::<i16>(r, 0, "dim")?,
+                    get::<String>(r, 1, "value")?,
+                    count(get(r, 2, "scans")?),
+                ))
+            },
+        )?;
+        Ok(StatsRows {
+            days,
+            countries: dims(&rows, DIM_COUNTRY),
+            devices: dims(&rows, DIM_DEVICE),
+            browsers: dims(&rows, DIM_BROWSER),
+        })
+    }
+
+    fn raw_stats(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<StatsRows, StoreError> {
+        // One pass over the range's scans, counted by the server in four groupings. GROUPING()
+        // has a bit set for each column a row is *not* grouped by (day 8, country 4, device 2,
+        // browser 1): day rows are 7, country rows 11, device rows 13, browser rows 14.
+        let rows = self.all(
+            "SELECT GROUPING(day, country, device, browser), day, country, device, browser,
+                    count(*), count(DISTINCT visitor)
+             FROM scans WHERE link_id = $1 AND at BETWEEN $2 AND $3
+             GROUP BY GROUPING SETS ((day), (country), (device), (browser))",
+            &[&link.as_uuid(), &from, &to],
+            |r| {
+                let grouping: i32 = get(r, 0, "grouping")?;
+                let n = count(get(r, 5, "count")?);
+                Ok(match grouping {
+                    7 => (
+                        -1,
+                        String::new(),
+                        Some(DayCount {
+                            day: get(r, 1, "day")?,
+                            scans: n,
+                            uniques: count(get(r, 6, "uniques")?),
+                        }),
+                        n,
+                    ),
+                    11 => (DIM_COUNTRY, get(r, 2, "country")?, None, n),
+                    13 => (DIM_DEVICE, get(r, 3, "device")?, None, n),
+                    _ => (DIM_BROWSER, get(r, 4, "browser")?, None, n),
+                })
+            },
+        )?;
+        let days = rows.iter().filter_map(|(_, _, d, _)| *d).collect();
+        let dim_rows: Vec<(i16, String, u64)> = rows
+            .into_iter()
+            .filter(|(dim, ..)| *dim >= 0)
+            .map(|(dim, value, _, n)| (dim, value, n))
+            .collect();
+        Ok(StatsRows {
+            days,
+            countries: dims(&dim_rows, DIM_COUNTRY),
+            devices: dims(&dim_rows, DIM_DEVICE),
+            browsers: dims(&dim_rows, DIM_BROWSER),
+        })
+    }
+
+    fn recent_scans(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ScanRecord>, StoreError> {
+        self.all(
+            "SELECT id, at, country, city, device, browser, os, referrer FROM scans
+             WHERE link_id = $1 AND at BETWEEN $2 AND $3 ORDER BY at DESC, id DESC LIMIT $4",
+            &[&link.as_uuid(), &from, &to, &i64::from(limit)],
+            |r| {
+                Ok(ScanRecord {
+                    id: ScanId(get(r, 0, "id")?),
+                    timestamp: get(r, 1, "at")?,
+                    country: get(r, 2, "country")?,
+                    city: get(r, 3, "city")?,
+                    device: get::<&str>(r, 4, "device")?
+                        .parse()
+                        .map_err(|_| corrupt("device"))?,
+                    browser: get(r, 5, "browser")?,
+                    os: get(r, 6, "os")?,
+                    referrer: get(r, 7, "referrer")?,
+                })
+            },
+        )
+    }
+}
+
+impl WriteTx for PgTx<'_> {
+    fn insert_account(&mut self, a: &Account) -> Result<(), StoreError> {
+        self.config_write();
+        self.exec(
+            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &a.id.as_uuid(),
+                &a.email.as_str(),
+                &a.plan.as_str(),
+                &to_json(&a.overrides)?,
+                &a.created_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn update_account(&mut self, a: &Account) -> Result<bool, StoreError> {
+        self.config_write();
+        let n = self.exec(
+            "UPDATE accounts SET email = $2, plan = $3, overrides = $4 WHERE id = $1",
+            &[
+                &a.id.as_uuid(),
+                &a.email.as_str(),
+                &a.plan.as_str(),
+                &to_json(&a.overrides)?,
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
+    fn insert_key(&mut self, k: &ApiKey) -> Result<(), StoreError> {
+        self.config_write();
+        self.exec(
+            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            &[
+                &k.id.as_uuid(),
+                &k.account_id.as_uuid(),
+                &k.mode.as_str(),
+                &&k.hash.0[..],
+                &k.display_prefix,
+                &k.created_at,
+                &k.last_used_at,
+                &to_json(&k.settings)?,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn update_key(&mut self, k: &ApiKey) -> Result<bool, StoreError> {
+        self.config_write();
+        let n = self.exec(
+            "UPDATE api_keys SET hash = $2, display_prefix = $3, settings = $4 WHERE id = $1",
+            &[
+                &k.id.as_uuid(),
+                &&k.hash.0[..],
+                &k.display_prefix,
+                &to_json(&k.settings)?,
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
+    fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError> {
+        self.config_write();
+        Ok(self.exec("DELETE FROM api_keys WHERE id = $1", &[&id.as_uuid()])? > 0)
+    }
+
+    fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError> {
+        if used.is_empty() {
+            return Ok(());
+        }
+        let (ids, times): (Vec<Uuid>, Vec<DateTime<Utc>>) =
+            used.iter().map(|(id, at)| (id.as_uuid(), *at)).unzip();
+        self.exec(
+            "UPDATE api_keys SET last_used_at = greatest(coalesce(last_used_at, u.at), u.at)
+             FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at) WHERE api_keys.id = u.id",
+            &[&ids, &times],
+        )?;
+        Ok(())
+    }
+
+    fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
+        // A live link's code is refused by the unique index, a tombstoned one here: one
+        // statement, one round trip.
+        let inserted = self.exec(
+            "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at, updated_at)
+             SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::bigint, $7::timestamptz, $8::timestamptz
+             WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE short_code = $4)",
+            &[
+                &l.id.as_uuid(),
+                &l.account_id.as_uuid(),
+                &l.name.as_str(),
+                &l.short_code.as_str(),
+                &l.target_url.as_str(),
+                &signed(l.scan_count),
+                &l.created_at,
+                &l.updated_at,
+            ],
+        )?;
+        if inserted == 0 {
+            return Err(StoreError::Conflict(format!(
+                "short code {} was already issued",
+                l.short_code
+            )));
+        }
+        Ok(())
+    }
+
+    fn update_link(&mut self, l: &Link) -> Result<bool, StoreError> {
+        let n = self.exec(
+            "UPDATE links SET name = $3, target_url = $4, updated_at = $5 WHERE id = $1 AND account_id = $2",
+            &[
+                &l.id.as_uuid(),
+                &l.account_id.as_uuid(),
+                &l.name.as_str(),
+                &l.target_url.as_str(),
+                &l.updated_at,
+            ],
+        )?;
+        Ok(n > 0)
+    }
+
+    fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError> {
+        let code = self.one(
+            "DELETE FROM links WHERE id = $1 AND account_id = $2 RETURNING short_code",
+            &[&id.as_uuid(), &account.as_uuid()],
+            |r| get::<String>(r, 0, "short_code"),
+        )?;
+        let Some(code) = code else {
+            return Ok(false);
+        };
+        // Scans and rollups went with the link (ON DELETE CASCADE); visitors have no key to it.
+        self.exec(
+            "INSERT INTO tombstones (short_code) VALUES ($1) ON CONFLICT DO NOTHING",
+            &[&code],
+        )?;
+        self.exec("DELETE FROM visitors WHERE link_id = $1", &[&id.as_uuid()])?;
+        Ok(true)
+    }
+
+    fn save_usage(
+        &mut self,
+        month: UsageMonth,
+        counts: &[(AccountId, u64)],
+    ) -> Result<(), StoreError> {
+        if counts.is_empty() {
+            return Ok(());
+        }
+        let (ids, values): (Vec<Uuid>, Vec<i64>) = counts
+            .iter()
+            .map(|(id, n)| (id.as_uuid(), signed(*n)))
+            .unzip();
+        // Accounts deleted meanwhile are skipped; a stored count is never lowered.
+        self.exec(
+            "INSERT INTO usage (account_id, month, count)
+             SELECT u.id, $1, u.n FROM unnest($2::uuid[], $3::bigint[]) AS u(id, n)
+             WHERE EXISTS (SELECT 1 FROM accounts WHERE accounts.id = u.id)
+             ORDER BY u.id
+             ON CONFLICT (account_id, month) DO UPDATE SET count = greatest(usage.count, excluded.count)",
+            &[&month_index(month), &ids, &values],
+        )?;
+        Ok(())
+    }
+
+    fn put_salt(&mut self, day: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError> {
+        self.exec(
+            "INSERT INTO salts (day, salt) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            &[&day, &&salt[..]],
+        )?;
+        self.salt(day)?
+            .ok_or_else(|| StoreError::Backend("salt vanished after insert".into()))
+    }
+
+    fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError> {
+        self.exec("DELETE FROM salts WHERE day < $1", &[&day])?;
+        self.exec("DELETE FROM visitors WHERE day < $1", &[&day])?;
+        Ok(())
+    }
+
+    fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError> {
+        let removed = self.exec(
+            "DELETE FROM scans WHERE day < $2 AND link_id IN (SELECT id FROM links WHERE account_id = $1)",
+            &[&account.as_uuid(), &day],
+        )?;
+        for table in ["daily", "daily_dims"] {
+            self.exec(
+                &format!(
+                    "DELETE FROM {table} WHERE day < $2 AND link_id IN (SELECT id FROM links WHERE account_id = $1)"
+                ),
+                &[&account.as_uuid(), &day],
+            )?;
+        }
+        Ok(removed)
+    }
+}

@@ -1,0 +1,552 @@
+//! `qr db copy`: an SQLite deployment copied into an empty PostgreSQL database in one transaction, verified by row counts and a checksum of every table before it commits.
+//!
+//! The checksum of a table is the sum (modulo 2^128) of the SHA-256 of each row's values in a
+//! canonical form (ids as UUIDs, times in microseconds, days as dates), so it does not depend
+//! on row order or on either engine's way of storing a value. The source is read in one
+//! snapshot; the destination is read back inside the copying transaction, which is rolled back
+//! (leaving the destination empty) on any difference.
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::fallible_iterator::FallibleIterator as _;
+use postgres::types::{ToSql, Type};
+use postgres::{NoTls, Transaction};
+use rusqlite::types::ValueRef;
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+use uuid::Uuid;
+
+use crate::database::{Database, OpenError};
+use crate::location::Location;
+
+/// What a column holds, in canonical terms, and its PostgreSQL type.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Uuid,
+    Text,
+    Bytes,
+    /// Microseconds since the Unix epoch (SQLite) or `timestamptz` (PostgreSQL).
+    Time,
+    /// Days since 0001-01-01 counted from 1 (SQLite) or `date` (PostgreSQL).
+    Day,
+    Int8,
+    Int4,
+    Int2,
+}
+
+/// One table to copy: its name and columns, parents before children.
+struct Table {
+    name: &'static str,
+    columns: &'static [(&'static str, Kind)],
+}
+
+use Kind::{Bytes, Day, Int2, Int4, Int8, Text, Time};
+
+/// Every table holding data, in an order that satisfies the foreign keys. The configuration
+/// version (`meta`) is not copied: the destination's own counter moves as rows arrive.
+const TABLES: &[Table] = &[
+    Table {
+        name: "accounts",
+        columns: &[
+            ("id", Kind::Uuid),
+            ("email", Text),
+            ("plan", Text),
+            ("overrides", Text),
+            ("created_at", Time),
+        ],
+    },
+    Table {
+        name: "api_keys",
+        columns: &[
+            ("id", Kind::Uuid),
+            ("account_id", Kind::Uuid),
+            ("mode", Text),
+            ("hash", Bytes),
+            ("display_prefix", Text),
+            ("created_at", Time),
+            ("last_used_at", Time),
+            ("settings", Text),
+        ],
+    },
+    Table {
+        name: "links",
+        columns: &[
+            ("id", Kind::Uuid),
+            ("account_id", Kind::Uuid),
+            ("name", Text),
+            ("short_code", Text),
+            ("target_url", Text),
+            ("scan_count", Int8),
+            ("created_at", Time),
+            ("updated_at", Time),
+        ],
+    },
+    Table {
+        name: "tombstones",
+        columns: &[("short_code", Text)],
+    },
+    Table {
+        name: "scans",
+        columns: &[
+            ("id", Int8),
+            ("link_id", Kind::Uuid),
+            ("at", Time),
+            ("day", Day),
+            ("visitor", Bytes),
+            ("country", Text),
+            ("city", Text),
+            ("device", Text),
+            ("browser", Text),
+            ("os", Text),
+            ("referrer", Text),
+        ],
+    },
+    Table {
+        name: "daily",
+        columns: &[
+            ("link_id", Kind::Uuid),
+            ("day", Day),
+            ("scans", Int8),
+            ("uniques", Int8),
+        ],
+    },
+    Table {
+        name: "daily_dims",
+        columns: &[
+            ("link_id", Kind::Uuid),
+            ("day", Day),
+            ("dim", Int2),
+            ("value", Text),
+            ("scans", Int8),
+        ],
+    },
+    Table {
+        name: "visitors",
+        columns: &[("link_id", Kind::Uuid), ("day", Day), ("visitor", Bytes)],
+    },
+    Table {
+        name: "usage",
+        columns: &[("account_id", Kind::Uuid), ("month", Int4), ("count", Int8)],
+    },
+    Table {
+        name: "salts",
+        columns: &[("day", Day), ("salt", Bytes)],
+    },
+];
+
+/// A value in canonical form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Value {
+    Null,
+    Int(i64),
+    Text(String),
+    Bytes(Vec<u8>),
+    Uuid(Uuid),
+    Time(i64),
+    Day(i32),
+}
+
+/// One copied table: its rows and checksum, equal on both sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableReport {
+    /// The table's name.
+    pub table: &'static str,
+    /// Rows copied.
+    pub rows: u64,
+    /// The table's checksum (32 hexadecimal digits), the same in the source and the copy.
+    pub checksum: String,
+}
+
+/// Why a copy failed; the destination is then left as it was.
+#[derive(Debug, Error)]
+pub enum CopyError {
+    /// Only an SQLite file can be copied into a PostgreSQL database.
+    #[error(
+        "qr db copy copies an SQLite file (--from FILE) into a PostgreSQL database (--to postgres://…); got --from {from} --to {to}"
+    )]
+    Unsupported {
+        /// The source given.
+        from: String,
+        /// The destination given.
+        to: String,
+    },
+    /// The source file does not exist.
+    #[error("no database at {0}")]
+    MissingSource(String),
+    /// A database could not be opened.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The destination already holds data.
+    #[error(
+        "the destination {url} already holds data ({rows} rows in {table}); copy into an empty database: nothing was changed"
+    )]
+    NotEmpty {
+        /// The destination, without its password.
+        url: String,
+        /// The first table found with rows.
+        table: &'static str,
+        /// Its rows.
+        rows: i64,
+    },
+    /// Reading the SQLite file failed.
+    #[error("reading {table} from the SQLite file failed: {source}")]
+    Sqlite {
+        /// The table.
+        table: &'static str,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// Writing or reading back PostgreSQL failed.
+    #[error("copying {table} into PostgreSQL failed: {source}; nothing was changed")]
+    Postgres {
+        /// The table (or step).
+        table: &'static str,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
+    /// A value of the source does not have its column's type.
+    #[error("the SQLite file holds an unreadable value in {table}.{column}: {message}")]
+    Corrupt {
+        /// The table.
+        table: &'static str,
+        /// The column.
+        column: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// The copy read back differs from the source.
+    #[error(
+        "{table}: the copy differs from the source ({source_rows} rows, checksum {source_sum} against {copy_rows} rows, checksum {copy_sum}); nothing was changed"
+    )]
+    Mismatch {
+        /// The table.
+        table: &'static str,
+        /// Rows in the source.
+        source_rows: u64,
+        /// Checksum of the source.
+        source_sum: String,
+        /// Rows read back.
+        copy_rows: u64,
+        /// Checksum read back.
+        copy_sum: String,
+    },
+}
+
+/// A running checksum: the row count and the sum of the rows' hashes.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Checksum {
+    rows: u64,
+    sum: u128,
+}
+
+impl Checksum {
+    fn add(&mut self, row: &[Value]) {
+        let mut hash = Sha256::new();
+        for value in row {
+            match value {
+                Value::Null => hash.update([0]),
+                Value::Int(n) => {
+                    hash.update([1]);
+                    hash.update(n.to_le_bytes());
+                }
+                Value::Text(s) => {
+                    hash.update([2]);
+                    hash.update((s.len() as u64).to_le_bytes());
+                    hash.update(s.as_bytes());
+                }
+                Value::Bytes(b) => {
+                    hash.update([3]);
+                    hash.update((b.len() as u64).to_le_bytes());
+                    hash.update(b);
+                }
+                Value::Uuid(u) => {
+                    hash.update([4]);
+                    hash.update(u.as_bytes());
+                }
+                Value::Time(t) => {
+                    hash.update([5]);
+                    hash.update(t.to_le_bytes());
+                }
+                Value::Day(d) => {
+                    hash.update([6]);
+                    hash.update(d.to_le_bytes());
+                }
+            }
+        }
+        let digest = hash.finalize();
+        let mut first = [0u8; 16];
+        first.copy_from_slice(&digest[..16]);
+        self.sum = self.sum.wrapping_add(u128::from_le_bytes(first));
+        self.rows += 1;
+    }
+
+    fn hex(self) -> String {
+        format!("{:032x}", self.sum)
+    }
+}
+
+/// Copies the SQLite database `from` into the empty PostgreSQL database `to` (both migrated
+/// to this build's schema first), and verifies every table before committing.
+///
+/// Stop the servers using either database first: the source is read in one snapshot, and
+/// writes made after it would not be copied.
+pub fn copy(from: &Location, to: &Location) -> Result<Vec<TableReport>, CopyError> {
+    let (Location::Sqlite(path), Location::Postgres(url)) = (from, to) else {
+        return Err(CopyError::Unsupported {
+            from: from.to_string(),
+            to: to.to_string(),
+        });
+    };
+    if from.is_missing_file() {
+        return Err(CopyError::MissingSource(from.to_string()));
+    }
+    // Opening checks and migrates both schemas to this build's version.
+    drop(Database::open(from)?);
+    drop(Database::open(to)?);
+    let table_err = |table| move |source| CopyError::Sqlite { table, source };
+    let mut source = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(table_err("the file"))?;
+    let snapshot = source.transaction().map_err(table_err("the file"))?;
+    let pg_err = |table| move |source| CopyError::Postgres { table, source };
+    let mut client = postgres::Client::connect(url, NoTls).map_err(pg_err("connecting"))?;
+    let mut tx = client.transaction().map_err(pg_err("beginning"))?;
+    // Writers of every server wait for this copy (the store's write lock).
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&0x5152_504C_0002_i64])
+        .map_err(pg_err("locking"))?;
+    for table in TABLES {
+        let rows: i64 = tx
+            .query_one(&format!("SELECT count(*) FROM {}", table.name), &[])
+            .map_err(pg_err(table.name))?
+            .get(0);
+        if rows > 0 {
+            return Err(CopyError::NotEmpty {
+                url: to.to_string(),
+                table: table.name,
+                rows,
+            });
+        }
+    }
+    let mut reports = Vec::with_capacity(TABLES.len());
+    for table in TABLES {
+        let sent = copy_table(&snapshot, &mut tx, table)?;
+        let back = read_back(&mut tx, table)?;
+        if sent != back {
+            return Err(CopyError::Mismatch {
+                table: table.name,
+                source_rows: sent.rows,
+                source_sum: sent.hex(),
+                copy_rows: back.rows,
+                copy_sum: back.hex(),
+            });
+        }
+        reports.push(TableReport {
+            table: table.name,
+            rows: sent.rows,
+            checksum: sent.hex(),
+        });
+    }
+    // New scans continue after the copied ids.
+    tx.execute(
+        "SELECT setval('scans_id_seq', greatest((SELECT max(id) FROM scans), 1), (SELECT count(*) > 0 FROM scans))",
+        &[],
+    )
+    .map_err(pg_err("scans_id_seq"))?;
+    tx.commit().map_err(pg_err("committing"))?;
+    Ok(reports)
+}
+
+fn column_list(table: &Table) -> String {
+    table
+        .columns
+        .iter()
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Streams one table from SQLite into PostgreSQL with binary COPY; returns the source checksum.
+fn copy_table(
+    source: &rusqlite::Connection,
+    tx: &mut Transaction<'_>,
+    table: &Table,
+) -> Result<Checksum, CopyError> {
+    let sql_err = |source| CopyError::Sqlite {
+        table: table.name,
+        source,
+    };
+    let pg_err = |source| CopyError::Postgres {
+        table: table.name,
+        source,
+    };
+    let columns = column_list(table);
+    let types: Vec<Type> = table
+        .columns
+        .iter()
+        .map(|(_, kind)| pg_type(*kind))
+        .collect();
+    let sink = tx
+        .copy_in(&format!(
+            "COPY {} ({columns}) FROM STDIN BINARY",
+            table.name
+        ))
+        .map_err(pg_err)?;
+    let mut writer = BinaryCopyInWriter::new(sink, &types);
+    let mut statement = source
+        .prepare(&format!("SELECT {columns} FROM {}", table.name))
+        .map_err(sql_err)?;
+    let mut rows = statement.query([]).map_err(sql_err)?;
+    let mut checksum = Checksum::default();
+    let mut values = Vec::with_capacity(table.columns.len());
+    while let Some(row) = rows.next().map_err(sql_err)? {
+        values.clear();
+        for (i, (column, kind)) in table.columns.iter().enumerate() {
+            let raw = row.get_ref(i).map_err(sql_err)?;
+            values.push(
+                from_sqlite(raw, *kind).map_err(|message| CopyError::Corrupt {
+                    table: table.name,
+                    column,
+                    message,
+                })?,
+            );
+        }
+        checksum.add(&values);
+        let boxed: Vec<Box<dyn ToSql + Sync>> = values
+            .iter()
+            .zip(table.columns)
+            .map(|(value, (_, kind))| to_postgres(value, *kind))
+            .collect();
+        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(AsRef::as_ref).collect();
+        writer.write(&refs).map_err(pg_err)?;
+    }
+    writer.finish().map_err(pg_err)?;
+    Ok(checksum)
+}
+
+/// Reads a copied table back inside the copying transaction; returns its checksum.
+fn read_back(tx: &mut Transaction<'_>, table: &Table) -> Result<Checksum, CopyError> {
+    let pg_err = |source| CopyError::Postgres {
+        table: table.name,
+        source,
+    };
+    let sql = format!("SELECT {} FROM {}", column_list(table), table.name);
+    let mut rows = tx
+        .query_raw(&sql, std::iter::empty::<i64>())
+        .map_err(pg_err)?;
+    let mut checksum = Checksum::default();
+    let mut values = Vec::with_capacity(table.columns.len());
+    while let Some(row) = rows.next().map_err(pg_err)? {
+        values.clear();
+        for (i, (_, kind)) in table.columns.iter().enumerate() {
+            values.push(from_postgres(&row, i, *kind).map_err(pg_err)?);
+        }
+        checksum.add(&values);
+    }
+    Ok(checksum)
+}
+
+fn pg_type(kind: Kind) -> Type {
+    match kind {
+        Kind::Uuid => Type::UUID,
+        Kind::Text => Type::TEXT,
+        Kind::Bytes => Type::BYTEA,
+        Kind::Time => Type::TIMESTAMPTZ,
+        Kind::Day => Type::DATE,
+        Kind::Int8 => Type::INT8,
+        Kind::Int4 => Type::INT4,
+        Kind::Int2 => Type::INT2,
+    }
+}
+
+/// A value as SQLite stores it, in canonical form.
+fn from_sqlite(raw: ValueRef<'_>, kind: Kind) -> Result<Value, String> {
+    Ok(match (kind, raw) {
+        (_, ValueRef::Null) => Value::Null,
+        (Kind::Uuid, ValueRef::Blob(b)) => {
+            Value::Uuid(Uuid::from_slice(b).map_err(|e| e.to_string())?)
+        }
+        (Kind::Text, ValueRef::Text(t)) => Value::Text(
+            std::str::from_utf8(t)
+                .map_err(|e| e.to_string())?
+                .to_owned(),
+        ),
+        (Kind::Bytes, ValueRef::Blob(b)) => Value::Bytes(b.to_vec()),
+        (Kind::Time, ValueRef::Integer(t)) => {
+            DateTime::<Utc>::from_timestamp_micros(t).ok_or("time out of range")?;
+            Value::Time(t)
+        }
+        (Kind::Day, ValueRef::Integer(d)) => {
+            let d = i32::try_from(d).map_err(|e| e.to_string())?;
+            NaiveDate::from_num_days_from_ce_opt(d).ok_or("day out of range")?;
+            Value::Day(d)
+        }
+        (Kind::Int8, ValueRef::Integer(n)) => Value::Int(n),
+        (Kind::Int4, ValueRef::Integer(n)) => {
+            i32::try_from(n).map_err(|e| e.to_string())?;
+            Value::Int(n)
+        }
+        (Kind::Int2, ValueRef::Integer(n)) => {
+            i16::try_from(n).map_err(|e| e.to_string())?;
+            Value::Int(n)
+        }
+        (kind, other) => {
+            return Err(format!(
+                "{:?} where {kind:?} was expected",
+                other.data_type()
+            ));
+        }
+    })
+}
+
+/// A canonical value as the PostgreSQL column of `kind` takes it (ranges checked on reading).
+fn to_postgres(value: &Value, kind: Kind) -> Box<dyn ToSql + Sync> {
+    match (value, kind) {
+        (Value::Null, Kind::Uuid) => Box::new(None::<Uuid>),
+        (Value::Null, Kind::Text) => Box::new(None::<String>),
+        (Value::Null, Kind::Bytes) => Box::new(None::<Vec<u8>>),
+        (Value::Null, Kind::Time) => Box::new(None::<DateTime<Utc>>),
+        (Value::Null, Kind::Day) => Box::new(None::<NaiveDate>),
+        (Value::Null, Kind::Int8) => Box::new(None::<i64>),
+        (Value::Null, Kind::Int4) => Box::new(None::<i32>),
+        (Value::Null, Kind::Int2) => Box::new(None::<i16>),
+        (Value::Uuid(u), _) => Box::new(*u),
+        (Value::Text(s), _) => Box::new(s.clone()),
+        (Value::Bytes(b), _) => Box::new(b.clone()),
+        (Value::Time(t), _) => Box::new(DateTime::<Utc>::from_timestamp_micros(*t)),
+        (Value::Day(d), _) => Box::new(NaiveDate::from_num_days_from_ce_opt(*d)),
+        (Value::Int(n), Kind::Int4) => Box::new(i32::try_from(*n).ok()),
+        (Value::Int(n), Kind::Int2) => Box::new(i16::try_from(*n).ok()),
+        (Value::Int(n), _) => Box::new(*n),
+    }
+}
+
+/// A value as PostgreSQL returns it, in canonical form.
+fn from_postgres(row: &postgres::Row, i: usize, kind: Kind) -> Result<Value, postgres::Error> {
+    let or_null = |v: Option<Value>| v.unwrap_or(Value::Null);
+    Ok(match kind {
+        Kind::Uuid => or_null(row.try_get::<_, Option<Uuid>>(i)?.map(Value::Uuid)),
+        Kind::Text => or_null(row.try_get::<_, Option<String>>(i)?.map(Value::Text)),
+        Kind::Bytes => or_null(row.try_get::<_, Option<Vec<u8>>>(i)?.map(Value::Bytes)),
+        Kind::Time => or_null(
+            row.try_get::<_, Option<DateTime<Utc>>>(i)?
+                .map(|t| Value::Time(t.timestamp_micros())),
+        ),
+        Kind::Day => or_null(
+            row.try_get::<_, Option<NaiveDate>>(i)?
+                .map(|d| Value::Day(d.num_days_from_ce())),
+        ),
+        Kind::Int8 => or_null(row.try_get::<_, Option<i64>>(i)?.map(Value::Int)),
+        Kind::Int4 => or_null(
+            row.try_get::<_, Option<i32>>(i)?
+                .map(|n| Value::Int(i64::from(n))),
+        ),
+        Kind::Int2 => or_null(
+            row.try_get::<_, Option<i16>>(i)?
+                .map(|n| Value::Int(i64::from(n))),
+        ),
+    })
+}

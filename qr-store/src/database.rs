@@ -1,0 +1,139 @@
+//! `Database`: the store the composition roots run on, SQLite or PostgreSQL, implementing `Store` by delegation.
+
+use qr_domain::ids::ScanId;
+use qr_domain::scan::NewScan;
+use qr_domain::{ReadTx, Store, StoreError, WriteTx};
+use qr_postgres::PgStore;
+use qr_sqlite::SqliteStore;
+use thiserror::Error;
+
+use crate::location::Location;
+
+/// An open database of either engine.
+// One per process, behind an `Arc`: the size of the larger variant (PostgreSQL's connection
+// settings and pool) costs nothing, and boxing it would add a pointer to every call.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Database {
+    /// An SQLite file: one server per file (plus any number of CLI processes).
+    Sqlite(SqliteStore),
+    /// A PostgreSQL database: any number of servers.
+    Postgres(PgStore),
+}
+
+/// The storage engine of a [`Database`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// SQLite, embedded.
+    Sqlite,
+    /// PostgreSQL, a server.
+    Postgres,
+}
+
+/// Why a database could not be opened.
+#[derive(Debug, Error)]
+pub enum OpenError {
+    /// The SQLite file could not be opened or was refused.
+    #[error(transparent)]
+    Sqlite(#[from] qr_sqlite::OpenError),
+    /// The PostgreSQL database could not be reached or was refused.
+    #[error(transparent)]
+    Postgres(#[from] qr_postgres::OpenError),
+}
+
+impl Database {
+    /// Opens (creating an SQLite file if missing) and migrates the database at `location`.
+    /// Must not be called from an async task (PostgreSQL's client blocks).
+    pub fn open(location: &Location) -> Result<Database, OpenError> {
+        Ok(match location {
+            Location::Sqlite(path) => Database::Sqlite(SqliteStore::open(path)?),
+            Location::Postgres(url) => Database::Postgres(PgStore::open(url)?),
+        })
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> Engine {
+        match self {
+            Database::Sqlite(_) => Engine::Sqlite,
+            Database::Postgres(_) => Engine::Postgres,
+        }
+    }
+
+    /// Most store operations worth running at once: SQLite's read connections, or the size of
+    /// PostgreSQL's connection pool.
+    pub fn concurrency(&self) -> usize {
+        match self {
+            Database::Sqlite(_) => qr_sqlite::READ_CONNECTIONS,
+            Database::Postgres(_) => qr_postgres::POOL_SIZE,
+        }
+    }
+
+    /// The schema version this build gives the database (after `open`, the database's own).
+    pub fn schema_version(&self) -> i64 {
+        match self {
+            Database::Sqlite(_) => qr_sqlite::SCHEMA_VERSION,
+            Database::Postgres(_) => i64::from(qr_postgres::SCHEMA_VERSION),
+        }
+    }
+
+    /// Caps an SQLite file's size (see [`SqliteStore::limit_size`]); `None` for PostgreSQL,
+    /// whose space its operator manages.
+    pub fn limit_size(&self, bytes: u64) -> Option<Result<u64, StoreError>> {
+        match self {
+            Database::Sqlite(store) => Some(store.limit_size(bytes)),
+            Database::Postgres(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Engine::Sqlite => "SQLite",
+            Engine::Postgres => "PostgreSQL",
+        })
+    }
+}
+
+impl Store for Database {
+    fn read<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&dyn ReadTx) -> Result<T, E>,
+    ) -> Result<T, E> {
+        match self {
+            Database::Sqlite(store) => store.read(f),
+            Database::Postgres(store) => store.read(f),
+        }
+    }
+
+    fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>,
+    ) -> Result<T, E> {
+        match self {
+            Database::Sqlite(store) => store.write(f),
+            Database::Postgres(store) => store.write(f),
+        }
+    }
+
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+        match self {
+            Database::Sqlite(store) => store.record_scans(scans),
+            Database::Postgres(store) => store.record_scans(scans),
+        }
+    }
+
+    fn config_version(&self) -> Result<u64, StoreError> {
+        match self {
+            Database::Sqlite(store) => store.config_version(),
+            Database::Postgres(store) => store.config_version(),
+        }
+    }
+
+    fn is_read_only(&self) -> bool {
+        match self {
+            Database::Sqlite(store) => store.is_read_only(),
+            Database::Postgres(store) => store.is_read_only(),
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record, and answers the same there.
+
+use std::sync::Arc;
+
+use qr_domain::chrono::{Duration, TimeZone, Utc};
+use qr_domain::service::{Resolution, Visit};
+use qr_domain::{AnalyticsQuery, KeyMode, NoGeoLocator, Plan, Service, TestClock};
+use qr_store::copy::{CopyError, copy};
+use qr_store::{Database, Location};
+use qr_test_support::servers::postgres::PgCluster;
+
+fn visit(i: u32, agent: &str) -> Visit {
+    Visit {
+        ip: Some(format!("192.0.2.{}", i % 200).parse().unwrap()),
+        user_agent: Some(agent.to_owned()),
+        referer: Some("https://news.example/a?x=1".to_owned()),
+        hint: Default::default(),
+    }
+}
+
+const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+const DESKTOP: &str =
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0";
+
+#[test]
+fn a_deployment_moves_to_postgres_without_loss() {
+    let Some(cluster) = PgCluster::shared("the SQLite to PostgreSQL copy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let from = Location::Sqlite(dir.path().join("qr.db"));
+    let clock = TestClock::new(Utc.with_ymd_and_hms(2024, 5, 1, 9, 0, 0).unwrap());
+    let sqlite = Service::new(
+        Arc::new(Database::open(&from).unwrap()),
+        clock.clone(),
+        Arc::new(NoGeoLocator),
+    )
+    .unwrap();
+    let owner = sqlite
+        .create_account("Owner@Example.com", Plan::Pro)
+        .unwrap();
+    let other = sqlite.create_account("b@example.com", Plan::Free).unwrap();
+    let (key, secret) = sqlite.create_key(owner.id, KeyMode::Live).unwrap();
+    let ctx = sqlite.authenticate(Some(secret.expose_secret()), None).unwrap();
+    for _ in 0..3 {
+        sqlite.admit(&ctx, false).unwrap();
+    }
+    let kept = sqlite
+        .create_link(&owner, "Poster", "https://example.com/poster")
+        .unwrap();
+    let gone = sqlite
+        .create_link(&other, "Old", "https://example.com/old")
+        .unwrap();
+    for _day in 0..3 {
+        for i in 0..40 {
+            let agent = if i % 3 == 0 { DESKTOP } else { PHONE };
+            sqlite.record_scan(&kept, &visit(i, agent)).unwrap();
+        }
+        clock.advance(Duration::days(1));
+    }
+    sqlite.record_scan(&gone, &visit(1, PHONE)).unwrap();
+    sqlite.delete_link(other.id, gone.id).unwrap();
+    let query = AnalyticsQuery::default();
+    let before = sqlite.analytics(&owner, kept.id, &query).unwrap();
+    sqlite.shutdown().unwrap();
+    drop(sqlite);
+
+    let to = Location::Postgres(cluster.create_database());
+    let report = copy(&from, &to).unwrap();
+    let rows = |table: &str| report.iter().find(|r| r.table == table).unwrap().rows;
+    assert_eq!(rows("accounts"), 2);
+    assert_eq!(rows("api_keys"), 1);
+    assert_eq!(rows("links"), 1);
+    assert_eq!(rows("tombstones"), 1);
+    assert_eq!(rows("scans"), 120);
+    assert_eq!(rows("usage"), 1);
+    assert!(rows("daily_dims") > 0 && rows("salts") > 0);
+
+    let pg = Service::new(
+        Arc::new(Database::open(&to).unwrap()),
+        clock.clone(),
+        Arc::new(NoGeoLocator),
+    )
+    .unwrap();
+    let moved = pg.authenticate(Some(secret.expose_secret()), None).unwrap();
+    assert_eq!(moved.key.id, key.id);
+    assert_eq!(moved.account, owner);
+    assert_eq!(pg.usage(&moved).usage.current, 3);
+    assert_eq!(pg.analytics(&owner, kept.id, &query).unwrap(), before);
+    assert_eq!(
+        pg.resolve(gone.short_code.as_str()).unwrap(),
+        Resolution::Gone
+    );
+    // New scans get ids after the copied ones.
+    let Resolution::Live(link) = pg.resolve(kept.short_code.as_str()).unwrap() else {
+        panic!("the link is live");
+    };
+    assert_eq!(link.scan_count, 120);
+    pg.record_scan(&link, &visit(7, PHONE)).unwrap();
+    assert_eq!(
+        pg.analytics(&owner, kept.id, &query)
+            .unwrap()
+            .analytics
+            .total_scans,
+        121
+    );
+    drop(pg);
+
+    // A second copy would mix two deployments: refused, and nothing changes.
+    let again = copy(&from, &to).unwrap_err();
+    assert!(
+        matches!(
+            again,
+            CopyError::NotEmpty {
+                table: "accounts",
+                rows: 2,
+                ..
+            }
+        ),
+        "{again}"
+    );
+    let backwards = copy(&to, &from).unwrap_err();
+    assert!(
+        matches!(backwards, CopyError::Unsupported { .. }),
+        "{backwards}"
+    );
+}
