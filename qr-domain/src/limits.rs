@@ -9,7 +9,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::ids::{AccountId, KeyId};
-use crate::limit_state::{gcra, Admit, Gcra, LimitState, MemoryLimits, Verdict};
+use crate::limit_state::{Admit, Gcra, LimitState, MemoryLimits, Verdict, gcra};
 use crate::plan::{Limit, PerSecond, Plan, PlanLimits};
 
 /// A UTC calendar month, the period of the monthly quota.

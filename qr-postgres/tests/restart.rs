@@ -29,7 +29,8 @@ fn a_restarted_database_is_used_again_without_reopening() {
     let link = svc
         .create_link(&account, "Poster", "https://example.com/poster")
         .unwrap();
-    svc.authenticate(Some(secret.expose_secret()), None).unwrap();
+    svc.authenticate(Some(secret.expose_secret()), None)
+        .unwrap();
     assert!(matches!(
         svc.resolve(link.short_code.as_str()).unwrap(),
         Resolution::Live(_)
@@ -58,7 +59,10 @@ fn a_restarted_database_is_used_again_without_reopening() {
         store.config_version().is_ok()
     });
     assert_eq!(
-        svc.authenticate(Some(secret.expose_secret()), None).unwrap().key.id,
+        svc.authenticate(Some(secret.expose_secret()), None)
+            .unwrap()
+            .key
+            .id,
         key.id
     );
     let after = svc

@@ -41,7 +41,9 @@ fn a_deployment_moves_to_postgres_without_loss() {
         .unwrap();
     let other = sqlite.create_account("b@example.com", Plan::Free).unwrap();
     let (key, secret) = sqlite.create_key(owner.id, KeyMode::Live).unwrap();
-    let ctx = sqlite.authenticate(Some(secret.expose_secret()), None).unwrap();
+    let ctx = sqlite
+        .authenticate(Some(secret.expose_secret()), None)
+        .unwrap();
     for _ in 0..3 {
         sqlite.admit(&ctx, false).unwrap();
     }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::cache::BoundedCache;
 use crate::access::canonical;
-use crate::limit_state::{gcra, Gcra};
+use crate::limit_state::{Gcra, gcra};
 use crate::limits::whole_seconds;
 
 /// Failed authentications one address may make at once before it is throttled.
@@ -55,9 +55,7 @@ impl<K: Eq + Hash> Throttle<K> {
     pub(super) fn throttled(&self, key: &K, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
         let tat = self.tats.get(key)?;
-        gcra(Some(tat), now, self.limiter)
-            .err()
-            .map(whole_seconds)
+        gcra(Some(tat), now, self.limiter).err().map(whole_seconds)
     }
 
     /// Counts an event; the seconds to wait when `key` is now throttled.
