@@ -22,7 +22,7 @@ use crate::logo::LogoFetcher;
 pub type AppService = Service<Database, SharedClock>;
 
 /// The dashboard over that service.
-pub type AppWeb = Web<SqliteStore, SharedClock>;
+pub type AppWeb = Web<Database, SharedClock>;
 
 /// What the first start on an empty database made: the owner's API key and the link that sets
 /// the owner's dashboard password (valid for 24 hours). Neither is available again.

@@ -40,6 +40,16 @@ impl Client {
         self.cookies.get(name).map(String::as_str)
     }
 
+    /// The same browser talking to another server of the service (as behind a load balancer):
+    /// a client for `addr` with this one's cookies.
+    pub fn on(&self, addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            cookies: self.cookies.clone(),
+            set_cookies: Vec::new(),
+        }
+    }
+
     /// Forgets every cookie (a new browser).
     pub fn forget_cookies(&mut self) {
         self.cookies.clear();
