@@ -1,6 +1,6 @@
 """The several-server setup of the cluster load and fault scripts: a throwaway PostgreSQL
 cluster, a Redis server, `qr serve` processes on them and HAProxy in front (with the example
-configuration `benches/load/haproxy.cfg`). Standard library only; PostgreSQL, Redis and HAProxy
+configuration `docs/deploy/haproxy.cfg`). Standard library only; PostgreSQL, Redis and HAProxy
 are Debian's packages (`apt-get install postgresql redis-server haproxy`)."""
 
 import glob
@@ -15,7 +15,7 @@ import time
 
 import harness
 
-HAPROXY_CFG = os.path.join(harness.ROOT, "benches", "load", "haproxy.cfg")
+HAPROXY_CFG = os.path.join(harness.ROOT, "docs", "deploy", "haproxy.cfg")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -188,7 +188,7 @@ class Redis:
 
 
 class Balancer:
-    """HAProxy with `benches/load/haproxy.cfg`, in front of up to three servers (with fewer, the
+    """HAProxy with `docs/deploy/haproxy.cfg`, in front of up to three servers (with fewer, the
     remaining server lines repeat the last server)."""
 
     def __init__(self, work, servers):
