@@ -60,7 +60,7 @@ fn world() -> &'static World {
     WORLD.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let config = ServerConfig {
-            database: dir.path().join("fuzz.db"),
+            database: dir.path().join("fuzz.db").into(),
             trusted_proxies: vec!["127.0.0.1".into()],
             ..ServerConfig::default()
         };
