@@ -15,8 +15,8 @@ use qr_domain::link::{Link, LinkName, TargetUrl};
 use qr_domain::scan::{Device, NewScan};
 use qr_domain::writer::ScanWriter;
 use qr_domain::{
-    Account, AccountId, AnalyticsQuery, EnterpriseOverrides, LinkId, NoGeoLocator, Plan, Service,
-    ShortCode, Store, TestClock,
+    Account, AccountId, AnalyticsQuery, LinkId, NoGeoLocator, Plan, Service, ShortCode, Store,
+    TestClock,
 };
 use qr_postgres::PgStore;
 use qr_sqlite::SqliteStore;
@@ -52,13 +52,12 @@ fn scan(link: LinkId, i: u64, total: u64) -> NewScan {
 }
 
 fn setup<S: Store>(store: &S, links: usize) -> (Account, Vec<LinkId>) {
-    let account = Account {
-        id: AccountId::random(),
-        email: qr_domain::Email::parse("bench@example.com").expect("valid e-mail"),
-        plan: Plan::Enterprise,
-        overrides: EnterpriseOverrides::default(),
-        created_at: start(),
-    };
+    let account = Account::new(
+        AccountId::random(),
+        qr_domain::Email::parse("bench@example.com").expect("valid e-mail"),
+        Plan::Enterprise,
+        start(),
+    );
     let ids: Vec<LinkId> = (0..links).map(|_| LinkId::random()).collect();
     store
         .write(|tx| {

@@ -66,7 +66,7 @@ fn world() -> &'static World {
         };
         let clock = TestClock::new("2024-05-15T12:00:00Z".parse().unwrap());
         let (app, owner) = App::open(&config, SharedClock::new(Arc::new(clock.clone()))).unwrap();
-        let mut keys = vec![owner.unwrap().expose_secret().to_owned()];
+        let mut keys = vec![owner.unwrap().key.expose_secret().to_owned()];
         for plan in [Plan::Free, Plan::Pro] {
             let svc = app.service();
             let account = svc

@@ -1,13 +1,17 @@
-//! `qr accounts`: create, list and show accounts, change their plan, e-mail and enterprise limits.
+//! `qr accounts`: create, list and show accounts; change their plan, e-mail and enterprise limits; and the dashboard's administration: verify addresses, decide plan requests, disable and enable accounts, make admins, and print password links.
 
 use std::io::Write;
 
 use anyhow::bail;
+use chrono::{DateTime, Utc};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Subcommand};
 use qr_domain::plan::{PerSecond, Retention};
-use qr_domain::service::AdminError;
-use qr_domain::{Account, EnterpriseOverrides, Limit, Plan, PlanLimits};
+use qr_domain::service::{Actor, AdminError};
+use qr_domain::token::TOKEN_LIFETIME;
+use qr_domain::{
+    Account, AccountStatus, EnterpriseOverrides, Limit, Plan, PlanLimits, Role, TokenPurpose,
+};
 use serde::Serialize;
 
 use crate::db::{self, AdminService, Create, DbArgs};
@@ -109,6 +113,108 @@ enum AccountsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Marks an account's e-mail address as verified (when the verification mail cannot reach
+    /// it, or SMTP is not configured); the account may then create API keys in the dashboard.
+    Verify {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Lists the pending plan requests, oldest first.
+    Requests {
+        /// Print the requests as a JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approves an account's pending plan request: the account moves to the plan it asked for.
+    Approve {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Declines an account's pending plan request; the account keeps its plan.
+    Decline {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Disables an account: its sessions end, it cannot log in, and its API keys answer 401.
+    Disable {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Enables a disabled account again; its keys work again.
+    Enable {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Makes an account an admin of the dashboard, or a customer again.
+    SetRole {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// The new role.
+        #[arg(long, value_parser = ["admin", "customer"])]
+        role: String,
+        /// Print the account as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prints a link that sets the account's dashboard password (single use, 24 hours); any
+    /// earlier reset link of the account stops working. Following it also verifies the address.
+    ResetLink {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// The public address of the service, as `qr serve --base-url` has it.
+        #[arg(
+            long,
+            env = "QR_BASE_URL",
+            value_name = "URL",
+            default_value = "http://127.0.0.1:8080"
+        )]
+        base_url: String,
+        /// Print the link as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A pending plan request, as `accounts requests` prints it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestView {
+    account_id: String,
+    email: String,
+    plan: Plan,
+    requested_plan: Plan,
+    requested_at: DateTime<Utc>,
+}
+
+/// A reset link, as `accounts reset-link --json` prints it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LinkView {
+    email: String,
+    link: String,
+    expires_at: DateTime<Utc>,
 }
 
 /// A limit given on the command line: a number or the Enterprise default.
@@ -306,7 +412,108 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
             print_account(&service, account, json, out)
         }
+        AccountsCommand::Verify { email, json } => {
+            let account = db::account_by_email(&service, &email)?;
+            let account = service.mark_verified(Actor::Operator, account.id)?;
+            print_account(&service, account, json, out)
+        }
+        AccountsCommand::Requests { json } => requests(&service, json, out),
+        AccountsCommand::Approve { email, json } => decide(&service, &email, true, json, out),
+        AccountsCommand::Decline { email, json } => decide(&service, &email, false, json, out),
+        AccountsCommand::Disable { email, json } => {
+            status(&service, &email, AccountStatus::Disabled, json, out)
+        }
+        AccountsCommand::Enable { email, json } => {
+            status(&service, &email, AccountStatus::Active, json, out)
+        }
+        AccountsCommand::SetRole { email, role, json } => {
+            let role: Role = role.parse().map_err(crate::error::usage)?;
+            let account = db::account_by_email(&service, &email)?;
+            let account = service.set_role(Actor::Operator, account.id, role)?;
+            print_account(&service, account, json, out)
+        }
+        AccountsCommand::ResetLink {
+            email,
+            base_url,
+            json,
+        } => {
+            let account = db::account_by_email(&service, &email)?;
+            let (account, token) = service.issue_token(account.id, TokenPurpose::Reset)?;
+            let link = format!(
+                "{}/dashboard/reset?token={}",
+                base_url.trim_end_matches('/'),
+                token.expose()
+            );
+            if json {
+                return output::write_json(
+                    out,
+                    &LinkView {
+                        email: account.email.to_string(),
+                        link,
+                        expires_at: service.now() + TOKEN_LIFETIME,
+                    },
+                );
+            }
+            writeln!(out, "{link}")?;
+            Ok(())
+        }
     }
+}
+
+fn decide(
+    service: &AdminService,
+    email: &str,
+    approve: bool,
+    json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let account = db::account_by_email(service, email)?;
+    let account = match service.decide_plan_request(Actor::Operator, account.id, approve) {
+        Err(AdminError::NoPlanRequest(_)) => {
+            bail!("{} has no pending plan request", account.email)
+        }
+        decided => decided?,
+    };
+    print_account(service, account, json, out)
+}
+
+fn status(
+    service: &AdminService,
+    email: &str,
+    status: AccountStatus,
+    json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let account = db::account_by_email(service, email)?;
+    let account = service.set_status(Actor::Operator, account.id, status)?;
+    print_account(service, account, json, out)
+}
+
+fn requests(service: &AdminService, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let views: Vec<RequestView> = service
+        .admin_plan_requests(Actor::Operator)?
+        .into_iter()
+        .map(|(r, a)| RequestView {
+            account_id: a.id.to_string(),
+            email: a.email.to_string(),
+            plan: a.plan,
+            requested_plan: r.plan,
+            requested_at: r.created_at,
+        })
+        .collect();
+    if json {
+        return output::write_json(out, &views);
+    }
+    let mut table = Table::new(&["E-MAIL", "PLAN", "REQUESTED", "AT"]);
+    for v in &views {
+        table.row(vec![
+            v.email.clone(),
+            v.plan.to_string(),
+            v.requested_plan.to_string(),
+            output::time(v.requested_at),
+        ]);
+    }
+    Ok(table.write(out)?)
 }
 
 fn view(service: &AdminService, account: Account) -> anyhow::Result<AccountView> {
@@ -367,6 +574,12 @@ fn print_account(
             ("e-mail", v.account.email.to_string()),
             ("plan", v.account.plan.to_string()),
             ("created", output::time(v.account.created_at)),
+            ("status", v.account.status.to_string()),
+            ("role", v.account.role.to_string()),
+            (
+                "e-mail verified",
+                output::time_or_never(v.account.email_verified_at),
+            ),
             ("keys", v.keys.to_string()),
             ("links", format!("{} of {}", v.links, limit(l.links))),
             ("monthly requests", limit(l.monthly_requests)),

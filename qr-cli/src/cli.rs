@@ -35,6 +35,10 @@ Environment (shared with the server; a flag overrides its variable):
   QR_GEOIP_DB                  MaxMind-format City database for scan locations
   QR_TRUSTED_PROXIES           comma-separated CIDRs whose forwarding headers are believed
   QR_ALLOW_PRIVATE_LOGO_HOSTS  let logo URLs point at private addresses (true/false)
+  QR_SIGNUP                    open or closed: whether visitors may sign up in the dashboard [open]
+  QR_SELF_SERVICE_PLANS        plans picked at sign-up without approval [free]
+  QR_SMTP_URL                  SMTP server of the dashboard's mail (else links go to the log)
+  QR_MAIL_FROM                 sender of the dashboard's mail
   NO_COLOR                     no colours in the terminal drawing of `qr generate`
 
 Examples:
@@ -61,7 +65,8 @@ pub enum Command {
     Batch(BatchArgs),
     /// Runs the HTTP API server on the database until SIGINT or SIGTERM.
     Serve(ServeArgs),
-    /// Creates, lists and shows accounts; changes plans and enterprise limits.
+    /// Creates, lists and shows accounts; changes plans and enterprise limits; verifies addresses,
+    /// decides plan requests, disables accounts, makes admins and prints password links.
     Accounts(AccountsArgs),
     /// Creates, lists, regenerates and revokes API keys; sets their restrictions.
     Keys(KeysArgs),

@@ -7,15 +7,18 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use clap::Args;
-use qr_http::{Limits, ServerConfig, ServerError};
+use qr_domain::Plan;
+use qr_http::{DEFAULT_MAIL_FROM, Limits, ServerConfig, ServerError};
 
+use crate::accounts::plan_parser;
 use crate::db::DbArgs;
 
 /// `qr serve`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 On the first start on an empty database the server creates an owner account (enterprise plan)
-and prints its API key once on standard output. Logs go to standard error; RUST_LOG filters
+and prints its API key once on standard output, with a link (valid 24 hours) that sets the
+owner's dashboard password. The dashboard is at http://LISTEN/ (sign-up, keys, links, analytics). Logs go to standard error; RUST_LOG filters
 them (default info). SIGINT or SIGTERM stops the server: requests in flight finish within the
 shutdown grace, queued scans are committed and usage counters saved.
 
@@ -73,7 +76,46 @@ pub struct ServeArgs {
     #[arg(long, env = "QR_MAX_DB_SIZE", value_name = "SIZE")]
     max_db_size: Option<Bytes>,
     #[command(flatten)]
+    dashboard: DashboardArgs,
+    #[command(flatten)]
     limits: LimitArgs,
+}
+
+/// Whether visitors may create accounts in the dashboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Signup {
+    /// Anyone may sign up.
+    Open,
+    /// Only the operator creates accounts (`qr accounts create`).
+    Closed,
+}
+
+/// The dashboard's settings: sign-up and mail.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Dashboard")]
+struct DashboardArgs {
+    /// Whether visitors may sign up in the dashboard.
+    #[arg(long, env = "QR_SIGNUP", value_enum, default_value_t = Signup::Open)]
+    signup: Signup,
+    /// Plans a customer may pick at sign-up without approval (comma-separated; free always);
+    /// any other plan becomes a request the owner or an admin approves.
+    #[arg(
+        long,
+        env = "QR_SELF_SERVICE_PLANS",
+        value_delimiter = ',',
+        value_name = "PLAN",
+        default_value = "free",
+        value_parser = plan_parser()
+    )]
+    self_service_plans: Vec<Plan>,
+    /// The SMTP server for verification and password-reset mail: smtp://user:pass@host:587
+    /// (add ?tls=required for STARTTLS) or smtps://user:pass@host:465. Without it the links are
+    /// written to the log.
+    #[arg(long, env = "QR_SMTP_URL", value_name = "URL")]
+    smtp_url: Option<String>,
+    /// The sender of the dashboard's mail, an address or `Name <address>`.
+    #[arg(long, env = "QR_MAIL_FROM", value_name = "ADDRESS", default_value = DEFAULT_MAIL_FROM)]
+    mail_from: String,
 }
 
 /// The timeouts and size limits of the server; the defaults are `qr_http::Limits::default()`.
@@ -112,6 +154,14 @@ struct LimitArgs {
     #[arg(long, env = "QR_MAX_BATCH_BODY_BYTES", value_name = "SIZE",
           default_value_t = Bytes(Limits::default().max_batch_body_bytes))]
     max_batch_body_bytes: Bytes,
+    /// Largest body of a dashboard form.
+    #[arg(long, env = "QR_MAX_FORM_BODY_BYTES", value_name = "SIZE",
+          default_value_t = Bytes(Limits::default().max_form_body_bytes))]
+    max_form_body_bytes: Bytes,
+    /// Largest body of a dashboard form with a logo upload (the designer).
+    #[arg(long, env = "QR_MAX_UPLOAD_BODY_BYTES", value_name = "SIZE",
+          default_value_t = Bytes(Limits::default().max_upload_body_bytes))]
+    max_upload_body_bytes: Bytes,
     /// Time given to requests in flight when the server stops.
     #[arg(long, env = "QR_SHUTDOWN_GRACE", value_name = "DURATION",
           default_value_t = Span(Limits::default().shutdown_grace))]
@@ -163,6 +213,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .collect(),
         allow_private_logo_hosts: args.allow_private_logo_hosts,
         max_database_bytes: args.max_db_size.map(|b| b.0 as u64),
+        signup_open: args.dashboard.signup == Signup::Open,
+        self_service_plans: args.dashboard.self_service_plans,
+        smtp_url: args.dashboard.smtp_url,
+        mail_from: Some(args.dashboard.mail_from),
         limits: Limits {
             max_connections: l.max_connections,
             max_connections_per_ip: l.max_connections_per_ip,
@@ -172,6 +226,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             max_header_bytes: l.max_header_bytes.0,
             max_json_body_bytes: l.max_json_body_bytes.0,
             max_batch_body_bytes: l.max_batch_body_bytes.0,
+            max_form_body_bytes: l.max_form_body_bytes.0,
+            max_upload_body_bytes: l.max_upload_body_bytes.0,
             shutdown_grace: l.shutdown_grace.0,
             logo_timeout: l.logo_timeout.0,
             max_logo_bytes: l.max_logo_bytes.0,

@@ -189,6 +189,18 @@ pub struct WindowPlan {
     pub partial: [Option<Window>; 2],
 }
 
+/// Counts of equal values, most first, then by value: the operating systems and referrers the
+/// dashboard shows from the recent scans (the daily rollups keep countries, devices and browsers).
+pub fn tally<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<(String, u64)> {
+    let mut counts: HashMap<&str, u64> = HashMap::new();
+    for v in values {
+        *counts.entry(v).or_insert(0) += 1;
+    }
+    let mut out: Vec<(String, u64)> = counts.into_iter().map(|(k, n)| (k.to_owned(), n)).collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
 impl RecentLimit {
     /// The limit as a number.
     pub fn get(self) -> u16 {
@@ -595,5 +607,18 @@ mod tests {
                 ("b".to_owned(), 2)
             ]
         );
+    }
+
+    #[test]
+    fn tallies_sort_by_count_then_value() {
+        assert_eq!(
+            super::tally(["iOS", "Android", "iOS", "Linux", "Android", "iOS"]),
+            vec![
+                ("iOS".to_owned(), 3),
+                ("Android".to_owned(), 2),
+                ("Linux".to_owned(), 1)
+            ]
+        );
+        assert!(super::tally([]).is_empty());
     }
 }

@@ -18,8 +18,10 @@ pub const LIVE_PREFIX: &str = "qrapi_live_";
 pub const TEST_PREFIX: &str = "qrapi_test_";
 /// Number of random characters after the prefix.
 pub const SECRET_CHARS: usize = 32;
-/// Number of secret characters kept in the display prefix.
+/// Number of secret characters kept in the display prefix, and at the end in `last_four`.
 const DISPLAY_CHARS: usize = 4;
+/// Longest key name, in characters.
+pub const MAX_KEY_NAME_CHARS: usize = 100;
 const ALPHABET: &[u8; 62] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /// Whether a key is a live or a test key.
@@ -54,6 +56,38 @@ pub enum KeyFormatError {
     Alphabet,
 }
 
+/// Why a key name was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum KeyNameError {
+    /// Blank after trimming.
+    #[error("the key name is empty")]
+    Empty,
+    /// Longer than [`MAX_KEY_NAME_CHARS`].
+    #[error("the key name is longer than {MAX_KEY_NAME_CHARS} characters")]
+    TooLong,
+    /// Contains a control character.
+    #[error("the key name contains a control character")]
+    Control,
+}
+
+/// A key's name as its owner typed it, trimmed: 1 to 100 characters, no control characters.
+pub fn parse_key_name(raw: &str) -> Result<String, KeyNameError> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return Err(KeyNameError::Empty);
+    }
+    if name.chars().count() > MAX_KEY_NAME_CHARS {
+        return Err(KeyNameError::TooLong);
+    }
+    if name.chars().any(char::is_control) {
+        return Err(KeyNameError::Control);
+    }
+    Ok(name.to_owned())
+}
+
+/// The name of keys made without one (the operator's `qr keys create`, keys made before names).
+pub const DEFAULT_KEY_NAME: &str = "Default key";
+
 /// Errors while creating a key secret.
 #[derive(Debug, Clone, Error)]
 pub enum KeyGenError {
@@ -75,6 +109,11 @@ pub struct ApiKey {
     pub hash: KeyHash,
     /// The prefix plus the first four secret characters, for recognising the key (for example `qrapi_live_AbC1`).
     pub display_prefix: String,
+    /// The last four secret characters, shown beside the prefix (empty for keys made before
+    /// they were kept).
+    pub last_four: String,
+    /// A name its owner chose, for telling keys apart.
+    pub name: String,
     /// When the key was created.
     pub created_at: DateTime<Utc>,
     /// When the key last passed authentication (persisted in the background, so up to about a second behind).
@@ -137,6 +176,15 @@ impl ApiKeySecret {
         self.0
             .chars()
             .take(LIVE_PREFIX.len() + DISPLAY_CHARS)
+            .collect()
+    }
+
+    /// The last four secret characters.
+    pub fn last_four(&self) -> String {
+        let n = self.0.chars().count();
+        self.0
+            .chars()
+            .skip(n.saturating_sub(DISPLAY_CHARS))
             .collect()
     }
 
@@ -250,5 +298,14 @@ mod tests {
         let shown = format!("{a:?}");
         assert!(!shown.contains(&a.expose_secret()[15..]), "{shown}");
         assert_eq!(a.display_prefix().len(), 15);
+        assert_eq!(a.last_four(), a.expose_secret()[39..]);
+    }
+
+    #[test]
+    fn key_names() {
+        assert_eq!(parse_key_name("  Server  "), Ok("Server".to_owned()));
+        assert_eq!(parse_key_name(" "), Err(KeyNameError::Empty));
+        assert_eq!(parse_key_name("a\tb"), Err(KeyNameError::Control));
+        assert_eq!(parse_key_name(&"k".repeat(101)), Err(KeyNameError::TooLong));
     }
 }

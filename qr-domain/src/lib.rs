@@ -4,7 +4,7 @@
 //! [`store::Store`] trait (with [`memory::MemoryStore`] here and the SQLite
 //! adapter in `qr-sqlite`), time through [`clock::Clock`], and geolocation
 //! through [`geo::GeoLocator`]. [`service::Service`] ties them together and is
-//! what the HTTP server and the CLI embed.
+//! what the HTTP server, the dashboard and the CLI embed.
 #![forbid(unsafe_code)]
 
 pub mod access;
@@ -20,12 +20,15 @@ pub mod limit_state;
 pub mod limits;
 pub mod link;
 pub mod memory;
+pub mod password;
 pub mod plan;
 pub mod random;
 pub mod scan;
 pub mod service;
+pub mod session;
 pub mod shortcode;
 pub mod store;
+pub mod token;
 pub mod writer;
 
 #[cfg(any(test, feature = "contract-tests"))]
@@ -35,7 +38,7 @@ pub mod contract;
 pub use chrono;
 
 pub use access::{Endpoint, KeySettings};
-pub use account::{Account, Email};
+pub use account::{Account, AccountStatus, Email, PlanRequest, Role, SignupPolicy};
 pub use analytics::{AnalyticsQuery, AnalyticsReport};
 pub use clock::{Clock, SystemClock, TestClock};
 pub use error::StoreError;
@@ -44,7 +47,10 @@ pub use ids::{AccountId, KeyId, LinkId, ScanId};
 pub use key::{ApiKey, ApiKeySecret, KeyMode};
 pub use limits::{Admission, LimitKind, RateLimitStatus, Rejection};
 pub use link::{Link, LinkName, LinkUpdate, TargetUrl};
+pub use password::{Password, PasswordHash};
 pub use plan::{EnterpriseOverrides, Feature, Limit, Plan, PlanLimits};
 pub use service::Service;
+pub use session::{Session, SessionSecret};
 pub use shortcode::ShortCode;
 pub use store::{ReadTx, Store, WriteTx};
+pub use token::{TokenPurpose, TokenSecret};

@@ -9,7 +9,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::ids::{AccountId, KeyId};
-use crate::limit_state::{Admit, Gcra, LimitState, MemoryLimits, Verdict};
+use crate::limit_state::{Admit, Gcra, LimitState, MemoryLimits, Verdict, gcra};
 use crate::plan::{Limit, PerSecond, Plan, PlanLimits};
 
 /// A UTC calendar month, the period of the monthly quota.
@@ -89,7 +89,19 @@ pub struct UsageFigures {
 /// [`crate::service::Service::flush`].
 pub struct Meter {
     state: Arc<dyn LimitState>,
-    last_used: Mutex<HashMap<KeyId, DateTime<Utc>>>,
+    local: Mutex<LocalCounters>,
+}
+
+/// What each server counts for itself and adds to the store: nothing here is a limit shared by
+/// several servers, so it never needs the shared state.
+#[derive(Debug, Default)]
+struct LocalCounters {
+    last_used: HashMap<KeyId, DateTime<Utc>>,
+    /// Requests per account and UTC day not yet flushed (added to the stored counts, so each
+    /// server's share adds up).
+    daily: HashMap<(AccountId, NaiveDate), u64>,
+    /// GCRA state of dashboard renders per account (a courtesy limit of this server's work).
+    render_tat: HashMap<AccountId, i64>,
 }
 
 /// Counters changed since the last flush.
@@ -99,9 +111,14 @@ pub struct DirtyCounters {
     pub usage: Vec<(UsageMonth, Vec<(AccountId, u64)>)>,
     /// Last-use times of keys.
     pub last_used: Vec<(KeyId, DateTime<Utc>)>,
+    /// Requests counted per UTC day and account since the last flush (added to the stored
+    /// daily counts, not replacing them).
+    pub daily: Vec<(NaiveDate, Vec<(AccountId, u64)>)>,
 }
 
 const MICROS: i64 = 1_000_000;
+/// The slowest rate of dashboard renders, whatever the plan: a preview every 200 ms while typing.
+pub const MIN_RENDER_RATE: u32 = 5;
 
 impl UsageMonth {
     /// The month containing `t`.
@@ -212,8 +229,12 @@ impl Meter {
     pub fn with_state(state: Arc<dyn LimitState>) -> Self {
         Self {
             state,
-            last_used: Mutex::new(HashMap::new()),
+            local: Mutex::new(LocalCounters::default()),
         }
+    }
+
+    fn local(&self) -> std::sync::MutexGuard<'_, LocalCounters> {
+        self.local.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Loads persisted counts for `month` (at start); a loaded count never lowers a live one.
@@ -299,9 +320,16 @@ impl Meter {
             },
         };
         match self.state.admit(&admit) {
-            Verdict::Admitted { used } => Ok(Admission {
-                status: status(limits, used, month),
-            }),
+            Verdict::Admitted { used } => {
+                *self
+                    .local()
+                    .daily
+                    .entry((account, now.date_naive()))
+                    .or_insert(0) += 1;
+                Ok(Admission {
+                    status: status(limits, used, month),
+                })
+            }
             Verdict::Refused { kind, wait, used } => {
                 let wait = match kind {
                     LimitKind::MonthlyQuota => month.next_start().timestamp_micros() - t,
@@ -316,36 +344,75 @@ impl Meter {
         }
     }
 
+    /// Admits a dashboard render (preview or download) of `account` at the plan's per-second rate,
+    /// but at least [`MIN_RENDER_RATE`], with a burst of two seconds' worth (a live preview follows
+    /// typing); nothing is counted against the monthly quota. `Err` holds the whole seconds to wait.
+    pub fn admit_render(
+        &self,
+        now: DateTime<Utc>,
+        account: AccountId,
+        rate: PerSecond,
+    ) -> Result<(), u64> {
+        let rate = i64::from(rate.get().max(MIN_RENDER_RATE));
+        let limiter = Gcra {
+            interval: MICROS / rate,
+            burst: 2 * rate,
+        };
+        let mut local = self.local();
+        let tat = gcra(
+            local.render_tat.get(&account).copied(),
+            now.timestamp_micros(),
+            limiter,
+        )
+        .map_err(whole_seconds)?;
+        local.render_tat.insert(account, tat);
+        Ok(())
+    }
+
+    /// Requests of `account` on `day` counted in memory and not yet flushed.
+    pub fn unflushed_daily(&self, account: AccountId, day: NaiveDate) -> u64 {
+        self.local()
+            .daily
+            .get(&(account, day))
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// Notes that `key` passed authentication at `at`.
     pub fn touch(&self, key: KeyId, at: DateTime<Utc>) {
-        self.last_used
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, at);
+        self.local().last_used.insert(key, at);
     }
 
     /// Takes the counters changed since the last call, and forgets counters of months before `now`'s.
     pub fn take_dirty(&self, now: DateTime<Utc>) -> DirtyCounters {
         let usage = self.state.take_dirty(UsageMonth::of(now));
-        let last_used = self
-            .last_used
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .drain()
-            .collect();
-        DirtyCounters { usage, last_used }
+        let mut local = self.local();
+        let last_used = local.last_used.drain().collect();
+        let mut by_day: HashMap<NaiveDate, Vec<(AccountId, u64)>> = HashMap::new();
+        for ((account, day), n) in local.daily.drain() {
+            by_day.entry(day).or_default().push((account, n));
+        }
+        let mut daily: Vec<_> = by_day.into_iter().collect();
+        daily.sort_by_key(|(d, _)| *d);
+        DirtyCounters {
+            usage,
+            last_used,
+            daily,
+        }
     }
 
     /// Puts counters back after a failed flush so the next flush retries them.
     pub fn restore_dirty(&self, dirty: DirtyCounters) {
         self.state.restore_dirty(dirty.usage);
-        let mut last_used = self
-            .last_used
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut local = self.local();
         for (key, at) in dirty.last_used {
-            let slot = last_used.entry(key).or_insert(at);
+            let slot = local.last_used.entry(key).or_insert(at);
             *slot = (*slot).max(at);
+        }
+        for (day, counts) in dirty.daily {
+            for (account, n) in counts {
+                *local.daily.entry((account, day)).or_insert(0) += n;
+            }
         }
     }
 }
@@ -396,6 +463,20 @@ mod tests {
     }
 
     #[test]
+    fn renders_are_rate_limited_and_never_counted() {
+        let m = Meter::new();
+        let a = AccountId::random();
+        let now = at("2024-05-31T12:00:00Z");
+        let rate = PerSecond::new(2).unwrap();
+        for _ in 0..2 * MIN_RENDER_RATE {
+            assert_eq!(m.admit_render(now, a, rate), Ok(()));
+        }
+        assert_eq!(m.admit_render(now, a, rate), Err(1));
+        assert_eq!(m.used(a, UsageMonth::of(now)), 0);
+        assert_eq!(m.take_dirty(now), DirtyCounters::default());
+    }
+
+    #[test]
     fn dirty_counters_roundtrip() {
         let m = Meter::new();
         let limits = Plan::Free.limits(&Default::default());
@@ -407,9 +488,13 @@ mod tests {
         let d = m.take_dirty(now);
         assert_eq!(d.usage, vec![(UsageMonth::of(now), vec![(a, 1)])]);
         assert_eq!(d.last_used, vec![(k, now)]);
+        assert_eq!(d.daily, vec![(now.date_naive(), vec![(a, 1)])]);
         assert_eq!(m.take_dirty(now), DirtyCounters::default());
         m.restore_dirty(d.clone());
         assert_eq!(m.take_dirty(now), d);
+        assert_eq!(m.unflushed_daily(a, now.date_naive()), 0);
+        m.restore_dirty(d.clone());
+        assert_eq!(m.unflushed_daily(a, now.date_naive()), 1);
         // After the month ends, the old month's counter is dropped from memory once flushed.
         let later = now + Duration::seconds(1);
         let _ = m.take_dirty(later);

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::account::{Account, Email};
+use crate::account::{Account, Email, PlanRequest};
 use crate::analytics::{DayCount, StatsRows};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
@@ -17,8 +17,10 @@ use crate::key::{ApiKey, KeyHash};
 use crate::limits::UsageMonth;
 use crate::link::Link;
 use crate::scan::{Device, NewScan, ScanRecord};
+use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
 use crate::store::{ReadTx, Store, WriteTx};
+use crate::token::{OneTimeToken, TokenHash};
 
 /// A store that keeps everything in memory.
 #[derive(Debug, Default)]
@@ -40,6 +42,10 @@ struct Data {
     visitors: Arc<HashSet<(LinkId, NaiveDate, [u8; 16])>>,
     scans: HashMap<LinkId, Arc<Vec<StoredScan>>>,
     rollups: HashMap<LinkId, Arc<BTreeMap<NaiveDate, DayRollup>>>,
+    tokens: HashMap<TokenHash, OneTimeToken>,
+    sessions: HashMap<SessionHash, Session>,
+    plan_requests: HashMap<AccountId, PlanRequest>,
+    daily_usage: BTreeMap<(AccountId, NaiveDate), u64>,
     next_scan: i64,
     config_version: u64,
     config_changed: bool,
@@ -153,6 +159,17 @@ fn oldest_first<T>(mut v: Vec<T>, key: impl Fn(&T) -> (DateTime<Utc>, uuid::Uuid
 }
 
 impl Data {
+    /// Refuses a record of an account that does not exist (the stores' foreign keys).
+    fn require_account(&self, account: AccountId) -> Result<(), StoreError> {
+        if self.accounts.contains_key(&account) {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict(format!(
+                "account {account} does not exist"
+            )))
+        }
+    }
+
     /// Records `account`'s e-mail address as its own, unless another account has it.
     fn claim_email(&mut self, account: &Account) -> Result<(), StoreError> {
         let key = account.email.lookup_key();
@@ -358,6 +375,40 @@ impl ReadTx for Data {
             })
             .collect())
     }
+
+    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
+        Ok(self.sessions.get(hash).cloned())
+    }
+
+    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
+        let mut v: Vec<Session> = self
+            .sessions
+            .values()
+            .filter(|s| s.account_id == account)
+            .cloned()
+            .collect();
+        v.sort_by_key(|s| (s.created_at, s.hash));
+        Ok(v)
+    }
+
+    fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError> {
+        let mut v: Vec<PlanRequest> = self.plan_requests.values().copied().collect();
+        v.sort_by_key(|r| (r.created_at, r.account_id));
+        Ok(v)
+    }
+
+    fn daily_usage(
+        &self,
+        account: AccountId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        Ok(self
+            .daily_usage
+            .range((account, first)..=(account, last))
+            .map(|((_, day), n)| (*day, *n))
+            .collect())
+    }
 }
 
 impl WriteTx for Data {
@@ -383,9 +434,11 @@ impl WriteTx for Data {
             self.emails.remove(&old);
         }
         if let Some(slot) = self.accounts.get_mut(&account.id) {
-            slot.email = account.email.clone();
-            slot.plan = account.plan;
-            slot.overrides = account.overrides;
+            *slot = Account {
+                id: slot.id,
+                created_at: slot.created_at,
+                ..account.clone()
+            };
         }
         self.config_changed = true;
         Ok(true)
@@ -419,6 +472,8 @@ impl WriteTx for Data {
         };
         slot.hash = key.hash;
         slot.display_prefix = key.display_prefix.clone();
+        slot.last_four = key.last_four.clone();
+        slot.name = key.name.clone();
         slot.settings = key.settings.clone();
         self.config_changed = true;
         Ok(true)
@@ -534,6 +589,99 @@ impl WriteTx for Data {
             }
         }
         Ok(removed)
+    }
+
+    fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError> {
+        self.require_account(token.account_id)?;
+        self.tokens
+            .retain(|_, t| !(t.account_id == token.account_id && t.purpose == token.purpose));
+        self.tokens.insert(token.hash, token.clone());
+        Ok(())
+    }
+
+    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError> {
+        Ok(self.tokens.remove(hash))
+    }
+
+    fn save_session(&mut self, session: &Session) -> Result<(), StoreError> {
+        self.require_account(session.account_id)?;
+        self.sessions.insert(session.hash, session.clone());
+        Ok(())
+    }
+
+    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError> {
+        Ok(self.sessions.remove(hash).is_some())
+    }
+
+    fn delete_sessions_of(
+        &mut self,
+        account: AccountId,
+        keep: Option<&SessionHash>,
+    ) -> Result<u64, StoreError> {
+        let before = self.sessions.len();
+        self.sessions
+            .retain(|h, s| s.account_id != account || Some(h) == keep);
+        Ok((before - self.sessions.len()) as u64)
+    }
+
+    fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError> {
+        self.require_account(request.account_id)?;
+        self.plan_requests.insert(request.account_id, *request);
+        Ok(())
+    }
+
+    fn delete_plan_request(&mut self, account: AccountId) -> Result<bool, StoreError> {
+        Ok(self.plan_requests.remove(&account).is_some())
+    }
+
+    fn add_daily_usage(
+        &mut self,
+        day: NaiveDate,
+        added: &[(AccountId, u64)],
+    ) -> Result<(), StoreError> {
+        for (account, n) in added {
+            if self.accounts.contains_key(account) {
+                *self.daily_usage.entry((*account, day)).or_insert(0) += n;
+            }
+        }
+        Ok(())
+    }
+
+    fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError> {
+        let Some(removed) = self.accounts.remove(&account) else {
+            return Ok(false);
+        };
+        self.emails.remove(&removed.email.lookup_key());
+        self.keys.retain(|_, k| k.account_id != account);
+        let links: Vec<LinkId> = self
+            .links
+            .values()
+            .filter(|l| l.account_id == account)
+            .map(|l| l.id)
+            .collect();
+        for id in links {
+            self.delete_link(account, id)?;
+        }
+        self.usage.retain(|(a, _), _| *a != account);
+        self.daily_usage.retain(|(a, _), _| *a != account);
+        self.sessions.retain(|_, s| s.account_id != account);
+        self.tokens.retain(|_, t| t.account_id != account);
+        self.plan_requests.remove(&account);
+        self.config_changed = true;
+        Ok(true)
+    }
+
+    fn prune_credentials(
+        &mut self,
+        now: DateTime<Utc>,
+        seen_before: DateTime<Utc>,
+        created_before: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let before = self.tokens.len() + self.sessions.len();
+        self.tokens.retain(|_, t| t.expires_at >= now);
+        self.sessions
+            .retain(|_, s| s.last_seen_at >= seen_before && s.created_at >= created_before);
+        Ok((before - self.tokens.len() - self.sessions.len()) as u64)
     }
 }
 

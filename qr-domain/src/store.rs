@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::account::{Account, Email};
+use crate::account::{Account, Email, PlanRequest};
 use crate::analytics::StatsRows;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
@@ -14,7 +14,9 @@ use crate::key::{ApiKey, KeyHash};
 use crate::limits::UsageMonth;
 use crate::link::Link;
 use crate::scan::{NewScan, ScanRecord};
+use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
+use crate::token::{OneTimeToken, TokenHash};
 
 /// A storage backend.
 pub trait Store: Send + Sync + 'static {
@@ -96,6 +98,20 @@ pub trait ReadTx {
         to: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<ScanRecord>, StoreError>;
+    /// The session with this hash, expired or not (the service decides).
+    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError>;
+    /// The sessions of an account, oldest first.
+    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError>;
+    /// Every pending plan request, oldest first.
+    fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError>;
+    /// An account's persisted API requests per UTC day over `first..=last`, days without
+    /// requests left out, ascending.
+    fn daily_usage(
+        &self,
+        account: AccountId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, u64)>, StoreError>;
 }
 
 /// Writes, available in write transactions.
@@ -103,12 +119,14 @@ pub trait WriteTx: ReadTx {
     /// Adds an account. An e-mail address another account has (compared by
     /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
-    /// Replaces an account's e-mail, plan and overrides; `false` if there is no such account.
+    /// Replaces an account's e-mail, plan, overrides, password hash, verification time, status and
+    /// role (everything but its id and creation time); `false` if there is no such account.
     /// An e-mail address another account has is a [`StoreError::Conflict`].
     fn update_account(&mut self, account: &Account) -> Result<bool, StoreError>;
     /// Adds a key.
     fn insert_key(&mut self, key: &ApiKey) -> Result<(), StoreError>;
-    /// Replaces a key's hash, display prefix and settings; `false` if there is no such key.
+    /// Replaces a key's hash, display prefix, last four characters, name and settings; `false` if
+    /// there is no such key.
     fn update_key(&mut self, key: &ApiKey) -> Result<bool, StoreError>;
     /// Removes a key; `false` if there is no such key.
     fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError>;
@@ -132,4 +150,44 @@ pub trait WriteTx: ReadTx {
     fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError>;
     /// Deletes scans and rollups of `account`'s links on days before `day`; returns the scans deleted.
     fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError>;
+    /// Stores a one-time token, replacing any token of the same account and purpose (only the
+    /// newest link works). The account must exist ([`StoreError::Conflict`] otherwise).
+    fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError>;
+    /// Removes and returns the token with this hash (single use), expired or not.
+    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError>;
+    /// Adds a session, or replaces the one with the same hash (its last-seen time). The account
+    /// must exist ([`StoreError::Conflict`] otherwise).
+    fn save_session(&mut self, session: &Session) -> Result<(), StoreError>;
+    /// Removes one session; `false` if there is none with this hash.
+    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError>;
+    /// Removes every session of an account but `keep`; returns how many.
+    fn delete_sessions_of(
+        &mut self,
+        account: AccountId,
+        keep: Option<&SessionHash>,
+    ) -> Result<u64, StoreError>;
+    /// Stores an account's pending plan request, replacing an earlier one. The account must exist
+    /// ([`StoreError::Conflict`] otherwise).
+    fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError>;
+    /// Removes an account's pending plan request; `false` if there was none.
+    fn delete_plan_request(&mut self, account: AccountId) -> Result<bool, StoreError>;
+    /// Adds API requests to the accounts' counts of a UTC day (counts of deleted accounts are
+    /// dropped).
+    fn add_daily_usage(
+        &mut self,
+        day: NaiveDate,
+        added: &[(AccountId, u64)],
+    ) -> Result<(), StoreError>;
+    /// Deletes an account and everything it owns: keys, links (their short codes tombstoned)
+    /// with their scans, rollups and visitors, usage and daily usage, sessions, tokens and its plan
+    /// request; `false` if there is no such account.
+    fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError>;
+    /// Deletes tokens that expired before `now`, and sessions last seen before `seen_before` or
+    /// created before `created_before`; returns how many records went.
+    fn prune_credentials(
+        &mut self,
+        now: DateTime<Utc>,
+        seen_before: DateTime<Utc>,
+        created_before: DateTime<Utc>,
+    ) -> Result<u64, StoreError>;
 }

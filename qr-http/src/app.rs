@@ -8,7 +8,7 @@ use hyper::HeaderMap;
 use qr_domain::Clock;
 use tokio::sync::Semaphore;
 
-use crate::bootstrap::AppService;
+use crate::bootstrap::{AppService, AppWeb};
 use crate::client_ip::TrustedProxies;
 use crate::config::Limits;
 use crate::error::ApiError;
@@ -26,6 +26,8 @@ pub struct App {
 
 struct Inner {
     service: Arc<AppService>,
+    /// The dashboard, mounted at `/`, `/dashboard…` and `/static/…`.
+    web: Arc<AppWeb>,
     /// Permits for short blocking work (store access); waiting requests queue in order.
     store_permits: Arc<Semaphore>,
     /// Permits for long CPU-bound work (large images, batches), one per core.
@@ -39,6 +41,7 @@ struct Inner {
 /// What [`App::new`] is built from; the bootstrap fills it in.
 pub(crate) struct AppParts {
     pub(crate) service: Arc<AppService>,
+    pub(crate) web: Arc<AppWeb>,
     /// Most store operations running at once (the store's read connections).
     pub(crate) store_concurrency: usize,
     pub(crate) base_url: String,
@@ -77,6 +80,7 @@ impl App {
         App {
             inner: Arc::new(Inner {
                 service: parts.service,
+                web: parts.web,
                 store_permits: Arc::new(Semaphore::new(parts.store_concurrency)),
                 heavy_permits: Arc::new(Semaphore::new(cores)),
                 base_url: parts.base_url,
@@ -90,6 +94,11 @@ impl App {
     /// The service, for embedders and tests (accounts, keys, flushing).
     pub fn service(&self) -> &Arc<AppService> {
         &self.inner.service
+    }
+
+    /// The dashboard.
+    pub(crate) fn web(&self) -> &Arc<AppWeb> {
+        &self.inner.web
     }
 
     /// Whether the database was opened read-only (on a read-only file system): scans are not

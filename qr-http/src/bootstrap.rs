@@ -3,22 +3,36 @@
 use std::sync::Arc;
 
 use qr_domain::limit_state::{LimitState, MemoryLimits};
-use qr_domain::service::AdminError;
+use qr_domain::service::{AccountError, AdminError};
 use qr_domain::{
-    ApiKeySecret, GeoLocator, KeyMode, MaxMindLocator, NoGeoLocator, Plan, Service, Store,
-    StoreError,
+    ApiKeySecret, GeoLocator, KeyMode, MaxMindLocator, NoGeoLocator, Service, SignupPolicy, Store,
+    StoreError, TokenPurpose,
 };
 use qr_redis::RedisLimits;
 use qr_store::{Database, Engine};
+use qr_web::{MailConfig, Outbox, Web, WebConfig};
 use thiserror::Error;
 
 use crate::app::{App, AppParts, SharedClock};
 use crate::client_ip::TrustedProxies;
-use crate::config::ServerConfig;
+use crate::config::{DEFAULT_MAIL_FROM, ServerConfig};
 use crate::logo::LogoFetcher;
 
 /// The service as the server embeds it: the database (SQLite or PostgreSQL) and a shareable clock.
 pub type AppService = Service<Database, SharedClock>;
+
+/// The dashboard over that service.
+pub type AppWeb = Web<Database, SharedClock>;
+
+/// What the first start on an empty database made: the owner's API key and the link that sets
+/// the owner's dashboard password (valid for 24 hours). Neither is available again.
+#[derive(Debug)]
+pub struct FirstStart {
+    /// The owner account's first API key.
+    pub key: ApiKeySecret,
+    /// `{base_url}/dashboard/reset?token=…`.
+    pub password_link: String,
+}
 
 /// The e-mail address of the owner account created on first start.
 const OWNER_EMAIL: &str = "owner@qr-platform.local";
@@ -41,6 +55,9 @@ pub enum ServerError {
     /// Creating the owner account or key on first start failed.
     #[error("cannot create the owner account")]
     Bootstrap(#[from] AdminError),
+    /// Creating the owner's password link on first start failed.
+    #[error("cannot create the owner's password link")]
+    OwnerLink(#[from] AccountError),
     /// A configuration value is invalid.
     #[error("invalid configuration: {0}")]
     Config(String),
@@ -59,13 +76,13 @@ pub enum ServerError {
 }
 
 impl App {
-    /// Opens the database and the GeoIP database and builds the service. On an empty database
-    /// it creates the owner account (Enterprise) with one live key and returns that key's
-    /// secret, which is never available again.
+    /// Opens the database and the GeoIP database and builds the service and the dashboard. On
+    /// an empty database it creates the owner account (Enterprise, the owner role) with one live
+    /// key and a link to set its dashboard password, returned once.
     pub fn open(
         config: &ServerConfig,
         clock: SharedClock,
-    ) -> Result<(App, Option<ApiKeySecret>), ServerError> {
+    ) -> Result<(App, Option<FirstStart>), ServerError> {
         let base_url = config.effective_base_url();
         let parsed = url::Url::parse(&base_url)
             .map_err(|e| ServerError::Config(format!("base URL {base_url:?}: {e}")))?;
@@ -115,29 +132,69 @@ impl App {
             );
         }
         let concurrency = store.concurrency();
-        let service = Arc::new(Service::with_limit_state(store, clock, geo, limits)?);
-        let mut initial_key = None;
+        let policy = SignupPolicy::new(config.signup_open, config.self_service_plans.clone());
+        let service = Arc::new(
+            Service::with_limit_state(store, clock, geo, limits)?.with_signup_policy(policy),
+        );
+        let mut first_start = None;
         if service.accounts()?.is_empty() {
-            match service.create_account(OWNER_EMAIL, Plan::Enterprise) {
+            match service.create_owner(OWNER_EMAIL) {
                 Ok(account) => {
                     let (key, secret) = service.create_key(account.id, KeyMode::Live)?;
+                    let (_, token) = service.issue_token(account.id, TokenPurpose::Reset)?;
                     tracing::info!(account = %account.id, key_id = %key.id, "created the owner account and its first key");
-                    initial_key = Some(secret);
+                    first_start = Some(FirstStart {
+                        key: secret,
+                        password_link: format!(
+                            "{base_url}/dashboard/reset?token={}",
+                            token.expose()
+                        ),
+                    });
                 }
                 // Another server on the same database started at the same moment and created
-                // it: its key was printed there.
+                // it: its key and password link were printed there.
                 Err(AdminError::EmailTaken(_)) => {}
                 Err(e) => return Err(e.into()),
             }
+        } else if !service.read_only()
+            && let Some(owner) = service.adopt_owner(OWNER_EMAIL)?
+        {
+            tracing::info!(account = %owner.id, "the first account of this database is now its owner");
         }
+        let mail = MailConfig {
+            smtp_url: config.smtp_url.clone(),
+            from: config
+                .mail_from
+                .clone()
+                .unwrap_or_else(|| DEFAULT_MAIL_FROM.to_owned()),
+        };
+        let outbox = Outbox::start(&mail).map_err(|e| match e {
+            qr_web::MailError::Thread(io) => ServerError::Io(io),
+            other => ServerError::Config(other.to_string()),
+        })?;
+        if outbox.logs_only() {
+            tracing::info!(
+                "SMTP is not configured (--smtp-url / QR_SMTP_URL): the dashboard's verification and password-reset links are written to this log instead of being mailed; `qr accounts verify --email ADDRESS` verifies an address by hand"
+            );
+        }
+        let web = Arc::new(Web::new(
+            Arc::clone(&service),
+            WebConfig {
+                base_url: base_url.clone(),
+                generate_parameters: crate::openapi::generate_parameters(),
+                max_logo_bytes: config.limits.max_logo_bytes,
+            },
+            outbox,
+        ));
         let app = App::new(AppParts {
             service,
+            web,
             store_concurrency: concurrency,
             base_url,
             proxies,
             limits: config.limits,
             logos,
         });
-        Ok((app, initial_key))
+        Ok((app, first_start))
     }
 }

@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use qr_domain::Plan;
 use qr_store::Location;
 
 /// Everything the server needs, independent of clap.
@@ -30,9 +31,23 @@ pub struct ServerConfig {
     /// Caps the database file's size in bytes (env `QR_MAX_DB_SIZE`); writes beyond it are
     /// answered 503 as on a full disk. `None` (the default) leaves only the disk as the limit.
     pub max_database_bytes: Option<u64>,
+    /// Whether visitors may sign up in the dashboard (env `QR_SIGNUP`: `open` or `closed`).
+    pub signup_open: bool,
+    /// Plans a customer may pick without approval; Free always (env `QR_SELF_SERVICE_PLANS`).
+    /// Choosing another plan files a request the owner or an admin decides.
+    pub self_service_plans: Vec<Plan>,
+    /// The SMTP server for the dashboard's mail, `smtp://user:pass@host:587?tls=required` or
+    /// `smtps://host:465` (env `QR_SMTP_URL`); without it mails are written to the log.
+    pub smtp_url: Option<String>,
+    /// The sender of the dashboard's mail (env `QR_MAIL_FROM`; default
+    /// `QR Platform <noreply@qr-platform.local>`).
+    pub mail_from: Option<String>,
     /// Timeouts and size limits.
     pub limits: Limits,
 }
+
+/// The sender when none is configured.
+pub const DEFAULT_MAIL_FROM: &str = "QR Platform <noreply@qr-platform.local>";
 
 /// Timeouts and size limits of the server, each with a safe default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +73,12 @@ pub struct Limits {
     pub max_json_body_bytes: usize,
     /// Largest batch body, in bytes (8 MiB: 1,000 items of the longest data fit).
     pub max_batch_body_bytes: usize,
+    /// Largest body of a dashboard form, in bytes (64 KiB: every field of every form fits many
+    /// times).
+    pub max_form_body_bytes: usize,
+    /// Largest body of a dashboard form with an upload (the designer's logo), in bytes (2 MiB:
+    /// a logo of the largest size, 1 MiB, plus the other fields and the multipart framing).
+    pub max_upload_body_bytes: usize,
     /// Time given to requests in flight when the server stops (10 s).
     pub shutdown_grace: Duration,
     /// Total time for fetching a logo, redirects included (3 s).
@@ -83,6 +104,10 @@ impl Default for ServerConfig {
             trusted_proxies: Vec::new(),
             allow_private_logo_hosts: false,
             max_database_bytes: None,
+            signup_open: true,
+            self_service_plans: vec![Plan::Free],
+            smtp_url: None,
+            mail_from: None,
             limits: Limits::default(),
         }
     }
@@ -99,6 +124,8 @@ impl Default for Limits {
             max_header_bytes: 64 * 1024,
             max_json_body_bytes: 64 * 1024,
             max_batch_body_bytes: 8 * 1024 * 1024,
+            max_form_body_bytes: 64 * 1024,
+            max_upload_body_bytes: 2 * 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             logo_timeout: Duration::from_secs(3),
             max_logo_bytes: 1024 * 1024,

@@ -34,8 +34,9 @@ mod request;
 mod respond;
 pub mod routes;
 mod server;
+mod web;
 
 pub use app::{App, SharedClock};
-pub use bootstrap::{AppService, ServerError};
-pub use config::{Limits, ServerConfig};
+pub use bootstrap::{AppService, AppWeb, FirstStart, ServerError};
+pub use config::{DEFAULT_MAIL_FROM, Limits, ServerConfig};
 pub use server::{ServerHandle, run, start, start_with};

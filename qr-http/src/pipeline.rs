@@ -18,7 +18,7 @@ use qr_domain::{Endpoint, Feature, KeyId, RateLimitStatus};
 
 use crate::api;
 use crate::app::App;
-use crate::bootstrap::AppService;
+use crate::bootstrap::{AppService, AppWeb};
 use crate::error::ApiError;
 use crate::op::{self, ApiOp};
 use crate::redirect;
@@ -120,6 +120,10 @@ impl App {
         B::Error: std::fmt::Display,
     {
         let (parts, body) = request.into_parts();
+        // The dashboard's pages: no CORS, their own failure pages.
+        if AppWeb::owns_path(parts.uri.path()) {
+            return Ok(crate::web::handle(self, parts, body, peer).await);
+        }
         meta.origin = parts.headers.get(ORIGIN).cloned();
         let matched = routes::match_path(parts.uri.path()).ok_or(ApiError::NotFound)?;
         let spec = matched.spec;
@@ -334,7 +338,11 @@ fn preflight(spec: &RouteSpec) -> HttpResponse {
     response
 }
 
-/// The path and query for logs, with the value of any `api_key` parameter replaced.
+/// Query parameters whose values are secrets: API keys, and the one-time tokens of the
+/// dashboard's e-mailed links.
+const SECRET_PARAMETERS: [&str; 2] = ["api_key", "token"];
+
+/// The path and query for logs, with the values of secret parameters replaced.
 fn redact(uri: &Uri) -> String {
     let mut out = uri.path().to_owned();
     if let Some(query) = uri.query() {
@@ -345,8 +353,8 @@ fn redact(uri: &Uri) -> String {
                 let name = url::form_urlencoded::parse(pair.as_bytes())
                     .next()
                     .map(|(k, _)| k.into_owned());
-                if name.as_deref() == Some("api_key") {
-                    "api_key=REDACTED".to_owned()
+                if let Some(name) = name.filter(|n| SECRET_PARAMETERS.contains(&n.as_str())) {
+                    format!("{name}=REDACTED")
                 } else {
                     pair.to_owned()
                 }
@@ -374,6 +382,8 @@ mod tests {
             redact(&uri),
             "/api/generate?data=x&api_key=REDACTED&api_key=REDACTED&b=1"
         );
+        let link: Uri = "/dashboard/verify?token=0123abcd".parse().unwrap();
+        assert_eq!(redact(&link), "/dashboard/verify?token=REDACTED");
     }
 
     #[test]

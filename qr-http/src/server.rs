@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use qr_domain::service::Flusher;
 use qr_domain::{ApiKeySecret, Clock};
+
+use crate::bootstrap::FirstStart;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
@@ -24,7 +26,7 @@ const EVICT_RETRY: Duration = Duration::from_millis(20);
 pub struct ServerHandle {
     addr: SocketAddr,
     app: App,
-    initial_key: Option<ApiKeySecret>,
+    first_start: Option<FirstStart>,
     stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<Result<(), ServerError>>,
 }
@@ -63,12 +65,18 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
             .await
             .map_err(|source| ServerError::Bind { addr, source })?;
         let handle = start(config, listener).await?;
-        if let Some(secret) = handle.initial_key() {
+        if let Some(first) = &handle.first_start {
             println!("Created the owner account (enterprise plan) with this API key:");
             println!();
-            println!("    {}", secret.expose_secret());
+            println!("    {}", first.key.expose_secret());
             println!();
             println!("It is shown only this once: store it now. Create more keys with `qr keys create`.");
+            println!();
+            println!("Set the owner's dashboard password (owner@qr-platform.local) within 24 hours at:");
+            println!();
+            println!("    {}", first.password_link);
+            println!();
+            println!("Later, `qr accounts reset-link --email owner@qr-platform.local` makes a new link.");
         }
         // One stable line on stdout, so a script that asked for port 0 learns the real address.
         println!("Listening on http://{}", handle.local_addr());
@@ -99,7 +107,7 @@ pub async fn start_with(
     let addr = listener.local_addr()?;
     config.listen = addr;
     let limits = config.limits;
-    let (app, initial_key) =
+    let (app, first_start) =
         tokio::task::spawn_blocking(move || App::open(&config, SharedClock::new(clock)))
             .await
             .map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))??;
@@ -109,7 +117,7 @@ pub async fn start_with(
     Ok(ServerHandle {
         addr,
         app,
-        initial_key,
+        first_start,
         stop,
         task,
     })
@@ -128,7 +136,12 @@ impl ServerHandle {
 
     /// The owner key created on first start, if this start created it.
     pub fn initial_key(&self) -> Option<&ApiKeySecret> {
-        self.initial_key.as_ref()
+        self.first_start.as_ref().map(|f| &f.key)
+    }
+
+    /// The link that sets the owner's dashboard password, if this start created the owner.
+    pub fn owner_password_link(&self) -> Option<&str> {
+        self.first_start.as_ref().map(|f| f.password_link.as_str())
     }
 
     /// Stops accepting, lets requests in flight finish within the grace period, then commits

@@ -635,7 +635,8 @@ async fn unknown_paths_and_wrong_methods() {
     s.get("/api/nothing", &s.owner_key)
         .await
         .assert_error(404, "Not found");
-    s.send("GET", "/", &[], "")
+    // `/` is the dashboard's landing page; other paths outside the API are not found.
+    s.send("GET", "/elsewhere", &[], "")
         .await
         .assert_error(404, "Not found");
     s.send("GET", "/api/generate/", &[], "")

@@ -11,7 +11,7 @@ const APPLICATION: &str = "qr-platform";
 const MIGRATION_LOCK: i64 = 0x5152_504C_0001;
 
 /// Migrations in order; migration `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3_DASHBOARD];
 
 /// The schema version this build creates and understands.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -128,6 +128,54 @@ ALTER TABLE daily_dims DROP CONSTRAINT daily_dims_link_id_fkey;
 DROP INDEX visitors_by_day;
 ";
 
+/// Version 3: the dashboard, the same columns and tables as SQLite's version 3. Accounts gain a
+/// password hash, a verification time, a status and a role; keys a name and their last four
+/// characters; and tables for one-time tokens, sessions, plan requests and requests per day.
+///
+/// The accounts trigger of version 1 fires on every update, so disabling an account or changing
+/// its role moves the configuration version and reaches every server's key cache like a key
+/// change. Sessions, tokens, plan requests and daily usage get no trigger: they are read from the
+/// database on every use (nothing caches them), and a login must not empty every server's key
+/// cache.
+const V3_DASHBOARD: &str = r"
+ALTER TABLE accounts
+    ADD COLUMN password_hash text,
+    ADD COLUMN email_verified_at timestamptz,
+    ADD COLUMN status text NOT NULL DEFAULT 'active',
+    ADD COLUMN role text NOT NULL DEFAULT 'customer';
+ALTER TABLE api_keys
+    ADD COLUMN name text NOT NULL DEFAULT 'Default key',
+    ADD COLUMN last_four text NOT NULL DEFAULT '';
+CREATE TABLE tokens (
+    hash bytea PRIMARY KEY,
+    account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    purpose text NOT NULL,
+    new_email text,
+    created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL
+);
+CREATE UNIQUE INDEX tokens_by_account ON tokens (account_id, purpose);
+CREATE TABLE sessions (
+    hash bytea PRIMARY KEY,
+    account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    created_at timestamptz NOT NULL,
+    last_seen_at timestamptz NOT NULL,
+    user_agent text NOT NULL
+);
+CREATE INDEX sessions_by_account ON sessions (account_id, created_at);
+CREATE TABLE plan_requests (
+    account_id uuid PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    plan text NOT NULL,
+    created_at timestamptz NOT NULL
+);
+CREATE TABLE daily_usage (
+    account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    day date NOT NULL,
+    count bigint NOT NULL,
+    PRIMARY KEY (account_id, day)
+);
+";
+
 /// Checks that the database is one this build can use, reading only; returns its version
 /// (0 for an empty database).
 pub(crate) fn check(client: &mut Client, url: &str) -> Result<i32, OpenError> {
@@ -179,7 +227,11 @@ pub(crate) fn check(client: &mut Client, url: &str) -> Result<i32, OpenError> {
 /// Each step takes an advisory lock first and re-reads the version under it, so servers opening
 /// a new database at once migrate it once between them: the others find the step done.
 pub(crate) fn migrate(client: &mut Client, from: i32, url: &str) -> Result<(), OpenError> {
-    for (i, step) in MIGRATIONS
+    apply(client, MIGRATIONS, from, url)
+}
+
+fn apply(client: &mut Client, migrations: &[&str], from: i32, url: &str) -> Result<(), OpenError> {
+    for (i, step) in migrations
         .iter()
         .enumerate()
         .skip(usize::try_from(from).unwrap_or(0))
@@ -219,4 +271,59 @@ pub(crate) fn migrate(client: &mut Client, from: i32, url: &str) -> Result<(), O
         tx.commit().map_err(err)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use postgres::NoTls;
+    use qr_test_support::servers::postgres::PgCluster;
+
+    use super::*;
+
+    #[test]
+    fn version_1_accounts_and_keys_get_the_dashboard_defaults() {
+        let Some(cluster) = PgCluster::shared("the PostgreSQL schema migrations") else {
+            return;
+        };
+        let url = cluster.create_database();
+        let mut client = Client::connect(&url, NoTls).unwrap();
+        apply(&mut client, &MIGRATIONS[..1], 0, &url).unwrap();
+        client
+            .batch_execute(
+                "INSERT INTO accounts (id, email, plan, overrides, created_at)
+                 VALUES ('00000000-0000-4000-8000-000000000001', 'a@example.com', 'free', '{}', now());
+                 INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, settings)
+                 VALUES ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000001',
+                         'live', '\\x03', 'qrapi_live_AbCd', now(), '{}');",
+            )
+            .unwrap();
+        assert_eq!(check(&mut client, &url).unwrap(), 1);
+        migrate(&mut client, 1, &url).unwrap();
+        assert_eq!(check(&mut client, &url).unwrap(), SCHEMA_VERSION);
+        let row = client
+            .query_one(
+                "SELECT status, role, password_hash, email_verified_at IS NULL FROM accounts",
+                &[],
+            )
+            .unwrap();
+        let (status, role, hash, unverified): (String, String, Option<String>, bool) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        assert_eq!(
+            (status.as_str(), role.as_str(), hash, unverified),
+            ("active", "customer", None, true)
+        );
+        let row = client
+            .query_one("SELECT name, last_four FROM api_keys", &[])
+            .unwrap();
+        let (name, last_four): (String, String) = (row.get(0), row.get(1));
+        assert_eq!((name.as_str(), last_four.as_str()), ("Default key", ""));
+        let tables: i64 = client
+            .query_one(
+                "SELECT count(*) FROM pg_tables WHERE tablename IN ('tokens', 'sessions', 'plan_requests', 'daily_usage')",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(tables, 4);
+    }
 }

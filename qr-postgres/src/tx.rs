@@ -5,17 +5,21 @@ use std::cell::{Cell, RefCell};
 use chrono::{DateTime, NaiveDate, Utc};
 use postgres::Row;
 use postgres::types::FromSql;
+use qr_domain::account::PlanRequest;
 use qr_domain::analytics::{DayCount, StatsRows};
 use qr_domain::ids::ScanId;
 use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
 use qr_domain::scan::ScanRecord;
+use qr_domain::session::{Session, SessionHash};
+use qr_domain::token::{OneTimeToken, TokenHash};
 use qr_domain::{
-    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, ReadTx, ShortCode, StoreError,
-    WriteTx,
+    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, PasswordHash, ReadTx,
+    ShortCode, StoreError, WriteTx,
 };
 use uuid::Uuid;
 
+use crate::dashboard;
 use crate::pool::{Conn, Params};
 
 /// The dimensions of `daily_dims`.
@@ -39,7 +43,7 @@ pub(crate) fn get<'a, T: FromSql<'a>>(row: &'a Row, i: usize, what: &str) -> Res
     row.try_get(i).map_err(|_| corrupt(what))
 }
 
-fn count(v: i64) -> u64 {
+pub(crate) fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
@@ -61,7 +65,8 @@ fn month_index(month: UsageMonth) -> i32 {
     i32::try_from(month.index()).unwrap_or(i32::MAX)
 }
 
-const ACCOUNT_COLS: &str = "id, email, plan, overrides, created_at";
+const ACCOUNT_COLS: &str =
+    "id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role";
 
 fn account_from(r: &Row) -> Result<Account, StoreError> {
     Ok(Account {
@@ -74,11 +79,20 @@ fn account_from(r: &Row) -> Result<Account, StoreError> {
             .map_err(|_| corrupt("plan"))?,
         overrides: json(get(r, 3, "overrides")?, "overrides")?,
         created_at: get(r, 4, "created_at")?,
+        password_hash: get::<Option<&str>>(r, 5, "password_hash")?
+            .map(|h| PasswordHash::parse(h).map_err(|_| corrupt("password_hash")))
+            .transpose()?,
+        email_verified_at: get(r, 6, "email_verified_at")?,
+        status: get::<&str>(r, 7, "status")?
+            .parse()
+            .map_err(|_| corrupt("status"))?,
+        role: get::<&str>(r, 8, "role")?
+            .parse()
+            .map_err(|_| corrupt("role"))?,
     })
 }
 
-const KEY_COLS: &str =
-    "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings";
+const KEY_COLS: &str = "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four";
 
 fn key_from(r: &Row) -> Result<ApiKey, StoreError> {
     let hash: &[u8] = get(r, 3, "hash")?;
@@ -91,6 +105,8 @@ fn key_from(r: &Row) -> Result<ApiKey, StoreError> {
         created_at: get(r, 5, "created_at")?,
         last_used_at: get(r, 6, "last_used_at")?,
         settings: json(get(r, 7, "settings")?, "key settings")?,
+        name: get(r, 8, "name")?,
+        last_four: get(r, 9, "last_four")?,
     })
 }
 
@@ -124,7 +140,7 @@ impl<'c> PgTx<'c> {
         }
     }
 
-    fn all<T>(
+    pub(crate) fn all<T>(
         &self,
         sql: &str,
         params: Params<'_>,
@@ -134,7 +150,7 @@ impl<'c> PgTx<'c> {
         rows.iter().map(f).collect()
     }
 
-    fn one<T>(
+    pub(crate) fn one<T>(
         &self,
         sql: &str,
         params: Params<'_>,
@@ -144,12 +160,12 @@ impl<'c> PgTx<'c> {
         rows.first().map(f).transpose()
     }
 
-    fn exec(&self, sql: &str, params: Params<'_>) -> Result<u64, StoreError> {
+    pub(crate) fn exec(&self, sql: &str, params: Params<'_>) -> Result<u64, StoreError> {
         self.conn.borrow_mut().execute(sql, params)
     }
 
     /// Marks the configuration (accounts, keys) as changed by this transaction.
-    fn config_write(&self) {
+    pub(crate) fn config_write(&self) {
         self.config_changed.set(true);
     }
 
@@ -378,19 +394,45 @@ impl ReadTx for PgTx<'_> {
             },
         )
     }
+
+    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
+        dashboard::session(self, hash)
+    }
+
+    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
+        dashboard::sessions_of(self, account)
+    }
+
+    fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError> {
+        dashboard::plan_requests(self)
+    }
+
+    fn daily_usage(
+        &self,
+        account: AccountId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        dashboard::daily_usage(self, account, first, last)
+    }
 }
 
 impl WriteTx for PgTx<'_> {
     fn insert_account(&mut self, a: &Account) -> Result<(), StoreError> {
         self.config_write();
         self.exec(
-            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO accounts (id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             &[
                 &a.id.as_uuid(),
                 &a.email.as_str(),
                 &a.plan.as_str(),
                 &to_json(&a.overrides)?,
                 &a.created_at,
+                &a.password_hash.as_ref().map(PasswordHash::as_str),
+                &a.email_verified_at,
+                &a.status.as_str(),
+                &a.role.as_str(),
             ],
         )?;
         Ok(())
@@ -399,12 +441,17 @@ impl WriteTx for PgTx<'_> {
     fn update_account(&mut self, a: &Account) -> Result<bool, StoreError> {
         self.config_write();
         let n = self.exec(
-            "UPDATE accounts SET email = $2, plan = $3, overrides = $4 WHERE id = $1",
+            "UPDATE accounts SET email = $2, plan = $3, overrides = $4, password_hash = $5,
+             email_verified_at = $6, status = $7, role = $8 WHERE id = $1",
             &[
                 &a.id.as_uuid(),
                 &a.email.as_str(),
                 &a.plan.as_str(),
                 &to_json(&a.overrides)?,
+                &a.password_hash.as_ref().map(PasswordHash::as_str),
+                &a.email_verified_at,
+                &a.status.as_str(),
+                &a.role.as_str(),
             ],
         )?;
         Ok(n > 0)
@@ -413,8 +460,8 @@ impl WriteTx for PgTx<'_> {
     fn insert_key(&mut self, k: &ApiKey) -> Result<(), StoreError> {
         self.config_write();
         self.exec(
-            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
             &[
                 &k.id.as_uuid(),
                 &k.account_id.as_uuid(),
@@ -424,6 +471,8 @@ impl WriteTx for PgTx<'_> {
                 &k.created_at,
                 &k.last_used_at,
                 &to_json(&k.settings)?,
+                &k.name,
+                &k.last_four,
             ],
         )?;
         Ok(())
@@ -432,12 +481,15 @@ impl WriteTx for PgTx<'_> {
     fn update_key(&mut self, k: &ApiKey) -> Result<bool, StoreError> {
         self.config_write();
         let n = self.exec(
-            "UPDATE api_keys SET hash = $2, display_prefix = $3, settings = $4 WHERE id = $1",
+            "UPDATE api_keys SET hash = $2, display_prefix = $3, settings = $4, name = $5, last_four = $6
+             WHERE id = $1",
             &[
                 &k.id.as_uuid(),
                 &&k.hash.0[..],
                 &k.display_prefix,
                 &to_json(&k.settings)?,
+                &k.name,
+                &k.last_four,
             ],
         )?;
         Ok(n > 0)
@@ -581,5 +633,58 @@ impl WriteTx for PgTx<'_> {
             )?;
         }
         Ok(removed)
+    }
+
+    fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError> {
+        dashboard::insert_token(self, token)
+    }
+
+    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError> {
+        dashboard::take_token(self, hash)
+    }
+
+    fn save_session(&mut self, session: &Session) -> Result<(), StoreError> {
+        dashboard::save_session(self, session)
+    }
+
+    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError> {
+        dashboard::delete_session(self, hash)
+    }
+
+    fn delete_sessions_of(
+        &mut self,
+        account: AccountId,
+        keep: Option<&SessionHash>,
+    ) -> Result<u64, StoreError> {
+        dashboard::delete_sessions_of(self, account, keep)
+    }
+
+    fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError> {
+        dashboard::put_plan_request(self, request)
+    }
+
+    fn delete_plan_request(&mut self, account: AccountId) -> Result<bool, StoreError> {
+        dashboard::delete_plan_request(self, account)
+    }
+
+    fn add_daily_usage(
+        &mut self,
+        day: NaiveDate,
+        added: &[(AccountId, u64)],
+    ) -> Result<(), StoreError> {
+        dashboard::add_daily_usage(self, day, added)
+    }
+
+    fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError> {
+        dashboard::delete_account(self, account)
+    }
+
+    fn prune_credentials(
+        &mut self,
+        now: DateTime<Utc>,
+        seen_before: DateTime<Utc>,
+        created_before: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        dashboard::prune_credentials(self, now, seen_before, created_before)
     }
 }

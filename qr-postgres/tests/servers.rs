@@ -1,22 +1,31 @@
-//! Several servers on one database: a key change reaches every other server within 100 ms (LISTEN/NOTIFY), scan batches of several servers on the same links neither deadlock nor lose a count, and servers opening a new database together migrate it once.
+//! Several servers on one database: a key change, a disabled account and a new role reach every other server within 100 ms (LISTEN/NOTIFY), scan batches of several servers on the same links neither deadlock nor lose a count, and servers opening a new database together migrate it once.
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier, mpsc};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use qr_domain::chrono::Utc;
 use qr_domain::scan::{Device, NewScan};
-use qr_domain::service::AuthError;
+use qr_domain::service::{Actor, AuthError};
 use qr_domain::writer::ScanWriter;
 use qr_domain::{
-    Account, AccountId, EnterpriseOverrides, KeyMode, Link, LinkId, LinkName, NoGeoLocator, Plan,
+    Account, AccountId, AccountStatus, KeyMode, Link, LinkId, LinkName, NoGeoLocator, Plan, Role,
     Service, ShortCode, Store, SystemClock, TargetUrl,
 };
 use qr_postgres::{PgStore, SCHEMA_VERSION};
 use qr_test_support::servers::postgres::PgCluster;
 
 const SUITE: &str = "the PostgreSQL multi-server suite";
+
+/// Held by the tests that measure how fast a change travels and by those that load the cluster
+/// (scan batches of three servers, migrations racing), so no measurement runs under another
+/// test's load (the test harness runs a file's tests side by side).
+static TIMING: Mutex<()> = Mutex::new(());
+
+fn timing() -> MutexGuard<'static, ()> {
+    TIMING.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 fn service(url: &str) -> Service<PgStore, SystemClock> {
     Service::new(
@@ -32,21 +41,22 @@ fn a_regenerated_key_is_refused_by_every_other_server_within_100_ms() {
     let Some(cluster) = PgCluster::shared(SUITE) else {
         return;
     };
+    let _alone = timing();
     let url = cluster.create_database();
     let (a, b) = (service(&url), service(&url));
     let account = a.create_account("owner@example.com", Plan::Pro).unwrap();
     let (key, mut secret) = a.create_key(account.id, KeyMode::Live).unwrap();
     let mut delays = Vec::new();
     for i in 0..50u8 {
-        // Each round's refused old key counts as a failed authentication; from an address of
-        // its own, so fifty of them do not set off the failed-authentication throttle.
+        // Each change is checked from an address of its own: the old key's refusals count as
+        // failed authentications, and 50 from one address would throttle it after 20.
         let client = Some(IpAddr::from([192, 0, 2, i]));
         let old = secret.expose_secret().to_owned();
         // Server B knows the key and answers from memory (once it has heard of the previous
         // change, which may still be on its way).
         let settled = Instant::now();
-        while !matches!(b.authenticate_cached(Some(&old), None), Some(Ok(_))) {
-            b.authenticate(Some(&old), None).unwrap();
+        while !matches!(b.authenticate_cached(Some(&old), client), Some(Ok(_))) {
+            b.authenticate(Some(&old), client).unwrap();
             assert!(
                 settled.elapsed() < Duration::from_secs(1),
                 "B never settled"
@@ -57,14 +67,14 @@ fn a_regenerated_key_is_refused_by_every_other_server_within_100_ms() {
         let (_, new) = a.regenerate_key(key.id).unwrap();
         // Server A, which made the change, refuses the old secret at once.
         assert_eq!(
-            a.authenticate_cached(Some(&old), None).map(|r| r.err()),
+            a.authenticate_cached(Some(&old), client).map(|r| r.err()),
             None
         );
         assert_eq!(
             a.authenticate(Some(&old), client).unwrap_err(),
             AuthError::Unknown
         );
-        while matches!(b.authenticate_cached(Some(&old), None), Some(Ok(_))) {
+        while matches!(b.authenticate_cached(Some(&old), client), Some(Ok(_))) {
             assert!(
                 started.elapsed() < Duration::from_secs(1),
                 "server B kept the old key"
@@ -90,14 +100,99 @@ fn a_regenerated_key_is_refused_by_every_other_server_within_100_ms() {
     assert!(worst < Duration::from_millis(100), "worst {worst:?}");
 }
 
-fn setup_links(store: &PgStore, n: usize) -> Vec<LinkId> {
-    let account = Account {
-        id: AccountId::random(),
-        email: qr_domain::Email::parse("scans@example.com").unwrap(),
-        plan: Plan::Enterprise,
-        overrides: EnterpriseOverrides::default(),
-        created_at: Utc::now(),
+/// Waits (at most 1 s from `started`) until `store` sees a configuration version other than
+/// `before`; returns the time since `started`.
+fn until_changed(store: &PgStore, before: u64, started: Instant) -> Duration {
+    while store.config_version().unwrap() == before {
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "the other server never heard of the change"
+        );
+        std::thread::sleep(Duration::from_micros(100));
+    }
+    started.elapsed()
+}
+
+#[test]
+fn a_disabled_account_and_a_new_role_reach_every_other_server_within_100_ms() {
+    let Some(cluster) = PgCluster::shared(SUITE) else {
+        return;
     };
+    let _alone = timing();
+    let url = cluster.create_database();
+    let store_b = Arc::new(PgStore::open(&url).unwrap());
+    let a = service(&url);
+    let b = Service::new(Arc::clone(&store_b), SystemClock, Arc::new(NoGeoLocator)).unwrap();
+    let account = a.create_account("customer@example.com", Plan::Pro).unwrap();
+    let (_, secret) = a.create_key(account.id, KeyMode::Live).unwrap();
+    let key = Some(secret.expose_secret());
+    let client = Some(IpAddr::from([192, 0, 2, 1]));
+    // B answers from memory once it has heard of the key's creation: an account change must
+    // reach it through the database.
+    let settled = Instant::now();
+    while !matches!(b.authenticate_cached(key, client), Some(Ok(_))) {
+        b.authenticate(key, client).unwrap();
+        assert!(
+            settled.elapsed() < Duration::from_secs(1),
+            "B never settled"
+        );
+    }
+    let mut delays = Vec::new();
+    let mut change = |f: &dyn Fn()| {
+        let before = store_b.config_version().unwrap();
+        // Measured from before the change starts: an upper bound on the time from its commit.
+        let started = Instant::now();
+        f();
+        delays.push(until_changed(&store_b, before, started));
+    };
+
+    change(&|| {
+        drop(
+            a.set_role(Actor::Operator, account.id, Role::Admin)
+                .unwrap(),
+        )
+    });
+    assert_eq!(
+        b.authenticate(key, client).unwrap().account.role,
+        Role::Admin
+    );
+    change(&|| {
+        drop(
+            a.set_status(Actor::Operator, account.id, AccountStatus::Disabled)
+                .unwrap(),
+        );
+    });
+    assert_eq!(
+        b.authenticate(key, client).unwrap_err(),
+        AuthError::Unknown,
+        "a disabled account's key fails like a revoked one"
+    );
+    change(&|| {
+        drop(
+            a.set_status(Actor::Operator, account.id, AccountStatus::Active)
+                .unwrap(),
+        );
+    });
+    assert_eq!(
+        b.authenticate(key, client).unwrap().account.status,
+        AccountStatus::Active
+    );
+    eprintln!(
+        "account changes (role, disabled, enabled) heard by the other server after {:?}",
+        delays
+    );
+    for delay in delays {
+        assert!(delay < Duration::from_millis(100), "{delay:?}");
+    }
+}
+
+fn setup_links(store: &PgStore, n: usize) -> Vec<LinkId> {
+    let account = Account::new(
+        AccountId::random(),
+        qr_domain::Email::parse("scans@example.com").unwrap(),
+        Plan::Enterprise,
+        Utc::now(),
+    );
     let ids: Vec<LinkId> = (0..n).map(|_| LinkId::random()).collect();
     store
         .write(|tx| {
@@ -125,6 +220,7 @@ fn scan_batches_of_three_servers_on_the_same_links_all_commit() {
     let Some(cluster) = PgCluster::shared(SUITE) else {
         return;
     };
+    let _alone = timing();
     let url = cluster.create_database();
     let stores: Vec<Arc<PgStore>> = (0..3)
         .map(|_| Arc::new(PgStore::open(&url).unwrap()))
@@ -193,6 +289,7 @@ fn servers_opening_a_new_database_at_once_migrate_it_once() {
     let Some(cluster) = PgCluster::shared(SUITE) else {
         return;
     };
+    let _alone = timing();
     for _ in 0..5 {
         let url = cluster.create_database();
         let barrier = Arc::new(Barrier::new(4));

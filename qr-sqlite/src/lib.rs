@@ -9,7 +9,9 @@
 //! processes (the CLI) may open the same file at the same time.
 #![forbid(unsafe_code)]
 
+mod dashboard;
 mod error;
+mod scans;
 mod schema;
 mod sql;
 mod store;

@@ -35,7 +35,53 @@ const MIGRATIONS: &[Migration] = &[
         sql: "CREATE UNIQUE INDEX accounts_by_email ON accounts(email COLLATE NOCASE);",
         precondition: Some(no_shared_emails),
     },
+    // Version 3: the dashboard. Accounts gain a password, a verification time, a status and a
+    // role; keys a name and their last four characters; and tables for one-time tokens,
+    // sessions, plan requests and requests per day. Sessions have no config-version trigger:
+    // a login must not empty every server's key cache.
+    Migration {
+        sql: V3_DASHBOARD,
+        precondition: None,
+    },
 ];
+
+/// Version 3: the dashboard's columns and tables.
+const V3_DASHBOARD: &str = r"
+ALTER TABLE accounts ADD COLUMN password_hash TEXT;
+ALTER TABLE accounts ADD COLUMN email_verified_at INTEGER;
+ALTER TABLE accounts ADD COLUMN status TEXT NOT NULL DEFAULT 'active';
+ALTER TABLE accounts ADD COLUMN role TEXT NOT NULL DEFAULT 'customer';
+ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT 'Default key';
+ALTER TABLE api_keys ADD COLUMN last_four TEXT NOT NULL DEFAULT '';
+CREATE TABLE tokens (
+    hash BLOB PRIMARY KEY,
+    account_id BLOB NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    purpose TEXT NOT NULL,
+    new_email TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX tokens_by_account ON tokens(account_id, purpose);
+CREATE TABLE sessions (
+    hash BLOB PRIMARY KEY,
+    account_id BLOB NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL,
+    user_agent TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX sessions_by_account ON sessions(account_id, created_at);
+CREATE TABLE plan_requests (
+    account_id BLOB PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    plan TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE daily_usage (
+    account_id BLOB NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (account_id, day)
+) WITHOUT ROWID;
+";
 
 /// Version 1: every table, and the triggers that move the config version.
 const V1_TABLES: &str = r"
@@ -333,5 +379,38 @@ mod tests {
             duplicate.is_err(),
             "the unique index refuses a case variant"
         );
+    }
+
+    #[test]
+    fn version_2_accounts_and_keys_get_the_dashboard_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.db");
+        let mut conn = Connection::open(&path).unwrap();
+        apply(&mut conn, &MIGRATIONS[..2], 0, &path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (X'01', 'a@example.com', 'free', '{}', 1);
+             INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, settings)
+             VALUES (X'02', X'01', 'live', X'03', 'qrapi_live_AbCd', 1, '{}');",
+        )
+        .unwrap();
+        migrate(&mut conn, 2, &path).unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION);
+        let (status, role, hash): (String, String, Option<String>) = conn
+            .query_row(
+                "SELECT status, role, password_hash FROM accounts",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            (status.as_str(), role.as_str(), hash),
+            ("active", "customer", None)
+        );
+        let (name, last_four): (String, String) = conn
+            .query_row("SELECT name, last_four FROM api_keys", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((name.as_str(), last_four.as_str()), ("Default key", ""));
     }
 }

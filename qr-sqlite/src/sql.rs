@@ -3,18 +3,22 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use qr_domain::account::PlanRequest;
 use qr_domain::analytics::{DayCount, StatsRows};
 use qr_domain::ids::ScanId;
 use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
-use qr_domain::scan::{NewScan, ScanRecord};
+use qr_domain::scan::ScanRecord;
+use qr_domain::session::{Session, SessionHash};
+use qr_domain::token::{OneTimeToken, TokenHash};
 use qr_domain::{
-    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, ReadTx, ShortCode, StoreError,
-    WriteTx,
+    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, PasswordHash, ReadTx,
+    ShortCode, StoreError, WriteTx,
 };
-use rusqlite::{Connection, OptionalExtension, Params, Row, params};
+use rusqlite::{Connection, Params, Row, params};
 use uuid::Uuid;
 
+use crate::dashboard;
 use crate::error::store_err;
 
 /// A transaction (or snapshot) on one connection.
@@ -22,11 +26,7 @@ pub(crate) struct SqlTx<'c> {
     pub(crate) conn: &'c Connection,
 }
 
-const DIM_COUNTRY: i64 = 0;
-const DIM_DEVICE: i64 = 1;
-const DIM_BROWSER: i64 = 2;
-
-fn corrupt(what: &str) -> StoreError {
+pub(crate) fn corrupt(what: &str) -> StoreError {
     StoreError::Corrupt(format!("unreadable {what} column"))
 }
 
@@ -34,7 +34,7 @@ pub(crate) fn micros(t: DateTime<Utc>) -> i64 {
     t.timestamp_micros()
 }
 
-fn time(v: i64) -> Result<DateTime<Utc>, StoreError> {
+pub(crate) fn time(v: i64) -> Result<DateTime<Utc>, StoreError> {
     DateTime::from_timestamp_micros(v).ok_or_else(|| corrupt("timestamp"))
 }
 
@@ -42,26 +42,26 @@ pub(crate) fn day_num(d: NaiveDate) -> i64 {
     i64::from(d.num_days_from_ce())
 }
 
-fn day(v: i64) -> Result<NaiveDate, StoreError> {
+pub(crate) fn day(v: i64) -> Result<NaiveDate, StoreError> {
     i32::try_from(v)
         .ok()
         .and_then(NaiveDate::from_num_days_from_ce_opt)
         .ok_or_else(|| corrupt("day"))
 }
 
-fn uuid(v: &[u8]) -> Result<Uuid, StoreError> {
+pub(crate) fn uuid(v: &[u8]) -> Result<Uuid, StoreError> {
     Uuid::from_slice(v).map_err(|_| corrupt("id"))
 }
 
-fn count(v: i64) -> u64 {
+pub(crate) fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-fn signed(v: u64) -> i64 {
+pub(crate) fn signed(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-fn get<T: rusqlite::types::FromSql>(r: &Row<'_>, i: usize) -> Result<T, StoreError> {
+pub(crate) fn get<T: rusqlite::types::FromSql>(r: &Row<'_>, i: usize) -> Result<T, StoreError> {
     r.get(i).map_err(store_err)
 }
 
@@ -83,10 +83,19 @@ fn account_from(r: &Row<'_>) -> Result<Account, StoreError> {
         plan: get::<String>(r, 2)?.parse().map_err(|_| corrupt("plan"))?,
         overrides: json(&get::<String>(r, 3)?, "overrides")?,
         created_at: time(get(r, 4)?)?,
+        password_hash: get::<Option<String>>(r, 5)?
+            .map(|h| PasswordHash::parse(&h).map_err(|_| corrupt("password_hash")))
+            .transpose()?,
+        email_verified_at: get::<Option<i64>>(r, 6)?.map(time).transpose()?,
+        status: get::<String>(r, 7)?
+            .parse()
+            .map_err(|_| corrupt("status"))?,
+        role: get::<String>(r, 8)?.parse().map_err(|_| corrupt("role"))?,
     })
 }
 
-const ACCOUNT_COLS: &str = "id, email, plan, overrides, created_at";
+const ACCOUNT_COLS: &str =
+    "id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role";
 
 fn key_from(r: &Row<'_>) -> Result<ApiKey, StoreError> {
     let hash: Vec<u8> = get(r, 3)?;
@@ -99,11 +108,12 @@ fn key_from(r: &Row<'_>) -> Result<ApiKey, StoreError> {
         created_at: time(get(r, 5)?)?,
         last_used_at: get::<Option<i64>>(r, 6)?.map(time).transpose()?,
         settings: json(&get::<String>(r, 7)?, "key settings")?,
+        name: get(r, 8)?,
+        last_four: get(r, 9)?,
     })
 }
 
-const KEY_COLS: &str =
-    "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings";
+const KEY_COLS: &str = "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four";
 
 fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
     Ok(Link {
@@ -128,7 +138,7 @@ const LINK_COLS: &str =
     "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at";
 
 impl SqlTx<'_> {
-    fn all<T>(
+    pub(crate) fn all<T>(
         &self,
         sql: &str,
         params: impl Params,
@@ -143,7 +153,7 @@ impl SqlTx<'_> {
         Ok(out)
     }
 
-    fn one<T>(
+    pub(crate) fn one<T>(
         &self,
         sql: &str,
         params: impl Params,
@@ -154,7 +164,7 @@ impl SqlTx<'_> {
         rows.next().map_err(store_err)?.map(f).transpose()
     }
 
-    fn exec(&self, sql: &str, params: impl Params) -> Result<usize, StoreError> {
+    pub(crate) fn exec(&self, sql: &str, params: impl Params) -> Result<usize, StoreError> {
         self.conn
             .prepare_cached(sql)
             .and_then(|mut s| s.execute(params))
@@ -405,18 +415,44 @@ impl ReadTx for SqlTx<'_> {
             },
         )
     }
+
+    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
+        dashboard::session(self, hash)
+    }
+
+    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
+        dashboard::sessions_of(self, account)
+    }
+
+    fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError> {
+        dashboard::plan_requests(self)
+    }
+
+    fn daily_usage(
+        &self,
+        account: AccountId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        dashboard::daily_usage(self, account, first, last)
+    }
 }
 
 impl WriteTx for SqlTx<'_> {
     fn insert_account(&mut self, a: &Account) -> Result<(), StoreError> {
         self.exec(
-            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO accounts (id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 &a.id.as_uuid().as_bytes()[..],
                 a.email.as_str(),
                 a.plan.as_str(),
                 to_json(&a.overrides)?,
-                micros(a.created_at)
+                micros(a.created_at),
+                a.password_hash.as_ref().map(PasswordHash::as_str),
+                a.email_verified_at.map(micros),
+                a.status.as_str(),
+                a.role.as_str()
             ],
         )?;
         Ok(())
@@ -424,12 +460,17 @@ impl WriteTx for SqlTx<'_> {
 
     fn update_account(&mut self, a: &Account) -> Result<bool, StoreError> {
         let n = self.exec(
-            "UPDATE accounts SET email = ?2, plan = ?3, overrides = ?4 WHERE id = ?1",
+            "UPDATE accounts SET email = ?2, plan = ?3, overrides = ?4, password_hash = ?5,
+             email_verified_at = ?6, status = ?7, role = ?8 WHERE id = ?1",
             params![
                 &a.id.as_uuid().as_bytes()[..],
                 a.email.as_str(),
                 a.plan.as_str(),
-                to_json(&a.overrides)?
+                to_json(&a.overrides)?,
+                a.password_hash.as_ref().map(PasswordHash::as_str),
+                a.email_verified_at.map(micros),
+                a.status.as_str(),
+                a.role.as_str()
             ],
         )?;
         Ok(n > 0)
@@ -437,8 +478,8 @@ impl WriteTx for SqlTx<'_> {
 
     fn insert_key(&mut self, k: &ApiKey) -> Result<(), StoreError> {
         self.exec(
-            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 &k.id.as_uuid().as_bytes()[..],
                 &k.account_id.as_uuid().as_bytes()[..],
@@ -447,7 +488,9 @@ impl WriteTx for SqlTx<'_> {
                 k.display_prefix,
                 micros(k.created_at),
                 k.last_used_at.map(micros),
-                to_json(&k.settings)?
+                to_json(&k.settings)?,
+                k.name,
+                k.last_four
             ],
         )?;
         Ok(())
@@ -455,12 +498,14 @@ impl WriteTx for SqlTx<'_> {
 
     fn update_key(&mut self, k: &ApiKey) -> Result<bool, StoreError> {
         let n = self.exec(
-            "UPDATE api_keys SET hash = ?2, display_prefix = ?3, settings = ?4 WHERE id = ?1",
+            "UPDATE api_keys SET hash = ?2, display_prefix = ?3, settings = ?4, name = ?5, last_four = ?6 WHERE id = ?1",
             params![
                 &k.id.as_uuid().as_bytes()[..],
                 &k.hash.0[..],
                 k.display_prefix,
-                to_json(&k.settings)?
+                to_json(&k.settings)?,
+                k.name,
+                k.last_four
             ],
         )?;
         Ok(n > 0)
@@ -595,112 +640,57 @@ impl WriteTx for SqlTx<'_> {
         }
         Ok(removed as u64)
     }
-}
 
-/// Stores a batch of scans in the caller's transaction: scans, visitors, rollups and link counts.
-pub(crate) fn insert_scans(
-    conn: &Connection,
-    scans: &[NewScan],
-) -> Result<Vec<Option<ScanId>>, StoreError> {
-    let mut per_link: HashMap<LinkId, (u64, bool)> = HashMap::new();
-    for s in scans {
-        per_link.entry(s.link_id).or_insert((0, false)).0 += 1;
+    fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError> {
+        dashboard::insert_token(self, token)
     }
-    {
-        let mut bump = conn
-            .prepare_cached("UPDATE links SET scan_count = scan_count + ?2 WHERE id = ?1")
-            .map_err(store_err)?;
-        for (link, (n, exists)) in &mut per_link {
-            *exists = bump
-                .execute(params![&link.as_uuid().as_bytes()[..], signed(*n)])
-                .map_err(store_err)?
-                > 0;
-        }
-    }
-    let mut insert = conn
-        .prepare_cached(
-            "INSERT INTO scans (link_id, at, day, visitor, country, city, device, browser, os, referrer)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        )
-        .map_err(store_err)?;
-    let mut visitor = conn
-        .prepare_cached(
-            "INSERT OR IGNORE INTO visitors (link_id, day, visitor) VALUES (?1, ?2, ?3)",
-        )
-        .map_err(store_err)?;
-    let mut daily: HashMap<(LinkId, i64), (i64, i64)> = HashMap::new();
-    let mut dims: HashMap<(LinkId, i64, i64, &str), i64> = HashMap::new();
-    let mut out = Vec::with_capacity(scans.len());
-    for s in scans {
-        if !per_link.get(&s.link_id).is_some_and(|(_, exists)| *exists) {
-            out.push(None);
-            continue;
-        }
-        let id_bytes = s.link_id.as_uuid().into_bytes();
-        let id = &id_bytes[..];
-        let d = day_num(s.day());
-        insert
-            .execute(params![
-                id,
-                micros(s.at),
-                d,
-                &s.visitor[..],
-                s.country,
-                s.city,
-                s.device.as_str(),
-                s.browser,
-                s.os,
-                s.referrer
-            ])
-            .map_err(store_err)?;
-        out.push(Some(ScanId(conn.last_insert_rowid())));
-        let new_visitor = visitor
-            .execute(params![id, d, &s.visitor[..]])
-            .map_err(store_err)?
-            > 0;
-        let slot = daily.entry((s.link_id, d)).or_default();
-        slot.0 += 1;
-        slot.1 += i64::from(new_visitor);
-        *dims
-            .entry((s.link_id, d, DIM_COUNTRY, s.country.as_str()))
-            .or_default() += 1;
-        *dims
-            .entry((s.link_id, d, DIM_DEVICE, s.device.as_str()))
-            .or_default() += 1;
-        *dims
-            .entry((s.link_id, d, DIM_BROWSER, s.browser.as_str()))
-            .or_default() += 1;
-    }
-    let mut up_daily = conn
-        .prepare_cached(
-            "INSERT INTO daily (link_id, day, scans, uniques) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (link_id, day) DO UPDATE SET scans = scans + excluded.scans, uniques = uniques + excluded.uniques",
-        )
-        .map_err(store_err)?;
-    for ((link, d), (n, u)) in daily {
-        up_daily
-            .execute(params![&link.as_uuid().as_bytes()[..], d, n, u])
-            .map_err(store_err)?;
-    }
-    let mut up_dims = conn
-        .prepare_cached(
-            "INSERT INTO daily_dims (link_id, day, dim, value, scans) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (link_id, day, dim, value) DO UPDATE SET scans = scans + excluded.scans",
-        )
-        .map_err(store_err)?;
-    for ((link, d, dim, value), n) in dims {
-        up_dims
-            .execute(params![&link.as_uuid().as_bytes()[..], d, dim, value, n])
-            .map_err(store_err)?;
-    }
-    Ok(out)
-}
 
-/// Reads the configuration version counter.
-pub(crate) fn config_version(conn: &Connection) -> Result<u64, StoreError> {
-    let v: Option<i64> = conn
-        .prepare_cached("SELECT value FROM meta WHERE key = 'config_version'")
-        .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)).optional())
-        .map_err(store_err)?;
-    Ok(count(v.unwrap_or(0)))
+    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError> {
+        dashboard::take_token(self, hash)
+    }
+
+    fn save_session(&mut self, session: &Session) -> Result<(), StoreError> {
+        dashboard::save_session(self, session)
+    }
+
+    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError> {
+        dashboard::delete_session(self, hash)
+    }
+
+    fn delete_sessions_of(
+        &mut self,
+        account: AccountId,
+        keep: Option<&SessionHash>,
+    ) -> Result<u64, StoreError> {
+        dashboard::delete_sessions_of(self, account, keep)
+    }
+
+    fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError> {
+        dashboard::put_plan_request(self, request)
+    }
+
+    fn delete_plan_request(&mut self, account: AccountId) -> Result<bool, StoreError> {
+        dashboard::delete_plan_request(self, account)
+    }
+
+    fn add_daily_usage(
+        &mut self,
+        day: NaiveDate,
+        added: &[(AccountId, u64)],
+    ) -> Result<(), StoreError> {
+        dashboard::add_daily_usage(self, day, added)
+    }
+
+    fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError> {
+        dashboard::delete_account(self, account)
+    }
+
+    fn prune_credentials(
+        &mut self,
+        now: DateTime<Utc>,
+        seen_before: DateTime<Utc>,
+        created_before: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        dashboard::prune_credentials(self, now, seen_before, created_before)
+    }
 }

@@ -11,8 +11,9 @@ use qr_domain::{ReadTx, Store, StoreError, WriteTx};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::error::{OpenError, store_err};
+use crate::scans;
 use crate::schema;
-use crate::sql::{self, SqlTx};
+use crate::sql::SqlTx;
 
 /// How long a statement waits for another process's lock before failing with `Busy`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -280,7 +281,7 @@ impl Store for SqliteStore {
         let tx = w
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(store_err)?;
-        let ids = sql::insert_scans(&tx, scans)?;
+        let ids = scans::insert_scans(&tx, scans)?;
         tx.commit().map_err(store_err)?;
         Ok(ids)
     }
@@ -299,7 +300,7 @@ impl Store for SqliteStore {
             .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
             .map_err(store_err)?;
         if r.data_version != Some(dv) {
-            r.config_version = sql::config_version(&r.conn)?;
+            r.config_version = scans::config_version(&r.conn)?;
             r.data_version = Some(dv);
         }
         Ok(r.config_version)

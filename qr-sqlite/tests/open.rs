@@ -145,8 +145,15 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
     let ids = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
     {
         let conn = Connection::open(&path).unwrap();
-        conn.execute_batch("DROP INDEX accounts_by_email; PRAGMA user_version = 1;")
-            .unwrap();
+        // Undo versions 3 and 2, so the file is what version 1 made.
+        conn.execute_batch(
+            "DROP TABLE tokens; DROP TABLE sessions; DROP TABLE plan_requests; DROP TABLE daily_usage;
+             ALTER TABLE accounts DROP COLUMN password_hash; ALTER TABLE accounts DROP COLUMN email_verified_at;
+             ALTER TABLE accounts DROP COLUMN status; ALTER TABLE accounts DROP COLUMN role;
+             ALTER TABLE api_keys DROP COLUMN name; ALTER TABLE api_keys DROP COLUMN last_four;
+             DROP INDEX accounts_by_email; PRAGMA user_version = 1;",
+        )
+        .unwrap();
         for (i, (id, email)) in ids
             .iter()
             .zip(["ops@example.com", "Ops@Example.com"])

@@ -42,8 +42,10 @@ struct Table {
 
 use Kind::{Bytes, Day, Int2, Int4, Int8, Text, Time};
 
-/// Every table holding data, in an order that satisfies the foreign keys. The configuration
-/// version (`meta`) is not copied: the destination's own counter moves as rows arrive.
+/// Every table holding data with every column, in an order that satisfies the foreign keys
+/// (the test `every_table_and_column_is_copied` compares this list with both schemas). The
+/// configuration version (`meta`) is not copied: the destination's own counter moves as rows
+/// arrive.
 const TABLES: &[Table] = &[
     Table {
         name: "accounts",
@@ -53,6 +55,10 @@ const TABLES: &[Table] = &[
             ("plan", Text),
             ("overrides", Text),
             ("created_at", Time),
+            ("password_hash", Text),
+            ("email_verified_at", Time),
+            ("status", Text),
+            ("role", Text),
         ],
     },
     Table {
@@ -66,6 +72,8 @@ const TABLES: &[Table] = &[
             ("created_at", Time),
             ("last_used_at", Time),
             ("settings", Text),
+            ("name", Text),
+            ("last_four", Text),
         ],
     },
     Table {
@@ -131,6 +139,39 @@ const TABLES: &[Table] = &[
     Table {
         name: "salts",
         columns: &[("day", Day), ("salt", Bytes)],
+    },
+    Table {
+        name: "tokens",
+        columns: &[
+            ("hash", Bytes),
+            ("account_id", Kind::Uuid),
+            ("purpose", Text),
+            ("new_email", Text),
+            ("created_at", Time),
+            ("expires_at", Time),
+        ],
+    },
+    Table {
+        name: "sessions",
+        columns: &[
+            ("hash", Bytes),
+            ("account_id", Kind::Uuid),
+            ("created_at", Time),
+            ("last_seen_at", Time),
+            ("user_agent", Text),
+        ],
+    },
+    Table {
+        name: "plan_requests",
+        columns: &[
+            ("account_id", Kind::Uuid),
+            ("plan", Text),
+            ("created_at", Time),
+        ],
+    },
+    Table {
+        name: "daily_usage",
+        columns: &[("account_id", Kind::Uuid), ("day", Day), ("count", Int8)],
     },
 ];
 
@@ -549,4 +590,80 @@ fn from_postgres(row: &postgres::Row, i: usize, kind: Kind) -> Result<Value, pos
                 .map(|n| Value::Int(i64::from(n))),
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use qr_test_support::servers::postgres::PgCluster;
+
+    use super::*;
+
+    /// `table.column` for every column of [`TABLES`].
+    fn listed() -> BTreeSet<String> {
+        TABLES
+            .iter()
+            .flat_map(|t| t.columns.iter().map(|(c, _)| format!("{}.{c}", t.name)))
+            .collect()
+    }
+
+    /// Fails naming the columns a schema has and the list lacks, and the other way round.
+    fn same_columns(schema: &BTreeSet<String>, engine: &str) {
+        let listed = listed();
+        let missing: Vec<&String> = schema.difference(&listed).collect();
+        let stale: Vec<&String> = listed.difference(schema).collect();
+        assert!(
+            missing.is_empty() && stale.is_empty(),
+            "{engine}'s schema has columns the copy skips: {missing:?}; the copy lists columns {engine} lacks: {stale:?}"
+        );
+    }
+
+    /// Tables and columns of the schemas that are not data: the version counter and SQLite's
+    /// own bookkeeping.
+    fn is_data(table: &str) -> bool {
+        table != "meta" && table != "qr_schema" && !table.starts_with("sqlite_")
+    }
+
+    #[test]
+    fn every_table_and_column_is_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("qr.db");
+        drop(Database::open(&Location::Sqlite(path.clone())).unwrap());
+        let sqlite = rusqlite::Connection::open(&path).unwrap();
+        let mut statement = sqlite
+            .prepare(
+                "SELECT m.name, c.name FROM sqlite_schema AS m, pragma_table_info(m.name) AS c
+                 WHERE m.type = 'table'",
+            )
+            .unwrap();
+        let in_sqlite: BTreeSet<String> = statement
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .filter(|(table, _)| is_data(table))
+            .map(|(table, column)| format!("{table}.{column}"))
+            .collect();
+        same_columns(&in_sqlite, "SQLite");
+
+        let Some(cluster) = PgCluster::shared("the copy's table list") else {
+            return;
+        };
+        let url = cluster.create_database();
+        drop(Database::open(&Location::Postgres(url.clone())).unwrap());
+        let mut client = postgres::Client::connect(&url, NoTls).unwrap();
+        let in_postgres: BTreeSet<String> = client
+            .query(
+                "SELECT table_name::text, column_name::text FROM information_schema.columns
+                 WHERE table_schema = current_schema()",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1)))
+            .filter(|(table, _)| is_data(table))
+            .map(|(table, column)| format!("{table}.{column}"))
+            .collect();
+        same_columns(&in_postgres, "PostgreSQL");
+    }
 }

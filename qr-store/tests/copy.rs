@@ -1,10 +1,10 @@
-//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record, and answers the same there.
+//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's passwords, tokens, sessions, plan requests and daily counts included), and answers the same there.
 
 use std::sync::Arc;
 
 use qr_domain::chrono::{Duration, TimeZone, Utc};
-use qr_domain::service::{Resolution, Visit};
-use qr_domain::{AnalyticsQuery, KeyMode, NoGeoLocator, Plan, Service, TestClock};
+use qr_domain::service::{Resolution, SignUp, Visit};
+use qr_domain::{AnalyticsQuery, KeyMode, NoGeoLocator, Plan, Service, TestClock, TokenPurpose};
 use qr_store::copy::{CopyError, copy};
 use qr_store::{Database, Location};
 use qr_test_support::servers::postgres::PgCluster;
@@ -18,6 +18,7 @@ fn visit(i: u32, agent: &str) -> Visit {
     }
 }
 
+const PASSWORD: &str = "plum tree at dawn";
 const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 const DESKTOP: &str =
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0";
@@ -62,6 +63,23 @@ fn a_deployment_moves_to_postgres_without_loss() {
     }
     sqlite.record_scan(&gone, &visit(1, PHONE)).unwrap();
     sqlite.delete_link(other.id, gone.id).unwrap();
+    // The dashboard's records: a customer with a password who asked for Pro (a plan request),
+    // has a verification link waiting (a token) and is logged in (a session).
+    let SignUp::Created {
+        account: customer,
+        requested: Some(Plan::Pro),
+    } = sqlite
+        .sign_up("customer@example.com", PASSWORD, Plan::Pro)
+        .unwrap()
+    else {
+        panic!("a new account with a plan request");
+    };
+    let (_, verification) = sqlite
+        .issue_token(customer.id, TokenPurpose::Verify)
+        .unwrap();
+    let (_, session) = sqlite
+        .log_in("customer@example.com", PASSWORD, None, Some(DESKTOP))
+        .unwrap();
     let query = AnalyticsQuery::default();
     let before = sqlite.analytics(&owner, kept.id, &query).unwrap();
     sqlite.shutdown().unwrap();
@@ -70,13 +88,16 @@ fn a_deployment_moves_to_postgres_without_loss() {
     let to = Location::Postgres(cluster.create_database());
     let report = copy(&from, &to).unwrap();
     let rows = |table: &str| report.iter().find(|r| r.table == table).unwrap().rows;
-    assert_eq!(rows("accounts"), 2);
     assert_eq!(rows("api_keys"), 1);
     assert_eq!(rows("links"), 1);
     assert_eq!(rows("tombstones"), 1);
     assert_eq!(rows("scans"), 120);
     assert_eq!(rows("usage"), 1);
     assert!(rows("daily_dims") > 0 && rows("salts") > 0);
+    for table in ["tokens", "sessions", "plan_requests", "daily_usage"] {
+        assert_eq!(rows(table), 1, "{table}");
+    }
+    assert_eq!(rows("accounts"), 3);
 
     let pg = Service::new(
         Arc::new(Database::open(&to).unwrap()),
@@ -88,6 +109,36 @@ fn a_deployment_moves_to_postgres_without_loss() {
     assert_eq!(moved.key.id, key.id);
     assert_eq!(moved.account, owner);
     assert_eq!(pg.usage(&moved).usage.current, 3);
+    let day_one = Utc
+        .with_ymd_and_hms(2024, 5, 1, 0, 0, 0)
+        .unwrap()
+        .date_naive();
+    assert!(
+        pg.daily_requests(owner.id).unwrap().contains(&(day_one, 3)),
+        "the chart's daily counts moved"
+    );
+    // The customer's session, plan request, verification link and password work on PostgreSQL.
+    let ctx = pg
+        .session(session.expose())
+        .unwrap()
+        .expect("the session moved");
+    assert_eq!(ctx.account.id, customer.id);
+    assert_eq!(
+        pg.pending_plan_request(customer.id)
+            .unwrap()
+            .map(|r| r.plan),
+        Some(Plan::Pro)
+    );
+    assert!(
+        pg.verify_email(verification.expose())
+            .unwrap()
+            .email_verified_at
+            .is_some()
+    );
+    let (logged_in, _) = pg
+        .log_in("customer@example.com", PASSWORD, None, Some(PHONE))
+        .unwrap();
+    assert_eq!(logged_in.id, customer.id);
     assert_eq!(pg.analytics(&owner, kept.id, &query).unwrap(), before);
     assert_eq!(
         pg.resolve(gone.short_code.as_str()).unwrap(),
@@ -115,7 +166,7 @@ fn a_deployment_moves_to_postgres_without_loss() {
             again,
             CopyError::NotEmpty {
                 table: "accounts",
-                rows: 2,
+                rows: 3,
                 ..
             }
         ),

@@ -661,3 +661,91 @@ fn completions_and_manual() {
         assert!(dir.path().join(page).exists(), "{page}");
     }
 }
+
+/// The dashboard's administration from the command line: verification by hand, password links,
+/// plan requests, disabling and roles.
+#[test]
+fn dashboard_administration() {
+    use std::sync::Arc;
+
+    use qr_domain::{NoGeoLocator, Plan, Service, SystemClock};
+
+    let ws = Workspace::new();
+    ws.ok(&["accounts", "create", "--email", "a@example.com"]);
+    let link = ws.ok(&[
+        "accounts",
+        "reset-link",
+        "--email",
+        "a@example.com",
+        "--base-url",
+        "https://qr.example.com/",
+    ]);
+    let token = link
+        .trim()
+        .strip_prefix("https://qr.example.com/dashboard/reset?token=")
+        .unwrap_or_else(|| panic!("a reset link: {link}"));
+    assert!(
+        token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{link}"
+    );
+    let shown = json(&ws.ok(&["accounts", "show", "--email", "a@example.com", "--json"]));
+    assert_eq!(shown["emailVerifiedAt"], Value::Null);
+    assert_eq!(
+        (shown["status"].as_str(), shown["role"].as_str()),
+        (Some("active"), Some("customer"))
+    );
+    let verified = json(&ws.ok(&["accounts", "verify", "--email", "a@example.com", "--json"]));
+    assert!(verified["emailVerifiedAt"].is_string(), "{verified}");
+
+    // A plan request, as the dashboard files it.
+    {
+        let store = qr_sqlite::SqliteStore::open(ws.db()).unwrap();
+        let svc = Service::new(Arc::new(store), SystemClock, Arc::new(NoGeoLocator)).unwrap();
+        let account = svc
+            .account_by_email(&qr_domain::Email::parse("a@example.com").unwrap())
+            .unwrap()
+            .unwrap();
+        svc.request_plan(account.id, Plan::Pro).unwrap();
+    }
+    let pending = json(&ws.ok(&["accounts", "requests", "--json"]));
+    assert_eq!(pending[0]["email"], "a@example.com");
+    assert_eq!(
+        (
+            pending[0]["plan"].as_str(),
+            pending[0]["requestedPlan"].as_str()
+        ),
+        (Some("free"), Some("pro"))
+    );
+    assert!(ws.ok(&["accounts", "requests"]).contains("a@example.com"));
+    let approved = json(&ws.ok(&["accounts", "approve", "--email", "a@example.com", "--json"]));
+    assert_eq!(approved["plan"], "pro");
+    ws.qr(&["accounts", "decline", "--email", "a@example.com"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("has no pending plan request"));
+
+    let disabled = json(&ws.ok(&["accounts", "disable", "--email", "a@example.com", "--json"]));
+    assert_eq!(disabled["status"], "disabled");
+    let enabled = json(&ws.ok(&["accounts", "enable", "--email", "a@example.com", "--json"]));
+    assert_eq!(enabled["status"], "active");
+    let admin = json(&ws.ok(&[
+        "accounts",
+        "set-role",
+        "--email",
+        "a@example.com",
+        "--role",
+        "admin",
+        "--json",
+    ]));
+    assert_eq!(admin["role"], "admin");
+    ws.qr(&[
+        "accounts",
+        "set-role",
+        "--email",
+        "a@example.com",
+        "--role",
+        "owner",
+    ])
+    .assert()
+    .code(2);
+}

@@ -18,6 +18,10 @@ pub fn qr() -> assert_cmd::Command {
         "QR_GEOIP_DB",
         "QR_TRUSTED_PROXIES",
         "QR_ALLOW_PRIVATE_LOGO_HOSTS",
+        "QR_SIGNUP",
+        "QR_SELF_SERVICE_PLANS",
+        "QR_SMTP_URL",
+        "QR_MAIL_FROM",
         "NO_COLOR",
     ] {
         cmd.env_remove(var);

@@ -184,4 +184,24 @@ fn every_json_output_is_camel_case_with_one_shape_per_command() {
     check(&ws, "usage", |e| {
         strings(&["usage", "--email", e, "--json"])
     });
+    check(&ws, "accounts verify", |e| {
+        strings(&["accounts", "verify", "--email", e, "--json"])
+    });
+    check(&ws, "accounts set-role", |e| {
+        strings(&[
+            "accounts", "set-role", "--email", e, "--role", "admin", "--json",
+        ])
+    });
+    check(&ws, "accounts disable", |e| {
+        strings(&["accounts", "disable", "--email", e, "--json"])
+    });
+    check(&ws, "accounts enable", |e| {
+        strings(&["accounts", "enable", "--email", e, "--json"])
+    });
+    check(&ws, "accounts reset-link", |e| {
+        strings(&["accounts", "reset-link", "--email", e, "--json"])
+    });
+    check(&ws, "accounts requests", |_| {
+        strings(&["accounts", "requests", "--json"])
+    });
 }

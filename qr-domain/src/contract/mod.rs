@@ -4,11 +4,15 @@
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks of the store traits
 //! themselves are in `store.rs`, those of the service rules on top of them in `service.rs`,
-//! so both adapters prove the same behaviour; this file holds the macro and shared fixtures.
+//! those of the dashboard's records (accounts' passwords, roles and status, tokens, sessions,
+//! plan requests, daily usage, deletion) in `credentials.rs` and of its rules in `dashboard.rs`,
+//! so every adapter proves the same behaviour; this file holds the macro and shared fixtures.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
 //! fails until it is also in the macro's list.
 #![allow(clippy::missing_panics_doc)]
 
+pub mod credentials;
+pub mod dashboard;
 pub mod service;
 pub mod store;
 
@@ -24,7 +28,7 @@ use crate::geo::NoGeoLocator;
 use crate::ids::{AccountId, KeyId, LinkId};
 use crate::key::{ApiKey, ApiKeySecret, KeyMode};
 use crate::link::{Link, LinkName, TargetUrl};
-use crate::plan::{EnterpriseOverrides, Plan};
+use crate::plan::Plan;
 use crate::scan::{Device, NewScan};
 use crate::service::{Service, Visit};
 use crate::shortcode::ShortCode;
@@ -63,10 +67,19 @@ macro_rules! contract_suite {
                 service_analytics_window, service_short_code_lookup,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,
                 service_access_rules, service_caches_follow_changes,
-                service_one_account_per_email, service_store_health
+                service_one_account_per_email, service_store_health;
+            credentials:
+                accounts_keep_dashboard_fields, tokens_are_single_use_and_replaced,
+                sessions_roundtrip_and_end, plan_requests_roundtrip, daily_usage_adds_up,
+                delete_account_removes_everything, prune_credentials_removes_ended;
+            dashboard:
+                dashboard_signup_and_plan_requests, dashboard_verification_tokens,
+                dashboard_password_reset, dashboard_login_and_sessions, dashboard_email_change,
+                dashboard_disable_and_roles, dashboard_account_deletion,
+                dashboard_usage_renders_and_own_keys, dashboard_link_search
         }
     };
-    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*) => {
+    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*) => {
         $(
             #[test]
             fn $store() {
@@ -82,11 +95,27 @@ macro_rules! contract_suite {
                 $crate::contract::service::$service(store);
             }
         )*
+        $(
+            #[test]
+            fn $credentials() {
+                let Some((_guard, store)) = ($make)() else { return };
+                $crate::contract::credentials::$credentials(store);
+            }
+        )*
+        $(
+            #[test]
+            fn $dashboard() {
+                let Some((_guard, store)) = ($make)() else { return };
+                $crate::contract::dashboard::$dashboard(store);
+            }
+        )*
     };
-    (@names; store: $($store:ident),*; service: $($service:ident),*) => {
+    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*) => {
         (
             [$(stringify!($store)),*],
             [$(stringify!($service)),*],
+            [$(stringify!($credentials)),*],
+            [$(stringify!($dashboard)),*],
         )
     };
 }
@@ -101,13 +130,12 @@ fn day(s: &str) -> NaiveDate {
 
 fn account(plan: Plan) -> Account {
     let id = AccountId::random();
-    Account {
+    Account::new(
         id,
-        email: Email::parse(&format!("owner-{id}@example.com")).expect("valid"),
+        Email::parse(&format!("owner-{id}@example.com")).expect("valid"),
         plan,
-        overrides: EnterpriseOverrides::default(),
-        created_at: t("2024-01-01T00:00:00Z"),
-    }
+        t("2024-01-01T00:00:00Z"),
+    )
 }
 
 fn key_for(account: AccountId) -> (ApiKey, ApiKeySecret) {
@@ -118,6 +146,8 @@ fn key_for(account: AccountId) -> (ApiKey, ApiKeySecret) {
         mode: KeyMode::Live,
         hash: secret.hash(),
         display_prefix: secret.display_prefix(),
+        last_four: secret.last_four(),
+        name: "Server".to_owned(),
         created_at: t("2024-01-01T00:00:00Z"),
         last_used_at: None,
         settings: KeySettings::default(),
@@ -213,7 +243,7 @@ mod tests {
 
     #[test]
     fn every_check_is_in_the_suite() {
-        let (store, service) = crate::contract_suite!(@list names);
+        let (store, service, credentials, dashboard) = crate::contract_suite!(@list names);
         assert_eq!(
             sorted(store),
             checks_in(include_str!("store.rs")),
@@ -223,6 +253,16 @@ mod tests {
             sorted(service),
             checks_in(include_str!("service.rs")),
             "contract_suite! must list exactly the pub fn checks of contract/service.rs"
+        );
+        assert_eq!(
+            sorted(credentials),
+            checks_in(include_str!("credentials.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/credentials.rs"
+        );
+        assert_eq!(
+            sorted(dashboard),
+            checks_in(include_str!("dashboard.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/dashboard.rs"
         );
     }
 }

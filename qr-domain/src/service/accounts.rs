@@ -8,7 +8,7 @@ use crate::account::{Account, Email, EmailError};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
-use crate::key::KeyGenError;
+use crate::key::{KeyGenError, KeyNameError};
 use crate::plan::{EnterpriseOverrides, Plan, PlanError};
 use crate::store::{ReadTx, Store};
 
@@ -30,9 +30,28 @@ pub enum AdminError {
     /// No account with this id.
     #[error("account {0} not found")]
     AccountNotFound(AccountId),
-    /// No key with this id.
+    /// No key with this id (or not one of the account's own).
     #[error("API key {0} not found")]
     KeyNotFound(KeyId),
+    /// The acting account may not do this (not an admin, or an owner-only change); the
+    /// dashboard answers it like a page that does not exist.
+    #[error("not allowed")]
+    NotAllowed,
+    /// The owner account cannot be disabled, demoted or deleted.
+    #[error("the owner account cannot be changed this way")]
+    OwnerProtected,
+    /// An admin cannot disable or demote their own account.
+    #[error("you cannot do this to your own account")]
+    OwnAccount,
+    /// The account has no pending plan request.
+    #[error("account {0} has no pending plan request")]
+    NoPlanRequest(AccountId),
+    /// Keys are issued only once the address is verified.
+    #[error("verify your e-mail address before creating a key")]
+    NotVerified,
+    /// The key name is invalid.
+    #[error(transparent)]
+    KeyName(#[from] KeyNameError),
     /// Generating a secret failed.
     #[error(transparent)]
     KeyGen(#[from] KeyGenError),
@@ -42,22 +61,28 @@ pub enum AdminError {
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Creates an account; its e-mail address must not belong to another account.
+    /// Creates an account (the operator's way: no password, not verified); its e-mail address
+    /// must not belong to another account.
     pub fn create_account(&self, email: &str, plan: Plan) -> Result<Account, AdminError> {
-        let account = Account {
-            id: AccountId::random(),
-            email: Email::parse(email)?,
+        let account = Account::new(
+            AccountId::random(),
+            Email::parse(email)?,
             plan,
-            overrides: EnterpriseOverrides::default(),
-            created_at: self.clock.now(),
-        };
+            self.clock.now(),
+        );
+        self.insert_new_account(&account)?;
+        Ok(account)
+    }
+
+    /// Stores a new account whose address must be free, and drops cached keys and accounts.
+    pub(super) fn insert_new_account(&self, account: &Account) -> Result<(), AdminError> {
         self.store.write(|tx| {
-            ensure_email_free(tx, &account)?;
-            tx.insert_account(&account)?;
+            ensure_email_free(tx, account)?;
+            tx.insert_account(account)?;
             Ok::<_, AdminError>(())
         })?;
         self.invalidate_cache();
-        Ok(account)
+        Ok(())
     }
 
     /// The account with this id.
@@ -77,7 +102,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.read(|tx| tx.account_by_email(email))
     }
 
-    fn change_account(
+    /// Changes an account in one write transaction (the e-mail address stays unique) and drops
+    /// cached keys and accounts.
+    pub(super) fn change_account(
         &self,
         id: AccountId,
         change: impl FnOnce(&mut Account) -> Result<(), AdminError>,
@@ -129,7 +156,7 @@ impl<S: Store, C: Clock> Service<S, C> {
 
 /// Refuses `account`'s e-mail address when another account has it. The store's unique index
 /// backs this up, but would only answer with a generic conflict.
-fn ensure_email_free(tx: &dyn ReadTx, account: &Account) -> Result<(), AdminError> {
+pub(super) fn ensure_email_free(tx: &dyn ReadTx, account: &Account) -> Result<(), AdminError> {
     match tx.account_by_email(&account.email)? {
         Some(other) if other.id != account.id => Err(AdminError::EmailTaken(account.email.clone())),
         _ => Ok(()),

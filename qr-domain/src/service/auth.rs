@@ -3,17 +3,19 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use chrono::{Datelike, NaiveDate};
+
 use thiserror::Error;
 
 use super::{AdminError, Service};
 use crate::access::{AccessError, AccessRequest, Endpoint, KeySettings, check_access};
-use crate::account::Account;
+use crate::account::{Account, AccountStatus};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
-use crate::key::{ApiKey, ApiKeySecret, KeyFormatError, KeyMode};
+use crate::key::{ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyFormatError, KeyMode, parse_key_name};
 use crate::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
-use crate::plan::PlanLimits;
+use crate::plan::{Feature, PlanLimits};
 use crate::store::Store;
 
 /// An authenticated caller: the key and its account as of the last configuration change.
@@ -80,6 +82,36 @@ impl<S: Store, C: Clock> Service<S, C> {
         account: AccountId,
         mode: KeyMode,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+        self.insert_key(account, DEFAULT_KEY_NAME.to_owned(), mode, |_| Ok(()))
+    }
+
+    /// Creates a key named `name` for the account's owner in the dashboard: only once the
+    /// address is verified, and only for an active account.
+    pub fn create_own_key(
+        &self,
+        account: AccountId,
+        name: &str,
+        mode: KeyMode,
+    ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+        let name = parse_key_name(name)?;
+        self.insert_key(account, name, mode, |owner| {
+            if owner.status != AccountStatus::Active {
+                Err(AdminError::NotAllowed)
+            } else if !owner.is_verified() {
+                Err(AdminError::NotVerified)
+            } else {
+                Ok(())
+            }
+        })
+    }
+
+    fn insert_key(
+        &self,
+        account: AccountId,
+        name: String,
+        mode: KeyMode,
+        allowed: impl FnOnce(&Account) -> Result<(), AdminError>,
+    ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let secret = ApiKeySecret::generate(mode)?;
         let key = ApiKey {
             id: KeyId::random(),
@@ -87,19 +119,57 @@ impl<S: Store, C: Clock> Service<S, C> {
             mode,
             hash: secret.hash(),
             display_prefix: secret.display_prefix(),
+            last_four: secret.last_four(),
+            name,
             created_at: self.clock.now(),
             last_used_at: None,
             settings: KeySettings::default(),
         };
         self.store.write(|tx| {
-            if tx.account(account)?.is_none() {
-                return Err(AdminError::AccountNotFound(account));
-            }
+            let owner = tx
+                .account(account)?
+                .ok_or(AdminError::AccountNotFound(account))?;
+            allowed(&owner)?;
             tx.insert_key(&key)?;
-            Ok(())
+            Ok::<_, AdminError>(())
         })?;
         self.invalidate_cache();
         Ok((key, secret))
+    }
+
+    /// One of the account's own keys; another account's key is "not found".
+    pub fn own_key(&self, account: AccountId, id: KeyId) -> Result<ApiKey, AdminError> {
+        self.store
+            .read(|tx| tx.key(id))?
+            .filter(|k| k.account_id == account)
+            .ok_or(AdminError::KeyNotFound(id))
+    }
+
+    /// [`Service::regenerate_key`] for one of the account's own keys.
+    pub fn regenerate_own_key(
+        &self,
+        account: AccountId,
+        id: KeyId,
+    ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+        self.own_key(account, id)?;
+        self.regenerate_key(id)
+    }
+
+    /// [`Service::update_key_settings`] for one of the account's own keys.
+    pub fn update_own_key_settings(
+        &self,
+        account: AccountId,
+        id: KeyId,
+        settings: KeySettings,
+    ) -> Result<ApiKey, AdminError> {
+        self.own_key(account, id)?;
+        self.update_key_settings(id, settings)
+    }
+
+    /// [`Service::delete_key`] for one of the account's own keys.
+    pub fn revoke_own_key(&self, account: AccountId, id: KeyId) -> Result<(), AdminError> {
+        self.own_key(account, id)?;
+        self.delete_key(id)
     }
 
     /// The key with this id.
@@ -123,6 +193,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             let mut key = tx.key(id)?.ok_or(AdminError::KeyNotFound(id))?;
             key.hash = secret.hash();
             key.display_prefix = secret.display_prefix();
+            key.last_four = secret.last_four();
             tx.update_key(&key)?;
             Ok::<_, AdminError>(key)
         })?;
@@ -184,8 +255,10 @@ impl<S: Store, C: Clock> Service<S, C> {
                     let Some(key) = tx.key_by_hash(&hash)? else {
                         return Ok::<_, StoreError>(CachedKey::Unknown);
                     };
+                    // A disabled account's keys fail like revoked ones.
                     Ok(tx
                         .account(key.account_id)?
+                        .filter(|account| account.status == AccountStatus::Active)
                         .map_or(CachedKey::Unknown, |account| {
                             CachedKey::Known(Arc::new(AuthContext { key, account }))
                         }))
@@ -303,6 +376,54 @@ impl<S: Store, C: Clock> Service<S, C> {
             ctx.account.plan,
             &ctx.limits(),
         )
+    }
+
+    /// API requests per UTC day of the current month up to today, every day included (zeros
+    /// too): the stored counts plus what this process has not flushed yet.
+    pub fn daily_requests(&self, account: AccountId) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        let today = self.clock.now().date_naive();
+        let first = today.with_day(1).unwrap_or(today);
+        let stored = self
+            .store
+            .read(|tx| tx.daily_usage(account, first, today))?;
+        Ok(first
+            .iter_days()
+            .take_while(|d| *d <= today)
+            .map(|day| {
+                let saved = stored
+                    .iter()
+                    .find(|(d, _)| *d == day)
+                    .map_or(0, |(_, n)| *n);
+                let pending = if day == today {
+                    self.meter.unflushed_daily(account, day)
+                } else {
+                    0
+                };
+                (day, saved + pending)
+            })
+            .collect())
+    }
+
+    /// Admits a dashboard preview or download for the account: the plan's per-second rate (at
+    /// least 5 a second, 2 seconds' worth at once), never counted against the monthly quota
+    /// (they are not API requests). `Err` holds the seconds to wait.
+    pub fn admit_render(&self, account: &Account) -> Result<(), u64> {
+        self.meter
+            .admit_render(self.clock.now(), account.id, account.limits().per_second)
+    }
+
+    /// Refuses a dashboard render that uses a feature the account's plan lacks (a logo below
+    /// Pro), as the API refuses it with 403.
+    pub fn check_features(
+        &self,
+        account: &Account,
+        features: &[Feature],
+    ) -> Result<(), AccessError> {
+        let limits = account.limits();
+        match features.iter().find(|f| !limits.includes(**f)) {
+            Some(missing) => Err(AccessError::FeatureNotInPlan(*missing)),
+            None => Ok(()),
+        }
     }
 
     /// The usage object of any account (for the CLI); counts from this process's memory.

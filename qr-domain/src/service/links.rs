@@ -23,6 +23,15 @@ pub enum Resolution {
     Unknown,
 }
 
+/// Which page of a link list: numbered from 1, of `size` links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkPage {
+    /// The page number, from 1.
+    pub number: usize,
+    /// Links per page.
+    pub size: usize,
+}
+
 /// How long a cached link is used. Changes made through this service show at once; changes
 /// made by another process (the CLI) show within this time.
 pub const LINK_CACHE_TTL: Duration = Duration::from_secs(1);
@@ -88,6 +97,39 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// The account's links, oldest first.
     pub fn links(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
         self.store.read(|tx| tx.links_of(account))
+    }
+
+    /// How many links the account holds (one count, not the links themselves).
+    pub fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
+        self.store.read(|tx| tx.count_links(account))
+    }
+
+    /// One page of the account's links, newest first, whose name, target URL or short code
+    /// contains `text` (ignoring case; empty matches all), with the number of matches.
+    pub fn search_links(
+        &self,
+        account: AccountId,
+        text: &str,
+        page: LinkPage,
+    ) -> Result<(Vec<Link>, usize), StoreError> {
+        let needle = text.trim().to_lowercase();
+        let mut found: Vec<Link> = self
+            .links(account)?
+            .into_iter()
+            .filter(|l| {
+                needle.is_empty()
+                    || l.name.as_str().to_lowercase().contains(&needle)
+                    || l.target_url.as_str().to_lowercase().contains(&needle)
+                    || l.short_code.as_str().to_lowercase().contains(&needle)
+            })
+            .collect();
+        found.reverse();
+        let total = found.len();
+        let start = page.number.saturating_sub(1).saturating_mul(page.size);
+        Ok((
+            found.into_iter().skip(start).take(page.size).collect(),
+            total,
+        ))
     }
 
     /// Changes the given fields; updatedAt is set whenever at least one field is given.

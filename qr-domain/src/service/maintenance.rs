@@ -11,6 +11,7 @@ use super::Service;
 use crate::analytics::retention_first_day;
 use crate::clock::Clock;
 use crate::error::StoreError;
+use crate::session::{SESSION_ABSOLUTE, SESSION_IDLE};
 use crate::store::Store;
 
 /// What a pruning run removed.
@@ -18,6 +19,8 @@ use crate::store::Store;
 pub struct PruneReport {
     /// Scans deleted because they are older than their account's retention.
     pub scans_deleted: u64,
+    /// Expired one-time tokens and ended sessions deleted.
+    pub credentials_deleted: u64,
 }
 
 /// A background thread that calls [`Service::flush`] periodically and once more when stopped.
@@ -31,12 +34,15 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// least once a second (see [`Flusher`]) and at shutdown.
     pub fn flush(&self) -> Result<(), StoreError> {
         let dirty = self.meter.take_dirty(self.clock.now());
-        if dirty.usage.is_empty() && dirty.last_used.is_empty() {
+        if dirty.usage.is_empty() && dirty.last_used.is_empty() && dirty.daily.is_empty() {
             return Ok(());
         }
         let result = self.store.write(|tx| {
             for (month, counts) in &dirty.usage {
                 tx.save_usage(*month, counts)?;
+            }
+            for (day, counts) in &dirty.daily {
+                tx.add_daily_usage(*day, counts)?;
             }
             tx.touch_keys(&dirty.last_used)
         });
@@ -46,10 +52,12 @@ impl<S: Store, C: Clock> Service<S, C> {
         result
     }
 
-    /// Deletes scans older than each account's retention and destroys stale visitor salts.
-    /// Run it periodically (hourly is plenty); analytics never report expired scans either way.
+    /// Deletes scans older than each account's retention, destroys stale visitor salts, and
+    /// deletes expired tokens and ended sessions. Run it periodically (hourly is plenty);
+    /// analytics never report expired scans, and ended sessions and tokens never work, either way.
     pub fn prune(&self) -> Result<PruneReport, StoreError> {
-        let today = self.clock.now().date_naive();
+        let now = self.clock.now();
+        let today = now.date_naive();
         let mut report = PruneReport::default();
         for account in self.accounts()? {
             if let Some(first) = retention_first_day(today, account.limits().retention) {
@@ -59,6 +67,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         let keep_from = today.checked_sub_days(Days::new(1)).unwrap_or(today);
         self.store
             .write(|tx| tx.forget_visitors_before(keep_from))?;
+        report.credentials_deleted = self
+            .store
+            .write(|tx| tx.prune_credentials(now, now - SESSION_IDLE, now - SESSION_ABSOLUTE))?;
         Ok(report)
     }
 

@@ -8,16 +8,21 @@
 //!
 //! The methods are grouped by seam, one file each: `accounts`, `auth` (keys and the
 //! request path), `links` (links and short-code resolution), `scans`, `analytics` and
-//! `maintenance` (flush, prune, shutdown, the [`Flusher`]). `cache` holds the one cache type
-//! behind the four in-memory caches.
+//! `maintenance` (flush, prune, shutdown, the [`Flusher`]); for the dashboard, `customers`
+//! (sign-up, e-mailed tokens, passwords, e-mail changes, deletion), `sessions` (login and
+//! sessions) and `admin` (roles, plan requests, disabling). `cache` holds the one cache type
+//! behind the in-memory caches, `throttle` the GCRA throttles of failures and attempts.
 
 mod accounts;
+mod admin;
 mod analytics;
 mod auth;
 mod cache;
+mod customers;
 mod links;
 mod maintenance;
 mod scans;
+mod sessions;
 mod throttle;
 
 use std::sync::Arc;
@@ -25,6 +30,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use crate::account::SignupPolicy;
 use crate::analytics::StatsRows;
 use crate::clock::Clock;
 use crate::error::StoreError;
@@ -39,15 +45,20 @@ use crate::store::Store;
 use crate::writer::ScanWriter;
 
 pub use accounts::AdminError;
+pub use admin::{AccountSummary, Actor};
 pub use auth::{AuthContext, AuthError};
-pub use links::{LINK_CACHE_TTL, Resolution};
+pub use customers::{AccountError, PlanChange, SignUp};
+pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
 pub use maintenance::{Flusher, PruneReport};
 pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
-pub use throttle::AUTH_FAILURE_BURST;
+pub use sessions::{LoginError, SessionContext};
+pub use throttle::{
+    AUTH_FAILURE_BURST, FORM_ADDRESS_BURST, LOGIN_ACCOUNT_BURST, LOGIN_ADDRESS_BURST,
+};
 
 use auth::CachedKey;
 use cache::BoundedCache;
-use throttle::AuthThrottle;
+use throttle::{AuthThrottle, DashboardThrottles};
 
 /// Most keys kept in memory; beyond it the key cache starts over.
 const KEY_CACHE_MAX: usize = 100_000;
@@ -79,6 +90,10 @@ pub struct Service<S: Store, C: Clock> {
     visitors: BoundedCache<[u8; 16], (i64, u32)>,
     /// Failed authentications per client address.
     auth_failures: AuthThrottle,
+    /// Failed logins, sign-ups and e-mail requests of the dashboard.
+    dashboard: DashboardThrottles,
+    /// The operator's sign-up settings.
+    policy: SignupPolicy,
     writer: ScanWriter,
 }
 
@@ -115,8 +130,21 @@ impl<S: Store, C: Clock> Service<S, C> {
             salts: BoundedCache::new(SALT_CACHE_MAX),
             visitors: BoundedCache::new(VISITOR_CACHE_MAX),
             auth_failures: AuthThrottle::new(),
+            dashboard: DashboardThrottles::new(),
+            policy: SignupPolicy::default(),
             writer,
         })
+    }
+
+    /// The service with the operator's sign-up settings (the default: open, Free only).
+    pub fn with_signup_policy(mut self, policy: SignupPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The operator's sign-up settings.
+    pub fn signup_policy(&self) -> &SignupPolicy {
+        &self.policy
     }
 
     /// The current time of the service's clock.

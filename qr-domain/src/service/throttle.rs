@@ -1,5 +1,6 @@
-//! The throttle of failed authentication per client address: after a burst of 401s, an address's further unknown keys are refused without a lookup until it slows down.
+//! Throttles of failures and attempts (GCRA): failed API keys per client address, failed dashboard logins per address and per account, and sign-up and e-mail requests per address.
 
+use std::hash::Hash;
 use std::net::{IpAddr, Ipv6Addr};
 
 use chrono::{DateTime, Utc};
@@ -14,43 +15,54 @@ pub const AUTH_FAILURE_BURST: i64 = 20;
 /// Then one more failure is allowed every 3 s (20 a minute): a client with a typo in its key
 /// sees its 401s long before this, and a script trying keys is slowed to a crawl.
 const AUTH_FAILURE_INTERVAL_MICROS: i64 = 3_000_000;
-const AUTH_FAILURE_LIMITER: Gcra = Gcra {
-    interval: AUTH_FAILURE_INTERVAL_MICROS,
-    burst: AUTH_FAILURE_BURST,
-};
 /// Most addresses tracked; beyond it the throttle starts over (16 bytes + 8 each: 2.4 MB).
 const THROTTLE_CACHE_MAX: usize = 100_000;
+
+/// Failed dashboard logins one address may make at once, then one every 6 s (10 a minute).
+pub const LOGIN_ADDRESS_BURST: i64 = 10;
+const LOGIN_ADDRESS_INTERVAL_MICROS: i64 = 6_000_000;
+/// Failed logins to one account at once, then one a minute: a guesser gets 1,440 tries a day
+/// however many addresses it has, while the owner, after a few typos, waits a minute.
+pub const LOGIN_ACCOUNT_BURST: i64 = 5;
+const LOGIN_ACCOUNT_INTERVAL_MICROS: i64 = 60_000_000;
+/// Sign-ups and e-mail requests (reset, new verification link) one address may make at once,
+/// then one every 30 s: each costs a password hash or an e-mail.
+pub const FORM_ADDRESS_BURST: i64 = 10;
+const FORM_ADDRESS_INTERVAL_MICROS: i64 = 30_000_000;
 
 /// Where failures are counted: an IPv4 address, an IPv6 /64 (one customer's network; a single
 /// host can pick any address in it), or "unknown" for requests whose address could not be read.
 type Bucket = Option<IpAddr>;
 
-/// GCRA state per address: the theoretical arrival time of the next failure, in microseconds.
-pub(super) struct AuthThrottle {
-    tats: BoundedCache<Bucket, i64>,
+/// GCRA state per key: the theoretical arrival time of the next event, in microseconds.
+pub(super) struct Throttle<K> {
+    tats: BoundedCache<K, i64>,
+    limiter: Gcra,
 }
 
-impl AuthThrottle {
-    pub(super) fn new() -> Self {
+impl<K: Eq + Hash> Throttle<K> {
+    fn new(interval_micros: i64, burst: i64) -> Self {
         Self {
             tats: BoundedCache::new(THROTTLE_CACHE_MAX),
+            limiter: Gcra {
+                interval: interval_micros,
+                burst,
+            },
         }
     }
 
-    /// Seconds the address must wait, if it is throttled now.
-    pub(super) fn throttled(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
+    /// Seconds `key` must wait, if it is throttled now.
+    pub(super) fn throttled(&self, key: &K, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
-        let tat = self.tats.get(&bucket(client))?;
-        gcra(Some(tat), now, AUTH_FAILURE_LIMITER)
-            .err()
-            .map(whole_seconds)
+        let tat = self.tats.get(key)?;
+        gcra(Some(tat), now, self.limiter).err().map(whole_seconds)
     }
 
-    /// Counts a failure; the seconds to wait when the address is now throttled.
-    pub(super) fn fail(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
+    /// Counts an event; the seconds to wait when `key` is now throttled.
+    pub(super) fn count(&self, key: K, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
-        self.tats.update(bucket(client), |tat| {
-            match gcra(tat.copied(), now, AUTH_FAILURE_LIMITER) {
+        self.tats.update(key, |tat| {
+            match gcra(tat.copied(), now, self.limiter) {
                 Ok(next) => (next, None),
                 // Over the budget: the state stays, so waiting is what ends the throttle.
                 Err(wait) => (tat.copied().unwrap_or(now), Some(whole_seconds(wait))),
@@ -59,7 +71,49 @@ impl AuthThrottle {
     }
 }
 
-fn bucket(client: Option<IpAddr>) -> Bucket {
+/// Failed API keys per client address.
+pub(super) struct AuthThrottle(Throttle<Bucket>);
+
+impl AuthThrottle {
+    pub(super) fn new() -> Self {
+        Self(Throttle::new(
+            AUTH_FAILURE_INTERVAL_MICROS,
+            AUTH_FAILURE_BURST,
+        ))
+    }
+
+    /// Seconds the address must wait, if it is throttled now.
+    pub(super) fn throttled(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
+        self.0.throttled(&bucket(client), now)
+    }
+
+    /// Counts a failure; the seconds to wait when the address is now throttled.
+    pub(super) fn fail(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
+        self.0.count(bucket(client), now)
+    }
+}
+
+/// Failed dashboard logins per client address and per account (by e-mail lookup key, so an
+/// address without an account is throttled like one with), and sign-up and e-mail requests
+/// per address.
+pub(super) struct DashboardThrottles {
+    pub(super) login_address: Throttle<Bucket>,
+    pub(super) login_account: Throttle<String>,
+    pub(super) forms: Throttle<Bucket>,
+}
+
+impl DashboardThrottles {
+    pub(super) fn new() -> Self {
+        Self {
+            login_address: Throttle::new(LOGIN_ADDRESS_INTERVAL_MICROS, LOGIN_ADDRESS_BURST),
+            login_account: Throttle::new(LOGIN_ACCOUNT_INTERVAL_MICROS, LOGIN_ACCOUNT_BURST),
+            forms: Throttle::new(FORM_ADDRESS_INTERVAL_MICROS, FORM_ADDRESS_BURST),
+        }
+    }
+}
+
+/// The bucket a client address counts in.
+pub(super) fn bucket(client: Option<IpAddr>) -> Bucket {
     client.map(canonical).map(|ip| match ip {
         IpAddr::V6(v6) => {
             let s = v6.segments();

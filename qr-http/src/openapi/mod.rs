@@ -112,9 +112,11 @@ fn json_content(schema: Value) -> Value {
     json!({"application/json": {"schema": schema}})
 }
 
-/// The keyed operations by path, in the route table's order.
-fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
-    let generate_parameters = schemas::settings()
+/// The query parameters of `GET /api/generate` as the document lists them (name, schema,
+/// description, example): the dashboard's designer builds its form from them, so it offers
+/// every parameter the API documents.
+pub fn generate_parameters() -> Vec<Value> {
+    schemas::settings()
         .into_iter()
         .map(|(name, schema)| {
             let (required, description, example) = match name {
@@ -203,7 +205,12 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
             };
             query(name, required, schema, description, example)
         })
-        .collect();
+        .collect()
+}
+
+/// The keyed operations by path, in the route table's order.
+fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
+    let generate_parameters = generate_parameters();
     let ok = |description: &str, schema: Value| json!({"200": {"description": description, "content": json_content(schema)}});
     vec![
         (

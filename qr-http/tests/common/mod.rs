@@ -1,6 +1,8 @@
 //! Shared helpers of the integration tests: a real server on an ephemeral port with a temporary database, and a small HTTP client.
 #![allow(dead_code)]
 
+pub mod web;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;

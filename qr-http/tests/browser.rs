@@ -1,0 +1,411 @@
+//! The customer's whole journey in a real browser (Debian's chromium driven through chromedriver by fantoccini): sign up, the verification mail on a loopback SMTP server, verify, log in, create a key, use it, regenerate it, create a link, scan it, and see the scan in the analytics.
+//!
+//! Skips with one line when chromium or chromedriver is missing, and fails instead when
+//! `QR_REQUIRE_SUITES` is set. With `QR_SCREENSHOT_DIR=DIR` it saves a screenshot of every page
+//! at a desktop and a phone width into DIR.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::TestServer;
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use qr_test_support::SmtpServer;
+use serde_json::json;
+
+const PASSWORD: &str = "plum tree at dawn";
+/// An ordinary desktop browser: a headless browser's own agent is a bot, whose scans are not
+/// recorded.
+const USER_AGENT: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|dir| PathBuf::from(dir).join(program))
+        .find(|p| p.is_file())
+}
+
+/// chromedriver on a free loopback port, stopped when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_driver(chromedriver: &PathBuf) -> Driver {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(chromedriver)
+        .arg(format!("--port={port}"))
+        .arg("--allowed-ips=127.0.0.1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Driver { child, port }
+}
+
+/// Saves screenshots of the current page at a desktop and a phone width when asked to.
+struct Camera {
+    dir: Option<PathBuf>,
+}
+
+impl Camera {
+    async fn snap(&self, browser: &Client, name: &str) {
+        let Some(dir) = &self.dir else { return };
+        for (suffix, width, height) in [("desktop", 1280, 1600), ("phone", 390, 1600)] {
+            browser.set_window_size(width, height).await.unwrap();
+            // A full-page screenshot: the window as tall as the page.
+            let tall = browser
+                .execute("return document.documentElement.scrollHeight;", vec![])
+                .await
+                .unwrap()
+                .as_u64()
+                .unwrap_or(1600)
+                .clamp(600, 6000);
+            browser
+                .set_window_size(width, tall as u32 + 140)
+                .await
+                .unwrap();
+            let png = browser.screenshot().await.unwrap();
+            std::fs::write(dir.join(format!("{name}-{suffix}.png")), png).unwrap();
+        }
+        browser.set_window_size(1280, 1000).await.unwrap();
+    }
+}
+
+async fn fill(browser: &Client, id: &str, text: &str) {
+    let field = match browser.wait().for_element(Locator::Id(id)).await {
+        Ok(field) => field,
+        Err(e) => panic!(
+            "no #{id} ({e}) on {:?}: {}",
+            browser.current_url().await,
+            browser.source().await.unwrap_or_default()
+        ),
+    };
+    field.clear().await.unwrap();
+    field.send_keys(text).await.unwrap();
+}
+
+async fn submit(browser: &Client, form_action: &str) {
+    browser
+        .wait()
+        .for_element(Locator::Css(&format!(
+            "form[action='{form_action}'] button[type=submit]"
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// The text of the first element matching `css` once it contains `want`, waiting up to 15 s
+/// (a page being replaced by the next one makes elements stale meanwhile).
+async fn expect_text(browser: &Client, css: &str, want: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Ok(element) = browser.find(Locator::Css(css)).await
+            && let Ok(text) = element.text().await
+            && text.contains(want)
+        {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no {css} with {want:?} on {:?}",
+            browser.current_url().await
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_customer_journey_in_a_real_browser() {
+    let (Some(chromium), Some(chromedriver)) = (which("chromium"), which("chromedriver")) else {
+        assert!(
+            std::env::var_os("QR_REQUIRE_SUITES").is_none(),
+            "the browser suite is required: apt-get install chromium chromium-driver"
+        );
+        eprintln!(
+            "skipped: the browser journey needs chromium and chromedriver (apt-get install chromium chromium-driver)"
+        );
+        return;
+    };
+    let camera = Camera {
+        dir: std::env::var_os("QR_SCREENSHOT_DIR").map(PathBuf::from),
+    };
+    if let Some(dir) = &camera.dir {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let smtp = SmtpServer::start();
+    let smtp_url = smtp.url();
+    let s = TestServer::start(move |c| c.smtp_url = Some(smtp_url)).await;
+    let base = format!("http://{}", s.addr);
+    let driver = start_driver(&chromedriver);
+    let profile = tempfile::tempdir().unwrap();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": chromium,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1280,1000",
+                format!("--user-data-dir={}", profile.path().display()),
+                format!("--user-agent={USER_AGENT}"),
+            ]
+        }),
+    );
+    let browser = ClientBuilder::new(HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("a chromium session");
+
+    // The landing page, then sign-up.
+    browser.goto(&format!("{base}/")).await.unwrap();
+    camera.snap(&browser, "landing").await;
+    browser
+        .find(Locator::LinkText("Create a free account"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    camera.snap(&browser, "signup").await;
+    fill(&browser, "email", "journey@example.com").await;
+    fill(&browser, "password", PASSWORD).await;
+    submit(&browser, "/dashboard/signup").await;
+    expect_text(&browser, "h1", "Check your inbox").await;
+
+    // The verification mail reaches the SMTP server; its link verifies the address.
+    let mail = smtp.wait_for(1, Duration::from_secs(15)).remove(0);
+    assert_eq!(mail.to, vec!["journey@example.com"]);
+    let link = mail
+        .link_containing("/dashboard/verify?token=")
+        .expect("a verification link");
+    browser.goto(&link).await.unwrap();
+    camera.snap(&browser, "verify").await;
+    submit(&browser, "/dashboard/verify").await;
+    expect_text(&browser, "h1", "Address verified").await;
+
+    // Log in.
+    browser
+        .goto(&format!("{base}/dashboard/login"))
+        .await
+        .unwrap();
+    fill(&browser, "email", "journey@example.com").await;
+    fill(&browser, "password", "not the password").await;
+    submit(&browser, "/dashboard/login").await;
+    expect_text(&browser, "#login-error", "not correct").await;
+    camera.snap(&browser, "login").await;
+    fill(&browser, "password", PASSWORD).await;
+    submit(&browser, "/dashboard/login").await;
+    expect_text(&browser, "h1", "Overview").await;
+
+    // A key: shown once in #new-api-key, with a copy button the script reveals.
+    browser
+        .goto(&format!("{base}/dashboard/keys"))
+        .await
+        .unwrap();
+    fill(&browser, "key-name", "Journey server").await;
+    submit(&browser, "/dashboard/keys").await;
+    let key = expect_text(&browser, "#new-api-key", "qrapi_live_").await;
+    assert!(key.starts_with("qrapi_live_") && key.len() == 43, "{key}");
+    let copy = browser
+        .find(Locator::Css("[data-copy='new-api-key']"))
+        .await
+        .unwrap();
+    assert!(
+        copy.is_displayed().await.unwrap(),
+        "the script shows the copy button"
+    );
+    camera.snap(&browser, "keys-new").await;
+    let generated = s.get("/api/generate?data=journey", &key).await;
+    assert_eq!(generated.status, 200);
+    assert_eq!(common::decode_png(&generated.body), "journey");
+
+    // Regenerate (confirming the dialog): the old key fails on the very next request.
+    browser
+        .goto(&format!("{base}/dashboard/keys"))
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Css("form[action$='/regenerate'] button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.accept_alert().await.unwrap();
+    let fresh = loop {
+        let shown = expect_text(&browser, "#new-api-key", "qrapi_live_").await;
+        if shown != key {
+            break shown;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_ne!(fresh, key);
+    s.get("/api/generate?data=journey", &key)
+        .await
+        .assert_error(401, "Invalid API key");
+    assert_eq!(
+        s.get("/api/generate?data=journey", &fresh).await.status,
+        200
+    );
+    browser
+        .goto(&format!("{base}/dashboard/keys"))
+        .await
+        .unwrap();
+    browser
+        .find(Locator::LinkText("Settings"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    camera.snap(&browser, "key-settings").await;
+
+    // A link whose target is this server (no traffic leaves loopback), then a scan of it.
+    browser
+        .goto(&format!("{base}/dashboard/links"))
+        .await
+        .unwrap();
+    fill(&browser, "link-name", "Journey flyer").await;
+    fill(&browser, "link-target", &format!("{base}/?from=flyer")).await;
+    submit(&browser, "/dashboard/links").await;
+    let short = expect_text(&browser, "code.short", "/r/").await;
+    camera.snap(&browser, "links").await;
+    browser.goto(&short).await.unwrap();
+    assert_eq!(
+        browser.current_url().await.unwrap().as_str(),
+        format!("{base}/?from=flyer")
+    );
+
+    // The scan shows on the link's analytics page.
+    browser
+        .goto(&format!("{base}/dashboard/links"))
+        .await
+        .unwrap();
+    browser
+        .find(Locator::LinkText("Analytics"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    expect_text(&browser, "#total-scans", "1").await;
+    let recent = expect_text(&browser, "#recent-scans", "Chrome").await;
+    assert!(
+        recent.contains("desktop") && recent.contains("Chrome"),
+        "{recent}"
+    );
+    camera.snap(&browser, "analytics").await;
+
+    // The other pages of the account, for the screenshots and the script's live preview.
+    browser
+        .goto(&format!("{base}/dashboard/links"))
+        .await
+        .unwrap();
+    browser
+        .find(Locator::LinkText("Edit"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    camera.snap(&browser, "link-edit").await;
+    browser
+        .goto(&format!("{base}/dashboard/links"))
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Css(".link-actions a.danger"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    camera.snap(&browser, "link-delete").await;
+    browser
+        .goto(&format!("{base}/dashboard/design"))
+        .await
+        .unwrap();
+    fill(&browser, "f-data", "https://example.com/designed").await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let image = browser.find(Locator::Id("preview-image")).await.unwrap();
+        let src = image.attr("src").await.unwrap().unwrap_or_default();
+        if src.starts_with("blob:") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no live preview");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    camera.snap(&browser, "design").await;
+    browser.goto(&format!("{base}/dashboard")).await.unwrap();
+    camera.snap(&browser, "overview").await;
+    browser
+        .goto(&format!("{base}/dashboard/account"))
+        .await
+        .unwrap();
+    camera.snap(&browser, "account").await;
+    browser
+        .goto(&format!("{base}/dashboard/reset"))
+        .await
+        .unwrap();
+    camera.snap(&browser, "reset").await;
+    browser
+        .goto(&format!("{base}/dashboard/nothing"))
+        .await
+        .unwrap();
+    camera.snap(&browser, "not-found").await;
+
+    // Log out, then the owner's admin page.
+    browser.goto(&format!("{base}/dashboard")).await.unwrap();
+    submit(&browser, "/dashboard/logout").await;
+    expect_text(&browser, "h1", "QR codes").await;
+    let owner_link = s.handle.owner_password_link().unwrap().to_owned();
+    browser.goto(&owner_link).await.unwrap();
+    fill(&browser, "password", PASSWORD).await;
+    submit(&browser, "/dashboard/reset/password").await;
+    expect_text(&browser, "h1", "Password changed").await;
+    browser
+        .goto(&format!("{base}/dashboard/login"))
+        .await
+        .unwrap();
+    fill(&browser, "email", "owner@qr-platform.local").await;
+    fill(&browser, "password", PASSWORD).await;
+    submit(&browser, "/dashboard/login").await;
+    expect_text(&browser, "h1", "Overview").await;
+    browser
+        .goto(&format!("{base}/dashboard/admin"))
+        .await
+        .unwrap();
+    expect_text(&browser, "#accounts", "journey@example.com").await;
+    camera.snap(&browser, "admin").await;
+
+    browser.close().await.unwrap();
+    drop(driver);
+    s.stop().await;
+}

@@ -1,0 +1,364 @@
+//! The dashboard's pages through the real server: links with their codes and analytics, the designer, the account page, and a closed sign-up.
+
+mod common;
+
+use common::web::{
+    Client, PASSWORD, attribute_after, create_key, csrf_in, customer, element_text, follow, log_in,
+    mail, start,
+};
+use common::{decode_png, logo_png};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_codes_analytics_and_deletion() {
+    let (s, smtp) = start(|_| {}).await;
+    let mut c = customer(&s, &smtp, "m@example.com").await;
+    let csrf = c.csrf("/dashboard/links").await;
+    let bad = c
+        .post(
+            "/dashboard/links",
+            &[("csrf", &csrf), ("name", "Flyer"), ("targetUrl", "ftp://x")],
+        )
+        .await;
+    assert_eq!(bad.status, 422);
+    assert!(
+        bad.text()
+            .contains("The target address must use http or https"),
+        "{}",
+        bad.text()
+    );
+    let r = c
+        .post(
+            "/dashboard/links",
+            &[
+                ("csrf", &csrf),
+                ("name", "Spring flyer"),
+                ("targetUrl", "https://shop.example/spring"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        r.header("location"),
+        Some("/dashboard/links?done=link-created")
+    );
+    let list = c.get("/dashboard/links?q=SPRING").await.text();
+    assert!(list.contains("Spring flyer"));
+    assert!(
+        c.get("/dashboard/links?q=autumn")
+            .await
+            .text()
+            .contains("No link matches")
+    );
+    let id = attribute_after(&list, "href=\"/dashboard/links/")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let png = c
+        .get(&format!("/dashboard/links/{id}/qr.png?download=1"))
+        .await;
+    assert_eq!(
+        png.header("content-disposition")
+            .map(|d| d.starts_with("attachment")),
+        Some(true)
+    );
+    let url = decode_png(&png.body);
+    assert!(url.starts_with(&format!("http://{}/r/", s.addr)), "{url}");
+    let svg = c.get(&format!("/dashboard/links/{id}/qr.svg")).await;
+    assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
+    // A scan shows in the analytics and the CSV.
+    let code = url.rsplit('/').next().unwrap();
+    let phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+    let hit = s
+        .send("GET", &format!("/r/{code}"), &[("user-agent", phone)], "")
+        .await;
+    assert_eq!(hit.header("location"), Some("https://shop.example/spring"));
+    let analytics = c.get(&format!("/dashboard/links/{id}")).await;
+    assert_eq!(
+        element_text(&analytics.text(), "total-scans").as_deref(),
+        Some("1")
+    );
+    assert!(
+        analytics
+            .text()
+            .contains("Your plan keeps scans for 30 days")
+    );
+    let csv = c
+        .get(&format!("/dashboard/links/{id}/scans.csv"))
+        .await
+        .text();
+    assert!(
+        csv.starts_with("id,timestamp,country,city,device,browser,os,referrer\n")
+            && csv.contains(",mobile,Safari,iOS,"),
+        "{csv}"
+    );
+    assert_eq!(
+        c.get(&format!("/dashboard/links/{id}?startDate=nonsense"))
+            .await
+            .status,
+        422
+    );
+    // Edit, then delete with its warning.
+    let csrf = c.csrf(&format!("/dashboard/links/{id}/edit")).await;
+    let r = c
+        .post(
+            &format!("/dashboard/links/{id}/edit"),
+            &[
+                ("csrf", &csrf),
+                ("name", "Summer flyer"),
+                ("targetUrl", "https://shop.example/summer"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    let confirm = c.get(&format!("/dashboard/links/{id}/delete")).await.text();
+    assert!(confirm.contains("Every printed QR code of this link stops working"));
+    let r = c
+        .post(
+            &format!("/dashboard/links/{id}/delete"),
+            &[("csrf", &csrf_in(&confirm))],
+        )
+        .await;
+    assert_eq!(
+        r.header("location"),
+        Some("/dashboard/links?done=link-deleted")
+    );
+    assert_eq!(
+        s.send("GET", &format!("/r/{code}"), &[], "").await.status,
+        410
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_designer_offers_every_documented_parameter() {
+    let (s, smtp) = start(|_| {}).await;
+    let mut c = customer(&s, &smtp, "d@example.com").await;
+    let page = c.get("/dashboard/design").await.text();
+    let doc = s.send("GET", "/api/openapi.json", &[], "").await.json();
+    let params = doc["paths"]["/api/generate"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(params.len() >= 9);
+    for p in &params {
+        let name = p["name"].as_str().unwrap();
+        assert!(
+            page.contains(&format!("name=\"{name}\""))
+                || (name == "logo" && page.contains("Logos are part of the Pro")),
+            "no control for {name}"
+        );
+    }
+    let csrf = csrf_in(&page);
+    let fields = [
+        ("csrf", csrf.as_str()),
+        ("data", "https://example.com/menu"),
+        ("size", "400"),
+        ("color", "#1a237e"),
+        ("errorCorrection", "Q"),
+        ("format", "png"),
+    ];
+    let preview = c
+        .post_multipart("/dashboard/design/preview", &fields, None)
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert_eq!(decode_png(&preview.body), "https://example.com/menu");
+    let bad = c
+        .post_multipart(
+            "/dashboard/design/preview",
+            &[("csrf", &csrf), ("data", "x"), ("size", "9999")],
+            None,
+        )
+        .await;
+    assert_eq!((bad.status, bad.text().as_str()), (422, "Invalid size"));
+    let no_js = c.post_multipart("/dashboard/design", &fields, None).await;
+    assert!(no_js.text().contains("src=\"data:image/png;base64,"));
+    let logo = c
+        .post_multipart(
+            "/dashboard/design/preview",
+            &fields,
+            Some(("logo", &logo_png())),
+        )
+        .await;
+    assert_eq!(logo.status, 403, "logos need Pro");
+    let download = c
+        .post_multipart("/dashboard/design/download", &fields, None)
+        .await;
+    assert_eq!(
+        download.header("content-disposition"),
+        Some("attachment; filename=\"qr-code.png\"")
+    );
+    // On Pro the logo is drawn.
+    let id = s
+        .handle
+        .app()
+        .service()
+        .account_by_email(&qr_domain::Email::parse("d@example.com").unwrap())
+        .unwrap()
+        .unwrap()
+        .id;
+    s.handle
+        .app()
+        .service()
+        .set_plan(id, qr_domain::Plan::Pro)
+        .unwrap();
+    let logo = c
+        .post_multipart(
+            "/dashboard/design/preview",
+            &fields,
+            Some(("logo", &logo_png())),
+        )
+        .await;
+    assert_eq!(logo.status, 200, "{}", logo.text());
+    assert_eq!(decode_png(&logo.body), "https://example.com/menu");
+    let usage = s.handle.app().service().usage_of(id).unwrap();
+    assert_eq!(
+        usage.usage.current, 0,
+        "dashboard renders are not API requests"
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_account_page_changes_address_password_sessions_and_deletes() {
+    let (s, smtp) = start(|_| {}).await;
+    let mut c = customer(&s, &smtp, "old@example.com").await;
+    let mut other_browser = Client::new(s.addr);
+    log_in(&mut other_browser, "old@example.com", PASSWORD).await;
+    let page = c.get("/dashboard/account").await.text();
+    assert_eq!(page.matches("<tr><td>").count(), 2, "two sessions listed");
+    let csrf = csrf_in(&page);
+    let wrong = c
+        .post(
+            "/dashboard/account/password",
+            &[
+                ("csrf", &csrf),
+                ("current", "nope nope nope"),
+                ("password", "a new long password"),
+            ],
+        )
+        .await;
+    assert_eq!(wrong.status, 403);
+    assert!(wrong.text().contains("The password is not correct"));
+    let r = c
+        .post(
+            "/dashboard/account/password",
+            &[
+                ("csrf", &csrf),
+                ("current", PASSWORD),
+                ("password", "a new long password"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    assert_eq!(
+        other_browser.get("/dashboard").await.status,
+        303,
+        "the other session ended"
+    );
+    assert_eq!(c.get("/dashboard").await.status, 200, "this one goes on");
+    let r = c
+        .post(
+            "/dashboard/account/email",
+            &[
+                ("csrf", &csrf),
+                ("email", "new@example.com"),
+                ("password", "a new long password"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        r.header("location"),
+        Some("/dashboard/account?done=email-sent")
+    );
+    let link = mail(&smtp, "new@example.com", "Confirm your new")
+        .link_containing("/dashboard/account/email")
+        .unwrap();
+    let r = follow(&mut c, &link, "/dashboard/account/email/confirm").await;
+    assert_eq!(r.header("location"), Some("/dashboard/account?done=email"));
+    assert!(
+        c.get("/dashboard/account")
+            .await
+            .text()
+            .contains("new@example.com")
+    );
+    let csrf = c.csrf("/dashboard/keys").await;
+    let (_, key) = create_key(&mut c, "k").await;
+    c.post(
+        "/dashboard/links",
+        &[
+            ("csrf", &csrf),
+            ("name", "n"),
+            ("targetUrl", "https://example.com/"),
+        ],
+    )
+    .await;
+    let wrong = c
+        .post(
+            "/dashboard/account/delete",
+            &[("csrf", &csrf), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(wrong.status, 403);
+    let r = c
+        .post(
+            "/dashboard/account/delete",
+            &[("csrf", &csrf), ("password", "a new long password")],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    s.get("/api/health", &key)
+        .await
+        .assert_error(401, "Invalid API key");
+    assert_eq!(
+        log_in(&mut c, "new@example.com", "a new long password")
+            .await
+            .status,
+        401
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_sign_up_and_log_out_everywhere() {
+    let (s, smtp) = start(|c| c.signup_open = false).await;
+    let mut c = Client::new(s.addr);
+    let page = c.get("/dashboard/signup").await.text();
+    assert!(page.contains("Sign-up is closed"));
+    assert!(!c.get("/").await.text().contains("Create a free account"));
+    let csrf = csrf_in(&c.get("/dashboard/login").await.text());
+    let r = c
+        .post(
+            "/dashboard/signup",
+            &[
+                ("csrf", &csrf),
+                ("email", "x@example.com"),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 422);
+    assert!(r.text().contains("Sign-up is closed"));
+    // The operator's accounts still log in; "log out everywhere" ends every session.
+    let svc = s.handle.app().service();
+    let a = svc
+        .create_account("op@example.com", qr_domain::Plan::Starter)
+        .unwrap();
+    let (_, token) = svc
+        .issue_token(a.id, qr_domain::TokenPurpose::Reset)
+        .unwrap();
+    svc.reset_password(token.expose(), PASSWORD).unwrap();
+    let mut one = Client::new(s.addr);
+    let mut two = Client::new(s.addr);
+    log_in(&mut one, "op@example.com", PASSWORD).await;
+    log_in(&mut two, "op@example.com", PASSWORD).await;
+    let csrf = one.csrf("/dashboard/account").await;
+    let r = one
+        .post("/dashboard/account/sessions", &[("csrf", &csrf)])
+        .await;
+    assert_eq!(r.header("location"), Some("/dashboard/login"));
+    assert_eq!(two.get("/dashboard").await.status, 303);
+    assert_eq!(one.get("/dashboard").await.status, 303);
+    assert!(smtp.received().is_empty());
+    s.stop().await;
+}

@@ -1,0 +1,213 @@
+//! The dashboard's records in SQL: one-time tokens, sessions, plan requests, requests per day, deleting an account and pruning ended credentials.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use qr_domain::account::PlanRequest;
+use qr_domain::session::{Session, SessionHash};
+use qr_domain::token::{OneTimeToken, TokenHash, TokenPurpose};
+use qr_domain::{AccountId, StoreError};
+use rusqlite::{Row, params};
+
+use crate::sql::{SqlTx, corrupt, count, day, day_num, get, micros, signed, time, uuid};
+
+fn id_bytes(id: AccountId) -> [u8; 16] {
+    id.as_uuid().into_bytes()
+}
+
+fn session_from(r: &Row<'_>) -> Result<Session, StoreError> {
+    let hash: Vec<u8> = get(r, 0)?;
+    Ok(Session {
+        hash: SessionHash(hash.try_into().map_err(|_| corrupt("session hash"))?),
+        account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 1)?)?),
+        created_at: time(get(r, 2)?)?,
+        last_seen_at: time(get(r, 3)?)?,
+        user_agent: get(r, 4)?,
+    })
+}
+
+const SESSION_COLS: &str = "hash, account_id, created_at, last_seen_at, user_agent";
+
+pub(crate) fn session(tx: &SqlTx<'_>, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
+    let sql = format!("SELECT {SESSION_COLS} FROM sessions WHERE hash = ?1");
+    tx.one(&sql, [&hash.0[..]], session_from)
+}
+
+pub(crate) fn sessions_of(tx: &SqlTx<'_>, account: AccountId) -> Result<Vec<Session>, StoreError> {
+    let sql = format!(
+        "SELECT {SESSION_COLS} FROM sessions WHERE account_id = ?1 ORDER BY created_at, hash"
+    );
+    tx.all(&sql, [&id_bytes(account)[..]], session_from)
+}
+
+pub(crate) fn plan_requests(tx: &SqlTx<'_>) -> Result<Vec<PlanRequest>, StoreError> {
+    tx.all(
+        "SELECT account_id, plan, created_at FROM plan_requests ORDER BY created_at, account_id",
+        [],
+        |r| {
+            Ok(PlanRequest {
+                account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
+                plan: get::<String>(r, 1)?.parse().map_err(|_| corrupt("plan"))?,
+                created_at: time(get(r, 2)?)?,
+            })
+        },
+    )
+}
+
+pub(crate) fn daily_usage(
+    tx: &SqlTx<'_>,
+    account: AccountId,
+    first: NaiveDate,
+    last: NaiveDate,
+) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+    tx.all(
+        "SELECT day, count FROM daily_usage WHERE account_id = ?1 AND day BETWEEN ?2 AND ?3 ORDER BY day",
+        params![&id_bytes(account)[..], day_num(first), day_num(last)],
+        |r| Ok((day(get(r, 0)?)?, count(get(r, 1)?))),
+    )
+}
+
+pub(crate) fn insert_token(tx: &SqlTx<'_>, t: &OneTimeToken) -> Result<(), StoreError> {
+    let account = id_bytes(t.account_id);
+    tx.exec(
+        "DELETE FROM tokens WHERE account_id = ?1 AND purpose = ?2",
+        params![&account[..], t.purpose.as_str()],
+    )?;
+    tx.exec(
+        "INSERT INTO tokens (hash, account_id, purpose, new_email, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            &t.hash.0[..],
+            &account[..],
+            t.purpose.as_str(),
+            t.new_email.as_ref().map(|e| e.as_str()),
+            micros(t.created_at),
+            micros(t.expires_at)
+        ],
+    )?;
+    Ok(())
+}
+
+pub(crate) fn take_token(
+    tx: &SqlTx<'_>,
+    hash: &TokenHash,
+) -> Result<Option<OneTimeToken>, StoreError> {
+    let found = tx.one(
+        "SELECT account_id, purpose, new_email, created_at, expires_at FROM tokens WHERE hash = ?1",
+        [&hash.0[..]],
+        |r| {
+            Ok(OneTimeToken {
+                hash: *hash,
+                account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
+                purpose: TokenPurpose::parse(&get::<String>(r, 1)?)
+                    .ok_or_else(|| corrupt("token purpose"))?,
+                new_email: get::<Option<String>>(r, 2)?
+                    .map(|e| e.try_into().map_err(|_| corrupt("token e-mail")))
+                    .transpose()?,
+                created_at: time(get(r, 3)?)?,
+                expires_at: time(get(r, 4)?)?,
+            })
+        },
+    )?;
+    if found.is_some() {
+        tx.exec("DELETE FROM tokens WHERE hash = ?1", [&hash.0[..]])?;
+    }
+    Ok(found)
+}
+
+pub(crate) fn save_session(tx: &SqlTx<'_>, s: &Session) -> Result<(), StoreError> {
+    tx.exec(
+        "INSERT INTO sessions (hash, account_id, created_at, last_seen_at, user_agent)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (hash) DO UPDATE SET last_seen_at = excluded.last_seen_at",
+        params![
+            &s.hash.0[..],
+            &id_bytes(s.account_id)[..],
+            micros(s.created_at),
+            micros(s.last_seen_at),
+            s.user_agent
+        ],
+    )?;
+    Ok(())
+}
+
+pub(crate) fn delete_session(tx: &SqlTx<'_>, hash: &SessionHash) -> Result<bool, StoreError> {
+    Ok(tx.exec("DELETE FROM sessions WHERE hash = ?1", [&hash.0[..]])? > 0)
+}
+
+pub(crate) fn delete_sessions_of(
+    tx: &SqlTx<'_>,
+    account: AccountId,
+    keep: Option<&SessionHash>,
+) -> Result<u64, StoreError> {
+    // An all-zero hash matches no session: SHA-256 never gives it in practice.
+    let keep = keep.map_or([0u8; 32], |h| h.0);
+    let n = tx.exec(
+        "DELETE FROM sessions WHERE account_id = ?1 AND hash <> ?2",
+        params![&id_bytes(account)[..], &keep[..]],
+    )?;
+    Ok(n as u64)
+}
+
+pub(crate) fn put_plan_request(tx: &SqlTx<'_>, r: &PlanRequest) -> Result<(), StoreError> {
+    tx.exec(
+        "INSERT INTO plan_requests (account_id, plan, created_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan, created_at = excluded.created_at",
+        params![
+            &id_bytes(r.account_id)[..],
+            r.plan.as_str(),
+            micros(r.created_at)
+        ],
+    )?;
+    Ok(())
+}
+
+pub(crate) fn delete_plan_request(tx: &SqlTx<'_>, account: AccountId) -> Result<bool, StoreError> {
+    Ok(tx.exec(
+        "DELETE FROM plan_requests WHERE account_id = ?1",
+        [&id_bytes(account)[..]],
+    )? > 0)
+}
+
+pub(crate) fn add_daily_usage(
+    tx: &SqlTx<'_>,
+    d: NaiveDate,
+    added: &[(AccountId, u64)],
+) -> Result<(), StoreError> {
+    for (account, n) in added {
+        tx.exec(
+            "INSERT INTO daily_usage (account_id, day, count) SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?1)
+             ON CONFLICT (account_id, day) DO UPDATE SET count = count + excluded.count",
+            params![&id_bytes(*account)[..], day_num(d), signed(*n)],
+        )?;
+    }
+    Ok(())
+}
+
+pub(crate) fn delete_account(tx: &SqlTx<'_>, account: AccountId) -> Result<bool, StoreError> {
+    let id = id_bytes(account);
+    let id = &id[..];
+    tx.exec(
+        "INSERT OR IGNORE INTO tombstones (short_code) SELECT short_code FROM links WHERE account_id = ?1",
+        [id],
+    )?;
+    tx.exec(
+        "DELETE FROM visitors WHERE link_id IN (SELECT id FROM links WHERE account_id = ?1)",
+        [id],
+    )?;
+    // Keys, links (with their scans and rollups), usage, daily usage, sessions, tokens and the
+    // plan request go with the account (ON DELETE CASCADE).
+    Ok(tx.exec("DELETE FROM accounts WHERE id = ?1", [id])? > 0)
+}
+
+pub(crate) fn prune_credentials(
+    tx: &SqlTx<'_>,
+    now: DateTime<Utc>,
+    seen_before: DateTime<Utc>,
+    created_before: DateTime<Utc>,
+) -> Result<u64, StoreError> {
+    let tokens = tx.exec("DELETE FROM tokens WHERE expires_at < ?1", [micros(now)])?;
+    let sessions = tx.exec(
+        "DELETE FROM sessions WHERE last_seen_at < ?1 OR created_at < ?2",
+        params![micros(seen_before), micros(created_before)],
+    )?;
+    Ok((tokens + sessions) as u64)
+}

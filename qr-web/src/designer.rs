@@ -1,0 +1,184 @@
+//! The designer's form, built from the generate parameters the API documents (its OpenAPI document), so every parameter the API offers has a control without a change here.
+//!
+//! A parameter becomes: a text area (`data`), a number field (an integer with bounds), a select
+//! (a string enum), a colour picker (a string whose pattern is the API's colour pattern), a
+//! checkbox (a boolean), a file field (`logo`: the API fetches a URL, the dashboard takes an
+//! upload) or a text field (any other string). The values are sent under the API's names, so
+//! `qr_generate::GenerateParams` reads them exactly as the API does.
+
+use serde_json::Value;
+
+/// The API's parameter that is a logo URL; the designer takes an upload instead.
+pub(crate) const LOGO: &str = "logo";
+
+/// One control of the designer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Field {
+    /// The API's parameter name, used as the form field's name.
+    pub(crate) name: String,
+    /// The label: the API's description.
+    pub(crate) label: String,
+    /// What kind of control.
+    pub(crate) kind: Kind,
+    /// The API's default, as text ("" when none).
+    pub(crate) default: String,
+}
+
+/// The kind of control a parameter gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Multi-line text with a maximum length.
+    Data { max: u64 },
+    /// A whole number within bounds.
+    Number { min: i64, max: i64 },
+    /// One of a list.
+    Choice(Vec<String>),
+    /// A colour (hex without `#` on the wire).
+    Colour,
+    /// On or off.
+    Toggle,
+    /// An image upload (the logo).
+    Upload,
+    /// Free text.
+    Text { max: u64 },
+}
+
+/// The fields of the generate parameters, in the API's order.
+pub(crate) fn fields(parameters: &[Value]) -> Vec<Field> {
+    parameters.iter().filter_map(field).collect()
+}
+
+fn field(p: &Value) -> Option<Field> {
+    let name = p.get("name")?.as_str()?.to_owned();
+    let schema = p.get("schema")?;
+    // The description up to its first comma or parenthesis: "Foreground colour, hex …" is
+    // labelled "Foreground colour".
+    let label = p
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or(&name)
+        .split([',', '('])
+        .next()
+        .unwrap_or(&name)
+        .trim()
+        .to_owned();
+    let default = match schema.get("default") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    };
+    let max_len = schema
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .unwrap_or(2048);
+    let kind = match schema.get("type").and_then(Value::as_str) {
+        _ if name == LOGO => Kind::Upload,
+        _ if name == "data" => Kind::Data { max: max_len },
+        Some("integer" | "number") => Kind::Number {
+            min: schema.get("minimum").and_then(Value::as_i64).unwrap_or(0),
+            max: schema
+                .get("maximum")
+                .and_then(Value::as_i64)
+                .unwrap_or(i64::MAX),
+        },
+        Some("boolean") => Kind::Toggle,
+        Some("string") => match (schema.get("enum"), schema.get("pattern")) {
+            (Some(Value::Array(values)), _) => Kind::Choice(
+                values
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
+            ),
+            (_, Some(Value::String(pattern))) if is_colour(pattern) => Kind::Colour,
+            _ => Kind::Text { max: max_len },
+        },
+        _ => Kind::Text { max: max_len },
+    };
+    Some(Field {
+        label: if kind == Kind::Upload {
+            "Logo image".to_owned()
+        } else {
+            label
+        },
+        name,
+        kind,
+        default,
+    })
+}
+
+/// Whether a pattern is the API's hex colour pattern (RGB, RRGGBB or RRGGBBAA without `#`).
+fn is_colour(pattern: &str) -> bool {
+    pattern.contains("[0-9A-Fa-f]{6}")
+}
+
+/// A colour picker's value (`#rrggbb`) for a field value in the API's form, or black.
+pub(crate) fn picker_value(value: &str) -> String {
+    let hex = value.trim_start_matches('#');
+    let full = match hex.len() {
+        3 => hex.chars().flat_map(|c| [c, c]).collect(),
+        6 | 8 => hex[..6].to_owned(),
+        _ => "000000".to_owned(),
+    };
+    if full.chars().all(|c| c.is_ascii_hexdigit()) {
+        format!("#{}", full.to_ascii_lowercase())
+    } else {
+        "#000000".to_owned()
+    }
+}
+
+/// A form value as the API wants it: colour pickers send `#rrggbb`, the API takes `rrggbb`.
+pub(crate) fn api_value(field: Option<&Field>, value: &str) -> String {
+    match field.map(|f| &f.kind) {
+        Some(Kind::Colour) => value.trim_start_matches('#').to_owned(),
+        _ => value.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_schema_kind_gets_a_control() {
+        let params = vec![
+            json!({"name": "data", "schema": {"type": "string", "maxLength": 2953}, "description": "Content (at most 2,953 characters)"}),
+            json!({"name": "size", "schema": {"type": "integer", "minimum": 50, "maximum": 2000, "default": 300}}),
+            json!({"name": "format", "schema": {"type": "string", "enum": ["png", "svg"], "default": "png"}}),
+            json!({"name": "color", "schema": {"type": "string", "pattern": "^([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$", "default": "000000"}}),
+            json!({"name": "logo", "schema": {"type": "string", "format": "uri"}}),
+            json!({"name": "rounded", "schema": {"type": "boolean", "default": false}}),
+            json!({"name": "caption", "schema": {"type": "string", "maxLength": 40}}),
+            json!({"schema": {"type": "string"}}),
+        ];
+        let f = fields(&params);
+        assert_eq!(f.len(), 7, "a parameter without a name is skipped");
+        assert_eq!(f[0].kind, Kind::Data { max: 2953 });
+        assert_eq!(f[0].label, "Content");
+        assert_eq!(f[4].label, "Logo image");
+        assert_eq!(f[1].kind, Kind::Number { min: 50, max: 2000 });
+        assert_eq!(f[1].default, "300");
+        assert_eq!(f[2].kind, Kind::Choice(vec!["png".into(), "svg".into()]));
+        assert_eq!(f[3].kind, Kind::Colour);
+        assert_eq!(f[4].kind, Kind::Upload);
+        assert_eq!(f[5].kind, Kind::Toggle);
+        assert_eq!(f[6].kind, Kind::Text { max: 40 });
+    }
+
+    #[test]
+    fn colours_convert_between_picker_and_api() {
+        assert_eq!(picker_value("1A237E"), "#1a237e");
+        assert_eq!(picker_value("f0a"), "#ff00aa");
+        assert_eq!(picker_value("11223344"), "#112233");
+        assert_eq!(picker_value("zz"), "#000000");
+        let colour = Field {
+            name: "color".into(),
+            label: String::new(),
+            kind: Kind::Colour,
+            default: String::new(),
+        };
+        assert_eq!(api_value(Some(&colour), "#1a237e"), "1a237e");
+        assert_eq!(api_value(None, "#keep"), "#keep");
+    }
+}

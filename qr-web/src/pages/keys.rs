@@ -1,0 +1,277 @@
+//! `/dashboard/keys`: the account's keys; creating one (its secret shown once, in `#new-api-key`), regenerating, revoking, and each key's settings, parsed and validated by the domain exactly as `qr keys set` does.
+
+use askama::Template;
+use http::StatusCode;
+use qr_domain::access::{IpRule, OriginPattern};
+use qr_domain::plan::PerSecond;
+use qr_domain::service::AdminError;
+use qr_domain::{ApiKey, ApiKeySecret, Clock, Endpoint, KeyId, KeyMode, KeySettings, Store};
+
+use super::public::capitalised;
+use super::{Failure, Layout, User, ok, page, when};
+use crate::Web;
+use crate::response::{WebResponse, redirect};
+
+/// A key as the list shows it.
+struct KeyRow {
+    id: String,
+    name: String,
+    mode: &'static str,
+    shown: String,
+    created: String,
+    last_used: String,
+}
+
+/// A key's secret, shown once after creation or regeneration.
+struct NewKey {
+    name: String,
+    secret: String,
+}
+
+#[derive(Template)]
+#[template(path = "keys.html")]
+struct KeysPage {
+    layout: Layout,
+    csrf: String,
+    keys: Vec<KeyRow>,
+    new_key: Option<NewKey>,
+    name: String,
+    error: Option<String>,
+    verified: bool,
+}
+
+fn row(k: &ApiKey) -> KeyRow {
+    let last = if k.last_four.is_empty() {
+        "????"
+    } else {
+        &k.last_four
+    };
+    KeyRow {
+        id: k.id.to_string(),
+        name: k.name.clone(),
+        mode: k.mode.as_str(),
+        shown: format!("{}…{last}", k.display_prefix),
+        created: when(k.created_at),
+        last_used: k.last_used_at.map_or_else(|| "never".to_owned(), when),
+    }
+}
+
+fn list<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    status: StatusCode,
+    new_key: Option<(ApiKey, ApiKeySecret)>,
+    error: Option<String>,
+) -> Result<WebResponse, Failure> {
+    let keys = web.service.keys(user.ctx.account.id)?;
+    page(
+        status,
+        &KeysPage {
+            layout: user.layout("API keys", "keys"),
+            csrf: user.csrf(),
+            keys: keys.iter().map(row).collect(),
+            new_key: new_key.map(|(k, s)| NewKey {
+                name: k.name,
+                secret: s.expose_secret().to_owned(),
+            }),
+            name: String::new(),
+            error,
+            verified: user.ctx.account.is_verified(),
+        },
+    )
+}
+
+/// `GET` lists the keys; `POST` creates one.
+pub(super) fn index<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+) -> Result<WebResponse, Failure> {
+    super::read_or_post(user.req)?;
+    if user.req.is_read() {
+        return list(web, user, StatusCode::OK, None, None);
+    }
+    let form = user.form()?;
+    let mode = if form.text("mode") == "test" {
+        KeyMode::Test
+    } else {
+        KeyMode::Live
+    };
+    match web
+        .service
+        .create_own_key(user.ctx.account.id, form.text("name"), mode)
+    {
+        Ok(created) => list(web, user, StatusCode::CREATED, Some(created), None),
+        Err(e @ (AdminError::NotVerified | AdminError::KeyName(_))) => list(
+            web,
+            user,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            None,
+            Some(capitalised(&e.to_string())),
+        ),
+        Err(AdminError::Store(e)) => Err(e.into()),
+        Err(AdminError::NotAllowed) => Err(Failure::NotFound),
+        Err(e) => Err(Failure::Internal(e.to_string())),
+    }
+}
+
+fn key_id(raw: &str) -> Result<KeyId, Failure> {
+    raw.parse().map_err(|_| Failure::NotFound)
+}
+
+fn not_found_or(e: AdminError) -> Failure {
+    match e {
+        AdminError::KeyNotFound(_) | AdminError::AccountNotFound(_) => Failure::NotFound,
+        AdminError::Store(e) => Failure::Store(e),
+        other => Failure::Internal(other.to_string()),
+    }
+}
+
+pub(super) fn regenerate<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    id: &str,
+) -> Result<WebResponse, Failure> {
+    user.form()?;
+    let regenerated = web
+        .service
+        .regenerate_own_key(user.ctx.account.id, key_id(id)?)
+        .map_err(not_found_or)?;
+    list(web, user, StatusCode::OK, Some(regenerated), None)
+}
+
+pub(super) fn revoke<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    id: &str,
+) -> Result<WebResponse, Failure> {
+    user.form()?;
+    web.service
+        .revoke_own_key(user.ctx.account.id, key_id(id)?)
+        .map_err(not_found_or)?;
+    Ok(redirect("/dashboard/keys?done=key-revoked"))
+}
+
+/// An endpoint's checkbox.
+struct EndpointBox {
+    name: &'static str,
+    enabled: bool,
+}
+
+#[derive(Template)]
+#[template(path = "key_settings.html")]
+struct SettingsPage {
+    layout: Layout,
+    csrf: String,
+    key: KeyRow,
+    origins: String,
+    ips: String,
+    rate: String,
+    plan_rate: u32,
+    endpoints: Vec<EndpointBox>,
+    origins_error: Option<String>,
+    ips_error: Option<String>,
+    rate_error: Option<String>,
+}
+
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().map(str::trim).filter(|l| !l.is_empty())
+}
+
+/// `GET` shows a key's settings; `POST` replaces them.
+pub(super) fn settings<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    id: &str,
+) -> Result<WebResponse, Failure> {
+    super::read_or_post(user.req)?;
+    let id = key_id(id)?;
+    let key = web
+        .service
+        .own_key(user.ctx.account.id, id)
+        .map_err(not_found_or)?;
+    let plan_rate = user.ctx.account.limits().per_second.get();
+    let mut view = SettingsPage {
+        layout: user.layout("Key settings", "keys"),
+        csrf: user.csrf(),
+        key: row(&key),
+        origins: key
+            .settings
+            .allowed_origins
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        ips: key
+            .settings
+            .ip_allowlist
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        rate: key
+            .settings
+            .rate_per_second
+            .map(|r| r.get().to_string())
+            .unwrap_or_default(),
+        plan_rate,
+        endpoints: Endpoint::ALL
+            .iter()
+            .map(|e| EndpointBox {
+                name: e.as_str(),
+                enabled: !key.settings.disabled_endpoints.contains(e),
+            })
+            .collect(),
+        origins_error: None,
+        ips_error: None,
+        rate_error: None,
+    };
+    if user.req.is_read() {
+        return ok(&view);
+    }
+    let form = user.form()?;
+    view.origins = form.text("origins").to_owned();
+    view.ips = form.text("ips").to_owned();
+    view.rate = form.text("rate").trim().to_owned();
+    let enabled = form.all("endpoint");
+    for e in &mut view.endpoints {
+        e.enabled = enabled.contains(&e.name);
+    }
+    let origins: Result<Vec<OriginPattern>, _> =
+        lines(&view.origins).map(OriginPattern::parse).collect();
+    let ips: Result<Vec<IpRule>, _> = lines(&view.ips).map(IpRule::parse).collect();
+    let rate = match view.rate.as_str() {
+        "" => Ok(None),
+        text => text
+            .parse::<u64>()
+            .map_err(|_| format!("expected a whole number of requests per second, got {text:?}"))
+            .and_then(|n| PerSecond::new(n).map(Some).map_err(|e| e.to_string())),
+    };
+    let settings = match (origins, ips, rate) {
+        (Ok(allowed_origins), Ok(ip_allowlist), Ok(rate_per_second)) => Some(KeySettings {
+            allowed_origins,
+            ip_allowlist,
+            rate_per_second,
+            disabled_endpoints: Endpoint::ALL
+                .into_iter()
+                .filter(|e| !enabled.contains(&e.as_str()))
+                .collect(),
+        }),
+        (origins, ips, rate) => {
+            view.origins_error = origins.err().map(|e| capitalised(&e.to_string()));
+            view.ips_error = ips.err().map(|e| capitalised(&e.to_string()));
+            view.rate_error = rate.err().map(|e| capitalised(&e));
+            None
+        }
+    };
+    if let Some(settings) = settings {
+        match web
+            .service
+            .update_own_key_settings(user.ctx.account.id, id, settings)
+        {
+            Ok(_) => return Ok(redirect("/dashboard/keys?done=key-saved")),
+            Err(AdminError::Settings(e)) => view.rate_error = Some(capitalised(&e.to_string())),
+            Err(e) => return Err(not_found_or(e)),
+        }
+    }
+    page(StatusCode::UNPROCESSABLE_ENTITY, &view)
+}

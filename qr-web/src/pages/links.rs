@@ -1,0 +1,265 @@
+//! `/dashboard/links`: the account's links with search and paging, creating, editing and deleting them (with a warning about printed codes), and each link's code as PNG or SVG.
+
+use askama::Template;
+use http::StatusCode;
+use qr_domain::link::{LinkError, LinkUpdate, parse_link_id};
+use qr_domain::service::LinkPage;
+use qr_domain::{Clock, Link, LinkId, Store};
+
+use super::public::capitalised;
+use super::{Failure, Layout, User, ok, page, read_or_post, thousands, when};
+use crate::Web;
+use crate::response::{self, WebResponse, redirect};
+
+/// Links per page: a page of thumbnails stays light.
+const PER_PAGE: usize = 20;
+
+/// A link as the pages show it.
+pub(crate) struct LinkRow {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) short_url: String,
+    pub(crate) target: String,
+    pub(crate) scans: String,
+    pub(crate) created: String,
+}
+
+impl LinkRow {
+    pub(crate) fn of<S: Store, C: Clock>(web: &Web<S, C>, l: &Link) -> Self {
+        Self {
+            id: l.id.to_string(),
+            name: l.name.as_str().to_owned(),
+            short_url: web.short_url(l),
+            target: l.target_url.as_str().to_owned(),
+            scans: thousands(l.scan_count),
+            created: when(l.created_at),
+        }
+    }
+}
+
+impl<S: Store, C: Clock> Web<S, C> {
+    /// The address printed in a link's code.
+    pub(crate) fn short_url(&self, link: &Link) -> String {
+        format!("{}/r/{}", self.base_url, link.short_code)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "links.html")]
+struct LinksPage {
+    layout: Layout,
+    csrf: String,
+    links: Vec<LinkRow>,
+    query: String,
+    total: usize,
+    page: usize,
+    pages: usize,
+    name: String,
+    target: String,
+    name_error: Option<String>,
+    target_error: Option<String>,
+    form_error: Option<String>,
+    limit: String,
+}
+
+fn parse_page(raw: Option<&str>) -> usize {
+    raw.and_then(|p| p.parse().ok())
+        .filter(|p| *p >= 1)
+        .unwrap_or(1)
+}
+
+/// `GET` lists (with `?q=` and `?page=`); `POST` creates a link.
+pub(super) fn index<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+) -> Result<WebResponse, Failure> {
+    read_or_post(user.req)?;
+    let account = &user.ctx.account;
+    let query = user.req.query();
+    let mut view = LinksPage {
+        layout: user.layout("Links", "links"),
+        csrf: user.csrf(),
+        links: Vec::new(),
+        query: query.text("q").to_owned(),
+        total: 0,
+        page: parse_page(query.get("page")),
+        pages: 1,
+        name: String::new(),
+        target: String::new(),
+        name_error: None,
+        target_error: None,
+        form_error: None,
+        limit: match account.limits().links {
+            qr_domain::Limit::Unlimited => "unlimited".to_owned(),
+            qr_domain::Limit::Max(n) => thousands(n),
+        },
+    };
+    let mut status = StatusCode::OK;
+    if user.req.is_post() {
+        let form = user.form()?;
+        view.name = form.text("name").to_owned();
+        view.target = form.text("targetUrl").to_owned();
+        match web.service.create_link(account, &view.name, &view.target) {
+            Ok(_) => return Ok(redirect("/dashboard/links?done=link-created")),
+            Err(LinkError::Name(e)) => view.name_error = Some(capitalised(&e.to_string())),
+            Err(LinkError::TargetUrl(e)) => {
+                view.target_error = Some(target_message(&e.to_string()))
+            }
+            Err(e @ LinkError::LimitReached { .. }) => {
+                view.form_error = Some(capitalised(&e.to_string()))
+            }
+            Err(LinkError::Store(e)) => return Err(e.into()),
+            Err(e) => return Err(Failure::Internal(e.to_string())),
+        }
+        status = StatusCode::UNPROCESSABLE_ENTITY;
+    }
+    let (links, total) = web.service.search_links(
+        account.id,
+        &view.query,
+        LinkPage {
+            number: view.page,
+            size: PER_PAGE,
+        },
+    )?;
+    view.total = total;
+    view.pages = total.div_ceil(PER_PAGE).max(1);
+    view.links = links.iter().map(|l| LinkRow::of(web, l)).collect();
+    page(status, &view)
+}
+
+/// The domain names the API's field `targetUrl`; the form calls it "target address".
+fn target_message(message: &str) -> String {
+    capitalised(&message.replace("targetUrl", "the target address"))
+}
+
+fn own_link<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    id: &str,
+) -> Result<(LinkId, Link), Failure> {
+    let id = parse_link_id(id).map_err(|_| Failure::NotFound)?;
+    match web.service.link(user.ctx.account.id, id) {
+        Ok(link) => Ok((id, link)),
+        Err(LinkError::Store(e)) => Err(e.into()),
+        Err(_) => Err(Failure::NotFound),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "link_edit.html")]
+struct EditPage {
+    layout: Layout,
+    csrf: String,
+    link: LinkRow,
+    name: String,
+    target: String,
+    name_error: Option<String>,
+    target_error: Option<String>,
+}
+
+/// `GET` shows the form; `POST` saves the name and target.
+pub(super) fn edit<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    id: &str,
+) -> Result<WebResponse, Failure> {
+    read_or_post(user.req)?;
+    let (id, link) = own_link(web, user, id)?;
+    let mut view = EditPage {
+        layout: user.layout("Edit link", "links"),
+        csrf: user.csrf(),
+        name: link.name.as_str().to_owned(),
+        target: link.target_url.as_str().to_owned(),
+        link: LinkRow::of(web, &link),
+        name_error: None,
+        target_error: None,
+    };
+    if user.req.is_read() {
+        return ok(&view);
+    }
+    let form = user.form()?;
+    view.name = form.text("name").to_owned();
+    view.target = form.text("targetUrl").to_owned();
+    let update = LinkUpdate::parse(Some(&view.name), Some(&view.target))
+        .and_then(|u| web.service.update_link(user.ctx.account.id, id, &u));
+    match update {
+        Ok(_) => Ok(redirect("/dashboard/links?done=link-saved")),
+        Err(LinkError::Name(e)) => {
+            view.name_error = Some(capitalised(&e.to_string()));
+            page(StatusCode::UNPROCESSABLE_ENTITY, &view)
+        }
+        Err(LinkError::TargetUrl(e)) => {
+            view.target_error = Some(target_message(&e.to_string()));
+            page(StatusCode::UNPROCESSABLE_ENTITY, &view)
+        }
+        Err(LinkError::NotFound) => Err(Failure::NotFound),
+        Err(LinkError::Store(e)) => Err(e.into()),
+        Err(e) => Err(Failure::Internal(e.to_string())),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "link_delete.html")]
+struct DeletePage {
+    layout: Layout,
+    csrf: String,
+    link: LinkRow,
+}
+
+/// `GET` asks for confirmation (printed codes stop working); `POST` deletes.
+pub(super) fn delete<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    id: &str,
+) -> Result<WebResponse, Failure> {
+    read_or_post(user.req)?;
+    let (id, link) = own_link(web, user, id)?;
+    if user.req.is_read() {
+        return ok(&DeletePage {
+            layout: user.layout("Delete link", "links"),
+            csrf: user.csrf(),
+            link: LinkRow::of(web, &link),
+        });
+    }
+    user.form()?;
+    match web.service.delete_link(user.ctx.account.id, id) {
+        Ok(()) => Ok(redirect("/dashboard/links?done=link-deleted")),
+        Err(LinkError::Store(e)) => Err(e.into()),
+        Err(_) => Err(Failure::NotFound),
+    }
+}
+
+/// The link's code: an SVG or PNG of its short URL (`?download=1` as a file, PNG at 1,000 px).
+/// Not counted against the API quota, and not rate-limited: it only ever encodes the
+/// account's own short URLs with the default options.
+pub(super) fn code_image<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    id: &str,
+    file: &str,
+) -> Result<WebResponse, Failure> {
+    let (_, link) = own_link(web, user, id)?;
+    let download = user.req.query().get("download").is_some();
+    let format = if file == "qr.png" { "png" } else { "svg" };
+    let size = if download && format == "png" {
+        "1000"
+    } else {
+        "300"
+    };
+    let params = qr_generate::GenerateParams::from_pairs([
+        ("data", web.short_url(&link)),
+        ("format", format.to_owned()),
+        ("size", size.to_owned()),
+    ]);
+    let (data, options) = params
+        .parse()
+        .map_err(|e| Failure::Internal(e.to_string()))?;
+    let bytes =
+        qr_generate::render(&data, &options).map_err(|e| Failure::Internal(e.to_string()))?;
+    let name = format!("qr-{}.{format}", link.short_code);
+    Ok(response::image(
+        options.format,
+        bytes,
+        download.then_some(name.as_str()),
+    ))
+}

@@ -1,0 +1,426 @@
+//! Routing of the dashboard's paths, the layout every page shares, the session and CSRF checks, and the failure pages.
+//!
+//! One file per area: `public` (landing, sign-up, login, verification, password reset),
+//! `overview`, `keys`, `links` (list, edit, delete, code images), `analytics`, `design`,
+//! `account` and `admin`.
+
+mod account;
+mod admin;
+mod analytics;
+mod design;
+mod keys;
+mod links;
+mod overview;
+mod public;
+
+use askama::Template;
+use http::StatusCode;
+use qr_domain::service::SessionContext;
+use qr_domain::session::{SESSION_ABSOLUTE, csrf_of};
+use qr_domain::{Clock, Store, StoreError, random};
+
+use crate::Web;
+use crate::assets;
+use crate::request::{Fields, WebRequest};
+use crate::response::{self, FORM, SESSION, WebResponse, html, redirect};
+
+/// Why a request gets an error page instead of its answer.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// No such page, or not this account's object, or an admin page for a non-admin (404).
+    NotFound,
+    /// The path exists, the method does not (405).
+    Method,
+    /// A state-changing form without this session's (or form cookie's) CSRF token (403).
+    Csrf,
+    /// The store failed (503 when it may pass, else 500).
+    Store(StoreError),
+    /// A bug; the detail is logged, not shown (500).
+    Internal(String),
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::Store(e)
+    }
+}
+
+/// What every page's layout shows.
+pub(crate) struct Layout {
+    pub(crate) title: String,
+    pub(crate) css: String,
+    pub(crate) js: String,
+    /// The logged-in account, for the navigation.
+    pub(crate) user: Option<NavUser>,
+    /// Which navigation entry is this page.
+    pub(crate) active: &'static str,
+    /// A one-line confirmation after a form (fixed texts, chosen by code).
+    pub(crate) notice: Option<&'static str>,
+}
+
+/// The navigation's view of the logged-in account.
+pub(crate) struct NavUser {
+    pub(crate) email: String,
+    pub(crate) admin: bool,
+    pub(crate) csrf: String,
+    pub(crate) verified: bool,
+}
+
+impl Layout {
+    /// The layout of a page for visitors.
+    pub(crate) fn public(title: &str) -> Self {
+        Self {
+            title: title.to_owned(),
+            css: assets::css_path(),
+            js: assets::js_path(),
+            user: None,
+            active: "",
+            notice: None,
+        }
+    }
+
+    /// The layout of a page of the logged-in account; `?done=` picks the notice.
+    pub(crate) fn user(
+        title: &str,
+        active: &'static str,
+        ctx: &SessionContext,
+        req: &WebRequest,
+    ) -> Self {
+        Self {
+            user: Some(NavUser {
+                email: ctx.account.email.to_string(),
+                admin: ctx.account.is_admin(),
+                csrf: ctx.csrf_token(),
+                verified: ctx.account.is_verified(),
+            }),
+            active,
+            notice: req.query().get("done").and_then(notice),
+            ..Self::public(title)
+        }
+    }
+}
+
+/// The confirmations shown after a redirect, by code (no text comes from the request).
+fn notice(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "verified" => "Your e-mail address is verified. You can create API keys now.",
+        "sent" => "We sent you an e-mail with a link. It works once, for 24 hours.",
+        "link-created" => "The link was created.",
+        "link-saved" => "The link was saved.",
+        "link-deleted" => "The link was deleted; its printed codes now answer that it is gone.",
+        "key-revoked" => "The key was revoked; requests with it fail from now on.",
+        "key-saved" => "The key's settings were saved.",
+        "password" => "Your password was changed. Your other sessions have ended.",
+        "email" => "Your e-mail address was changed.",
+        "email-sent" => {
+            "We sent a link to the new address; your address changes when you follow it."
+        }
+        "plan" => "Your plan was changed.",
+        "plan-requested" => "Your plan request was sent; the operator will decide on it.",
+        "admin-saved" => "The change was saved.",
+        _ => return None,
+    })
+}
+
+/// Renders a template as a page with `status`.
+pub(crate) fn page(status: StatusCode, template: &impl Template) -> Result<WebResponse, Failure> {
+    template
+        .render()
+        .map(|body| html(status, body))
+        .map_err(|e| Failure::Internal(format!("template failed: {e}")))
+}
+
+/// Renders a template as a 200 page.
+pub(crate) fn ok(template: &impl Template) -> Result<WebResponse, Failure> {
+    page(StatusCode::OK, template)
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage {
+    layout: Layout,
+    status: u16,
+    message: String,
+}
+
+/// The page of a failure with `status` and `message`.
+pub(crate) fn failure_page(status: StatusCode, message: &str) -> WebResponse {
+    let body = ErrorPage {
+        layout: Layout::public(status.canonical_reason().unwrap_or("Error")),
+        status: status.as_u16(),
+        message: message.to_owned(),
+    }
+    .render()
+    .unwrap_or_else(|_| message.to_owned());
+    html(status, body)
+}
+
+fn render_failure(failure: Failure) -> WebResponse {
+    let (status, message) = match failure {
+        Failure::NotFound => (
+            StatusCode::NOT_FOUND,
+            "There is no such page, or it is not yours to see.",
+        ),
+        Failure::Method => (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "This address does not take that kind of request.",
+        ),
+        Failure::Csrf => (
+            StatusCode::FORBIDDEN,
+            "This form has expired or did not come from this site. Go back, reload the page and try again.",
+        ),
+        Failure::Store(e) if e == StoreError::Busy || e.is_unavailable() => {
+            tracing::warn!(error = %e, "dashboard request failed");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The service cannot save changes right now. Please try again in a moment.",
+            )
+        }
+        Failure::Store(e) => {
+            tracing::error!(error = %e, "dashboard request failed");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong on our side.",
+            )
+        }
+        Failure::Internal(detail) => {
+            tracing::error!(%detail, "dashboard request failed");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong on our side.",
+            )
+        }
+    };
+    failure_page(status, message)
+}
+
+/// A request with the logged-in account.
+pub(crate) struct User<'a> {
+    pub(crate) ctx: SessionContext,
+    pub(crate) req: &'a WebRequest,
+}
+
+impl User<'_> {
+    /// The layout of this account's page.
+    pub(crate) fn layout(&self, title: &str, active: &'static str) -> Layout {
+        Layout::user(title, active, &self.ctx, self.req)
+    }
+
+    /// The form, after checking its CSRF token against the session.
+    pub(crate) fn form(&self) -> Result<Fields, Failure> {
+        let form = self.req.form();
+        if self.ctx.check_csrf(form.text("csrf")) {
+            Ok(form)
+        } else {
+            Err(Failure::Csrf)
+        }
+    }
+
+    /// The CSRF token for this session's forms.
+    pub(crate) fn csrf(&self) -> String {
+        self.ctx.csrf_token()
+    }
+}
+
+impl<S: Store, C: Clock> Web<S, C> {
+    /// The live session of the request's cookie, if any.
+    pub(crate) fn session(&self, req: &WebRequest) -> Result<Option<SessionContext>, Failure> {
+        match req.cookie(&self.cookies.name(SESSION)) {
+            Some(secret) => Ok(self.service.session(&secret)?),
+            None => Ok(None),
+        }
+    }
+
+    /// Sets the session cookie on a response.
+    pub(crate) fn set_session(&self, r: &mut WebResponse, secret: &str) {
+        self.cookies
+            .set(r, SESSION, secret, SESSION_ABSOLUTE.num_seconds());
+    }
+
+    /// Removes the session cookie.
+    pub(crate) fn clear_session(&self, r: &mut WebResponse) {
+        self.cookies.clear(r, SESSION);
+    }
+
+    /// The CSRF token for a form shown before login, and the form cookie to set when the browser
+    /// has none yet.
+    pub(crate) fn anonymous_csrf(&self, req: &WebRequest) -> (String, Option<String>) {
+        match req.cookie(&self.cookies.name(FORM)) {
+            Some(secret) if secret.len() == 64 => (csrf_of(&secret), None),
+            _ => {
+                let secret = random::hex_secret().unwrap_or_default();
+                (csrf_of(&secret), Some(secret))
+            }
+        }
+    }
+
+    /// Sets the form cookie when `fresh` holds a new one (for a day: forms are filled in minutes).
+    pub(crate) fn set_form_cookie(&self, r: &mut WebResponse, fresh: Option<String>) {
+        if let Some(secret) = fresh {
+            self.cookies.set(r, FORM, &secret, 86_400);
+        }
+    }
+
+    /// A form shown before login, after checking its CSRF token against the form cookie.
+    pub(crate) fn anonymous_form(&self, req: &WebRequest) -> Result<Fields, Failure> {
+        let form = req.form();
+        let expected = req
+            .cookie(&self.cookies.name(FORM))
+            .filter(|s| s.len() == 64)
+            .map(|s| csrf_of(&s));
+        match expected {
+            Some(token)
+                if random::constant_time_eq(token.as_bytes(), form.text("csrf").as_bytes()) =>
+            {
+                Ok(form)
+            }
+            _ => Err(Failure::Csrf),
+        }
+    }
+
+    /// A link of this site to put in an e-mail.
+    pub(crate) fn link(&self, path_and_query: &str) -> String {
+        format!("{}{path_and_query}", self.base_url)
+    }
+}
+
+/// Answers a request of the dashboard.
+pub(crate) fn handle<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> WebResponse {
+    route(web, req).unwrap_or_else(render_failure)
+}
+
+fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebResponse, Failure> {
+    let path = req.path.as_str();
+    if path == "/" {
+        return read_only(req).and_then(|()| public::landing(web, req));
+    }
+    if let Some(name) = path.strip_prefix("/static/") {
+        read_only(req)?;
+        let file = assets::find(name).ok_or(Failure::NotFound)?;
+        return Ok(response::asset(file.content_type, file.bytes));
+    }
+    let rest = path.strip_prefix("/dashboard").ok_or(Failure::NotFound)?;
+    if rest == "/" {
+        return Ok(redirect("/dashboard"));
+    }
+    let segments: Vec<&str> = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.trim_start_matches('/').split('/').collect()
+    };
+    // Pages for visitors.
+    match segments.as_slice() {
+        ["signup"] => return public::signup(web, req),
+        ["login"] => return public::login(web, req),
+        ["verify"] => return public::verify(web, req),
+        ["reset"] => return public::reset(web, req),
+        ["reset", "password"] => {
+            return post_only(req).and_then(|()| public::reset_password(web, req));
+        }
+        ["account", "email"] if req.is_read() => return public::confirm_email_page(web, req),
+        ["account", "email", "confirm"] => {
+            return post_only(req).and_then(|()| public::confirm_email(web, req));
+        }
+        _ => {}
+    }
+    let Some(ctx) = web.session(req)? else {
+        return Ok(redirect("/dashboard/login"));
+    };
+    let user = User { ctx, req };
+    match segments.as_slice() {
+        [] => read_only(req).and_then(|()| overview::show(web, &user)),
+        ["logout"] => post_only(req).and_then(|()| public::logout(web, &user)),
+        ["verify", "resend"] => post_only(req).and_then(|()| public::resend(web, &user)),
+        ["keys"] => keys::index(web, &user),
+        ["keys", id] => keys::settings(web, &user, id),
+        ["keys", id, "regenerate"] => {
+            post_only(req).and_then(|()| keys::regenerate(web, &user, id))
+        }
+        ["keys", id, "revoke"] => post_only(req).and_then(|()| keys::revoke(web, &user, id)),
+        ["links"] => links::index(web, &user),
+        ["links", id] => read_only(req).and_then(|()| analytics::show(web, &user, id)),
+        ["links", id, "scans.csv"] => read_only(req).and_then(|()| analytics::csv(web, &user, id)),
+        ["links", id, "edit"] => links::edit(web, &user, id),
+        ["links", id, "delete"] => links::delete(web, &user, id),
+        ["links", id, file @ ("qr.png" | "qr.svg")] => {
+            read_only(req).and_then(|()| links::code_image(web, &user, id, file))
+        }
+        ["design"] => design::show(web, &user),
+        ["design", "preview"] => post_only(req).and_then(|()| design::preview(web, &user)),
+        ["design", "download"] => post_only(req).and_then(|()| design::download(web, &user)),
+        ["account"] => read_only(req).and_then(|()| account::show(web, &user)),
+        ["account", "email"] => account::change_email(web, &user),
+        ["account", "password"] => {
+            post_only(req).and_then(|()| account::change_password(web, &user))
+        }
+        ["account", "sessions"] => {
+            post_only(req).and_then(|()| account::log_out_everywhere(web, &user))
+        }
+        ["account", "plan"] => post_only(req).and_then(|()| account::request_plan(web, &user)),
+        ["account", "delete"] => post_only(req).and_then(|()| account::delete(web, &user)),
+        ["admin"] => read_only(req).and_then(|()| admin::show(web, &user)),
+        ["admin", "accounts", id, action] => {
+            post_only(req).and_then(|()| admin::account_action(web, &user, id, action))
+        }
+        ["admin", "requests", id, decision @ ("approve" | "decline")] => {
+            post_only(req).and_then(|()| admin::decide(web, &user, id, decision))
+        }
+        _ => Err(Failure::NotFound),
+    }
+}
+
+fn read_only(req: &WebRequest) -> Result<(), Failure> {
+    if req.is_read() {
+        Ok(())
+    } else {
+        Err(Failure::Method)
+    }
+}
+
+fn post_only(req: &WebRequest) -> Result<(), Failure> {
+    if req.is_post() {
+        Ok(())
+    } else {
+        Err(Failure::Method)
+    }
+}
+
+/// Refuses methods other than GET, HEAD and POST.
+pub(crate) fn read_or_post(req: &WebRequest) -> Result<(), Failure> {
+    if req.is_read() || req.is_post() {
+        Ok(())
+    } else {
+        Err(Failure::Method)
+    }
+}
+
+/// A UTC time as the pages show it: `2024-05-01 12:00 UTC`.
+pub(crate) fn when(at: qr_domain::chrono::DateTime<qr_domain::chrono::Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// A count with thousands separators: `1,234,567`.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -1,0 +1,567 @@
+//! Pages before login: the landing page with the plan table, sign-up, login and logout, e-mail verification, password reset, and confirming a new e-mail address.
+
+use std::sync::Arc;
+
+use askama::Template;
+use http::StatusCode;
+use qr_domain::service::{AccountError, LoginError, SignUp};
+use qr_domain::{Clock, Plan, Store, TokenPurpose, plan::Retention};
+
+use super::{Failure, Layout, User, ok, page, read_or_post};
+use crate::Web;
+use crate::mail::{MailJob, OutgoingMail};
+use crate::request::WebRequest;
+use crate::response::{WebResponse, redirect};
+
+/// One row of the plan table.
+pub(crate) struct PlanRow {
+    pub(crate) name: &'static str,
+    pub(crate) monthly: String,
+    pub(crate) per_second: String,
+    pub(crate) links: String,
+    pub(crate) retention: String,
+    pub(crate) batch: String,
+    pub(crate) logo: bool,
+}
+
+/// The spec's plan table, from the domain's limits (Enterprise's rate is "custom").
+pub(crate) fn plan_rows() -> Vec<PlanRow> {
+    Plan::ALL
+        .iter()
+        .map(|plan| {
+            plan_row(
+                *plan,
+                plan.limits(&Default::default()),
+                *plan == Plan::Enterprise,
+            )
+        })
+        .collect()
+}
+
+/// One plan's limits as the pages show them.
+pub(crate) fn plan_row(plan: Plan, l: qr_domain::PlanLimits, custom_rate: bool) -> PlanRow {
+    let count = |limit: qr_domain::Limit| match limit {
+        qr_domain::Limit::Unlimited => "Unlimited".to_owned(),
+        qr_domain::Limit::Max(n) => super::thousands(n),
+    };
+    PlanRow {
+        name: plan_name(plan),
+        monthly: count(l.monthly_requests),
+        per_second: if custom_rate {
+            "Custom".to_owned()
+        } else {
+            l.per_second.get().to_string()
+        },
+        links: count(l.links),
+        retention: match l.retention {
+            Retention::Unlimited => "Unlimited".to_owned(),
+            Retention::Days(365) => "1 year".to_owned(),
+            Retention::Days(d) => format!("{d} days"),
+        },
+        batch: l.batch.map_or_else(
+            || "—".to_owned(),
+            |b| {
+                format!(
+                    "{} items, {}/min",
+                    super::thousands(u64::from(b.max_items)),
+                    b.per_minute
+                )
+            },
+        ),
+        logo: l.logo,
+    }
+}
+
+/// A plan's name as the pages show it.
+pub(crate) fn plan_name(plan: Plan) -> &'static str {
+    match plan {
+        Plan::Free => "Free",
+        Plan::Starter => "Starter",
+        Plan::Pro => "Pro",
+        Plan::Enterprise => "Enterprise",
+    }
+}
+
+#[derive(Template)]
+#[template(path = "landing.html")]
+struct Landing {
+    layout: Layout,
+    plans: Vec<PlanRow>,
+    signup_open: bool,
+}
+
+pub(super) fn landing<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    let mut layout = Layout::public("QR codes, dynamic links and scan analytics");
+    if let Some(ctx) = web.session(req)? {
+        layout = Layout::user(&layout.title, "", &ctx, req);
+    }
+    ok(&Landing {
+        layout,
+        plans: plan_rows(),
+        signup_open: web.service.signup_policy().is_open(),
+    })
+}
+
+/// A choice of plan on the sign-up form.
+struct PlanChoice {
+    value: &'static str,
+    label: String,
+    selected: bool,
+}
+
+#[derive(Template)]
+#[template(path = "signup.html")]
+struct SignupPage {
+    layout: Layout,
+    csrf: String,
+    open: bool,
+    email: String,
+    plans: Vec<PlanChoice>,
+    email_error: Option<String>,
+    password_error: Option<String>,
+    form_error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "message.html")]
+struct Message {
+    layout: Layout,
+    heading: &'static str,
+    text: String,
+    link: Option<(&'static str, &'static str)>,
+}
+
+fn message(
+    title: &'static str,
+    text: String,
+    link: Option<(&'static str, &'static str)>,
+) -> Message {
+    Message {
+        layout: Layout::public(title),
+        heading: title,
+        text,
+        link,
+    }
+}
+
+pub(super) fn signup<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    read_or_post(req)?;
+    let policy = web.service.signup_policy();
+    let (csrf, fresh) = web.anonymous_csrf(req);
+    let mut form = SignupPage {
+        layout: Layout::public("Sign up"),
+        csrf,
+        open: policy.is_open(),
+        email: String::new(),
+        plans: Vec::new(),
+        email_error: None,
+        password_error: None,
+        form_error: None,
+    };
+    let chosen = if req.is_post() {
+        let fields = web.anonymous_form(req)?;
+        form.email = fields.text("email").to_owned();
+        let plan = fields.text("plan").parse::<Plan>().unwrap_or(Plan::Free);
+        let outcome = web.service.admit_form(req.client_ip).and_then(|()| {
+            web.service
+                .sign_up(fields.text("email"), fields.text("password"), plan)
+        });
+        match outcome {
+            Ok(SignUp::Created { account, .. }) => {
+                web.outbox.enqueue(verification_mail(web, account.id));
+                return ok(&check_inbox());
+            }
+            Ok(SignUp::Existing(account)) => {
+                web.outbox
+                    .enqueue(existing_account_mail(web, account.email.to_string()));
+                return ok(&check_inbox());
+            }
+            Err(AccountError::Email(e)) => form.email_error = Some(e.to_string()),
+            Err(AccountError::Password(e)) => form.password_error = Some(e.to_string()),
+            Err(e @ (AccountError::SignupClosed | AccountError::Throttled { .. })) => {
+                form.form_error = Some(e.to_string());
+            }
+            Err(AccountError::Store(e)) => return Err(e.into()),
+            Err(other) => return Err(Failure::Internal(other.to_string())),
+        }
+        plan
+    } else {
+        req.query()
+            .get("plan")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(Plan::Free)
+    };
+    form.plans = Plan::ALL
+        .iter()
+        .map(|p| PlanChoice {
+            value: p.as_str(),
+            label: if policy.is_self_service(*p) {
+                plan_name(*p).to_owned()
+            } else {
+                format!("{} (needs approval; you start on Free)", plan_name(*p))
+            },
+            selected: *p == chosen,
+        })
+        .collect();
+    let status =
+        if form.email_error.is_some() || form.password_error.is_some() || form.form_error.is_some()
+        {
+            StatusCode::UNPROCESSABLE_ENTITY
+        } else {
+            StatusCode::OK
+        };
+    let mut response = page(status, &form)?;
+    web.set_form_cookie(&mut response, fresh);
+    Ok(response)
+}
+
+fn check_inbox() -> Message {
+    message(
+        "Check your inbox",
+        "We sent a message to the address you gave. Follow its link within 24 hours to verify the address, then log in. If the address already has an account, the message says so instead.".to_owned(),
+        Some(("/dashboard/login", "Go to the login page")),
+    )
+}
+
+/// The job that issues a verification token and composes its mail.
+pub(crate) fn verification_mail<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    account: qr_domain::AccountId,
+) -> MailJob {
+    let service = Arc::clone(&web.service);
+    let link = web.link("/dashboard/verify?token=");
+    Box::new(
+        move || match service.issue_token(account, TokenPurpose::Verify) {
+            Ok((account, token)) => Some(OutgoingMail {
+                to: account.email.to_string(),
+                subject: "Verify your e-mail address".to_owned(),
+                body: format!(
+                    "Welcome to QR Platform.\n\nOpen this link within 24 hours to verify your e-mail address:\n\n{link}{}\n\nIf you did not sign up, ignore this message.\n",
+                    token.expose()
+                ),
+            }),
+            Err(e) => {
+                tracing::warn!(target: "qr_web::mail", error = %e, "verification mail not prepared");
+                None
+            }
+        },
+    )
+}
+
+fn existing_account_mail<S: Store, C: Clock>(web: &Web<S, C>, to: String) -> MailJob {
+    let login = web.link("/dashboard/login");
+    let reset = web.link("/dashboard/reset");
+    Box::new(move || {
+        Some(OutgoingMail {
+            to,
+            subject: "You already have an account".to_owned(),
+            body: format!(
+                "Someone (probably you) tried to sign up with this address, which already has an account.\n\nLog in: {login}\nForgot the password? {reset}\n\nIf it was not you, ignore this message.\n"
+            ),
+        })
+    })
+}
+
+#[derive(Template)]
+#[template(path = "login.html")]
+struct LoginPage {
+    layout: Layout,
+    csrf: String,
+    email: String,
+    error: Option<String>,
+}
+
+pub(super) fn login<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    read_or_post(req)?;
+    let (csrf, fresh) = web.anonymous_csrf(req);
+    let mut form = LoginPage {
+        layout: Layout::public("Log in"),
+        csrf,
+        email: String::new(),
+        error: None,
+    };
+    let mut status = StatusCode::OK;
+    if req.is_post() {
+        let fields = web.anonymous_form(req)?;
+        form.email = fields.text("email").to_owned();
+        let ua = req.user_agent();
+        match web.service.log_in(
+            fields.text("email"),
+            fields.text("password"),
+            req.client_ip,
+            ua.as_deref(),
+        ) {
+            Ok((_, secret)) => {
+                let mut response = redirect("/dashboard");
+                web.set_session(&mut response, secret.expose());
+                return Ok(response);
+            }
+            Err(LoginError::Store(e)) => return Err(e.into()),
+            Err(LoginError::Random(e)) => return Err(Failure::Internal(e.to_string())),
+            Err(e) => {
+                status = match e {
+                    LoginError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
+                    LoginError::Disabled => StatusCode::FORBIDDEN,
+                    _ => StatusCode::UNAUTHORIZED,
+                };
+                form.error = Some(capitalised(&e.to_string()));
+            }
+        }
+    } else if web.session(req)?.is_some() {
+        return Ok(redirect("/dashboard"));
+    }
+    let mut response = page(status, &form)?;
+    web.set_form_cookie(&mut response, fresh);
+    Ok(response)
+}
+
+/// The domain's messages start in lower case; a page's sentences do not.
+pub(crate) fn capitalised(message: &str) -> String {
+    let mut chars = message.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+pub(super) fn logout<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+) -> Result<WebResponse, Failure> {
+    user.form()?;
+    web.service.log_out(&user.ctx)?;
+    let mut response = redirect("/");
+    web.clear_session(&mut response);
+    Ok(response)
+}
+
+pub(super) fn resend<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+) -> Result<WebResponse, Failure> {
+    user.form()?;
+    if !user.ctx.account.is_verified() {
+        match web.service.admit_form(user.req.client_ip) {
+            Ok(()) => web
+                .outbox
+                .enqueue(verification_mail(web, user.ctx.account.id)),
+            Err(AccountError::Throttled { .. }) => {}
+            Err(e) => return Err(Failure::Internal(e.to_string())),
+        }
+    }
+    Ok(redirect("/dashboard?done=sent"))
+}
+
+#[derive(Template)]
+#[template(path = "token_form.html")]
+struct TokenForm {
+    layout: Layout,
+    heading: &'static str,
+    text: &'static str,
+    action: &'static str,
+    button: &'static str,
+    csrf: String,
+    token: String,
+}
+
+fn token_form<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    form: TokenForm,
+    fresh: Option<String>,
+) -> Result<WebResponse, Failure> {
+    let mut response = ok(&form)?;
+    web.set_form_cookie(&mut response, fresh);
+    Ok(response)
+}
+
+/// `GET /dashboard/verify?token=…` shows a button (so a mail scanner opening the link changes
+/// nothing); `POST` verifies.
+pub(super) fn verify<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    read_or_post(req)?;
+    if req.is_read() {
+        let (csrf, fresh) = web.anonymous_csrf(req);
+        let form = TokenForm {
+            layout: Layout::public("Verify your e-mail address"),
+            heading: "Verify your e-mail address",
+            text: "Confirm that this address is yours.",
+            action: "/dashboard/verify",
+            button: "Verify my address",
+            csrf,
+            token: req.query().text("token").to_owned(),
+        };
+        return token_form(web, form, fresh);
+    }
+    let fields = web.anonymous_form(req)?;
+    match web.service.verify_email(fields.text("token")) {
+        Ok(_) => Ok(match web.session(req)? {
+            Some(_) => redirect("/dashboard?done=verified"),
+            None => ok(&message(
+                "Address verified",
+                "Your e-mail address is verified. Log in to create your first API key.".to_owned(),
+                Some(("/dashboard/login", "Log in")),
+            ))?,
+        }),
+        Err(AccountError::InvalidToken) => invalid_link(),
+        Err(AccountError::Store(e)) => Err(e.into()),
+        Err(e) => Err(Failure::Internal(e.to_string())),
+    }
+}
+
+fn invalid_link() -> Result<WebResponse, Failure> {
+    page(
+        StatusCode::BAD_REQUEST,
+        &message(
+            "This link does not work",
+            capitalised(&AccountError::InvalidToken.to_string())
+                + ". Ask for a new one: links work once, for 24 hours.",
+            Some(("/dashboard/login", "Go to the login page")),
+        ),
+    )
+}
+
+#[derive(Template)]
+#[template(path = "reset.html")]
+struct ResetPage {
+    layout: Layout,
+    csrf: String,
+    /// With a token: the new-password form; without: the request form.
+    token: Option<String>,
+    error: Option<String>,
+}
+
+/// `GET` shows the request form (or, with `?token=`, the new-password form); `POST` asks for a
+/// link. The answer is the same whether or not the address has an account: the mail thread
+/// looks it up.
+pub(super) fn reset<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    read_or_post(req)?;
+    let (csrf, fresh) = web.anonymous_csrf(req);
+    if req.is_read() {
+        let token = req.query().get("token").map(str::to_owned);
+        let mut response = ok(&ResetPage {
+            layout: Layout::public("Reset your password"),
+            csrf,
+            token,
+            error: None,
+        })?;
+        web.set_form_cookie(&mut response, fresh);
+        return Ok(response);
+    }
+    let fields = web.anonymous_form(req)?;
+    if let Err(e) = web.service.admit_form(req.client_ip) {
+        return page(
+            StatusCode::TOO_MANY_REQUESTS,
+            &ResetPage {
+                layout: Layout::public("Reset your password"),
+                csrf,
+                token: None,
+                error: Some(capitalised(&e.to_string())),
+            },
+        );
+    }
+    let service = Arc::clone(&web.service);
+    let email = fields.text("email").to_owned();
+    let link = web.link("/dashboard/reset?token=");
+    web.outbox.enqueue(Box::new(move || match service.password_reset_token(&email) {
+        Ok(Some((account, token))) => Some(OutgoingMail {
+            to: account.email.to_string(),
+            subject: "Reset your password".to_owned(),
+            body: format!(
+                "Open this link within 24 hours to choose a new password:\n\n{link}{}\n\nIf you did not ask for this, ignore this message; your password stays as it is.\n",
+                token.expose()
+            ),
+        }),
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!(target: "qr_web::mail", error = %e, "reset mail not prepared");
+            None
+        }
+    }));
+    ok(&message(
+        "Check your inbox",
+        "If an account has this address, we sent it a link to choose a new password. The link works once, for 24 hours.".to_owned(),
+        Some(("/dashboard/login", "Go to the login page")),
+    ))
+}
+
+pub(super) fn reset_password<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    let fields = web.anonymous_form(req)?;
+    let token = fields.text("token").to_owned();
+    match web.service.reset_password(&token, fields.text("password")) {
+        Ok(_) => ok(&message(
+            "Password changed",
+            "Your new password is set and every session of your account has ended. Log in with the new password.".to_owned(),
+            Some(("/dashboard/login", "Log in")),
+        )),
+        Err(AccountError::Password(e)) => page(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &ResetPage {
+                layout: Layout::public("Reset your password"),
+                csrf: fields.text("csrf").to_owned(),
+                token: Some(token),
+                error: Some(capitalised(&e.to_string())),
+            },
+        ),
+        Err(AccountError::InvalidToken) => invalid_link(),
+        Err(AccountError::Store(e)) => Err(e.into()),
+        Err(e) => Err(Failure::Internal(e.to_string())),
+    }
+}
+
+/// `GET /dashboard/account/email?token=…`: the button that confirms a new address.
+pub(super) fn confirm_email_page<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    let (csrf, fresh) = web.anonymous_csrf(req);
+    let form = TokenForm {
+        layout: Layout::public("Confirm your new address"),
+        heading: "Confirm your new e-mail address",
+        text: "Your account moves to this address once you confirm.",
+        action: "/dashboard/account/email/confirm",
+        button: "Confirm the new address",
+        csrf,
+        token: req.query().text("token").to_owned(),
+    };
+    token_form(web, form, fresh)
+}
+
+pub(super) fn confirm_email<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    let fields = web.anonymous_form(req)?;
+    match web.service.confirm_email_change(fields.text("token")) {
+        Ok(_) => Ok(match web.session(req)? {
+            Some(_) => redirect("/dashboard/account?done=email"),
+            None => ok(&message(
+                "Address changed",
+                "Your account now uses the new address. Log in with it.".to_owned(),
+                Some(("/dashboard/login", "Log in")),
+            ))?,
+        }),
+        Err(AccountError::InvalidToken) => invalid_link(),
+        Err(e @ AccountError::EmailTaken(_)) => page(
+            StatusCode::CONFLICT,
+            &message("Address taken", capitalised(&e.to_string()), None),
+        ),
+        Err(AccountError::Store(e)) => Err(e.into()),
+        Err(e) => Err(Failure::Internal(e.to_string())),
+    }
+}
