@@ -30,7 +30,7 @@ fn administration_commands_run_on_postgres() {
     );
     assert_eq!(
         json(&String::from_utf8_lossy(&first.stdout)),
-        serde_json::json!({"engine": "PostgreSQL", "schemaVersion": 1})
+        serde_json::json!({"engine": "PostgreSQL", "schemaVersion": 2})
     );
     assert!(
         migrate(&url).status.success(),
