@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 
 use super::art::path::Transform;
 use super::art::{Art, Paint, number};
-use super::print::{EPS_RUN_PROCEDURES, push_path, push_rgb, push_runs_eps};
+use super::print::{
+    EPS_RUN_PROCEDURES, push_path, push_rgb, push_runs_eps, push_shading_dictionary,
+};
 use crate::options::{Color, Dpi, PrintSize};
 
 /// Writes `art` as an EPS document `print_size` wide; a logo is resampled at `dpi`.
@@ -136,40 +138,6 @@ fn push_shading(
     transform: &Transform,
     opaque: impl Fn(Color) -> Color,
 ) {
-    let local = |p| transform.invert(p);
-    let (kind, coords, from, to) = match *paint {
-        Paint::Linear {
-            start,
-            end,
-            from,
-            to,
-        } => {
-            let (a, b) = (local(start), local(end));
-            (2, vec![a.x, a.y, b.x, b.y], from, to)
-        }
-        Paint::Radial {
-            center,
-            radius,
-            from,
-            to,
-        } => {
-            let c = local(center);
-            (
-                3,
-                vec![c.x, c.y, 0.0, c.x, c.y, radius / transform.scale()],
-                from,
-                to,
-            )
-        }
-        Paint::Solid(color) => (2, vec![0.0, 0.0, 1.0, 0.0], color, color),
-    };
-    let _ = write!(out, "<</ShadingType {kind}/ColorSpace/DeviceRGB/Coords[");
-    for value in coords {
-        number::push_word(out, value);
-    }
-    out.push_str("]/Extend[true true]/Function<</FunctionType 2/Domain[0 1]/C0[");
-    push_rgb(out, opaque(from));
-    out.push_str("]/C1[");
-    push_rgb(out, opaque(to));
-    out.push_str("]/N 1>>>>shfill");
+    push_shading_dictionary(out, paint, transform, opaque);
+    out.push_str("shfill");
 }

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::art::path::Transform;
 use super::art::{Art, Paint, number};
-use super::print::{push_path, push_rgb, push_runs_pdf};
+use super::print::{push_path, push_rgb, push_runs_pdf, push_shading_dictionary};
 use crate::deflate::zlib_compress_fast;
 use crate::options::{Dpi, PrintSize};
 
@@ -130,39 +130,8 @@ impl Resources {
 
     /// Names the shading of `paint` in the user space of `transform`.
     fn shading(&mut self, paint: &Paint, transform: &Transform) -> String {
-        let local = |p| transform.invert(p);
         let mut dict = String::new();
-        let (kind, coords, from, to) = match *paint {
-            Paint::Linear {
-                start,
-                end,
-                from,
-                to,
-            } => {
-                let (a, b) = (local(start), local(end));
-                (2, vec![a.x, a.y, b.x, b.y], from, to)
-            }
-            Paint::Radial {
-                center,
-                radius,
-                from,
-                to,
-            } => {
-                let c = local(center);
-                let r = radius / transform.scale();
-                (3, vec![c.x, c.y, 0.0, c.x, c.y, r], from, to)
-            }
-            Paint::Solid(color) => (2, vec![0.0, 0.0, 1.0, 0.0], color, color),
-        };
-        let _ = write!(dict, "<</ShadingType {kind}/ColorSpace/DeviceRGB/Coords[");
-        for value in coords {
-            number::push_word(&mut dict, value);
-        }
-        dict.push_str("]/Extend[true true]/Function<</FunctionType 2/Domain[0 1]/C0[");
-        push_rgb(&mut dict, from);
-        dict.push_str("]/C1[");
-        push_rgb(&mut dict, to);
-        dict.push_str("]/N 1>>>>");
+        push_shading_dictionary(&mut dict, paint, transform, |c| c);
         self.shadings.push(dict);
         format!("S{}", self.shadings.len() - 1)
     }

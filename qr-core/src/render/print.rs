@@ -1,7 +1,9 @@
 //! What the PDF and EPS writers share: path operators in the PostScript form, colours as fractions, and the logo resampled for print.
 
-use super::art::path::{Cubic, Path};
-use super::art::{Run, number};
+use std::fmt::Write as _;
+
+use super::art::path::{Cubic, Path, Transform};
+use super::art::{Paint, Run, number};
 use crate::options::Color;
 
 /// Appends `path` as PostScript/PDF path operators (`m`, `l`, `c`, `h`; EPS defines them).
@@ -136,4 +138,46 @@ pub(crate) fn resample_logo(
         rgb,
         alpha,
     }
+}
+
+/// Appends the type 2 (axial) or 3 (radial) shading dictionary of `paint` in the user space of
+/// `transform`, with `color` applied to both ends: PDF and PostScript Level 3 share its syntax.
+pub(crate) fn push_shading_dictionary(
+    out: &mut String,
+    paint: &Paint,
+    transform: &Transform,
+    color: impl Fn(Color) -> Color,
+) {
+    let local = |p| transform.invert(p);
+    let (kind, coords, from, to) = match *paint {
+        Paint::Linear {
+            start,
+            end,
+            from,
+            to,
+        } => {
+            let (a, b) = (local(start), local(end));
+            (2, vec![a.x, a.y, b.x, b.y], from, to)
+        }
+        Paint::Radial {
+            center,
+            radius,
+            from,
+            to,
+        } => {
+            let c = local(center);
+            let r = radius / transform.scale();
+            (3, vec![c.x, c.y, 0.0, c.x, c.y, r], from, to)
+        }
+        Paint::Solid(color) => (2, vec![0.0, 0.0, 1.0, 0.0], color, color),
+    };
+    let _ = write!(out, "<</ShadingType {kind}/ColorSpace/DeviceRGB/Coords[");
+    for value in coords {
+        number::push_word(out, value);
+    }
+    out.push_str("]/Extend[true true]/Function<</FunctionType 2/Domain[0 1]/C0[");
+    push_rgb(out, color(from));
+    out.push_str("]/C1[");
+    push_rgb(out, color(to));
+    out.push_str("]/N 1>>>>");
 }
