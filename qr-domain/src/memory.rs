@@ -250,6 +250,37 @@ impl ReadTx for Data {
         Ok(oldest_first(links, |l| (l.created_at, l.id.as_uuid())))
     }
 
+    fn search_links(
+        &self,
+        account: AccountId,
+        needle: &str,
+        offset: u64,
+        limit: u32,
+    ) -> Result<(Vec<Link>, u64), StoreError> {
+        let contains = |s: &str| s.to_ascii_lowercase().contains(needle);
+        let mut found = oldest_first(
+            self.links
+                .values()
+                .filter(|l| {
+                    l.account_id == account
+                        && (contains(l.name.as_str())
+                            || contains(l.target_url.as_str())
+                            || contains(l.short_code.as_str()))
+                })
+                .cloned()
+                .collect(),
+            |l| (l.created_at, l.id.as_uuid()),
+        );
+        found.reverse();
+        let total = found.len() as u64;
+        let page = found
+            .into_iter()
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .take(limit as usize)
+            .collect();
+        Ok((page, total))
+    }
+
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
         Ok(self
             .links

@@ -68,6 +68,18 @@ pub trait ReadTx {
     fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError>;
     /// The links of an account, oldest first.
     fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError>;
+    /// One page of an account's links, newest first (by creation time, then id): those whose
+    /// name, target URL or short code contains `needle` after ASCII lower-casing (`needle` is
+    /// given lower-cased; empty matches every link), `limit` of them after skipping `offset`,
+    /// with the number of matches. Paged in the store, so a page costs the same for an account
+    /// with a million links as for one with twenty.
+    fn search_links(
+        &self,
+        account: AccountId,
+        needle: &str,
+        offset: u64,
+        limit: u32,
+    ) -> Result<(Vec<Link>, u64), StoreError>;
     /// How many links an account holds.
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError>;
     /// Whether a code is used by a live link or tombstoned by a deleted one.

@@ -241,6 +241,37 @@ impl ReadTx for PgTx<'_> {
         self.all(&sql, &[&account.as_uuid()], link_from)
     }
 
+    fn search_links(
+        &self,
+        account: AccountId,
+        needle: &str,
+        offset: u64,
+        limit: u32,
+    ) -> Result<(Vec<Link>, u64), StoreError> {
+        // Under the "C" collation lower() folds ASCII letters only, as the domain's needle is
+        // folded and as SQLite's lower() does.
+        const MATCHES: &str = r#"account_id = $1 AND ($2 = '' OR strpos(lower(name COLLATE "C"), $2) > 0
+             OR strpos(lower(target_url COLLATE "C"), $2) > 0
+             OR strpos(lower(short_code COLLATE "C"), $2) > 0)"#;
+        let account = account.as_uuid();
+        let sql = format!(
+            "SELECT {LINK_COLS} FROM links WHERE {MATCHES} \
+             ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"
+        );
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let links = self.all(
+            &sql,
+            &[&account, &needle, &i64::from(limit), &offset],
+            link_from,
+        )?;
+        let total = self.one(
+            &format!("SELECT count(*) FROM links WHERE {MATCHES}"),
+            &[&account, &needle],
+            |r| get::<i64>(r, 0, "count"),
+        )?;
+        Ok((links, count(total.unwrap_or(0))))
+    }
+
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
         let n = self.one(
             "SELECT count(*) FROM links WHERE account_id = $1",

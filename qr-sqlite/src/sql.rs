@@ -257,6 +257,36 @@ impl ReadTx for SqlTx<'_> {
         self.all(&sql, [&account.as_uuid().as_bytes()[..]], link_from)
     }
 
+    fn search_links(
+        &self,
+        account: AccountId,
+        needle: &str,
+        offset: u64,
+        limit: u32,
+    ) -> Result<(Vec<Link>, u64), StoreError> {
+        // SQLite's lower() folds ASCII letters only, as the domain's needle is folded.
+        const MATCHES: &str = "account_id = ?1 AND (?2 = '' OR instr(lower(name), ?2) > 0 \
+             OR instr(lower(target_url), ?2) > 0 OR instr(lower(short_code), ?2) > 0)";
+        let account = account.as_uuid();
+        let account = &account.as_bytes()[..];
+        let sql = format!(
+            "SELECT {LINK_COLS} FROM links WHERE {MATCHES} \
+             ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
+        );
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let links = self.all(
+            &sql,
+            rusqlite::params![account, needle, i64::from(limit), offset],
+            link_from,
+        )?;
+        let total = self.one(
+            &format!("SELECT count(*) FROM links WHERE {MATCHES}"),
+            rusqlite::params![account, needle],
+            |r| get::<i64>(r, 0),
+        )?;
+        Ok((links, count(total.unwrap_or(0))))
+    }
+
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
         let n = self.one(
             "SELECT count(*) FROM links WHERE account_id = ?1",

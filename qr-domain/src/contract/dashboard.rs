@@ -491,4 +491,16 @@ pub fn dashboard_link_search<S: Store>(store: S) {
         svc.search_links(a.id, "", two).unwrap(),
         (vec![l.clone()], 2)
     );
+    let beyond = crate::service::LinkPage { number: 9, size: 1 };
+    assert_eq!(svc.search_links(a.id, "", beyond).unwrap(), (vec![], 2));
+    assert_eq!(
+        svc.search_links(a.id, "  MENU.Example ", page).unwrap().1,
+        1,
+        "the target matches, trimmed and with ASCII case folded"
+    );
+    assert_eq!(
+        svc.search_links(a.id, "%", page).unwrap().1,
+        0,
+        "no wildcards"
+    );
 }

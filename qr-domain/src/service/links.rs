@@ -105,31 +105,26 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// One page of the account's links, newest first, whose name, target URL or short code
-    /// contains `text` (ignoring case; empty matches all), with the number of matches.
+    /// contains `text` (ignoring ASCII case, as both SQL engines fold it; empty matches all),
+    /// with the number of matches.
     pub fn search_links(
         &self,
         account: AccountId,
         text: &str,
         page: LinkPage,
     ) -> Result<(Vec<Link>, usize), StoreError> {
-        let needle = text.trim().to_lowercase();
-        let mut found: Vec<Link> = self
-            .links(account)?
-            .into_iter()
-            .filter(|l| {
-                needle.is_empty()
-                    || l.name.as_str().to_lowercase().contains(&needle)
-                    || l.target_url.as_str().to_lowercase().contains(&needle)
-                    || l.short_code.as_str().to_lowercase().contains(&needle)
-            })
-            .collect();
-        found.reverse();
-        let total = found.len();
-        let start = page.number.saturating_sub(1).saturating_mul(page.size);
-        Ok((
-            found.into_iter().skip(start).take(page.size).collect(),
-            total,
-        ))
+        let needle = text.trim().to_ascii_lowercase();
+        let offset = page.number.saturating_sub(1).saturating_mul(page.size);
+        let limit = u32::try_from(page.size).unwrap_or(u32::MAX);
+        let (links, total) = self.store.read(|tx| {
+            tx.search_links(
+                account,
+                &needle,
+                u64::try_from(offset).unwrap_or(u64::MAX),
+                limit,
+            )
+        })?;
+        Ok((links, usize::try_from(total).unwrap_or(usize::MAX)))
     }
 
     /// Changes the given fields; updatedAt is set whenever at least one field is given.
