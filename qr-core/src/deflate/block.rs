@@ -317,12 +317,7 @@ pub(super) fn write_tokens(
 ) {
     let litlen_codes = canonical_codes(litlen_lengths);
     let dist_codes = canonical_codes(dist_lengths);
-    let code = |codes: &[u16], lengths: &[u8], symbol: usize| {
-        (
-            u32::from(codes.get(symbol).copied().unwrap_or(0)),
-            u32::from(lengths.get(symbol).copied().unwrap_or(0)),
-        )
-    };
+    let code = symbol_code;
     for token in tokens {
         if token.dist == 0 {
             let (bits, count) = code(&litlen_codes, litlen_lengths, usize::from(token.len & 0xFF));
@@ -348,6 +343,16 @@ pub(super) fn write_tokens(
     }
     let (bits, count) = code(&litlen_codes, litlen_lengths, END_OF_BLOCK);
     writer.write_bits(bits, count);
+}
+
+/// The code of `symbol` (bit-reversed, from `codes`) and its length, as `write_bits` takes
+/// them; (0, 0) for a symbol outside the code.
+#[inline]
+pub(super) fn symbol_code(codes: &[u16], lengths: &[u8], symbol: usize) -> (u32, u32) {
+    (
+        u32::from(codes.get(symbol).copied().unwrap_or(0)),
+        u32::from(lengths.get(symbol).copied().unwrap_or(0)),
+    )
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! three bytes, takes the longest match whole, and moves on: a few nanoseconds a byte.
 
 use super::adler32::Adler32;
-use super::block::BlockPlan;
+use super::block::{BlockPlan, symbol_code};
 use super::huffman::canonical_codes;
 use super::tables::{
     DIST_BASE, DIST_EXTRA, DIST_SYMBOLS, END_OF_BLOCK, LENGTH_BASE, LENGTH_CODE, LENGTH_EXTRA,
@@ -132,12 +132,7 @@ fn write_tokens(
 ) {
     let litlen_codes = canonical_codes(litlen_lengths);
     let dist_codes = canonical_codes(dist_lengths);
-    let code = |codes: &[u16], lengths: &[u8], symbol: usize| {
-        (
-            u32::from(codes.get(symbol).copied().unwrap_or(0)),
-            u32::from(lengths.get(symbol).copied().unwrap_or(0)),
-        )
-    };
+    let code = symbol_code;
     // Literals and the end of block: (bits, count).
     let mut literals = [(0u32, 0u32); END_OF_BLOCK + 1];
     for (symbol, entry) in literals.iter_mut().enumerate() {

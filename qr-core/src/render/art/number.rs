@@ -48,7 +48,7 @@ pub(crate) fn put_word_int(out: &mut Vec<u8>, value: u32) {
         out.push(b' ');
     }
     let mut buffer = [0u8; 24];
-    let start = digits(&mut buffer, value);
+    let start = digits(&mut buffer, u64::from(value));
     out.extend_from_slice(&buffer[start..]);
 }
 
@@ -69,34 +69,10 @@ fn format(value: f32, buffer: &mut [u8; 24]) -> &[u8] {
 /// `thousandths` / 1000 in its shortest form, written at the end of `buffer`: a few integer
 /// multiplications, no float formatting and no division by a variable (the writers call this
 /// for every coordinate, so it is their hot path; it took 67 instructions a number before the
-/// fraction's digits were written in one step and the whole part in 32 bits).
+/// fraction's digits were written in one step).
 pub(crate) fn format_thousandths(thousandths: i64, buffer: &mut [u8; 24]) -> &[u8] {
     let magnitude = thousandths.unsigned_abs();
-    // Beyond 4 million units (never, in images of at most 10,000 pixels) in 64 bits.
-    let Ok(magnitude) = u32::try_from(magnitude) else {
-        let mut end = buffer.len();
-        let whole = magnitude / 1000;
-        let fraction = (magnitude % 1000) as u32;
-        if fraction != 0 {
-            end = write_fraction(buffer, end, fraction);
-        }
-        let mut start = end;
-        let mut value = whole;
-        loop {
-            start -= 1;
-            buffer[start] = b'0' + (value % 10) as u8;
-            value /= 10;
-            if value == 0 {
-                break;
-            }
-        }
-        if thousandths < 0 {
-            start -= 1;
-            buffer[start] = b'-';
-        }
-        return &buffer[start..];
-    };
-    let (whole, fraction) = (magnitude / 1000, magnitude % 1000);
+    let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as u32);
     let mut end = buffer.len();
     if fraction != 0 {
         end = write_fraction(buffer, end, fraction);
@@ -140,7 +116,7 @@ pub(crate) fn push_ascii(out: &mut String, bytes: &[u8]) {
 }
 
 /// Writes the decimal digits of `value` at the end of `buffer`; returns where they start.
-fn digits(buffer: &mut [u8], mut value: u32) -> usize {
+fn digits(buffer: &mut [u8], mut value: u64) -> usize {
     let mut start = buffer.len();
     loop {
         start -= 1;
