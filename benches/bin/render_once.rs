@@ -4,6 +4,8 @@
 //! rounded, dots, connected, rounded_gradient, rounded_frame) in FORMAT (png, svg, pdf, eps)
 //! COUNT times and prints the output's size. The cost of one render is the difference of the
 //! counts of two runs divided by the difference of their COUNTs, which cancels the start-up.
+//! With `RENDER_ONCE_OUT=PATH` in the environment, the last image is also written to PATH (to
+//! look at what was measured).
 
 use std::process::ExitCode;
 
@@ -29,16 +31,22 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let options = options.with_format(format);
-    let mut bytes = 0;
+    let mut last = Vec::new();
     for _ in 0..count {
         match qr_core::render(std::hint::black_box(qr_benches::URL), &options) {
-            Ok(image) => bytes = image.len(),
+            Ok(image) => last = image,
             Err(error) => {
                 eprintln!("{error}");
                 return ExitCode::FAILURE;
             }
         }
     }
-    println!("{bytes}");
+    if let Some(path) = std::env::var_os("RENDER_ONCE_OUT")
+        && let Err(error) = std::fs::write(&path, &last)
+    {
+        eprintln!("{}: {error}", path.to_string_lossy());
+        return ExitCode::FAILURE;
+    }
+    println!("{}", last.len());
     ExitCode::SUCCESS
 }

@@ -2,14 +2,20 @@
 
 use super::huffman::{canonical_codes, huffman_lengths};
 use super::tables::{
-    CLEN_EXTRA, CLEN_ORDER, CLEN_SYMBOLS, DIST_BASE, DIST_EXTRA, DIST_SYMBOLS, END_OF_BLOCK,
-    LENGTH_BASE, LENGTH_CODE, LENGTH_EXTRA, LITLEN_SYMBOLS, MAX_CLEN_BITS, MAX_CODE_BITS,
-    MAX_MATCH, MAX_STORED, MIN_MATCH, dist_code,
+    CLEN_EXTRA, CLEN_ORDER, CLEN_SYMBOLS, DIST_EXTRA, DIST_SYMBOLS, LENGTH_EXTRA, LITLEN_SYMBOLS,
+    MAX_CLEN_BITS, MAX_CODE_BITS, MAX_STORED,
 };
+// The token writer of the optimal parse (PNG); the fast parse writes its own.
+#[cfg(feature = "png")]
+use super::tables::{
+    DIST_BASE, END_OF_BLOCK, LENGTH_BASE, LENGTH_CODE, MAX_MATCH, MIN_MATCH, dist_code,
+};
+#[cfg(feature = "png")]
 use super::token::Token;
 use crate::bit_writer::{BitWriter, LsbFirst};
 
 /// Counts the literal/length and distance symbols of `tokens`, plus one end-of-block symbol.
+#[cfg(feature = "png")]
 pub(super) fn symbol_frequencies(tokens: &[Token]) -> ([u32; LITLEN_SYMBOLS], [u32; DIST_SYMBOLS]) {
     let mut litlen = [0u32; LITLEN_SYMBOLS];
     let mut dist = [0u32; DIST_SYMBOLS];
@@ -212,20 +218,27 @@ pub(super) struct BlockPlan {
 }
 
 impl BlockPlan {
-    /// Chooses the codes for `tokens`.
+    /// Chooses the codes for `tokens` (the optimal parse's blocks).
+    #[cfg(feature = "png")]
     pub(super) fn new(tokens: &[Token]) -> Self {
         let (litlen_freq, dist_freq) = symbol_frequencies(tokens);
-        let litlen_lengths = huffman_lengths(&litlen_freq, MAX_CODE_BITS);
-        let mut dist_lengths = huffman_lengths(&dist_freq, MAX_CODE_BITS);
+        Self::from_frequencies(&litlen_freq, &dist_freq)
+    }
+
+    /// Chooses the codes for symbols counted as `litlen_freq` (end of block included) and
+    /// `dist_freq`.
+    pub(super) fn from_frequencies(litlen_freq: &[u32], dist_freq: &[u32]) -> Self {
+        let litlen_lengths = huffman_lengths(litlen_freq, MAX_CODE_BITS);
+        let mut dist_lengths = huffman_lengths(dist_freq, MAX_CODE_BITS);
         if dist_lengths.iter().all(|&len| len == 0) {
             // Some decoders want at least one distance code even if none is used.
             dist_lengths[0] = 1;
         }
         let header = DynamicHeader::new(&litlen_lengths, &dist_lengths);
         let dynamic_bits =
-            3 + header.bits + data_bits(&litlen_freq, &dist_freq, &litlen_lengths, &dist_lengths);
+            3 + header.bits + data_bits(litlen_freq, dist_freq, &litlen_lengths, &dist_lengths);
         let (fixed_litlen, fixed_dist) = fixed_lengths();
-        let fixed_bits = 3 + data_bits(&litlen_freq, &dist_freq, &fixed_litlen, &fixed_dist);
+        let fixed_bits = 3 + data_bits(litlen_freq, dist_freq, &fixed_litlen, &fixed_dist);
         BlockPlan {
             litlen_lengths,
             dist_lengths,
@@ -242,7 +255,21 @@ impl BlockPlan {
     }
 
     /// Writes `tokens` (which encode `data`) as one final block of the smallest type.
+    #[cfg(feature = "png")]
     pub(super) fn write(&self, writer: &mut BitWriter<LsbFirst>, data: &[u8], tokens: &[Token]) {
+        self.write_with(writer, data, |writer, litlen, dist| {
+            write_tokens(writer, tokens, litlen, dist);
+        });
+    }
+
+    /// Writes one final block of the smallest type for `data`: stored, or the block header
+    /// and then `write_tokens` with the chosen literal/length and distance code lengths.
+    pub(super) fn write_with(
+        &self,
+        writer: &mut BitWriter<LsbFirst>,
+        data: &[u8],
+        write_tokens: impl FnOnce(&mut BitWriter<LsbFirst>, &[u8], &[u8]),
+    ) {
         // The writer is byte-aligned here; each stored block takes 3 bits padded to a byte,
         // 4 bytes of lengths and its data.
         let stored_blocks = data.len().div_ceil(MAX_STORED).max(1) as u64;
@@ -254,11 +281,11 @@ impl BlockPlan {
         } else if fixed_bytes < dynamic_bytes {
             let (fixed_litlen, fixed_dist) = fixed_lengths();
             writer.write_bits(0b011, 3);
-            write_tokens(writer, tokens, &fixed_litlen, &fixed_dist);
+            write_tokens(writer, &fixed_litlen, &fixed_dist);
         } else {
             writer.write_bits(0b101, 3);
             self.header.write(writer);
-            write_tokens(writer, tokens, &self.litlen_lengths, &self.dist_lengths);
+            write_tokens(writer, &self.litlen_lengths, &self.dist_lengths);
         }
     }
 }
@@ -281,6 +308,7 @@ pub(super) fn write_stored(writer: &mut BitWriter<LsbFirst>, data: &[u8]) {
 }
 
 /// Writes `tokens` and the end-of-block symbol with the given code lengths.
+#[cfg(feature = "png")]
 pub(super) fn write_tokens(
     writer: &mut BitWriter<LsbFirst>,
     tokens: &[Token],
@@ -289,12 +317,7 @@ pub(super) fn write_tokens(
 ) {
     let litlen_codes = canonical_codes(litlen_lengths);
     let dist_codes = canonical_codes(dist_lengths);
-    let code = |codes: &[u16], lengths: &[u8], symbol: usize| {
-        (
-            u32::from(codes.get(symbol).copied().unwrap_or(0)),
-            u32::from(lengths.get(symbol).copied().unwrap_or(0)),
-        )
-    };
+    let code = symbol_code;
     for token in tokens {
         if token.dist == 0 {
             let (bits, count) = code(&litlen_codes, litlen_lengths, usize::from(token.len & 0xFF));
@@ -320,6 +343,16 @@ pub(super) fn write_tokens(
     }
     let (bits, count) = code(&litlen_codes, litlen_lengths, END_OF_BLOCK);
     writer.write_bits(bits, count);
+}
+
+/// The code of `symbol` (bit-reversed, from `codes`) and its length, as `write_bits` takes
+/// them; (0, 0) for a symbol outside the code.
+#[inline]
+pub(super) fn symbol_code(codes: &[u16], lengths: &[u8], symbol: usize) -> (u32, u32) {
+    (
+        u32::from(codes.get(symbol).copied().unwrap_or(0)),
+        u32::from(lengths.get(symbol).copied().unwrap_or(0)),
+    )
 }
 
 #[cfg(test)]

