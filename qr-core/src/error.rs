@@ -132,4 +132,13 @@ pub enum RenderError {
         /// The format asked for.
         format: Format,
     },
+    /// A Micro QR symbol was asked for with an option its plain drawing does not offer
+    /// ([`render_micro`](crate::render_micro)).
+    #[error(
+        "Micro QR codes are drawn plain (square modules, one colour, PNG or SVG): the {option} option is not available for them"
+    )]
+    NotForMicro {
+        /// The option, by its field name in `RenderOptions`.
+        option: &'static str,
+    },
 }

@@ -177,7 +177,7 @@ impl BatchRequest {
         match probe.parse() {
             Ok(_) => Ok(()),
             Err(error) => Err(BatchError::InvalidDefault {
-                field: parameter_name(&error),
+                field: error.parameter(),
                 error,
             }),
         }
@@ -303,7 +303,8 @@ fn render_one(request: &BatchRequest, index: usize, name: &str) -> Result<BatchF
     let params = request.params(index).unwrap_or_default();
     let (data, options): (String, RenderOptions) = params.parse().map_err(failure)?;
     let verify = params.verify().map_err(failure)?;
-    let bytes = params::render_checked(&data, &options, verify).map_err(failure)?;
+    let symbol = params.symbol().map_err(failure)?;
+    let bytes = params::render_symbol(&data, &options, symbol, verify).map_err(failure)?;
     Ok(BatchFile {
         index,
         name: name.to_owned(),
@@ -312,12 +313,18 @@ fn render_one(request: &BatchRequest, index: usize, name: &str) -> Result<BatchF
     })
 }
 
-/// The generate parameters of a JSON object, by their API names (other fields ignored).
+/// The generate parameters of a JSON object, by their API names, with `type` and the content
+/// fields (other fields ignored).
 fn settings(object: &serde_json::Map<String, Value>) -> GenerateParams {
     let mut params = GenerateParams::default();
-    for name in PARAMETER_NAMES {
+    for name in PARAMETER_NAMES.into_iter().chain(["type"]) {
         if let Some(slot) = params.slot(name) {
             *slot = text(object.get(name));
+        }
+    }
+    for name in crate::content::field_names() {
+        if let Some(value) = text(object.get(name)) {
+            params.content.insert(name.to_owned(), value);
         }
     }
     params
@@ -335,38 +342,6 @@ fn text(value: Option<&Value>) -> Option<String> {
             _ => n.to_string(),
         }),
         other => Some(other.to_string()),
-    }
-}
-
-/// The API name of the parameter a generate error is about.
-fn parameter_name(error: &GenerateError) -> &'static str {
-    match error {
-        GenerateError::Size(_) | GenerateError::SizeTooSmall { .. } => "size",
-        GenerateError::Format(_) => "format",
-        GenerateError::Color(_) => "color",
-        GenerateError::Background(_) => "background",
-        GenerateError::ErrorCorrection(_) => "errorCorrection",
-        GenerateError::Margin(_) => "margin",
-        GenerateError::LogoSize(_) | GenerateError::LogoDoesNotFit { .. } => "logoSize",
-        GenerateError::Style(_) | GenerateError::StyleTooThin { .. } => "style",
-        GenerateError::FinderStyle(_) => "finderStyle",
-        GenerateError::FinderColor(_) => "finderColor",
-        GenerateError::Gradient(_) => "gradient",
-        GenerateError::Color2(_) => "color2",
-        GenerateError::GradientAngle(_) => "gradientAngle",
-        GenerateError::Frame(_) => "frame",
-        GenerateError::FrameText(_) => "frameText",
-        GenerateError::FrameColor(_) => "frameColor",
-        GenerateError::SvgMode(_) => "svgMode",
-        GenerateError::PrintSize(_) => "printSize",
-        GenerateError::Dpi(_) => "dpi",
-        GenerateError::Verify(_) => "verify",
-        GenerateError::LowContrast { parameter, .. } => parameter,
-        GenerateError::MissingData
-        | GenerateError::Unreadable(_)
-        | GenerateError::TooManyCharacters { .. }
-        | GenerateError::DataTooLong { .. }
-        | GenerateError::Encoding(_) => "data",
     }
 }
 

@@ -10,12 +10,17 @@
 
 pub mod batch;
 pub mod bounds;
+pub mod content;
+mod error;
 pub mod file_names;
 pub mod params;
 pub mod scan;
+pub mod structured;
+pub mod symbol;
 
 pub use batch::{
     BatchArchive, BatchDefaults, BatchError, BatchItem, BatchRequest, ERRORS_FILE, build_archive,
 };
 pub use bounds::{BoundsError, MAX_DATA_CHARS};
-pub use params::{GenerateError, GenerateParams, render, render_checked};
+pub use params::{GenerateError, GenerateParams, render, render_checked, render_symbol};
+pub use symbol::Symbol;

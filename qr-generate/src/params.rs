@@ -5,13 +5,16 @@
 //! values and report the same messages. The `Display` of every
 //! [`GenerateError`] is exactly the message of the API's error body.
 
+use std::collections::BTreeMap;
+
 use qr_core::{
-    Capacity, Color, EcLevel, EncodeError, FinderStyle, Format, FrameStyle, FrameText, Gradient,
-    GradientAngle, GradientKind, ModuleStyle, OptionError, RenderError, RenderOptions, SvgMode,
+    Color, EcLevel, FinderStyle, Format, FrameStyle, FrameText, Gradient, GradientAngle,
+    GradientKind, ModuleStyle, RenderOptions, SvgMode,
 };
-use thiserror::Error;
 
 use crate::bounds::{self, BoundsError, MAX_DATA_CHARS};
+pub use crate::error::GenerateError;
+use crate::symbol::Symbol;
 
 /// The raw parameters of one code, as strings, with the spec's names in the comments.
 ///
@@ -61,10 +64,17 @@ pub struct GenerateParams {
     pub dpi: Option<String>,
     /// `verify`: true to decode the finished image before answering (default false).
     pub verify: Option<String>,
+    /// `symbol`: `qr` (default) or `micro` (Micro QR, M1 to M4).
+    pub symbol: Option<String>,
+    /// `type`: a content type ([`crate::content::CONTENT_TYPES`]) whose fields build the data,
+    /// instead of `data`.
+    pub content_type: Option<String>,
+    /// The content type's fields by their API names (`ssid`, `password`, …).
+    pub content: BTreeMap<String, String>,
 }
 
 /// The API names of every parameter, in the order they are validated.
-pub const PARAMETER_NAMES: [&str; 21] = [
+pub const PARAMETER_NAMES: [&str; 22] = [
     "data",
     "size",
     "format",
@@ -86,136 +96,8 @@ pub const PARAMETER_NAMES: [&str; 21] = [
     "printSize",
     "dpi",
     "verify",
+    "symbol",
 ];
-
-/// Why a code could not be generated; `Display` is the API's error message.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum GenerateError {
-    /// `data` is missing or empty.
-    #[error("data parameter required")]
-    MissingData,
-    /// `size` is not a whole number from 50 to 2000.
-    #[error("Invalid size")]
-    Size(#[source] BoundsError),
-    /// `format` is not png or svg.
-    #[error("Invalid format")]
-    Format(#[source] OptionError),
-    /// `color` is not RGB, RRGGBB or RRGGBBAA hex.
-    #[error("Invalid color")]
-    Color(#[source] OptionError),
-    /// `background` is not RGB, RRGGBB or RRGGBBAA hex.
-    #[error("Invalid background")]
-    Background(#[source] OptionError),
-    /// `errorCorrection` is not L, M, Q or H.
-    #[error("Invalid errorCorrection")]
-    ErrorCorrection(String),
-    /// `margin` is not a whole number from 0 to 10.
-    #[error("Invalid margin")]
-    Margin(#[source] BoundsError),
-    /// `logoSize` is not a whole number from 5 to 30.
-    #[error("Invalid logoSize")]
-    LogoSize(#[source] BoundsError),
-    /// `style` is not a module style.
-    #[error("Invalid style")]
-    Style(#[source] OptionError),
-    /// `finderStyle` is not a finder style.
-    #[error("Invalid finderStyle")]
-    FinderStyle(#[source] OptionError),
-    /// `finderColor` is not hex.
-    #[error("Invalid finderColor")]
-    FinderColor(#[source] OptionError),
-    /// `gradient` is not linear or radial.
-    #[error("Invalid gradient")]
-    Gradient(#[source] OptionError),
-    /// `color2` is not hex, or missing with a gradient.
-    #[error("Invalid color2")]
-    Color2(#[source] BoundsError),
-    /// `gradientAngle` is not a whole number from 0 to 359.
-    #[error("Invalid gradientAngle")]
-    GradientAngle(#[source] BoundsError),
-    /// `frame` is not a frame style.
-    #[error("Invalid frame")]
-    Frame(#[source] OptionError),
-    /// `frameText` is too long or has a character the font lacks.
-    #[error("Invalid frameText")]
-    FrameText(#[source] OptionError),
-    /// `frameColor` is not hex.
-    #[error("Invalid frameColor")]
-    FrameColor(#[source] OptionError),
-    /// `svgMode` is not compact or outline.
-    #[error("Invalid svgMode")]
-    SvgMode(#[source] OptionError),
-    /// `printSize` is not a whole number from 10 to 1000.
-    #[error("Invalid printSize")]
-    PrintSize(#[source] BoundsError),
-    /// `dpi` is not a whole number from 72 to 2400.
-    #[error("Invalid dpi")]
-    Dpi(#[source] BoundsError),
-    /// `verify` is not true or false.
-    #[error("Invalid verify")]
-    Verify(#[source] BoundsError),
-    /// A colour is too close to the background to scan.
-    #[error(
-        "Contrast too low: {parameter} on the background is {ratio}:1, at least {minimum}:1 is needed for the code to scan"
-    )]
-    LowContrast {
-        /// The parameter whose colour is too light or too dark (`color`, `color2`, `gradient`
-        /// for a colour in between, `finderColor`).
-        parameter: &'static str,
-        /// The WCAG contrast ratio found.
-        ratio: crate::scan::Ratio,
-        /// The smallest ratio accepted.
-        minimum: crate::scan::Ratio,
-    },
-    /// A style's shapes would be too small to read at this size.
-    #[error(
-        "Size too small for this style: {pixels} pixels per module, at least {minimum} are needed; use a size of at least {size}"
-    )]
-    StyleTooThin {
-        /// Pixels per module at the requested size.
-        pixels: u32,
-        /// The fewest pixels per module accepted for the style.
-        minimum: u32,
-        /// The smallest image size that gives the style enough pixels.
-        size: u32,
-    },
-    /// `verify=true` and the finished image did not decode to the data (answered with 422).
-    #[error("Image not readable: {0}")]
-    Unreadable(String),
-    /// The data has more characters than the service accepts.
-    #[error("Data too long: {count} characters, at most {max} allowed")]
-    TooManyCharacters {
-        /// Characters given.
-        count: usize,
-        /// Characters allowed.
-        max: usize,
-    },
-    /// The data does not fit in the largest code at the level used.
-    #[error("Data too long for error correction level {level}: at most {capacity} fit")]
-    DataTooLong {
-        /// The level used (H when a logo is placed).
-        level: EcLevel,
-        /// The most that fits at that level.
-        capacity: Capacity,
-    },
-    /// The size gives some module less than one pixel.
-    #[error("Size too small for this code: use a size of at least {minimum}")]
-    SizeTooSmall {
-        /// The smallest size that works for this data and margin.
-        minimum: u32,
-    },
-    /// The logo would hide more than error correction restores.
-    #[error(
-        "Logo too large for this code: a logoSize of {percent} hides too much; use a smaller logoSize or shorter data"
-    )]
-    LogoDoesNotFit {
-        /// The logo size asked for.
-        percent: u8,
-    },
-    /// The image encoder failed (a bug, reported rather than hidden).
-    #[error("Image encoding failed: {0}")]
-    Encoding(String),
-}
 
 impl GenerateParams {
     /// Collects the parameters from `(name, value)` pairs with the API's names
@@ -229,10 +111,16 @@ impl GenerateParams {
     {
         let mut params = Self::default();
         for (name, value) in pairs {
-            if let Some(slot) = params.slot(name.as_ref())
-                && slot.is_none()
-            {
-                *slot = Some(value.into());
+            let name = name.as_ref();
+            if let Some(slot) = params.slot(name) {
+                if slot.is_none() {
+                    *slot = Some(value.into());
+                }
+            } else if crate::content::is_field_name(name) {
+                params
+                    .content
+                    .entry(name.to_owned())
+                    .or_insert_with(|| value.into());
             }
         }
         params
@@ -270,12 +158,14 @@ impl GenerateParams {
             "printSize" => &mut self.print_size,
             "dpi" => &mut self.dpi,
             "verify" => &mut self.verify,
+            "symbol" => &mut self.symbol,
+            "type" => &mut self.content_type,
             _ => return None,
         })
     }
 
     /// Every value in the order of [`PARAMETER_NAMES`].
-    fn values(&self) -> [Option<&str>; 21] {
+    fn values(&self) -> [Option<&str>; 22] {
         [
             &self.data,
             &self.size,
@@ -298,6 +188,7 @@ impl GenerateParams {
             &self.print_size,
             &self.dpi,
             &self.verify,
+            &self.symbol,
         ]
         .map(|value| value.as_deref())
     }
@@ -310,14 +201,41 @@ impl GenerateParams {
         }
     }
 
+    /// `symbol` read (absent is a regular QR code).
+    pub fn symbol(&self) -> Result<Symbol, GenerateError> {
+        match self.symbol.as_deref() {
+            None => Ok(Symbol::Qr),
+            Some(text) => text
+                .parse()
+                .map_err(|_| GenerateError::Symbol(text.to_owned())),
+        }
+    }
+
+    /// The data: `data`, or the payload `type` and its fields build; an empty value counts as
+    /// not given, and giving both is [`GenerateError::TypeWithData`].
+    pub fn payload(&self) -> Result<String, GenerateError> {
+        fn given(value: &Option<String>) -> Option<&str> {
+            value.as_deref().filter(|v| !v.is_empty())
+        }
+        match (given(&self.data), given(&self.content_type)) {
+            (Some(_), Some(_)) => Err(GenerateError::TypeWithData),
+            (Some(data), None) => Ok(data.to_owned()),
+            (None, Some(name)) => {
+                let kind = crate::content::content_type(name)
+                    .ok_or_else(|| GenerateError::ContentType(name.to_owned()))?;
+                crate::content::build(kind, |field| self.content.get(field).map(String::as_str))
+            }
+            (None, None) => Err(GenerateError::MissingData),
+        }
+    }
+
     /// Validates every parameter, in the order of [`PARAMETER_NAMES`], and returns the data
-    /// with its render options (without a logo; `verify` is read by [`GenerateParams::verify`]).
-    /// The first invalid parameter is reported.
+    /// (`data`, or built from `type` and its fields) with its render options (without a logo;
+    /// `verify` and `symbol` are read by [`GenerateParams::verify`] and
+    /// [`GenerateParams::symbol`], and a Micro QR code gets its 2-module quiet zone unless
+    /// `margin` is given). The first invalid parameter is reported.
     pub fn parse(&self) -> Result<(String, RenderOptions), GenerateError> {
-        let data = match self.data.as_deref() {
-            Some(d) if !d.is_empty() => d.to_owned(),
-            _ => return Err(GenerateError::MissingData),
-        };
+        let data = self.payload()?;
         check_data_length(&data)?;
         let mut options = RenderOptions::default();
         if let Some(s) = &self.size {
@@ -391,43 +309,14 @@ impl GenerateParams {
         if let Some(s) = &self.dpi {
             options.dpi = Some(bounds::parse_dpi(s).map_err(GenerateError::Dpi)?);
         }
-        self.verify()?;
-        Ok((data, options))
-    }
-}
-
-impl From<RenderError> for GenerateError {
-    fn from(e: RenderError) -> Self {
-        match e {
-            RenderError::Encode(EncodeError::DataTooLong {
-                level, capacity, ..
-            }) => GenerateError::DataTooLong { level, capacity },
-            RenderError::Encode(other) => GenerateError::Encoding(other.to_string()),
-            RenderError::SizeTooSmall { minimum, .. } => GenerateError::SizeTooSmall { minimum },
-            RenderError::LogoDoesNotFit { percent } => GenerateError::LogoDoesNotFit { percent },
-            RenderError::PngEncoding(message) => GenerateError::Encoding(message),
-            // A format compiled out of qr-core, or a refusal added after this match was written:
-            // neither is the caller's fault.
-            other => GenerateError::Encoding(other.to_string()),
-        }
-    }
-}
-
-impl From<BoundsError> for GenerateError {
-    /// The error of the parameter the bound belongs to.
-    fn from(e: BoundsError) -> Self {
-        match e {
-            BoundsError::Size(_) | BoundsError::SizeText(_) => GenerateError::Size(e),
-            BoundsError::Margin(_) | BoundsError::MarginText(_) => GenerateError::Margin(e),
-            BoundsError::LogoSize(_) | BoundsError::LogoSizeText(_) => GenerateError::LogoSize(e),
-            BoundsError::PrintSize(_) | BoundsError::PrintSizeText(_) => {
-                GenerateError::PrintSize(e)
+        let verify = self.verify()?;
+        if self.symbol()? == Symbol::Micro {
+            crate::symbol::check_micro(&options, verify)?;
+            if self.margin.is_none() {
+                options.margin = crate::symbol::MICRO_QUIET_ZONE;
             }
-            BoundsError::Dpi(_) | BoundsError::DpiText(_) => GenerateError::Dpi(e),
-            BoundsError::GradientAngle(_) => GenerateError::GradientAngle(e),
-            BoundsError::Colour(_) | BoundsError::Color2Required => GenerateError::Color2(e),
-            BoundsError::Flag(_) => GenerateError::Verify(e),
         }
+        Ok((data, options))
     }
 }
 
@@ -454,6 +343,20 @@ pub fn render(data: &str, options: &RenderOptions) -> Result<Vec<u8>, GenerateEr
     let code = qr_core::encode(data, options)?;
     crate::scan::check_geometry(&code, options)?;
     qr_core::render_code(&code, options).map_err(GenerateError::from)
+}
+
+/// [`render_checked`] for a regular QR code, [`crate::symbol::render_micro`] for a Micro QR
+/// code (which [`GenerateParams::parse`] never lets `verify`).
+pub fn render_symbol(
+    data: &str,
+    options: &RenderOptions,
+    symbol: Symbol,
+    verify: bool,
+) -> Result<Vec<u8>, GenerateError> {
+    match symbol {
+        Symbol::Qr => render_checked(data, options, verify),
+        Symbol::Micro => crate::symbol::render_micro(data, options),
+    }
 }
 
 /// [`render`], then, when `verify`, the finished image decoded back: an image that does not

@@ -3,7 +3,7 @@
 use qr_core::RenderOptions;
 use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::{AnalyticsQuery, LinkId};
-use qr_generate::GenerateParams;
+use qr_generate::{GenerateParams, Symbol};
 
 use crate::error::ApiError;
 use crate::request::Query;
@@ -19,6 +19,8 @@ pub(crate) enum ApiOp {
         logo_url: Option<String>,
         /// `verify=true`: decode the finished image before answering.
         verify: bool,
+        /// `symbol`: a regular or a Micro QR code.
+        symbol: Symbol,
     },
     /// `POST /api/batch` (the items are in the body).
     Batch,
@@ -85,6 +87,7 @@ impl ApiOp {
                     options: Box::new(options),
                     logo_url: query.owned("logo").filter(|url| !url.is_empty()),
                     verify: params.verify()?,
+                    symbol: params.symbol()?,
                 }
             }
             Kind::Batch => ApiOp::Batch,

@@ -224,7 +224,11 @@ impl App {
                 options,
                 logo_url,
                 verify,
-            } => api::generate::handle(self, data, *options, logo_url, verify, headers).await,
+                symbol,
+            } => {
+                let image = api::generate::Image { symbol, verify };
+                api::generate::handle(self, data, *options, logo_url, image, headers).await
+            }
             ApiOp::Batch => api::batch::handle(self, &ctx, body).await,
             ApiOp::Links(op) => api::links::handle(self, &ctx, op, body).await,
             ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,
@@ -338,9 +342,9 @@ fn preflight(spec: &RouteSpec) -> HttpResponse {
     response
 }
 
-/// Query parameters whose values are secrets: API keys, and the one-time tokens of the
-/// dashboard's e-mailed links.
-const SECRET_PARAMETERS: [&str; 2] = ["api_key", "token"];
+/// Query parameters whose values are secrets: API keys, the one-time tokens of the
+/// dashboard's e-mailed links, and the Wi-Fi password of `type=wifi`.
+const SECRET_PARAMETERS: [&str; 3] = ["api_key", "token", "password"];
 
 /// The path and query for logs, with the values of secret parameters replaced.
 fn redact(uri: &Uri) -> String {
@@ -384,6 +388,13 @@ mod tests {
         );
         let link: Uri = "/dashboard/verify?token=0123abcd".parse().unwrap();
         assert_eq!(redact(&link), "/dashboard/verify?token=REDACTED");
+        let wifi: Uri = "/api/generate?type=wifi&ssid=Home&password=correct+horse"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            redact(&wifi),
+            "/api/generate?type=wifi&ssid=Home&password=REDACTED"
+        );
     }
 
     #[test]

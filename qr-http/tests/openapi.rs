@@ -228,3 +228,47 @@ async fn every_documented_example_replays_with_a_documented_answer() {
     }
     s.stop().await;
 }
+
+#[tokio::test]
+async fn every_example_request_makes_an_image_of_its_content() {
+    let s = TestServer::start(|_| {}).await;
+    let document = served_document(&s).await;
+    let operation = &document["paths"]["/api/generate"]["get"];
+    let requests = operation["x-example-requests"].as_array().unwrap();
+    // One per content type, and a Micro QR code.
+    assert_eq!(
+        requests.len(),
+        qr_generate::content::CONTENT_TYPES.len() + 1
+    );
+    for request in requests {
+        let pairs: Vec<(String, String)> = request["query"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
+            .collect();
+        let borrowed: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let call = Call {
+            method: "GET".into(),
+            path: format!("/api/generate?{}", common::query(&borrowed)),
+            keyed: true,
+            body: None,
+            responses: operation["responses"].clone(),
+        };
+        let r = replay(&s, &document, &call).await;
+        assert_eq!(r.status, 200, "{}: {}", call.path, r.text());
+        let params = qr_generate::GenerateParams::from_pairs(borrowed.iter().copied());
+        if params.content_type.is_some() {
+            assert_eq!(
+                common::decode_png(&r.body),
+                params.payload().unwrap(),
+                "{}",
+                call.path
+            );
+        }
+    }
+    s.stop().await;
+}

@@ -3,8 +3,11 @@
 //! A parameter becomes: a text area (`data`), a number field (an integer with bounds), a select
 //! (a string enum), a colour picker (a string whose pattern is the API's colour pattern), a
 //! checkbox (a boolean), a file field (`logo`: the API fetches a URL, the dashboard takes an
-//! upload) or a text field (any other string). The values are sent under the API's names, so
-//! `qr_generate::GenerateParams` reads them exactly as the API does.
+//! upload) or a text field (any other string or decimal). The values are sent under the API's
+//! names, so `qr_generate::GenerateParams` reads them exactly as the API does. `type` gets a
+//! first, empty choice (the code of `data`); a content field carries the types that use it
+//! (the document's `x-content-types`), which the page's script uses to show only the selected
+//! type's fields, and its example as a placeholder.
 
 use serde_json::Value;
 
@@ -22,7 +25,14 @@ pub(crate) struct Field {
     pub(crate) kind: Kind,
     /// The API's default, as text ("" when none).
     pub(crate) default: String,
+    /// The content types whose field this is (empty for the other parameters).
+    pub(crate) types: Vec<String>,
+    /// A placeholder: the API's example of a content field ("" for the other parameters).
+    pub(crate) placeholder: String,
 }
+
+/// The API's parameter that names a content type.
+pub(crate) const TYPE: &str = "type";
 
 /// The kind of control a parameter gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,17 +61,30 @@ pub(crate) fn fields(parameters: &[Value]) -> Vec<Field> {
 fn field(p: &Value) -> Option<Field> {
     let name = p.get("name")?.as_str()?.to_owned();
     let schema = p.get("schema")?;
-    // The description up to its first comma or parenthesis: "Foreground colour, hex …" is
-    // labelled "Foreground colour".
-    let label = p
+    let types: Vec<String> = p
+        .get("x-content-types")
+        .and_then(Value::as_array)
+        .map(|kinds| {
+            kinds
+                .iter()
+                .filter_map(|k| k.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let description = p
         .get("description")
         .and_then(Value::as_str)
-        .unwrap_or(&name)
-        .split([',', '('])
-        .next()
-        .unwrap_or(&name)
-        .trim()
-        .to_owned();
+        .unwrap_or(&name);
+    // The description up to its first comma or parenthesis: "Foreground colour, hex …" is
+    // labelled "Foreground colour"; a content field's ("type=vcard, mecard: Given name (…") is
+    // read after its types, up to a colon or full stop too.
+    let label = match description.split_once(": ") {
+        Some((_, text)) if !types.is_empty() => text.split([',', '(', ':', '.']).next(),
+        _ => description.split([',', '(']).next(),
+    }
+    .unwrap_or(&name)
+    .trim()
+    .to_owned();
     let default = match schema.get("default") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
@@ -75,7 +98,7 @@ fn field(p: &Value) -> Option<Field> {
     let kind = match schema.get("type").and_then(Value::as_str) {
         _ if name == LOGO => Kind::Upload,
         _ if name == "data" => Kind::Data { max: max_len },
-        Some("integer" | "number") => Kind::Number {
+        Some("integer") => Kind::Number {
             min: schema.get("minimum").and_then(Value::as_i64).unwrap_or(0),
             max: schema
                 .get("maximum")
@@ -85,15 +108,21 @@ fn field(p: &Value) -> Option<Field> {
         Some("boolean") => Kind::Toggle,
         Some("string") => match (schema.get("enum"), schema.get("pattern")) {
             (Some(Value::Array(values)), _) => Kind::Choice(
-                values
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
+                // No type is a choice too: the code of `data`.
+                (name == TYPE)
+                    .then(String::new)
+                    .into_iter()
+                    .chain(values.iter().filter_map(|v| v.as_str().map(str::to_owned)))
                     .collect(),
             ),
             (_, Some(Value::String(pattern))) if is_colour(pattern) => Kind::Colour,
             _ => Kind::Text { max: max_len },
         },
         _ => Kind::Text { max: max_len },
+    };
+    let placeholder = match p.get("example") {
+        Some(Value::String(s)) if !types.is_empty() => s.clone(),
+        _ => String::new(),
     };
     Some(Field {
         label: if kind == Kind::Upload {
@@ -104,6 +133,8 @@ fn field(p: &Value) -> Option<Field> {
         name,
         kind,
         default,
+        types,
+        placeholder,
     })
 }
 
@@ -167,6 +198,29 @@ mod tests {
     }
 
     #[test]
+    fn content_fields_carry_their_types_and_example() {
+        let params = vec![
+            json!({"name": "type", "schema": {"type": "string", "enum": ["wifi", "geo"]}, "description": "Builds the content"}),
+            json!({"name": "phone", "schema": {"type": "string"}, "example": "+1 555 0100",
+                   "x-content-types": ["vcard", "sms"],
+                   "description": "type=vcard: Mobile number: + and 3 to 15 digits. type=sms: Recipient's number."}),
+            json!({"name": "latitude", "schema": {"type": "number"}, "x-content-types": ["geo"],
+                   "description": "type=geo: Latitude in degrees, -90 to 90."}),
+        ];
+        let f = fields(&params);
+        assert_eq!(
+            f[0].kind,
+            Kind::Choice(vec![String::new(), "wifi".into(), "geo".into()])
+        );
+        assert!(f[0].types.is_empty());
+        assert_eq!(f[1].label, "Mobile number");
+        assert_eq!(f[1].types, ["vcard", "sms"]);
+        assert_eq!(f[1].placeholder, "+1 555 0100");
+        assert_eq!(f[2].label, "Latitude in degrees");
+        assert_eq!(f[2].kind, Kind::Text { max: 2048 });
+    }
+
+    #[test]
     fn colours_convert_between_picker_and_api() {
         assert_eq!(picker_value("1A237E"), "#1a237e");
         assert_eq!(picker_value("f0a"), "#ff00aa");
@@ -177,6 +231,8 @@ mod tests {
             label: String::new(),
             kind: Kind::Colour,
             default: String::new(),
+            types: Vec::new(),
+            placeholder: String::new(),
         };
         assert_eq!(api_value(Some(&colour), "#1a237e"), "1a237e");
         assert_eq!(api_value(None, "#keep"), "#keep");

@@ -56,6 +56,26 @@ document.addEventListener("DOMContentLoaded", () => {
     clearTimeout(timer);
     timer = setTimeout(() => refresh().catch(() => {}), 300);
   };
+  // A content type shows its own fields and hides the content box; no type shows only the
+  // content box. Hidden fields are disabled, so they are not sent.
+  const kind = designer.querySelector("select[name=type]");
+  const showType = () => {
+    const selected = kind ? kind.value : "";
+    for (const field of designer.querySelectorAll(".field[data-types]")) {
+      const visible = field.dataset.types.split(" ").includes(selected);
+      field.hidden = !visible;
+      for (const input of field.querySelectorAll("input, select, textarea")) input.disabled = !visible;
+    }
+    const data = designer.querySelector(".field-data");
+    if (data) {
+      data.hidden = selected !== "";
+      for (const input of data.querySelectorAll("textarea")) input.disabled = selected !== "";
+    }
+  };
+  if (kind) {
+    kind.addEventListener("change", showType);
+    showType();
+  }
   designer.addEventListener("input", later);
   designer.addEventListener("change", later);
   later();

@@ -39,6 +39,8 @@ mod frame;
 mod layout;
 #[cfg(feature = "logo")]
 mod logo;
+#[cfg(any(feature = "png", feature = "svg"))]
+mod micro;
 #[cfg(feature = "pdf")]
 mod pdf;
 #[cfg(feature = "png")]
@@ -57,6 +59,8 @@ mod terminal;
 
 #[cfg(feature = "logo")]
 pub use logo::Logo;
+#[cfg(any(feature = "png", feature = "svg"))]
+pub use micro::render_micro;
 pub use terminal::render_terminal;
 
 use crate::encode::{EncodeOptions, QrCode};

@@ -5,6 +5,7 @@ use hyper::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, ETAG, HeaderMap, HeaderValue, IF_NONE_MATCH,
 };
 use qr_core::{Format, RenderOptions};
+use qr_generate::Symbol;
 use sha2::{Digest, Sha256};
 
 use crate::app::App;
@@ -17,15 +18,28 @@ const INLINE_RENDER_MAX_BYTES: usize = 256;
 /// (without a logo); such a render takes well under 100 µs.
 const INLINE_RENDER_MAX_SIZE: u32 = 512;
 
+/// What kind of image to make besides its options: the symbol, and whether to decode it
+/// before answering (`verify=true`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Image {
+    pub(crate) symbol: Symbol,
+    pub(crate) verify: bool,
+}
+
 /// Renders `data`, fetching the logo first when one is asked for.
 pub(crate) async fn handle(
     app: &App,
     data: String,
     mut options: RenderOptions,
     logo_url: Option<String>,
-    verify: bool,
+    image: Image,
     headers: &HeaderMap,
 ) -> Result<HttpResponse, ApiError> {
+    let Image { symbol, verify } = image;
+    if symbol == Symbol::Micro && logo_url.is_some() {
+        // Refused before fetching: no network traffic for a request that fails anyway.
+        return Err(qr_generate::symbol::logo_refused().into());
+    }
     if let Some(url) = logo_url {
         options.logo = Some(app.logos().fetch(&url).await?);
     }
@@ -38,10 +52,11 @@ pub(crate) async fn handle(
         && options.logo.is_none()
         && options == plain(&options)
         && !verify
+        && symbol == Symbol::Qr
     {
         qr_generate::render(&data, &options)?
     } else {
-        app.blocking_heavy(move |_| qr_generate::render_checked(&data, &options, verify))
+        app.blocking_heavy(move |_| qr_generate::render_symbol(&data, &options, symbol, verify))
             .await??
     };
     let etag = format!("\"{}\"", hex(&Sha256::digest(&image)[..16]));

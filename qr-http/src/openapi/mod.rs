@@ -4,6 +4,8 @@ mod schemas;
 
 use serde_json::{Map, Value, json};
 
+use qr_generate::content::{CONTENT_TYPES, ContentField, FieldKind};
+
 use crate::routes::Method;
 
 /// A documented status: the reason phrase used as its description.
@@ -40,6 +42,8 @@ struct Operation {
     success: Value,
     /// Error statuses beyond [`KEYED_ERRORS`].
     errors: &'static [u16],
+    /// Example requests beyond the parameters' examples (`x-example-requests`).
+    example_requests: Vec<Value>,
 }
 
 /// The OpenAPI 3.1 document of the API, for a server reachable at `base_url`.
@@ -114,15 +118,118 @@ fn json_content(schema: Value) -> Value {
 
 /// The query parameters of `GET /api/generate` as the document lists them (name, schema,
 /// description, example): the dashboard's designer builds its form from them, so it offers
-/// every parameter the API documents.
+/// every parameter the API documents. `type` and the content fields follow `data`; each
+/// content field names its types in `x-content-types`.
 pub fn generate_parameters() -> Vec<Value> {
+    let mut parameters = settings_parameters();
+    parameters.splice(1..1, content_parameters());
+    parameters
+}
+
+/// The schema of `type`: the content types' names (aliases are accepted too).
+fn content_type_schema() -> Value {
+    let names: Vec<&str> = CONTENT_TYPES.iter().map(|t| t.name).collect();
+    json!({"type": "string", "enum": names,
+           "description": "Case-insensitive; also mailto (email), phone (tel), calendar (event) and girocode (epc)"})
+}
+
+/// `type` and every content field, each field once with the types that use it.
+fn content_parameters() -> Vec<Value> {
+    let summaries: Vec<String> = CONTENT_TYPES
+        .iter()
+        .map(|t| format!("{}: {}", t.name, t.summary.trim_end_matches('.')))
+        .collect();
+    let mut parameters = vec![query(
+        "type",
+        false,
+        content_type_schema(),
+        &format!(
+            "Builds the content from the type's fields instead of data (not with data): {}",
+            summaries.join("; ")
+        ),
+        Value::Null,
+    )];
+    for name in qr_generate::content::field_names() {
+        let uses: Vec<(&str, &ContentField)> = CONTENT_TYPES
+            .iter()
+            .filter_map(|t| {
+                t.fields
+                    .iter()
+                    .find(|f| f.name == name)
+                    .map(|f| (t.name, f))
+            })
+            .collect();
+        let first = uses[0].1;
+        // One sentence per wording, with the types that use it and those that require it.
+        let mut wordings: Vec<(Vec<&str>, &str)> = Vec::new();
+        for (kind, field) in &uses {
+            match wordings.iter_mut().find(|(_, help)| *help == field.help) {
+                Some((kinds, _)) => kinds.push(kind),
+                None => wordings.push((vec![kind], field.help)),
+            }
+        }
+        let required: Vec<&str> = uses
+            .iter()
+            .filter(|(_, f)| f.required)
+            .map(|(kind, _)| *kind)
+            .collect();
+        let mut description: Vec<String> = wordings
+            .iter()
+            .map(|(kinds, help)| format!("type={}: {help}", kinds.join(", ")))
+            .collect();
+        if !required.is_empty() {
+            description.push(format!("Required for type={}.", required.join(", ")));
+        }
+        let example = uses
+            .iter()
+            .map(|(_, f)| f.example)
+            .find(|e| !e.is_empty())
+            .map_or(Value::Null, |e| match first.kind {
+                FieldKind::Flag => json!(e == "true"),
+                _ => json!(e),
+            });
+        let mut parameter = query(
+            name,
+            false,
+            schemas::content_field_schema(first.kind),
+            &description.join(" "),
+            example,
+        );
+        let kinds: Vec<&str> = uses.iter().map(|(kind, _)| *kind).collect();
+        parameter["x-content-types"] = json!(kinds);
+        parameters.push(parameter);
+    }
+    parameters
+}
+
+/// The example requests of `GET /api/generate` beyond its parameters' examples: one per content
+/// type (its fields' examples) and a Micro QR code. Tests replay each and decode the image.
+pub fn generate_example_requests() -> Vec<Value> {
+    let mut requests: Vec<Value> = CONTENT_TYPES
+        .iter()
+        .map(|t| {
+            let mut query = serde_json::Map::new();
+            query.insert("type".into(), json!(t.name));
+            for field in t.fields.iter().filter(|f| !f.example.is_empty()) {
+                query.insert(field.name.into(), json!(field.example));
+            }
+            json!({"summary": t.summary, "query": query})
+        })
+        .collect();
+    requests.push(json!({"summary": "A Micro QR code (M2) as SVG",
+                         "query": {"data": "01234567", "symbol": "micro", "format": "svg"}}));
+    requests
+}
+
+/// The generate settings (`data` and the render parameters) with their descriptions.
+fn settings_parameters() -> Vec<Value> {
     schemas::settings()
         .into_iter()
         .map(|(name, schema)| {
             let (required, description, example) = match name {
                 "data" => (
-                    true,
-                    "Content to encode (at most 2,953 characters)",
+                    false,
+                    "Content to encode (at most 2,953 characters); required unless type is given, and not with type",
                     json!("https://example.com"),
                 ),
                 "size" => (false, "Image width and height in pixels", json!(300)),
@@ -197,6 +304,11 @@ pub fn generate_parameters() -> Vec<Value> {
                     "PNG: resolution written as the pHYs chunk; PDF and EPS: resolution of the logo (default 300)",
                     json!(300),
                 ),
+                "symbol" => (
+                    false,
+                    "Symbol kind: qr, or micro for a Micro QR code (plain PNG or SVG, level L, M or Q, no logo or verify)",
+                    json!("qr"),
+                ),
                 _ => (
                     false,
                     "Decode the finished image before answering; 422 with the reason if it does not scan",
@@ -231,6 +343,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     "304": {"description": "Not modified (If-None-Match matched the ETag)"}
                 }),
                 errors: &[422],
+                example_requests: generate_example_requests(),
             }],
         ),
         (
@@ -246,6 +359,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                 "headers": {"Content-Disposition": {"schema": {"type": "string", "const": "attachment; filename=qrcodes.zip"}}},
                 "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}}),
                 errors: &[408, 413],
+                example_requests: Vec::new(),
             }],
         ),
         (
@@ -262,6 +376,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                         json!({"oneOf": [schema_ref("LinkList"), schema_ref("Link")]}),
                     ),
                     errors: &[404],
+                    example_requests: Vec::new(),
                 },
                 Operation {
                     method: Method::Post,
@@ -273,6 +388,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     "headers": {"Location": {"schema": {"type": "string", "format": "uri"}}},
                     "content": json_content(schema_ref("Link"))}}),
                     errors: &[408, 413],
+                    example_requests: Vec::new(),
                 },
                 Operation {
                     method: Method::Put,
@@ -282,6 +398,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     body: Some("LinkUpdate"),
                     success: ok("The updated link", schema_ref("Link")),
                     errors: &[404, 408, 413],
+                    example_requests: Vec::new(),
                 },
                 Operation {
                     method: Method::Delete,
@@ -291,6 +408,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     body: None,
                     success: json!({"204": {"description": "Deleted"}}),
                     errors: &[404],
+                    example_requests: Vec::new(),
                 },
             ],
         ),
@@ -327,6 +445,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                 body: None,
                 success: ok("Analytics", schema_ref("AnalyticsResponse")),
                 errors: &[404],
+                example_requests: Vec::new(),
             }],
         ),
         (
@@ -345,6 +464,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                 body: None,
                 success: ok("Usage object", schema_ref("Usage")),
                 errors: &[],
+                example_requests: Vec::new(),
             }],
         ),
         (
@@ -357,6 +477,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                 body: None,
                 success: ok("Healthy", schema_ref("Health")),
                 errors: &[],
+                example_requests: Vec::new(),
             }],
         ),
     ]
@@ -424,6 +545,9 @@ fn keyed(op: Operation) -> Value {
     if let Some(schema) = op.body {
         operation["requestBody"] =
             json!({"required": true, "content": json_content(schema_ref(schema))});
+    }
+    if !op.example_requests.is_empty() {
+        operation["x-example-requests"] = Value::Array(op.example_requests);
     }
     operation
 }

@@ -110,7 +110,43 @@ pub(super) fn settings() -> Vec<(&'static str, Value)> {
                    "maximum": qr_generate::bounds::MAX_DPI}),
         ),
         ("verify", json!({"type": "boolean", "default": false})),
+        (
+            "symbol",
+            json!({"type": "string", "enum": ["qr", "micro"], "default": "qr",
+                   "description": "Case-insensitive; micro is a Micro QR code (M1 to M4, at most 35 digits, 21 letters or 15 bytes) with a 2-module quiet zone, drawn plain as PNG or SVG"}),
+        ),
     ]
+}
+
+/// A UTC date and time as the content fields take it: `YYYY-MM-DDTHH:MM[:SS]Z`.
+const UTC_TIME_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2})?[Zz]$";
+
+/// The schema of a content field, from qr-generate's table.
+pub(super) fn content_field_schema(kind: qr_generate::content::FieldKind) -> Value {
+    use qr_generate::content::FieldKind;
+    match kind {
+        FieldKind::Text | FieldKind::Multiline => json!({"type": "string", "maxLength": 2953}),
+        FieldKind::Choice(values) => json!({"type": "string", "enum": values,
+                                            "description": "Case-insensitive"}),
+        FieldKind::Flag => json!({"type": "boolean", "default": false}),
+        FieldKind::Number => json!({"type": "number"}),
+        FieldKind::DateTime => json!({"type": "string", "pattern": UTC_TIME_PATTERN}),
+    }
+}
+
+/// The content fields of a batch item: `type` and every field of every type.
+fn content_properties() -> serde_json::Map<String, Value> {
+    let mut properties = serde_json::Map::new();
+    properties.insert("type".into(), super::content_type_schema());
+    for field in qr_generate::content::CONTENT_TYPES
+        .iter()
+        .flat_map(|t| t.fields)
+    {
+        properties
+            .entry(field.name)
+            .or_insert_with(|| content_field_schema(field.kind));
+    }
+    properties
 }
 
 /// A frame text: printable ASCII and Latin-1, the characters of the compiled-in font.
@@ -150,6 +186,7 @@ pub(super) fn components() -> Value {
         "filename".into(),
         json!({"type": "string", "minLength": 1, "maxLength": 255}),
     );
+    item.extend(content_properties());
     let breakdown = |field: &str| {
         json!({"type": "array", "items": {"type": "object", "required": [field, "scans"],
             "additionalProperties": false,
@@ -198,7 +235,8 @@ pub(super) fn components() -> Value {
             "example": {"targetUrl": "https://example.com/summer-menu"}},
         "BatchSettings": {"type": "object",
             "properties": properties(&batch_settings)},
-        "BatchItem": {"type": "object", "required": ["data"], "properties": item},
+        "BatchItem": {"type": "object", "properties": item,
+            "description": "data, or type with its fields (the fields of GET /api/generate); not both"},
         "BatchRequest": {"type": "object", "required": ["items"], "properties": {
             "items": {"type": "array", "minItems": 1, "maxItems": 1000,
                 "description": "At most 100 items on Pro, 1,000 on Enterprise (or its override)",
@@ -206,7 +244,9 @@ pub(super) fn components() -> Value {
             "defaults": {"$ref": "#/components/schemas/BatchSettings"}},
             "example": {"items": [{"data": "https://example.com/a", "filename": "a"},
                                   {"data": "https://example.com/b", "format": "svg", "style": "dots"},
-                                  {"data": "https://example.com/c", "format": "pdf", "printSize": 30}],
+                                  {"data": "https://example.com/c", "format": "pdf", "printSize": 30},
+                                  {"type": "wifi", "ssid": "Guest", "password": "welcome-2025", "filename": "wifi"},
+                                  {"data": "12345", "symbol": "micro", "format": "svg", "verify": false}],
                         "defaults": {"size": 400, "errorCorrection": "Q", "style": "rounded",
                                      "finderStyle": "rounded", "verify": true}}},
         "Usage": {"type": "object", "required": ["plan", "usage"], "additionalProperties": false, "properties": {

@@ -1,10 +1,10 @@
-//! `/dashboard/design`: a QR designer with a control for every generate parameter the API documents, a preview (live with JavaScript, on submit without), and downloads; logos are uploaded, on plans that include them.
+//! `/dashboard/design`: a QR designer with a control for every generate parameter the API documents (content types with their fields included), a preview (live with JavaScript, on submit without; PDF and EPS are previewed as PNG), and downloads; logos are uploaded, on plans that include them.
 
 use askama::Template;
 use base64::Engine as _;
 use http::StatusCode;
 use qr_domain::{Clock, Feature, Store};
-use qr_generate::{GenerateError, GenerateParams};
+use qr_generate::{GenerateParams, Symbol};
 
 use super::public::capitalised;
 use super::{Failure, Layout, User, page, read_or_post};
@@ -26,6 +26,9 @@ struct Control {
     checked: bool,
     error: Option<String>,
     locked: bool,
+    /// The content types this field belongs to, space-separated ("" for the other controls).
+    types: String,
+    placeholder: String,
 }
 
 #[derive(Template)]
@@ -55,27 +58,18 @@ impl Refusal {
     }
 }
 
-/// The parameter a generate error is about (the API's names); `None` for the others.
-fn blamed(e: &GenerateError) -> Option<&'static str> {
-    match e {
-        GenerateError::MissingData
-        | GenerateError::TooManyCharacters { .. }
-        | GenerateError::DataTooLong { .. } => Some("data"),
-        GenerateError::Size(_) | GenerateError::SizeTooSmall { .. } => Some("size"),
-        GenerateError::Format(_) => Some("format"),
-        GenerateError::Color(_) => Some("color"),
-        GenerateError::Background(_) => Some("background"),
-        GenerateError::ErrorCorrection(_) => Some("errorCorrection"),
-        GenerateError::Margin(_) => Some("margin"),
-        GenerateError::LogoSize(_) | GenerateError::LogoDoesNotFit { .. } => Some("logoSize"),
-        _ => None,
-    }
-}
-
 impl<S: Store, C: Clock> crate::Web<S, C> {
     fn field(&self, name: &str) -> Option<&Field> {
         self.designer.iter().find(|f| f.name == name)
     }
+}
+
+/// Whether an image is rendered to be shown in the page (PDF and EPS then become PNG, which
+/// an `<img>` shows) or downloaded as asked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    Show,
+    Download,
 }
 
 /// Renders the form's code: the API's parameters and bounds (`qr_generate`), the plan's logo
@@ -84,6 +78,7 @@ fn render<S: Store, C: Clock>(
     web: &Web<S, C>,
     user: &User<'_>,
     form: &Fields,
+    purpose: Purpose,
 ) -> Result<(Vec<u8>, qr_core::Format), Refusal> {
     let account = &user.ctx.account;
     web.service.admit_render(account).map_err(|wait| {
@@ -102,10 +97,23 @@ fn render<S: Store, C: Clock>(
                 .map(|f| (name.clone(), designer::api_value(Some(f), value)))
         });
     let params = GenerateParams::from_pairs(pairs);
-    let (data, mut options) = params
-        .parse()
-        .map_err(|e| Refusal::of(blamed(&e), e.to_string(), StatusCode::UNPROCESSABLE_ENTITY))?;
+    let refused = |e: qr_generate::GenerateError| {
+        Refusal::of(
+            Some(e.parameter()),
+            e.to_string(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        )
+    };
+    let (data, mut options) = params.parse().map_err(refused)?;
+    let verify = params.verify().map_err(refused)?;
+    let symbol = params.symbol().map_err(refused)?;
+    if purpose == Purpose::Show && options.format.is_print() {
+        options.format = qr_core::Format::Png;
+    }
     if let Some(upload) = form.file(LOGO) {
+        if symbol == Symbol::Micro {
+            return Err(refused(qr_generate::symbol::logo_refused()));
+        }
         web.service
             .check_features(account, &[Feature::Logo])
             .map_err(|_| {
@@ -134,9 +142,9 @@ fn render<S: Store, C: Clock>(
         })?;
         options.logo = Some(logo);
     }
-    qr_generate::render(&data, &options)
+    qr_generate::render_symbol(&data, &options, symbol, verify)
         .map(|bytes| (bytes, options.format))
-        .map_err(|e| Refusal::of(blamed(&e), e.to_string(), StatusCode::UNPROCESSABLE_ENTITY))
+        .map_err(refused)
 }
 
 fn controls<S: Store, C: Clock>(
@@ -182,6 +190,8 @@ fn controls<S: Store, C: Clock>(
                 checked: value == "true",
                 error: None,
                 locked: kind == "upload" && !logo_plan,
+                types: f.types.join(" "),
+                placeholder: f.placeholder.clone(),
             }
         })
         .collect()
@@ -218,7 +228,7 @@ pub(super) fn show<S: Store, C: Clock>(
     }
     let form = user.form()?;
     view.controls = controls(web, &|f| form.get(&f.name).map(str::to_owned), logo_plan);
-    let status = match render(web, user, &form) {
+    let status = match render(web, user, &form, Purpose::Show) {
         Ok((bytes, format)) => {
             let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
             view.preview = Some(format!("data:{};base64,{b64}", format.content_type()));
@@ -245,7 +255,7 @@ pub(super) fn preview<S: Store, C: Clock>(
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
     let form = user.form()?;
-    Ok(match render(web, user, &form) {
+    Ok(match render(web, user, &form, Purpose::Show) {
         Ok((bytes, format)) => response::image(format, bytes, None),
         Err(refusal) => plain(refusal),
     })
@@ -257,16 +267,9 @@ pub(super) fn download<S: Store, C: Clock>(
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
     let form = user.form()?;
-    match render(web, user, &form) {
+    match render(web, user, &form, Purpose::Download) {
         Ok((bytes, format)) => {
-            let name = format!(
-                "qr-code.{}",
-                if format == qr_core::Format::Svg {
-                    "svg"
-                } else {
-                    "png"
-                }
-            );
+            let name = format!("qr-code.{}", format.extension());
             Ok(response::image(format, bytes, Some(&name)))
         }
         Err(_) => show(web, user),
