@@ -165,6 +165,17 @@ enum AccountsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Deletes an account and everything it owns: keys, links (their printed codes answer 410),
+    /// scans, analytics, usage, sessions and tokens. The owner's account cannot be deleted.
+    /// Irreversible: `qr export` first if the data is wanted.
+    Delete {
+        /// The account's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Confirms the deletion (required: nothing can bring the account back).
+        #[arg(long)]
+        yes: bool,
+    },
     /// Makes an account an admin of the dashboard, or a customer again.
     SetRole {
         /// The account's e-mail address.
@@ -425,6 +436,20 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         AccountsCommand::Enable { email, json } => {
             status(&service, &email, AccountStatus::Active, json, out)
+        }
+        AccountsCommand::Delete { email, yes } => {
+            if !yes {
+                return Err(crate::error::usage(
+                    "deleting an account cannot be undone: add --yes to confirm",
+                ));
+            }
+            let account = db::account_by_email(&service, &email)?;
+            service.admin_delete_account(Actor::Operator, account.id)?;
+            eprintln!(
+                "qr: deleted the account {} ({}) and everything it owned",
+                account.email, account.id
+            );
+            Ok(())
         }
         AccountsCommand::SetRole { email, role, json } => {
             let role: Role = role.parse().map_err(crate::error::usage)?;

@@ -7,7 +7,9 @@ use crate::analytics::AnalyticsArgs;
 use crate::batch::BatchArgs;
 use crate::db_admin::DbAdminArgs;
 use crate::docs::{CompletionsArgs, ManArgs};
+use crate::export::ExportArgs;
 use crate::generate::GenerateArgs;
+use crate::geoip::GeoipArgs;
 use crate::keys::KeysArgs;
 use crate::links::LinksArgs;
 use crate::serve::ServeArgs;
@@ -33,6 +35,7 @@ Environment (shared with the server; a flag overrides its variable):
   QR_LISTEN                    address serve listens on [127.0.0.1:8080]
   QR_BASE_URL                  public address of the service, for short URLs
   QR_GEOIP_DB                  MaxMind-format City database for scan locations
+  QR_MAXMIND_LICENSE_KEY       MaxMind licence key of `qr geoip update` (never printed)
   QR_TRUSTED_PROXIES           comma-separated CIDRs whose forwarding headers are believed
   QR_ALLOW_PRIVATE_LOGO_HOSTS  let logo URLs point at private addresses (true/false)
   QR_SIGNUP                    open or closed: whether visitors may sign up in the dashboard [open]
@@ -78,6 +81,11 @@ pub enum Command {
     Usage(UsageArgs),
     /// Migrates a database's schema, or copies an SQLite database into PostgreSQL.
     Db(DbAdminArgs),
+    /// Writes one account's data (account, keys' metadata, links, analytics, scans) as a ZIP of
+    /// JSON and CSV files, for a data-protection request.
+    Export(ExportArgs),
+    /// Downloads and installs the GeoIP City database a running server reloads.
+    Geoip(GeoipArgs),
     /// Prints shell completions for bash, zsh, fish, elvish or PowerShell.
     Completions(CompletionsArgs),
     /// Prints the manual page (roff), or writes one per subcommand into a directory.

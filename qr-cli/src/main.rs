@@ -8,7 +8,9 @@ mod db;
 mod db_admin;
 mod docs;
 mod error;
+mod export;
 mod generate;
+mod geoip;
 mod keys;
 mod links;
 mod output;
@@ -59,6 +61,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Analytics(args) => analytics::run(args, out),
         Command::Usage(args) => usage::run(args, out),
         Command::Db(args) => db_admin::run(args, out),
+        Command::Export(args) => export::run(args, out),
+        Command::Geoip(args) => geoip::run(args, out),
         Command::Completions(args) => docs::completions(args, out),
         Command::Man(args) => docs::man(args, out),
     }

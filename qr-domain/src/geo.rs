@@ -3,6 +3,7 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
+use chrono::{DateTime, Utc};
 use maxminddb::{Reader, geoip2};
 use serde::Serialize;
 use thiserror::Error;
@@ -57,6 +58,16 @@ pub enum GeoError {
         path: PathBuf,
         /// What went wrong.
         message: String,
+    },
+    /// The file is a MaxMind DB file of another kind than City (a Country or ASN database).
+    #[error(
+        "the geolocation database {path} is a {database_type} database; a City database is needed (GeoLite2-City, GeoIP2-City or DB-IP City Lite)"
+    )]
+    WrongType {
+        /// The database path.
+        path: PathBuf,
+        /// The type its metadata gives.
+        database_type: String,
     },
     /// The file is a MaxMind DB file but its content is corrupt.
     #[error(
@@ -115,18 +126,35 @@ impl GeoLocator for NoGeoLocator {
 }
 
 impl MaxMindLocator {
-    /// Opens and fully verifies a City database, so that corruption is reported now, not at a lookup.
+    /// Opens and fully verifies a City database, so that corruption is reported now, not at a
+    /// lookup. A database whose type does not name a City database (`GeoLite2-Country`,
+    /// `GeoLite2-ASN`) is refused: it has no cities, and an update or a reload that brought one
+    /// would silently lose them.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, GeoError> {
         let path = path.as_ref();
         let reader = Reader::open_readfile(path).map_err(|e| GeoError::Open {
             path: path.to_owned(),
             message: e.to_string(),
         })?;
+        let database_type = &reader.metadata().database_type;
+        if !database_type.to_ascii_lowercase().contains("city") {
+            return Err(GeoError::WrongType {
+                path: path.to_owned(),
+                database_type: database_type.clone(),
+            });
+        }
         reader.verify().map_err(|e| GeoError::Corrupt {
             path: path.to_owned(),
             message: e.to_string(),
         })?;
         Ok(Self { reader })
+    }
+
+    /// When the database was built, from its metadata (`build_epoch`); `None` when out of range.
+    pub fn built_at(&self) -> Option<DateTime<Utc>> {
+        i64::try_from(self.reader.metadata().build_epoch)
+            .ok()
+            .and_then(|secs| DateTime::from_timestamp(secs, 0))
     }
 
     /// The database type from its metadata, for example `GeoIP2-City`.
@@ -167,6 +195,7 @@ impl std::fmt::Debug for MaxMindLocator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MaxMindLocator")
             .field("database_type", &self.database_type())
+            .field("built_at", &self.built_at())
             .finish()
     }
 }

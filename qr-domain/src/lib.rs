@@ -13,6 +13,7 @@ pub mod analytics;
 pub mod bots;
 pub mod clock;
 pub mod error;
+pub mod export;
 pub mod geo;
 pub mod ids;
 pub mod key;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use qr_domain::limit_state::{LimitState, MemoryLimits};
 use qr_domain::service::{AccountError, AdminError};
 use qr_domain::{
-    ApiKeySecret, GeoLocator, KeyMode, MaxMindLocator, NoGeoLocator, Service, SignupPolicy, Store,
-    StoreError, TokenPurpose,
+    ApiKeySecret, GeoLocator, KeyMode, NoGeoLocator, Service, SignupPolicy, Store, StoreError,
+    TokenPurpose,
 };
 use qr_redis::RedisLimits;
 use qr_store::{Database, Engine};
@@ -96,7 +96,7 @@ impl App {
         let logos = LogoFetcher::new(&config.limits, config.allow_private_logo_hosts)
             .map_err(ServerError::Config)?;
         let geo: Arc<dyn GeoLocator> = match &config.geoip {
-            Some(path) => Arc::new(MaxMindLocator::open(path)?),
+            Some(path) => crate::geoip::ReloadingLocator::start(path)?,
             None => Arc::new(NoGeoLocator),
         };
         let store = Arc::new(Database::open(&config.database)?);

@@ -24,6 +24,7 @@ mod client_ip;
 mod config;
 mod connection;
 mod error;
+mod geoip;
 mod logo;
 mod op;
 pub mod openapi;

@@ -113,6 +113,11 @@ impl Server {
     /// Starts `qr serve` on a free port of 127.0.0.1 with the workspace's database (given through
     /// the environment, as an operator would) and waits until it accepts connections.
     pub fn start(ws: &Workspace) -> Self {
+        Self::start_with(ws, &[])
+    }
+
+    /// [`Server::start`] with more environment variables (set after the defaults, so they win).
+    pub fn start_with(ws: &Workspace, env: &[(&str, &str)]) -> Self {
         // Bind port 0 to learn a free port, then release it for the server.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -128,6 +133,7 @@ impl Server {
             .env("RUST_LOG", "warn")
             .env_remove("QR_BASE_URL")
             .env_remove("QR_TRUSTED_PROXIES")
+            .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
             .stdout(log_file.try_clone().unwrap())
             .stderr(log_file)
@@ -163,6 +169,16 @@ impl Server {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         panic!("qr serve did not start listening on {addr}");
+    }
+
+    /// The process id, for signals.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, std::process::Child::id)
+    }
+
+    /// What the server has logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     /// GET `path` with the key in the Authorization header, without following redirects.

@@ -116,6 +116,35 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ok(changed)
     }
 
+    /// Deletes an account and everything it owns (keys, links with their codes tombstoned so
+    /// printed codes answer 410, scans, rollups, usage, sessions, tokens, plan request) for a
+    /// data-protection request. Nobody deletes the owner's account; an admin's account only the
+    /// owner or the operator; an admin never their own (the account page does, with the password).
+    pub fn admin_delete_account(&self, actor: Actor, account: AccountId) -> Result<(), AdminError> {
+        self.store.write(|tx| {
+            let acting = self.admin(tx, actor)?;
+            let target = tx
+                .account(account)?
+                .ok_or(AdminError::AccountNotFound(account))?;
+            if target.role == Role::Owner {
+                return Err(AdminError::OwnerProtected);
+            }
+            if let Some(acting) = acting {
+                if acting.id == account {
+                    return Err(AdminError::OwnAccount);
+                }
+                if target.is_admin() && acting.role != Role::Owner {
+                    return Err(AdminError::NotAllowed);
+                }
+            }
+            tx.delete_account(account)?;
+            Ok::<_, AdminError>(())
+        })?;
+        self.invalidate_cache();
+        self.links.forget(|_, (link, _)| link.account_id == account);
+        Ok(())
+    }
+
     /// Puts an account on a plan (a pending request is settled by it).
     pub fn admin_set_plan(
         &self,

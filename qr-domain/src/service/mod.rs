@@ -19,6 +19,7 @@ mod analytics;
 mod auth;
 mod cache;
 mod customers;
+mod export;
 mod links;
 mod maintenance;
 mod scans;

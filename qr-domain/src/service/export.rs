@@ -1,0 +1,151 @@
+//! Exporting one account (data-protection requests): its own records only, read in one snapshot, scans streamed in pages.
+
+use chrono::{DateTime, Utc};
+
+use super::Service;
+use crate::analytics::{AnalyticsQuery, DayCount};
+use crate::clock::Clock;
+use crate::error::StoreError;
+use crate::export::{
+    ExportError, ExportHeader, ExportSink, ExportedKey, ExportedPlanRequest, ExportedSession,
+    LinkAnalytics, SCAN_PAGE, retention_days,
+};
+use crate::ids::{AccountId, ScanId};
+use crate::link::Link;
+use crate::store::{ReadTx, Store};
+
+impl<S: Store, C: Clock> Service<S, C> {
+    /// Hands everything the account owns to `sink`: the account (no password hash), its keys'
+    /// metadata (no secret or hash), its sessions (no secret), its API requests per day, its
+    /// links, and per link the retained daily counts and scans. Only the account's own records
+    /// are read (every link query is by the account), all in one read transaction, so the export
+    /// is consistent; scans arrive in pages of [`SCAN_PAGE`].
+    pub fn export_account(
+        &self,
+        account: AccountId,
+        sink: &mut dyn ExportSink,
+    ) -> Result<(), ExportError> {
+        let now = self.clock.now();
+        self.store.read(|tx| {
+            let account = tx
+                .account(account)?
+                .ok_or(ExportError::AccountNotFound(account))?;
+            let retention = account.limits().retention;
+            let plan_request = tx
+                .plan_requests()?
+                .into_iter()
+                .find(|r| r.account_id == account.id)
+                .map(|r| ExportedPlanRequest {
+                    plan: r.plan,
+                    requested_at: r.created_at,
+                });
+            sink.header(&ExportHeader {
+                exported_at: now,
+                has_password: account.password_hash.is_some(),
+                plan_request,
+                retention_days: retention_days(retention),
+                account: account.clone(),
+            })?;
+            let keys: Vec<ExportedKey> = tx
+                .keys_of(account.id)?
+                .iter()
+                .map(ExportedKey::of)
+                .collect();
+            sink.keys(&keys)?;
+            let sessions: Vec<ExportedSession> = tx
+                .sessions_of(account.id)?
+                .iter()
+                .map(ExportedSession::of)
+                .collect();
+            sink.sessions(&sessions)?;
+            sink.usage(&tx.daily_usage(
+                account.id,
+                account.created_at.date_naive(),
+                now.date_naive(),
+            )?)?;
+            let links = tx.links_of(account.id)?;
+            sink.links(&links)?;
+            for link in &links {
+                let window = AnalyticsQuery::default().window(now, link, retention);
+                let analytics = match &window {
+                    Some(w) => Some(link_analytics(tx, link, w.from, w.to)?),
+                    None => None,
+                };
+                sink.link_analytics(link, analytics.as_ref())?;
+                sink.begin_scans(link)?;
+                if let Some(w) = window {
+                    stream_scans(tx, link, w.from, w.to, sink)?;
+                }
+                sink.end_scans()?;
+            }
+            sink.finish()?;
+            Ok(())
+        })
+    }
+}
+
+/// The rollups of the retained days, days in order and zero days left out.
+fn link_analytics(
+    tx: &dyn ReadTx,
+    link: &Link,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Result<LinkAnalytics, StoreError> {
+    let (first, last) = (from.date_naive(), to.date_naive());
+    let rows = tx.rollup_stats(link.id, first, last)?;
+    let mut days: Vec<DayCount> = rows.days.into_iter().filter(|d| d.scans > 0).collect();
+    days.sort_by_key(|d| d.day);
+    let most_first = |mut v: Vec<(String, u64)>| {
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v
+    };
+    Ok(LinkAnalytics {
+        first,
+        last,
+        days,
+        countries: most_first(rows.countries),
+        devices: most_first(rows.devices),
+        browsers: most_first(rows.browsers),
+    })
+}
+
+/// Every scan of `link` in `from..=to`, newest first, in pages: each page ends at the oldest
+/// instant of the previous one (inclusive), skipping the scans of that instant already handed
+/// over (ids at or above the last one: the store orders by time, then id, both descending). When
+/// more than a page shares one instant, the page grows until it gets past them.
+fn stream_scans(
+    tx: &dyn ReadTx,
+    link: &Link,
+    from: DateTime<Utc>,
+    mut to: DateTime<Utc>,
+    sink: &mut dyn ExportSink,
+) -> Result<(), ExportError> {
+    let mut last: Option<(DateTime<Utc>, ScanId)> = None;
+    let mut limit = SCAN_PAGE;
+    loop {
+        let page = tx.recent_scans(link.id, from, to, limit)?;
+        let full = page.len() == usize::try_from(limit).unwrap_or(usize::MAX);
+        let fresh: Vec<_> = page
+            .into_iter()
+            .filter(|s| last.is_none_or(|(at, id)| s.timestamp < at || s.id < id))
+            .collect();
+        if fresh.is_empty() {
+            if !full {
+                return Ok(());
+            }
+            // A whole page at one instant, all handed over already: ask for more at once.
+            limit = limit.saturating_mul(2);
+            continue;
+        }
+        for chunk in fresh.chunks(SCAN_PAGE as usize) {
+            sink.scans(chunk)?;
+        }
+        let oldest = fresh.last().map(|s| (s.timestamp, s.id));
+        if !full {
+            return Ok(());
+        }
+        last = oldest;
+        to = oldest.map_or(to, |(at, _)| at);
+        limit = SCAN_PAGE;
+    }
+}
