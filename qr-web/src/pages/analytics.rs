@@ -6,6 +6,7 @@ use qr_domain::analytics::{AnalyticsError, AnalyticsQuery, AnalyticsReport, tall
 use qr_domain::link::parse_link_id;
 use qr_domain::plan::Retention;
 use qr_domain::{Clock, Store};
+use qr_export::csv_cell;
 
 use super::links::LinkRow;
 use super::public::capitalised;
@@ -254,33 +255,9 @@ pub(super) fn csv<S: Store, C: Clock>(
     ))
 }
 
-/// A CSV cell: quoted when it holds a comma, quote or line break, and prefixed with `'` when a
-/// spreadsheet would read it as a formula.
-fn csv_cell(value: &str) -> String {
-    let value = if value.starts_with(['=', '+', '-', '@']) {
-        format!("'{value}")
-    } else {
-        value.to_owned()
-    };
-    if value.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn csv_cells_are_quoted_and_defused() {
-        assert_eq!(csv_cell("plain"), "plain");
-        assert_eq!(csv_cell("a,b"), "\"a,b\"");
-        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_cell("=HYPERLINK(1)"), "'=HYPERLINK(1)");
-        assert_eq!(csv_cell("-1,2"), "\"'-1,2\"");
-    }
 
     #[test]
     fn when_reads_well() {
