@@ -6,5 +6,6 @@ mod common;
 mod deploy;
 mod generate;
 mod json;
+mod ops;
 mod postgres;
 mod server;
