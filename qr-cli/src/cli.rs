@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 use crate::accounts::AccountsArgs;
 use crate::analytics::AnalyticsArgs;
+use crate::backup::{BackupArgs, RestoreArgs};
 use crate::batch::BatchArgs;
 use crate::db_admin::DbAdminArgs;
 use crate::docs::{CompletionsArgs, ManArgs};
@@ -51,6 +52,7 @@ Examples:
   KEY=$(qr keys create --email ops@example.com --plan pro)
   qr serve --listen 0.0.0.0:8080
   qr db copy --from qr.db --to postgres://qr@db.internal/qr
+  qr backup --db qr.db backup.db
   qr analytics 6f1c... --format csv > scans.csv"
 )]
 pub struct Cli {
@@ -86,6 +88,10 @@ pub enum Command {
     Export(ExportArgs),
     /// Downloads and installs the GeoIP City database a running server reloads.
     Geoip(GeoipArgs),
+    /// Copies a live SQLite database consistently into a new file while the server runs.
+    Backup(BackupArgs),
+    /// Replaces a stopped server's SQLite database by a checked backup.
+    Restore(RestoreArgs),
     /// Prints shell completions for bash, zsh, fish, elvish or PowerShell.
     Completions(CompletionsArgs),
     /// Prints the manual page (roff), or writes one per subcommand into a directory.

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod analytics;
+mod backup;
 mod batch;
 mod cli;
 mod db;
@@ -63,6 +64,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Db(args) => db_admin::run(args, out),
         Command::Export(args) => export::run(args, out),
         Command::Geoip(args) => geoip::run(args, out),
+        Command::Backup(args) => backup::run_backup(args, out),
+        Command::Restore(args) => backup::run_restore(args, out),
         Command::Completions(args) => docs::completions(args, out),
         Command::Man(args) => docs::man(args, out),
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::Args;
 use qr_domain::Plan;
-use qr_http::{DEFAULT_MAIL_FROM, Limits, ServerConfig, ServerError};
+use qr_http::{DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, ServerError};
 
 use crate::accounts::plan_parser;
 use crate::db::DbArgs;
@@ -19,7 +19,8 @@ use crate::db::DbArgs;
 On the first start on an empty database the server creates an owner account (enterprise plan)
 and prints its API key once on standard output, with a link (valid 24 hours) that sets the
 owner's dashboard password. The dashboard is at http://LISTEN/ (sign-up, keys, links, analytics). Logs go to standard error; RUST_LOG filters
-them (default info). SIGINT or SIGTERM stops the server: requests in flight finish within the
+them (default info), --log-format json writes one JSON object per line. /livez and /readyz are
+the probes; /metrics needs --metrics-listen or --metrics-token (docs/operations.md). SIGINT or SIGTERM stops the server: requests in flight finish within the
 shutdown grace, queued scans are committed and usage counters saved.
 
 The administration commands (qr accounts, qr keys, ...) may run on the same database while the
@@ -78,7 +79,40 @@ pub struct ServeArgs {
     #[command(flatten)]
     dashboard: DashboardArgs,
     #[command(flatten)]
+    operations: OperationsArgs,
+    #[command(flatten)]
     limits: LimitArgs,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormatArg {
+    /// Human-readable lines (tracing's format).
+    Text,
+    /// One JSON object per line, for log shippers.
+    Json,
+}
+
+/// Logs and metrics: what the operator watches.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Operations")]
+struct OperationsArgs {
+    /// The format of log lines on standard error.
+    #[arg(long, env = "QR_LOG_FORMAT", value_enum, default_value_t = LogFormatArg::Text)]
+    log_format: LogFormatArg,
+    /// A second address serving /metrics (Prometheus text format), /livez and /readyz without
+    /// a token; keep it private (loopback or an internal network).
+    #[arg(long, env = "QR_METRICS_LISTEN", value_name = "ADDR:PORT")]
+    metrics_listen: Option<SocketAddr>,
+    /// A token (at least 16 characters) that opens /metrics on the main port to
+    /// `Authorization: Bearer TOKEN`; without it (or --metrics-listen) /metrics does not exist.
+    #[arg(
+        long,
+        env = "QR_METRICS_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    metrics_token: Option<String>,
 }
 
 /// Whether visitors may create accounts in the dashboard.
@@ -217,6 +251,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         self_service_plans: args.dashboard.self_service_plans,
         smtp_url: args.dashboard.smtp_url,
         mail_from: Some(args.dashboard.mail_from),
+        log_format: match args.operations.log_format {
+            LogFormatArg::Text => LogFormat::Text,
+            LogFormatArg::Json => LogFormat::Json,
+        },
+        metrics_listen: args.operations.metrics_listen,
+        metrics_token: args.operations.metrics_token.map(OperatorToken::new),
         limits: Limits {
             max_connections: l.max_connections,
             max_connections_per_ip: l.max_connections_per_ip,

@@ -28,6 +28,7 @@ pub mod scan;
 pub mod service;
 pub mod session;
 pub mod shortcode;
+pub mod stats;
 pub mod store;
 pub mod token;
 pub mod writer;

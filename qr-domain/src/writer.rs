@@ -8,10 +8,12 @@
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use crate::error::StoreError;
 use crate::ids::ScanId;
 use crate::scan::NewScan;
+use crate::stats::WriterStats;
 use crate::store::Store;
 
 /// Called once the scan's transaction has committed (`Ok(Some(id))`), was skipped because
@@ -44,6 +46,7 @@ impl std::fmt::Debug for Queued {
 pub struct ScanWriter {
     sender: Mutex<Option<SyncSender<Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    stats: Arc<WriterStats>,
 }
 
 struct Job {
@@ -54,30 +57,63 @@ struct Job {
 impl ScanWriter {
     /// Starts the writer thread over `store`.
     pub fn spawn<S: Store>(store: Arc<S>) -> std::io::Result<Self> {
+        Self::spawn_with_stats(store, Arc::new(WriterStats::default()))
+    }
+
+    /// Starts the writer thread over `store`, counting its work in `stats`.
+    pub fn spawn_with_stats<S: Store>(
+        store: Arc<S>,
+        stats: Arc<WriterStats>,
+    ) -> std::io::Result<Self> {
         let (sender, receiver) = mpsc::sync_channel(QUEUE_CAPACITY);
+        stats.set_alive(true);
+        let counted = Arc::clone(&stats);
         let thread = std::thread::Builder::new()
             .name("qr-scan-writer".to_owned())
-            .spawn(move || run(&*store, &receiver))?;
+            .spawn(move || {
+                // Marks the writer stopped however the thread ends, a panicking callback included.
+                let _alive = Alive(&counted);
+                run(&*store, &receiver, &counted);
+            });
+        let thread = thread.inspect_err(|_| stats.set_alive(false))?;
         Ok(Self {
             sender: Mutex::new(Some(sender)),
             thread: Mutex::new(Some(thread)),
+            stats,
         })
+    }
+
+    /// The writer's counters.
+    pub fn stats(&self) -> &WriterStats {
+        &self.stats
     }
 
     /// Queues a scan; `ack` runs on the writer thread after the commit. Blocks while the queue is full.
     pub fn submit(&self, scan: NewScan, ack: ScanAck) -> Result<(), StoreError> {
         let sender = self.sender()?;
         let job = Job { scan, ack };
-        match sender.try_send(job) {
+        // Counted before sending, so the writer never takes a scan the depth does not include.
+        self.stats.queued();
+        let sent = match sender.try_send(job) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(job)) => sender.send(job).map_err(|_| StoreError::WriterStopped),
             Err(TrySendError::Disconnected(_)) => Err(StoreError::WriterStopped),
+        };
+        if sent.is_err() {
+            self.stats.taken(1);
         }
+        sent
     }
 
     /// Queues a scan without blocking; a full queue hands the scan and its callback back.
     pub fn try_submit(&self, scan: NewScan, ack: ScanAck) -> Result<Queued, StoreError> {
-        match self.sender()?.try_send(Job { scan, ack }) {
+        let sender = self.sender()?;
+        self.stats.queued();
+        let sent = sender.try_send(Job { scan, ack });
+        if sent.is_err() {
+            self.stats.taken(1);
+        }
+        match sent {
             Ok(()) => Ok(Queued::Yes),
             Err(TrySendError::Full(job)) => Ok(Queued::Full(job.scan, job.ack)),
             Err(TrySendError::Disconnected(_)) => Err(StoreError::WriterStopped),
@@ -138,7 +174,16 @@ impl std::fmt::Debug for ScanWriter {
     }
 }
 
-fn run<S: Store>(store: &S, receiver: &Receiver<Job>) {
+/// Clears the writer's alive flag when the thread ends.
+struct Alive<'a>(&'a WriterStats);
+
+impl Drop for Alive<'_> {
+    fn drop(&mut self) {
+        self.0.set_alive(false);
+    }
+}
+
+fn run<S: Store>(store: &S, receiver: &Receiver<Job>, stats: &WriterStats) {
     let mut scans = Vec::with_capacity(MAX_BATCH);
     let mut acks = Vec::with_capacity(MAX_BATCH);
     while let Ok(first) = receiver.recv() {
@@ -153,7 +198,18 @@ fn run<S: Store>(store: &S, receiver: &Receiver<Job>) {
                 Err(_) => break,
             }
         }
+        stats.taken(scans.len());
+        let started = Instant::now();
         let result = store.record_scans(&scans);
+        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        match &result {
+            Ok(ids) => stats.committed(
+                scans.len(),
+                ids.iter().filter(|id| id.is_some()).count() as u64,
+                micros,
+            ),
+            Err(_) => stats.failed(scans.len(), micros),
+        }
         scans.clear();
         match result {
             Ok(ids) => {

@@ -13,6 +13,9 @@ use crate::client_ip::TrustedProxies;
 use crate::config::Limits;
 use crate::error::ApiError;
 use crate::logo::LogoFetcher;
+use crate::metrics::Metrics;
+use crate::ops::MetricsToken;
+use crate::request_id::RequestIds;
 
 /// A clock behind an `Arc<dyn Clock>`, so tests can inject a [`qr_domain::TestClock`].
 #[derive(Clone)]
@@ -36,6 +39,11 @@ struct Inner {
     proxies: TrustedProxies,
     limits: Limits,
     logos: LogoFetcher,
+    metrics: Metrics,
+    metrics_token: Option<MetricsToken>,
+    request_ids: RequestIds,
+    /// The database, for its size on disk in metrics.
+    store: Arc<qr_store::Database>,
 }
 
 /// What [`App::new`] is built from; the bootstrap fills it in.
@@ -48,6 +56,10 @@ pub(crate) struct AppParts {
     pub(crate) proxies: TrustedProxies,
     pub(crate) limits: Limits,
     pub(crate) logos: LogoFetcher,
+    /// Whether requests are counted for `/metrics` (a metrics address or token is configured).
+    pub(crate) metrics_enabled: bool,
+    pub(crate) metrics_token: Option<MetricsToken>,
+    pub(crate) store: Arc<qr_store::Database>,
 }
 
 impl SharedClock {
@@ -87,6 +99,10 @@ impl App {
                 proxies: parts.proxies,
                 limits: parts.limits,
                 logos: parts.logos,
+                metrics: Metrics::new(parts.metrics_enabled),
+                metrics_token: parts.metrics_token,
+                request_ids: RequestIds::new(),
+                store: parts.store,
             }),
         }
     }
@@ -118,6 +134,31 @@ impl App {
 
     pub(crate) fn logos(&self) -> &LogoFetcher {
         &self.inner.logos
+    }
+
+    pub(crate) fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    pub(crate) fn metrics_token(&self) -> Option<&MetricsToken> {
+        self.inner.metrics_token.as_ref()
+    }
+
+    pub(crate) fn request_ids(&self) -> &RequestIds {
+        &self.inner.request_ids
+    }
+
+    /// The SQLite file's and its log's sizes (`None` on PostgreSQL).
+    pub(crate) fn disk_usage(&self) -> Option<qr_store::DiskUsage> {
+        self.inner.store.disk_usage()
+    }
+
+    /// The database engine's name, for metrics.
+    pub(crate) fn engine(&self) -> &'static str {
+        match self.inner.store.engine() {
+            qr_store::Engine::Sqlite => "sqlite",
+            qr_store::Engine::Postgres => "postgresql",
+        }
     }
 
     /// The client's address: the peer, or what a trusted proxy says.
@@ -164,8 +205,11 @@ impl App {
             .await
             .map_err(|e| ApiError::Internal(format!("blocking permits closed: {e}")))?;
         let service = Arc::clone(&self.inner.service);
+        // Log lines of the work carry the request's id like those of the async part.
+        let span = tracing::Span::current();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            let _entered = span.enter();
             f(&service)
         })
         .await

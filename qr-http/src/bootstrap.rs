@@ -17,6 +17,7 @@ use crate::app::{App, AppParts, SharedClock};
 use crate::client_ip::TrustedProxies;
 use crate::config::{DEFAULT_MAIL_FROM, ServerConfig};
 use crate::logo::LogoFetcher;
+use crate::ops::MetricsToken;
 
 /// The service as the server embeds it: the database (SQLite or PostgreSQL) and a shareable clock.
 pub type AppService = Service<Database, SharedClock>;
@@ -36,6 +37,9 @@ pub struct FirstStart {
 
 /// The e-mail address of the owner account created on first start.
 const OWNER_EMAIL: &str = "owner@qr-platform.local";
+
+/// Shortest metrics token accepted: 16 characters, so a token cannot be guessed over the network.
+const MIN_METRICS_TOKEN_CHARS: usize = 16;
 
 /// Why the server could not start or stop cleanly.
 #[derive(Debug, Error)]
@@ -91,6 +95,13 @@ impl App {
                 "base URL {base_url:?} must be an http or https URL with a host"
             )));
         }
+        if let Some(token) = &config.metrics_token
+            && token.expose().chars().count() < MIN_METRICS_TOKEN_CHARS
+        {
+            return Err(ServerError::Config(format!(
+                "the metrics token must have at least {MIN_METRICS_TOKEN_CHARS} characters (try `openssl rand -hex 32`)"
+            )));
+        }
         let proxies =
             TrustedProxies::parse(&config.trusted_proxies).map_err(ServerError::Config)?;
         let logos = LogoFetcher::new(&config.limits, config.allow_private_logo_hosts)
@@ -100,6 +111,7 @@ impl App {
             None => Arc::new(NoGeoLocator),
         };
         let store = Arc::new(Database::open(&config.database)?);
+        let database = Arc::clone(&store);
         if store.is_read_only() {
             tracing::warn!(
                 database = %config.database,
@@ -194,6 +206,12 @@ impl App {
             proxies,
             limits: config.limits,
             logos,
+            metrics_enabled: config.metrics_listen.is_some() || config.metrics_token.is_some(),
+            metrics_token: config
+                .metrics_token
+                .as_ref()
+                .map(|t| MetricsToken::new(t.expose())),
+            store: database,
         });
         Ok((app, first_start))
     }

@@ -42,8 +42,50 @@ pub struct ServerConfig {
     /// The sender of the dashboard's mail (env `QR_MAIL_FROM`; default
     /// `QR Platform <noreply@qr-platform.local>`).
     pub mail_from: Option<String>,
+    /// The format of log lines on standard error (env `QR_LOG_FORMAT`): text (the default) or
+    /// JSON, one object per line.
+    pub log_format: LogFormat,
+    /// A second address serving `/metrics`, `/livez` and `/readyz` only, without a token (env
+    /// `QR_METRICS_LISTEN`); keep it private.
+    pub metrics_listen: Option<SocketAddr>,
+    /// The operator's token for `/metrics` on the main port, sent as `Authorization: Bearer`
+    /// (env `QR_METRICS_TOKEN`). Without it (and without `metrics_listen`) the main port has
+    /// no `/metrics`.
+    pub metrics_token: Option<OperatorToken>,
     /// Timeouts and size limits.
     pub limits: Limits,
+}
+
+/// The format of log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// `tracing`'s human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, for log shippers.
+    Json,
+}
+
+/// A secret given by the operator; its `Debug` form does not show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct OperatorToken(String);
+
+impl OperatorToken {
+    /// Wraps a token.
+    pub fn new(token: impl Into<String>) -> Self {
+        Self(token.into())
+    }
+
+    /// The token itself.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for OperatorToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OperatorToken(REDACTED)")
+    }
 }
 
 /// The sender when none is configured.
@@ -108,6 +150,9 @@ impl Default for ServerConfig {
             self_service_plans: vec![Plan::Free],
             smtp_url: None,
             mail_from: None,
+            log_format: LogFormat::Text,
+            metrics_listen: None,
+            metrics_token: None,
             limits: Limits::default(),
         }
     }

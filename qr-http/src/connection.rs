@@ -244,6 +244,22 @@ impl AsyncWrite for Tracked {
     }
 }
 
+/// Counts the connection as open for metrics while it lives.
+struct OpenConnection(App);
+
+impl OpenConnection {
+    fn new(app: &App) -> Self {
+        app.metrics().connection(true);
+        Self(app.clone())
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.metrics().connection(false);
+    }
+}
+
 /// Serves one connection until the client leaves, a timeout or eviction closes it, or the
 /// shutdown drain does.
 pub(crate) async fn serve_connection(
@@ -256,6 +272,7 @@ pub(crate) async fn serve_connection(
 ) {
     // Small responses go out at once instead of waiting for Nagle's algorithm.
     let _ = stream.set_nodelay(true);
+    let _open = OpenConnection::new(&app);
     let registration = table.register(peer.ip());
     let activity = Arc::clone(&registration.activity);
     let io = TokioIo::new(Tracked {

@@ -51,6 +51,10 @@ pub(crate) enum ApiError {
     NotFound,
     /// The path exists but not with this method.
     MethodNotAllowed(&'static RouteSpec),
+    /// An operator's path (`/livez`, `/readyz`, `/metrics`) with a method other than GET or HEAD.
+    OpsMethodNotAllowed,
+    /// `/metrics` on the main port without the operator's token.
+    MetricsToken,
     /// The store failed.
     Store(StoreError),
     /// A bug or an unexpected failure; the detail is logged, not sent.
@@ -120,7 +124,10 @@ impl ApiError {
                 text("Request body not received in time"),
             ),
             ApiError::NotFound => (S::NOT_FOUND, text("Not found")),
-            ApiError::MethodNotAllowed(_) => (S::METHOD_NOT_ALLOWED, text("Method not allowed")),
+            ApiError::MethodNotAllowed(_) | ApiError::OpsMethodNotAllowed => {
+                (S::METHOD_NOT_ALLOWED, text("Method not allowed"))
+            }
+            ApiError::MetricsToken => (S::UNAUTHORIZED, text("Invalid metrics token")),
             ApiError::Internal(_) => (S::INTERNAL_SERVER_ERROR, text("Internal server error")),
         }
     }
@@ -162,6 +169,9 @@ impl ApiError {
             && let Ok(value) = HeaderValue::from_str(&crate::routes::allow_header(spec))
         {
             headers.insert(ALLOW, value);
+        }
+        if let ApiError::OpsMethodNotAllowed = &self {
+            headers.insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
         }
         response
     }

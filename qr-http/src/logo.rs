@@ -20,6 +20,7 @@ use tokio_rustls::rustls::{self, ClientConfig, RootCertStore};
 use url::{Host, Url};
 
 use crate::config::Limits;
+use crate::metrics::LogoOutcome;
 
 /// Most redirects followed.
 pub(crate) const MAX_REDIRECTS: usize = 3;
@@ -64,6 +65,25 @@ pub(crate) enum LogoFetchError {
     /// The image could not be decoded or is too large in pixels.
     #[error("Invalid logo: {0}")]
     Decode(String),
+}
+
+impl LogoFetchError {
+    /// The failure's kind, for metrics.
+    pub(crate) fn outcome(&self) -> LogoOutcome {
+        match self {
+            LogoFetchError::InvalidUrl | LogoFetchError::Scheme | LogoFetchError::Forbidden(_) => {
+                LogoOutcome::Refused
+            }
+            LogoFetchError::Resolve(_)
+            | LogoFetchError::Fetch(_)
+            | LogoFetchError::Timeout(_)
+            | LogoFetchError::TooManyRedirects
+            | LogoFetchError::Status(_) => LogoOutcome::Failed,
+            LogoFetchError::TooLarge(_)
+            | LogoFetchError::NotAnImage
+            | LogoFetchError::Decode(_) => LogoOutcome::Invalid,
+        }
+    }
 }
 
 /// Fetches logos and caches them by URL.
@@ -113,8 +133,8 @@ impl LogoFetcher {
         })
     }
 
-    /// The logo at `raw_url`, from the cache or fetched and decoded.
-    pub(crate) async fn fetch(&self, raw_url: &str) -> Result<Logo, LogoFetchError> {
+    /// The logo at `raw_url`, from the cache or fetched and decoded, with where it came from.
+    pub(crate) async fn fetch(&self, raw_url: &str) -> Result<(Logo, LogoOutcome), LogoFetchError> {
         if raw_url.len() > MAX_URL_BYTES {
             return Err(LogoFetchError::InvalidUrl);
         }
@@ -122,7 +142,7 @@ impl LogoFetcher {
         check_scheme(&url)?;
         let key = url.as_str().to_owned();
         if let Some(logo) = self.cached(&key) {
-            return Ok(logo);
+            return Ok((logo, LogoOutcome::Cached));
         }
         let bytes = tokio::time::timeout(self.timeout, self.download(url))
             .await
@@ -132,7 +152,7 @@ impl LogoFetcher {
             .map_err(|e| LogoFetchError::Decode(e.to_string()))?
             .map_err(|e| LogoFetchError::Decode(e.to_string()))?;
         self.store(key, logo.clone());
-        Ok(logo)
+        Ok((logo, LogoOutcome::Fetched))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {

@@ -11,18 +11,22 @@ use hyper::header::{
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, AUTHORIZATION, CACHE_CONTROL,
     CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, ORIGIN, VARY, X_CONTENT_TYPE_OPTIONS,
 };
-use hyper::{Request, StatusCode, Uri};
+use hyper::{Request, StatusCode};
 use qr_domain::access::{AccessError, AccessRequest};
 use qr_domain::service::{AuthContext, AuthError};
-use qr_domain::{Endpoint, Feature, KeyId, RateLimitStatus};
+use qr_domain::{AccountId, Endpoint, Feature, KeyId, RateLimitStatus};
+use tracing::Instrument;
 
 use crate::api;
 use crate::app::App;
 use crate::bootstrap::{AppService, AppWeb};
 use crate::error::ApiError;
+use crate::metrics::RouteId;
 use crate::op::{self, ApiOp};
+use crate::ops::{self, OpsRoute, Port};
 use crate::redirect;
 use crate::request::Query;
+use crate::request_id::X_REQUEST_ID;
 use crate::respond::{HttpResponse, empty, json, set_header};
 use crate::routes::{self, Kind, Method, RouteSpec};
 
@@ -30,8 +34,6 @@ use crate::routes::{self, Kind, Method, RouteSpec};
 const EXPOSED_HEADERS: &str = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Location, Content-Disposition";
 /// Headers a browser may send (preflight answer).
 const ALLOWED_HEADERS: &str = "Authorization, X-API-Key, Content-Type, If-None-Match";
-/// Longest path logged, in characters.
-const MAX_LOGGED_PATH: usize = 300;
 
 static X_RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
 static X_RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
@@ -41,7 +43,10 @@ static X_API_KEY: HeaderName = HeaderName::from_static("x-api-key");
 /// What the pipeline learned about a request, applied to whatever response it gets.
 #[derive(Default)]
 struct Meta {
+    /// The route, for metrics and the access log (`None`: nothing matched).
+    route: Option<RouteId>,
     key_id: Option<KeyId>,
+    account_id: Option<AccountId>,
     rate: Option<RateLimitStatus>,
     origin: Option<HeaderValue>,
     cors_denied: bool,
@@ -63,49 +68,119 @@ struct ApiRequest<'a, B> {
 
 /// What the caller's key is (for headers and logs) and whether the request may proceed.
 type Front = (
-    Option<(KeyId, RateLimitStatus)>,
+    Option<(KeyId, AccountId, RateLimitStatus)>,
     Result<Arc<AuthContext>, ApiError>,
 );
 
 impl App {
-    /// Answers one request from `peer`: the whole pipeline, ending in one log line.
+    /// Answers one request from `peer`: the whole pipeline, ending in one access-log line.
     pub async fn handle<B>(&self, request: Request<B>, peer: SocketAddr) -> HttpResponse
+    where
+        B: Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
+        self.handle_on(request, peer, Port::Main).await
+    }
+
+    /// [`App::handle`] for a request that arrived on `port`.
+    pub(crate) async fn handle_on<B>(
+        &self,
+        request: Request<B>,
+        peer: SocketAddr,
+        port: Port,
+    ) -> HttpResponse
     where
         B: Body<Data = Bytes>,
         B::Error: std::fmt::Display,
     {
         let started = Instant::now();
         let method = request.method().clone();
-        let path = redact(request.uri());
+        let request_id = self
+            .request_ids()
+            .assign(self.trusts_peer(peer.ip()), request.headers());
+        let id_text = request_id.to_str().unwrap_or("-").to_owned();
+        let client = self.client_ip(peer, request.headers());
+        let span = tracing::info_span!("request", id = %id_text);
         let mut meta = Meta::default();
-        let response = match self.dispatch(request, peer, &mut meta).await {
+        let response = self
+            .respond(request, peer, port, &mut meta)
+            .instrument(span)
+            .await;
+        let status = response.status().as_u16();
+        let elapsed = started.elapsed();
+        let (route, account_id, key_id) = (meta_route(&meta), meta.account_id, meta.key_id);
+        let mut response = meta.finish(response);
+        if method == hyper::Method::HEAD {
+            without_body(&mut response);
+        }
+        response.headers_mut().insert(&X_REQUEST_ID, request_id);
+        self.metrics().request(route, status, elapsed);
+        tracing::info!(
+            target: "qr_http::access",
+            method = %method,
+            route = route.template(),
+            status,
+            // Microsecond resolution is plenty for a log line, and keeps it short.
+            duration_ms = format_args!("{:.3}", elapsed.as_secs_f64() * 1000.0),
+            bytes = response.body().size_hint().exact().unwrap_or(0),
+            request_id = %id_text,
+            account_id = %account_id.map_or_else(|| "-".to_owned(), |a| a.to_string()),
+            key_id = %key_id.map_or_else(|| "-".to_owned(), |k| k.to_string()),
+            client = %ClientPrefix(client),
+            "request"
+        );
+        response
+    }
+
+    /// The response to a request, whatever failed on the way.
+    async fn respond<B>(
+        &self,
+        request: Request<B>,
+        peer: SocketAddr,
+        port: Port,
+        meta: &mut Meta,
+    ) -> HttpResponse
+    where
+        B: Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
+        let result = match port {
+            Port::Main => self.dispatch(request, peer, meta).await,
+            Port::Metrics => self.dispatch_metrics_port(&request, meta).await,
+        };
+        match result {
             Ok(response) => response,
             Err(error) => {
                 if matches!(error, ApiError::Access(AccessError::OriginNotAllowed)) {
                     meta.cors_denied = true;
+                }
+                if let ApiError::RateLimited(rejection) = &error {
+                    self.metrics().limited(rejection.kind);
                 }
                 match meta.page_for.take() {
                     Some(code) => error.into_page(&code),
                     None => error.into_response(),
                 }
             }
-        };
-        let key_id = meta.key_id;
-        let mut response = meta.finish(response);
-        if method == hyper::Method::HEAD {
-            without_body(&mut response);
         }
-        tracing::info!(
-            target: "qr_http::access",
-            method = %method,
-            path = %path,
-            status = response.status().as_u16(),
-            // Microsecond resolution is plenty for a log line, and keeps it short.
-            duration_ms = format_args!("{:.3}", started.elapsed().as_secs_f64() * 1000.0),
-            key_id = %key_id.map_or_else(|| "-".to_owned(), |k| k.to_string()),
-            "request"
-        );
-        response
+    }
+
+    /// The metrics listener: the operator's paths only.
+    async fn dispatch_metrics_port<B>(
+        &self,
+        request: &Request<B>,
+        meta: &mut Meta,
+    ) -> Result<HttpResponse, ApiError> {
+        let route = OpsRoute::of(request.uri().path()).ok_or(ApiError::NotFound)?;
+        meta.route = Some(route.route_id());
+        ops::handle(
+            self,
+            route,
+            request.method(),
+            request.headers(),
+            Port::Metrics,
+        )
+        .await
     }
 
     /// Routes the request (404, 405, preflight) and hands it to the redirect or the keyed API.
@@ -120,13 +195,20 @@ impl App {
         B::Error: std::fmt::Display,
     {
         let (parts, body) = request.into_parts();
+        // The operator's probes and metrics: no key, no quota, no CORS.
+        if let Some(route) = OpsRoute::of(parts.uri.path()) {
+            meta.route = Some(route.route_id());
+            return ops::handle(self, route, &parts.method, &parts.headers, Port::Main).await;
+        }
         // The dashboard's pages: no CORS, their own failure pages.
         if AppWeb::owns_path(parts.uri.path()) {
+            meta.route = Some(RouteId::of_dashboard(parts.uri.path()));
             return Ok(crate::web::handle(self, parts, body, peer).await);
         }
         meta.origin = parts.headers.get(ORIGIN).cloned();
         let matched = routes::match_path(parts.uri.path()).ok_or(ApiError::NotFound)?;
         let spec = matched.spec;
+        meta.route = Some(RouteId::of(spec));
         if parts.method == hyper::Method::OPTIONS && spec.kind != Kind::Redirect {
             return Ok(preflight(spec));
         }
@@ -213,8 +295,9 @@ impl App {
                 .await?
             }
         };
-        if let Some((key_id, status)) = seen {
+        if let Some((key_id, account_id, status)) = seen {
             meta.key_id = Some(key_id);
+            meta.account_id = Some(account_id);
             meta.rate = Some(status);
         }
         let ctx = admitted?;
@@ -258,13 +341,17 @@ fn front_after_auth(
     };
     if let Err(e) = svc.authorize(&ctx, endpoint, access) {
         return (
-            Some((ctx.key.id, svc.rate_limit_status(&ctx))),
+            Some((ctx.key.id, ctx.key.account_id, svc.rate_limit_status(&ctx))),
             Err(e.into()),
         );
     }
+    let (key, account) = (ctx.key.id, ctx.key.account_id);
     match svc.admit(&ctx, endpoint == Endpoint::Batch) {
-        Ok(admission) => (Some((ctx.key.id, admission.status)), Ok(ctx)),
-        Err(rejection) => (Some((ctx.key.id, rejection.status)), Err(rejection.into())),
+        Ok(admission) => (Some((key, account, admission.status)), Ok(ctx)),
+        Err(rejection) => (
+            Some((key, account, rejection.status)),
+            Err(rejection.into()),
+        ),
     }
 }
 
@@ -342,35 +429,33 @@ fn preflight(spec: &RouteSpec) -> HttpResponse {
     response
 }
 
-/// Query parameters whose values are secrets: API keys, the one-time tokens of the
-/// dashboard's e-mailed links, and the Wi-Fi password of `type=wifi`.
-const SECRET_PARAMETERS: [&str; 3] = ["api_key", "token", "password"];
+/// The route of a request for metrics and logs: what matched, else `unmatched`.
+fn meta_route(meta: &Meta) -> RouteId {
+    meta.route.unwrap_or(RouteId::UNMATCHED)
+}
 
-/// The path and query for logs, with the values of secret parameters replaced.
-fn redact(uri: &Uri) -> String {
-    let mut out = uri.path().to_owned();
-    if let Some(query) = uri.query() {
-        out.push('?');
-        let pairs: Vec<String> = query
-            .split('&')
-            .map(|pair| {
-                let name = url::form_urlencoded::parse(pair.as_bytes())
-                    .next()
-                    .map(|(k, _)| k.into_owned());
-                if let Some(name) = name.filter(|n| SECRET_PARAMETERS.contains(&n.as_str())) {
-                    format!("{name}=REDACTED")
-                } else {
-                    pair.to_owned()
-                }
-            })
-            .collect();
-        out.push_str(&pairs.join("&"));
+/// A client address as logged: its network, never the address (an IPv4 /24, an IPv6 /48),
+/// as the privacy rule for stored addresses requires; `-` when unknown.
+struct ClientPrefix(Option<IpAddr>);
+
+impl std::fmt::Display for ClientPrefix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            None => f.write_str("-"),
+            Some(IpAddr::V4(ip)) => {
+                let [a, b, c, _] = ip.octets();
+                write!(f, "{a}.{b}.{c}.0/24")
+            }
+            Some(IpAddr::V6(ip)) => {
+                let s = ip.segments();
+                write!(
+                    f,
+                    "{}/48",
+                    std::net::Ipv6Addr::new(s[0], s[1], s[2], 0, 0, 0, 0, 0)
+                )
+            }
+        }
     }
-    if out.chars().count() > MAX_LOGGED_PATH {
-        out = out.chars().take(MAX_LOGGED_PATH).collect();
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]
@@ -378,23 +463,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn redaction() {
-        let uri: Uri = "/api/generate?data=x&api_key=qrapi_live_secret&api%5Fkey=again&b=1"
-            .parse()
-            .unwrap();
-        assert_eq!(
-            redact(&uri),
-            "/api/generate?data=x&api_key=REDACTED&api_key=REDACTED&b=1"
-        );
-        let link: Uri = "/dashboard/verify?token=0123abcd".parse().unwrap();
-        assert_eq!(redact(&link), "/dashboard/verify?token=REDACTED");
-        let wifi: Uri = "/api/generate?type=wifi&ssid=Home&password=correct+horse"
-            .parse()
-            .unwrap();
-        assert_eq!(
-            redact(&wifi),
-            "/api/generate?type=wifi&ssid=Home&password=REDACTED"
-        );
+    fn client_addresses_are_logged_as_their_network() {
+        let prefix = |ip: &str| ClientPrefix(Some(ip.parse().unwrap())).to_string();
+        assert_eq!(prefix("203.0.113.77"), "203.0.113.0/24");
+        assert_eq!(prefix("2001:db8:1:2:3:4:5:6"), "2001:db8:1::/48");
+        assert_eq!(ClientPrefix(None).to_string(), "-");
     }
 
     #[test]

@@ -14,8 +14,9 @@ use tokio::task::JoinSet;
 
 use crate::app::{App, SharedClock};
 use crate::bootstrap::ServerError;
-use crate::config::{Limits, ServerConfig};
+use crate::config::{Limits, LogFormat, ServerConfig};
 use crate::connection::{Admit, ConnectionTable, serve_connection};
+use crate::ops::Port;
 
 /// How often the usage counters are persisted.
 const FLUSH_PERIOD: Duration = Duration::from_secs(1);
@@ -25,6 +26,7 @@ const EVICT_RETRY: Duration = Duration::from_millis(20);
 /// A running server.
 pub struct ServerHandle {
     addr: SocketAddr,
+    metrics_addr: Option<SocketAddr>,
     app: App,
     first_start: Option<FirstStart>,
     stop: watch::Sender<bool>,
@@ -38,8 +40,6 @@ pub struct ServerHandle {
 pub fn run(config: ServerConfig) -> Result<(), ServerError> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // Embedders that installed their own subscriber keep it.
-    // Colour codes only for a terminal: a log file or journal gets plain text.
     // Lines go through a background thread that writes whatever has queued up in one system
     // call; it never drops a line (a full queue makes the logging thread wait), and the guard
     // flushes the rest when `run` returns.
@@ -50,11 +50,24 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
             64 * 1024,
             std::io::stderr(),
         ));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(writer)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
+        .with_writer(writer);
+    // Embedders that installed their own subscriber keep it (`try_init`).
+    let _ = match config.log_format {
+        // Colour codes only for a terminal: a log file or journal gets plain text.
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+        // One object per line, the event's fields at the top level and the request's id in
+        // `span` (every line logged while a request is handled carries it).
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("qr-http")
@@ -80,6 +93,10 @@ pub fn run(config: ServerConfig) -> Result<(), ServerError> {
         }
         // One stable line on stdout, so a script that asked for port 0 learns the real address.
         println!("Listening on http://{}", handle.local_addr());
+        if let Some(addr) = handle.metrics_addr() {
+            println!("Metrics on http://{addr}/metrics");
+            tracing::info!(address = %addr, "metrics listening");
+        }
         tracing::info!(address = %handle.local_addr(), base_url = handle.app().base_url(), "listening");
         wait_for_signal().await?;
         tracing::info!("shutting down: finishing requests in flight");
@@ -107,15 +124,33 @@ pub async fn start_with(
     let addr = listener.local_addr()?;
     config.listen = addr;
     let limits = config.limits;
+    let metrics_listener =
+        match config.metrics_listen {
+            Some(metrics_addr) => Some(TcpListener::bind(metrics_addr).await.map_err(
+                |source| ServerError::Bind {
+                    addr: metrics_addr,
+                    source,
+                },
+            )?),
+            None => None,
+        };
+    let metrics_addr = match &metrics_listener {
+        Some(l) => Some(l.local_addr()?),
+        None => None,
+    };
     let (app, first_start) =
         tokio::task::spawn_blocking(move || App::open(&config, SharedClock::new(clock)))
             .await
             .map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))??;
     let flusher = Flusher::spawn(Arc::clone(app.service()), FLUSH_PERIOD)?;
     let (stop, stopped) = watch::channel(false);
+    if let Some(listener) = metrics_listener {
+        tokio::spawn(serve_metrics(listener, app.clone(), stopped.clone()));
+    }
     let task = tokio::spawn(serve(listener, app.clone(), limits, stopped, flusher));
     Ok(ServerHandle {
         addr,
+        metrics_addr,
         app,
         first_start,
         stop,
@@ -127,6 +162,11 @@ impl ServerHandle {
     /// The address the server listens on.
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The address of the metrics listener, when one is configured.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
     }
 
     /// The application (and through it the service), for embedders and tests.
@@ -176,6 +216,54 @@ async fn wait_for_signal() -> Result<(), ServerError> {
     #[cfg(not(unix))]
     tokio::signal::ctrl_c().await?;
     Ok(())
+}
+
+/// Most connections the metrics listener serves at once (scrapers and probes: a handful).
+const METRICS_CONNECTIONS: usize = 16;
+
+/// Serves `/metrics`, `/livez` and `/readyz` on the operator's private address until the stop.
+async fn serve_metrics(listener: TcpListener, app: App, mut stopped: watch::Receiver<bool>) {
+    let permits = Arc::new(Semaphore::new(METRICS_CONNECTIONS));
+    loop {
+        let permit = tokio::select! {
+            _ = stopped.changed() => return,
+            permit = Arc::clone(&permits).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => return,
+            },
+        };
+        let (stream, peer) = tokio::select! {
+            _ = stopped.changed() => return,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!(error = %e, "metrics accept failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        let app = app.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request| {
+                let app = app.clone();
+                async move {
+                    Ok::<_, std::convert::Infallible>(
+                        app.handle_on(request, peer, Port::Metrics).await,
+                    )
+                }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(10))
+                .serve_connection(io, service);
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, %peer, "metrics connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
 }
 
 async fn serve(

@@ -42,6 +42,11 @@ struct Table {
 
 use Kind::{Bytes, Day, Int2, Int4, Int8, Text, Time};
 
+/// The names of the tables holding data, parents first (what `qr restore` counts).
+pub(crate) fn table_names() -> impl Iterator<Item = &'static str> {
+    TABLES.iter().map(|t| t.name)
+}
+
 /// Every table holding data with every column, in an order that satisfies the foreign keys
 /// (the test `every_table_and_column_is_copied` compares this list with both schemas). The
 /// configuration version (`meta`) is not copied: the destination's own counter moves as rows

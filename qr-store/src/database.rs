@@ -76,6 +76,21 @@ impl Database {
         }
     }
 
+    /// The sizes on disk of an SQLite database file and of its write-ahead log, in bytes (a
+    /// missing log counts 0); `None` for PostgreSQL, whose server reports its own sizes.
+    pub fn disk_usage(&self) -> Option<DiskUsage> {
+        let Database::Sqlite(store) = self else {
+            return None;
+        };
+        let size = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
+        let mut wal = store.path().as_os_str().to_owned();
+        wal.push("-wal");
+        Some(DiskUsage {
+            database_bytes: size(store.path()),
+            wal_bytes: size(std::path::Path::new(&wal)),
+        })
+    }
+
     /// Caps an SQLite file's size (see [`SqliteStore::limit_size`]); `None` for PostgreSQL,
     /// whose space its operator manages.
     pub fn limit_size(&self, bytes: u64) -> Option<Result<u64, StoreError>> {
@@ -84,6 +99,15 @@ impl Database {
             Database::Postgres(_) => None,
         }
     }
+}
+
+/// What an SQLite database takes on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiskUsage {
+    /// The database file.
+    pub database_bytes: u64,
+    /// Its write-ahead log (`-wal`), which checkpoints move into the file.
+    pub wal_bytes: u64,
 }
 
 impl std::fmt::Display for Engine {

@@ -6,9 +6,10 @@
 //! [`copy::copy`] moves a deployment from SQLite to PostgreSQL, verified table by table.
 #![forbid(unsafe_code)]
 
+pub mod backup;
 pub mod copy;
 mod database;
 mod location;
 
-pub use database::{Database, Engine, OpenError};
+pub use database::{Database, DiskUsage, Engine, OpenError};
 pub use location::Location;

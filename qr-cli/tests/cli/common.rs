@@ -103,21 +103,32 @@ pub struct Server {
     log: PathBuf,
 }
 
-/// An HTTP answer: status and body.
+/// An HTTP answer: status, headers and body.
 pub struct Answer {
     pub status: u16,
+    pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+}
+
+impl Answer {
+    /// The first value of the header `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 impl Server {
     /// Starts `qr serve` on a free port of 127.0.0.1 with the workspace's database (given through
     /// the environment, as an operator would) and waits until it accepts connections.
     pub fn start(ws: &Workspace) -> Self {
-        Self::start_with(ws, &[])
+        Self::start_with(ws, &[], &[("RUST_LOG", "warn")])
     }
 
-    /// [`Server::start`] with more environment variables (set after the defaults, so they win).
-    pub fn start_with(ws: &Workspace, env: &[(&str, &str)]) -> Self {
+    /// [`Server::start`] with more `qr serve` arguments and environment variables.
+    pub fn start_with(ws: &Workspace, args: &[&str], envs: &[(&str, &str)]) -> Self {
         // Bind port 0 to learn a free port, then release it for the server.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -128,12 +139,12 @@ impl Server {
         let log_file = std::fs::File::create(&log).unwrap();
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_qr"))
             .arg("serve")
+            .args(args)
             .env("QR_LISTEN", &addr)
             .env("QR_DB", ws.db())
-            .env("RUST_LOG", "warn")
             .env_remove("QR_BASE_URL")
             .env_remove("QR_TRUSTED_PROXIES")
-            .envs(env.iter().copied())
+            .envs(envs.iter().copied())
             .stdin(std::process::Stdio::null())
             .stdout(log_file.try_clone().unwrap())
             .stderr(log_file)
@@ -183,7 +194,7 @@ impl Server {
 
     /// GET `path` with the key in the Authorization header, without following redirects.
     pub fn get(&self, path: &str, key: &str) -> Answer {
-        let mut response = agent()
+        let response = agent()
             .get(format!("{}{path}", self.base))
             .header("Authorization", format!("Bearer {key}"))
             .header(
@@ -192,14 +203,43 @@ impl Server {
             )
             .call()
             .expect("an HTTP answer");
-        Answer {
-            status: response.status().as_u16(),
-            body: response.body_mut().read_to_vec().expect("a body"),
-        }
+        answer(response)
     }
 
-    /// Stops the server with SIGTERM, as an operator would, and waits for it to finish.
-    pub fn stop(mut self) {
+    /// GET `path` as a proxied visitor at `client` (`X-Forwarded-For`), with a browser's
+    /// User-Agent and no key.
+    pub fn get_from(&self, path: &str, client: &str) -> Answer {
+        let response = agent()
+            .get(format!("{}{path}", self.base))
+            .header("X-Forwarded-For", client)
+            .header(
+                "User-Agent",
+                "Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0",
+            )
+            .call()
+            .expect("an HTTP answer");
+        answer(response)
+    }
+
+    /// POST a JSON `body` to `path` with the key in the Authorization header.
+    pub fn post_json(&self, path: &str, key: &str, body: &str) -> Answer {
+        let response = agent()
+            .post(format!("{}{path}", self.base))
+            .header("Authorization", format!("Bearer {key}"))
+            .header("Content-Type", "application/json")
+            .send(body)
+            .expect("an HTTP answer");
+        answer(response)
+    }
+
+    /// What the server wrote on standard output and standard error so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Stops the server with SIGTERM, as an operator would, waits for it to finish, and returns
+    /// what it wrote.
+    pub fn stop(mut self) -> String {
         let mut child = self.child.take().unwrap();
         let status = std::process::Command::new("kill")
             .args(["-TERM", &child.id().to_string()])
@@ -212,6 +252,19 @@ impl Server {
             "qr serve exited with {exit}: {}",
             std::fs::read_to_string(&self.log).unwrap_or_default()
         );
+        self.log_text()
+    }
+}
+
+fn answer(mut response: ureq::http::Response<ureq::Body>) -> Answer {
+    Answer {
+        status: response.status().as_u16(),
+        headers: response
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+            .collect(),
+        body: response.body_mut().read_to_vec().expect("a body"),
     }
 }
 

@@ -8,5 +8,6 @@ mod export;
 mod generate;
 mod geoip;
 mod json;
+mod ops;
 mod postgres;
 mod server;

@@ -72,7 +72,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         last: NaiveDate,
     ) -> Result<StatsRows, StoreError> {
         let key = (link, first, last);
-        if let Some(rows) = self.rollups.get(&key) {
+        if let Some(rows) = self.stats.rollups.record(self.rollups.get(&key)) {
             return Ok(rows);
         }
         let rows = tx.rollup_stats(link, first, last)?;

@@ -289,7 +289,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         let (_, cached) = self
             .keys
             .read_at_version(version, &secret.hash(), CachedKey::clone);
-        match cached {
+        match self.stats.keys.record(cached) {
             Some(found) => Some(self.admit_known(found, client)),
             // An unseen key from a throttled address is refused without the lookup.
             None => self

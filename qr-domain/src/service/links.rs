@@ -209,10 +209,13 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// [`LINK_CACHE_TTL`] ago and it has not changed here since; never touches the store. Its
     /// `scan_count` may be behind.
     pub fn cached_link(&self, code: &str) -> Option<Link> {
-        let code = ShortCode::parse(code).ok()?;
-        self.links.read(&code, |(link, read_at)| {
-            (read_at.elapsed() < LINK_CACHE_TTL).then(|| link.clone())
-        })
+        let code = ShortCode::parse(code).ok();
+        let found = code.and_then(|code| {
+            self.links.read(&code, |(link, read_at)| {
+                (read_at.elapsed() < LINK_CACHE_TTL).then(|| link.clone())
+            })
+        });
+        self.stats.links.record(found)
     }
 
     /// Drops the cached link `id` after a local change.

@@ -23,6 +23,17 @@ pub struct PruneReport {
     pub credentials_deleted: u64,
 }
 
+/// Why [`Service::check_ready`] says the service cannot take writes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotReady {
+    /// The scan writer thread has stopped (after shutdown began, or a panic).
+    #[error("the scan writer has stopped")]
+    WriterStopped,
+    /// The store refused the write transaction.
+    #[error("the database cannot take writes: {0}")]
+    Store(StoreError),
+}
+
 /// A background thread that calls [`Service::flush`] periodically and once more when stopped.
 pub struct Flusher {
     stop: Option<mpsc::Sender<()>>,
@@ -82,6 +93,21 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// work, scans cannot be recorded.
     pub fn read_only(&self) -> bool {
         self.store.is_read_only()
+    }
+
+    /// Whether the service can take writes now (for readiness probes): the scan writer runs,
+    /// the store was not opened read-only, and a write transaction can be begun and committed
+    /// (on SQLite that takes the write lock; on PostgreSQL a round trip to the server).
+    pub fn check_ready(&self) -> Result<(), NotReady> {
+        if !self.stats.writer.alive() {
+            return Err(NotReady::WriterStopped);
+        }
+        if self.store.is_read_only() {
+            return Err(NotReady::Store(StoreError::ReadOnly));
+        }
+        self.store
+            .write(|_| Ok::<(), StoreError>(()))
+            .map_err(NotReady::Store)
     }
 
     /// Commits queued scans, stops the writer and flushes the counters.

@@ -42,6 +42,7 @@ use crate::limit_state::{LimitState, MemoryLimits};
 use crate::limits::{Meter, UsageMonth};
 use crate::link::Link;
 use crate::shortcode::ShortCode;
+use crate::stats::ServiceStats;
 use crate::store::Store;
 use crate::writer::ScanWriter;
 
@@ -50,7 +51,7 @@ pub use admin::{AccountSummary, Actor};
 pub use auth::{AuthContext, AuthError};
 pub use customers::{AccountError, PlanChange, SignUp};
 pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
-pub use maintenance::{Flusher, PruneReport};
+pub use maintenance::{Flusher, NotReady, PruneReport};
 pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
 pub use sessions::{LoginError, SessionContext};
 pub use throttle::{
@@ -96,6 +97,8 @@ pub struct Service<S: Store, C: Clock> {
     /// The operator's sign-up settings.
     policy: SignupPolicy,
     writer: ScanWriter,
+    /// Counters of the writer and the caches, for metrics.
+    stats: ServiceStats,
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -117,9 +120,11 @@ impl<S: Store, C: Clock> Service<S, C> {
         let meter = Meter::with_state(limits);
         let counts = store.read(|tx| tx.usage(month))?;
         meter.load(month, &counts);
-        let writer = ScanWriter::spawn(Arc::clone(&store)).map_err(|e| {
-            StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
-        })?;
+        let stats = ServiceStats::default();
+        let writer = ScanWriter::spawn_with_stats(Arc::clone(&store), Arc::clone(&stats.writer))
+            .map_err(|e| {
+                StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
+            })?;
         Ok(Self {
             store,
             clock,
@@ -134,6 +139,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             dashboard: DashboardThrottles::new(),
             policy: SignupPolicy::default(),
             writer,
+            stats,
         })
     }
 
@@ -146,6 +152,11 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// The operator's sign-up settings.
     pub fn signup_policy(&self) -> &SignupPolicy {
         &self.policy
+    }
+
+    /// Counters of the scan writer and of the key, link and rollup caches, for metrics.
+    pub fn stats(&self) -> &ServiceStats {
+        &self.stats
     }
 
     /// The current time of the service's clock.

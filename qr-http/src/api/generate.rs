@@ -41,7 +41,12 @@ pub(crate) async fn handle(
         return Err(qr_generate::symbol::logo_refused().into());
     }
     if let Some(url) = logo_url {
-        options.logo = Some(app.logos().fetch(&url).await?);
+        let fetched = app.logos().fetch(&url).await;
+        app.metrics().logo(match &fetched {
+            Ok((_, outcome)) => *outcome,
+            Err(e) => e.outcome(),
+        });
+        options.logo = Some(fetched?.0);
     }
     let format = options.format;
     // A small image takes well under 100 µs: render it here rather than pay two thread
