@@ -136,7 +136,11 @@ fn a_running_server_reloads_its_geoip_database_on_change_and_on_sighup() {
     let geo = ws.path("city.mmdb");
     std::fs::write(&geo, city_a()).unwrap();
     let geo_text = geo.display().to_string();
-XX, &geo_text),
+    let server = Server::start_with(
+        &ws,
+        &[],
+        &[
+            ("QR_GEOIP_DB", &geo_text),
             ("QR_TRUSTED_PROXIES", "127.0.0.1"),
             ("RUST_LOG", "info"),
         ],

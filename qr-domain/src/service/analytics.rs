@@ -34,7 +34,11 @@ impl<S: Store, C: Clock> Service<S, C> {
             let mut parts = Vec::new();
             let mut recent = Vec::new();
             if let Some(w) = &window {
-                let plan = w.plan();
+                let possible = crate::analytics::Window {
+                    from: link.created_at,
+                    to: now,
+                };
+                let plan = w.plan_within(&possible);
                 if let Some((first, last)) = plan.full_days {
                     // Days before yesterday take no more scans, so their rollup is kept in
                     // memory; yesterday (scans committed just after midnight) is always read.
