@@ -4,6 +4,7 @@ mod accounts;
 mod analytics;
 mod batch;
 mod cli;
+mod content_args;
 mod db;
 mod db_admin;
 mod docs;
