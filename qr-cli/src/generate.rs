@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use clap::Args;
 use qr_core::{Format, Logo, QrCode, RenderError};
+use qr_generate::Symbol;
 use qr_generate::params::{self as generate, GenerateError, GenerateParams};
+use qr_generate::structured::Split;
 
+use crate::content_args::ContentCommand;
 use crate::error::usage;
 use crate::render_args::RenderArgs;
 
@@ -23,33 +26,54 @@ Where the code goes:
 
 Data comes from DATA, or from standard input when DATA is `-` or absent and standard input is
 not a terminal; one trailing line break of standard input is dropped, so `echo hi | qr generate`
-encodes `hi`. Values are checked as the API checks them, with the API's messages.")]
+encodes `hi`. Or a content subcommand builds it from fields, as GET /api/generate?type=... does:
+  qr generate wifi --ssid Home --password 'correct horse' --encryption WPA -o wifi.png
+  qr generate vcard --first-name Jane --last-name Doe --phone '+1 555 0100' -o jane.svg
+  qr generate epc --name 'Red Cross' --iban 'DE89 3704 0044 0532 0130 00' --amount 10
+(`qr generate TYPE --help` lists a type's fields; to encode a type's name as text, pipe it in.)
+Values are checked as the API checks them, with the API's messages.
+
+Structured append (--structured N|auto) splits the data over up to 16 codes that readers
+join: `-o out.png` writes out-1.png ... out-N.png (the position before the extension; the
+paths are printed, one a line). auto uses as few codes of at most version 10 (57 modules) as
+hold the data; N the smallest codes that hold it in at most N.")]
 pub struct GenerateArgs {
     /// The text to encode (at most 2953 characters); `-` reads standard input.
     data: Option<String>,
+    /// A content type whose fields build the data instead of DATA.
+    #[command(subcommand)]
+    content: Option<ContentCommand>,
     /// Write the image to FILE (`-` for standard output).
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", global = true)]
     output: Option<PathBuf>,
+    /// Split the data over several codes (structured append): auto, or at most N codes, 1 to
+    /// 16; needs -o FILE.
+    #[arg(long, value_name = "N|auto", global = true, value_parser = parse_split)]
+    structured: Option<Split>,
     #[command(flatten)]
     render: RenderArgs,
-    /// Quiet zone around the code, in modules, 0 to 10 [default: 4].
-    #[arg(long, value_name = "MODULES")]
+    /// Quiet zone around the code, in modules, 0 to 10 [default: 4; 2 for Micro QR].
+    #[arg(long, value_name = "MODULES", global = true)]
     margin: Option<String>,
     /// A PNG or JPEG image to put in the centre (the code then uses level H).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     logo: Option<PathBuf>,
     /// The logo's width as a percentage of the code's width, 5 to 30 [default: 20].
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(long, value_name = "PERCENT", global = true)]
     logo_size: Option<String>,
     /// Draw the code as text even when standard output is not a terminal.
-    #[arg(long, short = 't', conflicts_with = "output")]
+    #[arg(long, short = 't', conflicts_with = "output", global = true)]
     terminal: bool,
     /// In text without colours, draw the light modules as blocks (for dark terminals).
     ///
     /// Colours (black on white) are used when standard output is a terminal and NO_COLOR is not
     /// set; then this option changes nothing.
-    #[arg(long)]
+    #[arg(long, global = true)]
     invert: bool,
+}
+
+fn parse_split(text: &str) -> Result<Split, String> {
+    text.parse()
 }
 
 /// Where the code goes.
@@ -70,22 +94,43 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         },
         None => Target::Stdout,
     };
-    let data = read_data(args.data.as_deref())?;
+    // A content subcommand builds the data from its fields: standard input is not read.
+    let data = match &args.content {
+        Some(_) => args.data.clone(),
+        None => read_data(args.data.as_deref())?,
+    };
     // The format: --format, else the output file's extension, else png.
     let format = match (&args.render.format, &target) {
         (Some(f), _) => Some(f.clone()),
         (None, Target::File(path)) => Some(format_of(path)?.to_owned()),
         (None, _) => None,
     };
+    let (content_type, content) = match &args.content {
+        Some(command) => (
+            Some(command.kind.name.to_owned()),
+            command
+                .fields
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), value.clone()))
+                .collect(),
+        ),
+        None => (None, Default::default()),
+    };
     let params = GenerateParams {
         data,
         format,
         margin: args.margin,
         logo_size: args.logo_size,
+        content_type,
+        content,
         ..args.render.params()
     };
     let (data, mut options) = params.parse().map_err(generate_error)?;
     let verify = params.verify().map_err(generate_error)?;
+    let symbol = params.symbol().map_err(generate_error)?;
+    if symbol == Symbol::Micro && args.logo.is_some() {
+        return Err(generate_error(qr_generate::symbol::logo_refused()));
+    }
     if let Some(path) = &args.logo {
         if matches!(target, Target::Text { .. }) {
             return Err(usage(
@@ -97,7 +142,32 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let logo = Logo::decode(bytes).with_context(|| format!("logo {}", path.display()))?;
         options.logo = Some(logo);
     }
+    if let Some(split) = args.structured {
+        let Target::File(path) = target else {
+            return Err(usage(
+                "--structured writes several files: name them with -o FILE (FILE-1, FILE-2, ... before the extension)",
+            ));
+        };
+        if symbol == Symbol::Micro {
+            return Err(usage(
+                "--structured makes regular QR codes: leave out --symbol micro",
+            ));
+        }
+        let images = qr_generate::structured::render_structured(&data, &options, split, verify)
+            .map_err(generate_error)?;
+        for (index, image) in images.iter().enumerate() {
+            let part = numbered(path, index + 1);
+            std::fs::write(&part, image)
+                .with_context(|| format!("cannot write {}", part.display()))?;
+            writeln!(out, "{}", part.display())?;
+        }
+        out.flush()?;
+        return Ok(());
+    }
     match target {
+        Target::Text { .. } if symbol == Symbol::Micro => Err(usage(
+            "a Micro QR code is drawn as an image only: write it with -o FILE or -o -",
+        )),
         Target::Text { colours } => {
             let code = QrCode::encode_with(data.as_bytes(), &options.encode_options())
                 .map_err(|e| generate_error(RenderError::from(e).into()))?;
@@ -112,19 +182,29 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 )));
             }
             let image =
-                generate::render_checked(&data, &options, verify).map_err(generate_error)?;
+                generate::render_symbol(&data, &options, symbol, verify).map_err(generate_error)?;
             out.write_all(&image)?;
             out.flush()?;
             Ok(())
         }
         Target::File(path) => {
             let image =
-                generate::render_checked(&data, &options, verify).map_err(generate_error)?;
+                generate::render_symbol(&data, &options, symbol, verify).map_err(generate_error)?;
             std::fs::write(path, image)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             Ok(())
         }
     }
+}
+
+/// `path` with `-N` before its extension: `out.png` is `out-1.png` for the first code.
+fn numbered(path: &Path, position: usize) -> PathBuf {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(extension) => format!("{stem}-{position}.{}", extension.to_string_lossy()),
+        None => format!("{stem}-{position}"),
+    };
+    path.with_file_name(name)
 }
 
 /// The data: the argument, or standard input when it is `-` or absent and stdin is not a terminal.

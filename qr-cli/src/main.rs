@@ -5,6 +5,7 @@ mod analytics;
 mod backup;
 mod batch;
 mod cli;
+mod content_args;
 mod db;
 mod db_admin;
 mod docs;

@@ -68,6 +68,16 @@ async fn readyz_is_503_with_a_reason_once_the_scan_writer_stopped() {
     assert_eq!(s.send("GET", "/livez", &[], Bytes::new()).await.status, 200);
 }
 
+async fn create_link(s: &TestServer, key: &str) -> Resp {
+    s.send(
+        "POST",
+        "/api/links",
+        &[("x-api-key", key)],
+        r#"{"name":"a","targetUrl":"https://example.com/"}"#,
+    )
+    .await
+}
+
 fn request_id(r: &Resp) -> &str {
     r.header("x-request-id")
         .expect("every answer has an X-Request-Id")
@@ -77,14 +87,7 @@ fn request_id(r: &Resp) -> &str {
 async fn every_answer_has_a_request_id_and_only_a_trusted_proxy_chooses_it() {
     let s = TestServer::start(|c| c.trusted_proxies = vec!["127.0.0.1".into()]).await;
     let (_, _, key) = s.account(Plan::Pro);
-    let link = s
-        .send(
-            "POST",
-            "/api/links",
-            &[("x-api-key", &key)],
-            r#"{"name":"a","targetUrl":"https://example.com/"}"#,
-        )
-        .await;
+    let link = create_link(&s, &key).await;
     let code = link.json()["shortCode"].as_str().unwrap().to_owned();
     let answers = [
         link,
@@ -176,14 +179,7 @@ async fn metrics_count_the_traffic_and_pass_promtool() {
     let s = TestServer::start(|c| c.metrics_listen = Some("127.0.0.1:0".parse().unwrap())).await;
     let metrics_addr = s.handle.metrics_addr().expect("a metrics listener");
     let (_, _, key) = s.account(Plan::Free);
-    let link = s
-        .send(
-            "POST",
-            "/api/links",
-            &[("x-api-key", &key)],
-            r#"{"name":"a","targetUrl":"https://example.com/"}"#,
-        )
-        .await;
+    let link = create_link(&s, &key).await;
     let code = link.json()["shortCode"].as_str().unwrap().to_owned();
     let ua = (
         "user-agent",

@@ -194,24 +194,19 @@ impl Server {
 
     /// GET `path` with the key in the Authorization header, without following redirects.
     pub fn get(&self, path: &str, key: &str) -> Answer {
-        let response = agent()
-            .get(format!("{}{path}", self.base))
-            .header("Authorization", format!("Bearer {key}"))
-            .header(
-                "User-Agent",
-                "Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0",
-            )
-            .call()
-            .expect("an HTTP answer");
-        answer(response)
+        self.browser_get(path, ("Authorization", &format!("Bearer {key}")))
     }
 
-    /// GET `path` as a proxied visitor at `client` (`X-Forwarded-For`), with a browser's
-    /// User-Agent and no key.
+    /// GET `path` as a proxied visitor at `client` (`X-Forwarded-For`), with no key.
     pub fn get_from(&self, path: &str, client: &str) -> Answer {
+        self.browser_get(path, ("X-Forwarded-For", client))
+    }
+
+    /// GET `path` with a browser's User-Agent and one more header.
+    fn browser_get(&self, path: &str, (name, value): (&str, &str)) -> Answer {
         let response = agent()
             .get(format!("{}{path}", self.base))
-            .header("X-Forwarded-For", client)
+            .header(name, value)
             .header(
                 "User-Agent",
                 "Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0",

@@ -3,6 +3,7 @@
 mod admin;
 mod batch;
 mod common;
+mod content;
 mod deploy;
 mod export;
 mod generate;
