@@ -87,6 +87,9 @@ const TABLES: &[Table] = &[
             ("scan_count", Int8),
             ("created_at", Time),
             ("updated_at", Time),
+            ("code_key", Text),
+            ("tags", Text),
+            ("options", Text),
         ],
     },
     Table {
@@ -107,6 +110,8 @@ const TABLES: &[Table] = &[
             ("browser", Text),
             ("os", Text),
             ("referrer", Text),
+            ("variant", Int2),
+            ("rule", Int2),
         ],
     },
     Table {
