@@ -48,6 +48,8 @@ fn scan(link: LinkId, i: u64, total: u64) -> NewScan {
         browser: BROWSERS[k % BROWSERS.len()].to_owned(),
         os: "Android".to_owned(),
         referrer: Some("https://news.example/article".to_owned()),
+        variant: None,
+        rule: None,
     }
 }
 
@@ -72,6 +74,8 @@ fn setup<S: Store>(store: &S, links: usize) -> (Account, Vec<LinkId>) {
                     scan_count: 0,
                     created_at: start(),
                     updated_at: start(),
+                    tags: Vec::new(),
+                    options: Default::default(),
                 })?;
             }
             Ok::<_, qr_domain::StoreError>(())

@@ -91,6 +91,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             browser: BROWSERS[k % BROWSERS.len()].to_owned(),
             os: SYSTEMS[k % SYSTEMS.len()].to_owned(),
             referrer: REFERRERS[k % REFERRERS.len()].map(str::to_owned),
+            variant: None,
+            rule: None,
         });
         if batch.len() as u64 == BATCH || i + 1 == scans {
             store.record_scans(&batch)?;

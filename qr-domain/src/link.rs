@@ -1,24 +1,28 @@
-//! Dynamic links: validation of names and target URLs, and the link record.
+//! Dynamic links: validation of names and target URLs, the link record, and the fields of a link update (campaign fields included).
 
 use std::fmt;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use thiserror::Error;
 use url::Url;
 
+use crate::campaign::{FieldError, Options, Rule, Tag, Utm, Variant, parse};
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
+use crate::password::HashError;
+use crate::plan::{LinkFeature, Plan};
 use crate::random::RandomError;
-use crate::shortcode::ShortCode;
+use crate::shortcode::{ShortCode, ShortCodeError};
 
 /// Maximum length of a link name, in characters, after trimming.
 pub const MAX_NAME_CHARS: usize = 200;
 /// Maximum length of a target URL, in characters, before and after normalisation.
 pub const MAX_URL_CHARS: usize = 2048;
 
-/// A dynamic link, with the spec's fields.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A dynamic link, with the spec's fields, its tags and its campaign settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Link {
     /// The link's id.
@@ -38,6 +42,11 @@ pub struct Link {
     pub created_at: DateTime<Utc>,
     /// When the link was last changed; equals `created_at` on creation.
     pub updated_at: DateTime<Utc>,
+    /// Tags, in the order given (empty: none).
+    pub tags: Vec<Tag>,
+    /// Campaign settings (none for most links), as the API's fields.
+    #[serde(flatten)]
+    pub options: Options,
 }
 
 /// A link name: 1 to 200 characters after trimming, no control characters.
@@ -50,14 +59,55 @@ pub struct LinkName(String);
 #[serde(try_from = "String", into = "String")]
 pub struct TargetUrl(String);
 
-/// The validated fields of a link update; `None` leaves a field unchanged.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// The validated fields of a link creation or update; `None` leaves a field unchanged (or at
+/// its default on creation), `Some(None)` clears it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LinkUpdate {
     /// A new name.
     pub name: Option<LinkName>,
     /// A new target URL.
     pub target_url: Option<TargetUrl>,
+    /// A custom short code.
+    pub short_code: Option<ShortCode>,
+    /// New tags (replacing the old).
+    pub tags: Option<Vec<Tag>>,
+    /// Start of the validity.
+    pub valid_from: Option<Option<DateTime<Utc>>>,
+    /// End of the validity.
+    pub valid_until: Option<Option<DateTime<Utc>>>,
+    /// The scan cap.
+    pub max_scans: Option<Option<u64>>,
+    /// Where expired links send visitors.
+    pub expired_url: Option<Option<TargetUrl>>,
+    /// Paused or not.
+    pub disabled: Option<bool>,
+    /// A new password as typed (hashed by the service), or `Some(None)` to remove it.
+    pub password: Option<Option<LinkPassword>>,
+    /// New rules (`[]` removes them).
+    pub rules: Option<Vec<Rule>>,
+    /// A new split (`[]` removes it).
+    pub variants: Option<Vec<Variant>>,
+    /// New UTM parameters.
+    pub utm: Option<Option<Utm>>,
+    /// Whether to forward the scan's query.
+    pub forward_query: Option<bool>,
+}
+
+/// A link password as typed, within its bounds. Its `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct LinkPassword(String);
+
+impl LinkPassword {
+    /// The password as typed.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for LinkPassword {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LinkPassword(…)")
+    }
 }
 
 /// Why a link name was rejected.
@@ -119,6 +169,20 @@ pub enum LinkError {
         /// The plan's link limit.
         limit: u64,
     },
+    /// A field other than the name and target is invalid (`Invalid <field>: <message>`).
+    #[error("invalid {}: {}", .0.field, .0.message)]
+    Field(FieldError),
+    /// A field the account's plan does not include.
+    #[error("{field} requires {} plan", .plan.title())]
+    PlanRequired {
+        /// The field's JSON name.
+        field: &'static str,
+        /// The cheapest plan that includes it.
+        plan: Plan,
+    },
+    /// The custom short code is used by another link, or was used by a deleted one.
+    #[error("shortCode {0} is already taken; choose another")]
+    CodeTaken(String),
     /// No link with this id belongs to the account.
     #[error("link not found")]
     NotFound,
@@ -128,6 +192,9 @@ pub enum LinkError {
     /// The OS random number generator failed.
     #[error(transparent)]
     Random(#[from] RandomError),
+    /// Hashing a link password failed.
+    #[error(transparent)]
+    Hash(#[from] HashError),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -145,12 +212,128 @@ impl LinkUpdate {
         Ok(Self {
             name: name.map(LinkName::parse).transpose()?,
             target_url: target_url.map(TargetUrl::parse).transpose()?,
+            ..Self::default()
         })
+    }
+
+    /// Adds the campaign fields present in a JSON request body (`shortCode`, `tags`,
+    /// `validFrom`, `validUntil`, `maxScans`, `expiredUrl`, `disabled`, `password`, `rules`,
+    /// `variants`, `utm`, `forwardQuery`), checked in that order. `null` clears a field that
+    /// can be unset; other members of the body are not read here.
+    pub fn with_json(mut self, body: &Map<String, Value>) -> Result<Self, LinkError> {
+        let field = |name: &'static str| body.get(name);
+        let bad = LinkError::Field;
+        if let Some(v) = field("shortCode") {
+            let raw = v
+                .as_str()
+                .ok_or_else(|| bad(FieldError::new("shortCode", "it must be a string")))?;
+            self.short_code = Some(ShortCode::custom(raw).map_err(|e| {
+                bad(FieldError::new(
+                    "shortCode",
+                    match e {
+                        ShortCodeError::Reserved(_) => e.to_string(),
+                        _ => ShortCodeError::Custom.to_string(),
+                    },
+                ))
+            })?);
+        }
+        if let Some(v) = field("tags") {
+            self.tags = Some(parse::tags("tags", v).map_err(bad)?);
+        }
+        if let Some(v) = field("validFrom") {
+            self.valid_from =
+                Some(parse::nullable(v, |v| parse::instant("validFrom", v)).map_err(bad)?);
+        }
+        if let Some(v) = field("validUntil") {
+            self.valid_until =
+                Some(parse::nullable(v, |v| parse::instant("validUntil", v)).map_err(bad)?);
+        }
+        if let Some(v) = field("maxScans") {
+            self.max_scans =
+                Some(parse::nullable(v, |v| parse::max_scans("maxScans", v)).map_err(bad)?);
+        }
+        if let Some(v) = field("expiredUrl") {
+            self.expired_url =
+                Some(parse::nullable(v, |v| parse::url("expiredUrl", v)).map_err(bad)?);
+        }
+        if let Some(v) = field("disabled") {
+            self.disabled = Some(parse::boolean("disabled", v).map_err(bad)?);
+        }
+        if let Some(v) = field("password") {
+            self.password = Some(
+                parse::nullable(v, |v| parse::password("password", v).map(LinkPassword))
+                    .map_err(bad)?,
+            );
+        }
+        if let Some(v) = field("rules") {
+            self.rules = Some(parse::rules("rules", v).map_err(bad)?);
+        }
+        if let Some(v) = field("variants") {
+            self.variants = Some(parse::variants("variants", v).map_err(bad)?);
+        }
+        if let Some(v) = field("utm") {
+            self.utm = Some(parse::nullable(v, |v| parse::utm("utm", v)).map_err(bad)?);
+        }
+        if let Some(v) = field("forwardQuery") {
+            self.forward_query = Some(parse::boolean("forwardQuery", v).map_err(bad)?);
+        }
+        Ok(self)
     }
 
     /// Whether the update changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.name.is_none() && self.target_url.is_none()
+        *self == Self::default()
+    }
+
+    /// The plan features the update sets (clearing a field needs none), with the field that
+    /// uses each, in the order of the fields.
+    pub fn features(&self) -> Vec<(&'static str, LinkFeature)> {
+        let set = |on: bool, field, feature| on.then_some((field, feature));
+        [
+            set(
+                self.short_code.is_some(),
+                "shortCode",
+                LinkFeature::ShortCode,
+            ),
+            set(
+                matches!(self.valid_from, Some(Some(_))),
+                "validFrom",
+                LinkFeature::Schedule,
+            ),
+            set(
+                matches!(self.valid_until, Some(Some(_))),
+                "validUntil",
+                LinkFeature::Schedule,
+            ),
+            set(
+                matches!(self.max_scans, Some(Some(_))),
+                "maxScans",
+                LinkFeature::Schedule,
+            ),
+            set(
+                matches!(self.expired_url, Some(Some(_))),
+                "expiredUrl",
+                LinkFeature::Schedule,
+            ),
+            set(
+                matches!(self.password, Some(Some(_))),
+                "password",
+                LinkFeature::Password,
+            ),
+            set(
+                self.rules.as_ref().is_some_and(|r| !r.is_empty()),
+                "rules",
+                LinkFeature::Rules,
+            ),
+            set(
+                self.variants.as_ref().is_some_and(|v| !v.is_empty()),
+                "variants",
+                LinkFeature::Variants,
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
 

@@ -16,6 +16,7 @@ use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::key::{ApiKey, KeyHash};
 use crate::limits::UsageMonth;
 use crate::link::Link;
+use crate::listing::LinkQuery;
 use crate::scan::{Device, NewScan, ScanRecord};
 use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
@@ -62,6 +63,8 @@ struct StoredScan {
     browser: String,
     os: String,
     referrer: Option<String>,
+    variant: Option<u8>,
+    rule: Option<u8>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -142,6 +145,8 @@ impl Store for MemoryStore {
                 browser: scan.browser.clone(),
                 os: scan.os.clone(),
                 referrer: scan.referrer.clone(),
+                variant: scan.variant,
+                rule: scan.rule,
             });
             out.push(Some(id));
         }
@@ -279,6 +284,16 @@ impl ReadTx for Data {
             .take(limit as usize)
             .collect();
         Ok((page, total))
+    fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError> {
+        let mut links: Vec<Link> = self
+            .links
+            .values()
+            .filter(|l| l.account_id == account && query.admits(l))
+            .cloned()
+            .collect();
+        links.sort_by_key(|l| std::cmp::Reverse((l.created_at, l.id.as_uuid())));
+        links.truncate(usize::try_from(query.limit).unwrap_or(usize::MAX));
+        Ok(links)
     }
 
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
@@ -403,6 +418,8 @@ impl ReadTx for Data {
                 browser: s.browser.clone(),
                 os: s.os.clone(),
                 referrer: s.referrer.clone(),
+                variant: s.variant,
+                rule: s.rule,
             })
             .collect())
     }
@@ -544,16 +561,35 @@ impl WriteTx for Data {
     }
 
     fn update_link(&mut self, link: &Link) -> Result<bool, StoreError> {
-        let Some(slot) = self
+        let Some(old_code) = self
             .links
-            .get_mut(&link.id)
+            .get(&link.id)
             .filter(|l| l.account_id == link.account_id)
+            .map(|l| l.short_code)
         else {
             return Ok(false);
         };
-        slot.name = link.name.clone();
-        slot.target_url = link.target_url.clone();
-        slot.updated_at = link.updated_at;
+        if old_code != link.short_code {
+            if self.code_taken(&link.short_code)? {
+                return Err(StoreError::Conflict(format!(
+                    "short code {} was already issued",
+                    link.short_code
+                )));
+            }
+            self.codes.remove(&old_code);
+            self.tombstones.insert(old_code);
+        }
+        // A code of the same key may change its case.
+        self.codes.remove(&link.short_code);
+        self.codes.insert(link.short_code, link.id);
+        if let Some(slot) = self.links.get_mut(&link.id) {
+            slot.name = link.name.clone();
+            slot.target_url = link.target_url.clone();
+            slot.short_code = link.short_code;
+            slot.tags = link.tags.clone();
+            slot.options = link.options.clone();
+            slot.updated_at = link.updated_at;
+        }
         Ok(true)
     }
 

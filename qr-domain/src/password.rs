@@ -69,6 +69,12 @@ impl Password {
         Ok(Self(raw.to_owned()))
     }
 
+    /// A password without the account rules: a link's password, whose own bounds
+    /// (`campaign::MIN_LINK_PASSWORD_CHARS` to `MAX_LINK_PASSWORD_CHARS`) are checked where it is read.
+    pub(crate) fn unchecked(raw: &str) -> Self {
+        Self(raw.to_owned())
+    }
+
     /// The password as typed.
     pub fn expose(&self) -> &str {
         &self.0

@@ -83,6 +83,47 @@ pub enum Feature {
     Logo,
 }
 
+/// A link field that only some plans may set (tags, pausing, UTM and query forwarding are in
+/// every plan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LinkFeature {
+    /// A custom `shortCode`.
+    ShortCode,
+    /// `validFrom`, `validUntil`, `maxScans` and `expiredUrl`.
+    Schedule,
+    /// A `password`.
+    Password,
+    /// Redirect `rules`.
+    Rules,
+    /// A/B `variants`.
+    Variants,
+}
+
+/// Link fields of Starter: custom codes and schedules.
+const STARTER_LINK_FEATURES: &[LinkFeature] = &[LinkFeature::ShortCode, LinkFeature::Schedule];
+/// Link fields of Pro and Enterprise: everything.
+const PRO_LINK_FEATURES: &[LinkFeature] = &[
+    LinkFeature::ShortCode,
+    LinkFeature::Schedule,
+    LinkFeature::Password,
+    LinkFeature::Rules,
+    LinkFeature::Variants,
+];
+
+impl LinkFeature {
+    /// The cheapest plan that includes the feature.
+    pub fn plan(self) -> Plan {
+        Plan::ALL
+            .into_iter()
+            .find(|p| {
+                p.limits(&EnterpriseOverrides::default())
+                    .link_features
+                    .contains(&self)
+            })
+            .unwrap_or(Plan::Enterprise)
+    }
+}
+
 /// The effective limits and features of an account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -99,6 +140,9 @@ pub struct PlanLimits {
     pub logo: bool,
     /// Number of dynamic links the account may hold.
     pub links: Limit,
+    /// The link fields the plan may set (left out of the JSON form, like `logo`).
+    #[serde(skip_serializing)]
+    pub link_features: &'static [LinkFeature],
     /// Scan retention.
     pub retention: Retention,
 }
@@ -124,6 +168,16 @@ impl Plan {
     /// All plans, cheapest first.
     pub const ALL: [Plan; 4] = [Plan::Free, Plan::Starter, Plan::Pro, Plan::Enterprise];
 
+    /// The plan's name as a title (`Pro`), as the spec's messages write it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Plan::Free => "Free",
+            Plan::Starter => "Starter",
+            Plan::Pro => "Pro",
+            Plan::Enterprise => "Enterprise",
+        }
+    }
+
     /// The lower-case plan name used in the usage object.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -142,6 +196,11 @@ impl Plan {
             batch,
             logo,
             links: Limit::Max(links),
+            link_features: match self {
+                Plan::Free => &[],
+                Plan::Starter => STARTER_LINK_FEATURES,
+                Plan::Pro | Plan::Enterprise => PRO_LINK_FEATURES,
+            },
             retention: Retention::Days(days),
         };
         match self {
@@ -171,6 +230,7 @@ impl Plan {
                 }),
                 logo: true,
                 links: overrides.links.map_or(Limit::Unlimited, Limit::Max),
+                link_features: PRO_LINK_FEATURES,
                 retention: overrides
                     .retention_days
                     .map_or(Retention::Unlimited, |d| Retention::Days(d.max(1))),

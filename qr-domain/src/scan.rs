@@ -65,6 +65,10 @@ pub struct NewScan {
     pub os: String,
     /// The referrer without query or fragment, if any.
     pub referrer: Option<String>,
+    /// The index of the A/B variant the scan was sent to, if the link has a split.
+    pub variant: Option<u8>,
+    /// The index of the redirect rule that decided the target, if one did.
+    pub rule: Option<u8>,
 }
 
 /// A stored scan as reported in `recentScans`.
@@ -87,6 +91,12 @@ pub struct ScanRecord {
     pub os: String,
     /// The cleaned referrer, `null` when none.
     pub referrer: Option<String>,
+    /// The A/B variant the scan went to (left out when the link had no split).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<u8>,
+    /// The redirect rule that decided the target (left out when none did).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<u8>,
 }
 
 impl NewScan {

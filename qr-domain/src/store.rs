@@ -13,6 +13,7 @@ use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::key::{ApiKey, KeyHash};
 use crate::limits::UsageMonth;
 use crate::link::Link;
+use crate::listing::LinkQuery;
 use crate::scan::{NewScan, ScanRecord};
 use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
@@ -64,7 +65,8 @@ pub trait ReadTx {
     fn keys_of(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError>;
     /// The link `id` if it belongs to `account`.
     fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError>;
-    /// The live link with this short code, whoever owns it (for redirects).
+    /// The live link with this short code (compared by [`ShortCode::key`]), whoever owns it
+    /// (for redirects).
     fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError>;
     /// The links of an account, oldest first.
     fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError>;
@@ -80,9 +82,13 @@ pub trait ReadTx {
         offset: u64,
         limit: u32,
     ) -> Result<(Vec<Link>, u64), StoreError>;
+    /// The account's links that [`LinkQuery::admits`], newest first (creation time, then id,
+    /// both descending), at most `query.limit`.
+    fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError>;
     /// How many links an account holds.
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError>;
-    /// Whether a code is used by a live link or tombstoned by a deleted one.
+    /// Whether a code (its [`ShortCode::key`]) is used by a live link or tombstoned by a deleted
+    /// one or by a link whose code changed.
     fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError>;
     /// The persisted usage counts of a month.
     fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError>;
@@ -144,9 +150,12 @@ pub trait WriteTx: ReadTx {
     fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError>;
     /// Records last-use times (a later time never moves backwards).
     fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError>;
-    /// Adds a link; its short code must not be taken.
+    /// Adds a link with its tags and options; its short code must not be taken
+    /// ([`StoreError::Conflict`]).
     fn insert_link(&mut self, link: &Link) -> Result<(), StoreError>;
-    /// Replaces the name, target URL and updatedAt of a link of `link.account_id`; `false` if absent.
+    /// Replaces the name, target URL, short code, tags, options and updatedAt of a link of
+    /// `link.account_id`; `false` if absent. A new short code must not be taken
+    /// ([`StoreError::Conflict`]), and the old one is tombstoned.
     fn update_link(&mut self, link: &Link) -> Result<bool, StoreError>;
     /// Deletes a link of `account` with its scans and rollups, tombstoning its code; `false` if absent.
     fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError>;

@@ -5,7 +5,7 @@ use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use qr_domain::access::AccessError;
 use qr_domain::analytics::{AnalyticsError, QueryError};
 use qr_domain::link::LinkError;
-use qr_domain::service::AuthError;
+use qr_domain::service::{AuthError, PasswordPrompt};
 use qr_domain::{Rejection, StoreError};
 use qr_generate::batch::BatchError;
 use qr_generate::params::GenerateError;
@@ -35,6 +35,14 @@ pub(crate) enum ApiError {
     Link(LinkError),
     /// The short code belonged to a link that was deleted.
     LinkGone,
+    /// The link is paused by its owner.
+    LinkPaused,
+    /// The link's validity has not begun.
+    LinkNotYetActive,
+    /// The link's validity has ended or it reached its scan cap, and it has no `expiredUrl`.
+    LinkExpired,
+    /// A wrong link password, or too many of them.
+    LinkPassword(PasswordPrompt),
     /// The analytics parameters are invalid.
     AnalyticsQuery(QueryError),
     /// An analytics query failed.
@@ -100,14 +108,35 @@ impl ApiError {
                         "Link limit reached: the {plan} plan allows {limit} links; delete a link or upgrade the plan"
                     ),
                 ),
+                LinkError::Field(e) => (
+                    S::BAD_REQUEST,
+                    format!("Invalid {}: {}", e.field, e.message),
+                ),
+                LinkError::PlanRequired { field, plan } => (
+                    S::FORBIDDEN,
+                    format!("{field} requires {} plan", plan.title()),
+                ),
+                LinkError::CodeTaken(code) => (
+                    S::CONFLICT,
+                    format!("shortCode {code} is already taken; choose another"),
+                ),
                 LinkError::NotFound => (S::NOT_FOUND, text("Link not found")),
                 LinkError::Store(e) => store_status(e),
+                LinkError::Hash(_) => (S::INTERNAL_SERVER_ERROR, text("Internal server error")),
                 LinkError::CodeSpace | LinkError::Random(_) => (
                     S::SERVICE_UNAVAILABLE,
                     text("Could not create the link; retry the request"),
                 ),
             },
             ApiError::LinkGone => (S::GONE, text("Link no longer active")),
+            ApiError::LinkPaused => (S::NOT_FOUND, text("Link paused")),
+            ApiError::LinkNotYetActive => (S::NOT_FOUND, text("Link not active yet")),
+            ApiError::LinkExpired => (S::GONE, text("Link expired")),
+            ApiError::LinkPassword(PasswordPrompt::Throttled(secs)) => (
+                S::TOO_MANY_REQUESTS,
+                format!("Too many wrong passwords; try again in {secs} seconds"),
+            ),
+            ApiError::LinkPassword(_) => (S::FORBIDDEN, text("The password is not correct")),
             ApiError::AnalyticsQuery(e) => (S::BAD_REQUEST, capitalize_invalid(e.to_string())),
             ApiError::Analytics(e) => match e {
                 AnalyticsError::LinkNotFound => (S::NOT_FOUND, text("Link not found")),
@@ -147,10 +176,21 @@ impl ApiError {
         self.finish(respond(status, Some("application/json"), json))
     }
 
-    /// The same failure as the HTML page a person sees after scanning the code `code`.
+    /// The same failure as the HTML page a person sees after scanning the code `code`: the
+    /// password form again after a wrong password, else the page of the status (paused, not
+    /// yet active and expired links have their own).
     pub(crate) fn into_page(self, code: &str) -> HttpResponse {
-        let (status, _) = self.status_and_message();
-        self.finish(pages::page(status, code))
+        let (status, message) = self.status_and_message();
+        let page = match &self {
+            ApiError::LinkPassword(_) => pages::password_form(status, code, Some(&message)),
+            ApiError::LinkPaused => pages::page_of(pages::PageKind::Paused, status, code),
+            ApiError::LinkNotYetActive => {
+                pages::page_of(pages::PageKind::NotYetActive, status, code)
+            }
+            ApiError::LinkExpired => pages::page_of(pages::PageKind::Expired, status, code),
+            _ => pages::page(status, code),
+        };
+        self.finish(page)
     }
 
     /// Logs server errors and adds `Retry-After` and `Allow` to either rendering.
@@ -180,6 +220,7 @@ impl ApiError {
     fn retry_after(&self, status: StatusCode) -> Option<u64> {
         match self {
             ApiError::RateLimited(r) => Some(r.retry_after_secs),
+            ApiError::LinkPassword(PasswordPrompt::Throttled(secs)) => Some(*secs),
             ApiError::Auth(AuthError::Throttled { retry_after_secs }) => Some(*retry_after_secs),
             _ if status == StatusCode::SERVICE_UNAVAILABLE
                 && matches!(self.store_error(), Some(StoreError::Unreachable(_))) =>

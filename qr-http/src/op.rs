@@ -2,6 +2,7 @@
 
 use qr_core::RenderOptions;
 use qr_domain::link::{LinkError, parse_link_id};
+use qr_domain::listing::LinkListQuery;
 use qr_domain::{AnalyticsQuery, LinkId};
 use qr_generate::{GenerateParams, Symbol};
 
@@ -34,11 +35,11 @@ pub(crate) enum ApiOp {
     Health,
 }
 
-/// The links operations, with their ids parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The links operations, with their ids and list parameters parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum LinksOp {
-    /// `GET /api/links`.
-    List,
+    /// `GET /api/links` with `search`, `tag`, `limit` and `cursor`.
+    List(LinkListQuery),
     /// `GET /api/links?id=`.
     Get(LinkId),
     /// `POST /api/links` (the fields are in the body).
@@ -114,7 +115,12 @@ impl LinksOp {
     fn parse(method: Method, query: &Query) -> Result<Self, ApiError> {
         let id = query.get("id");
         Ok(match (method, id) {
-            (Method::Get, None) => LinksOp::List,
+            (Method::Get, None) => LinksOp::List(LinkListQuery::parse(
+                query.get("search"),
+                query.get("tag"),
+                query.get("limit"),
+                query.get("cursor"),
+            )?),
             (Method::Get, Some(id)) => LinksOp::Get(parse_link_id(id)?),
             (Method::Post, _) => LinksOp::Create,
             (Method::Put | Method::Delete, None) => {

@@ -1,42 +1,112 @@
-//! The small HTML pages a person sees after scanning a code whose link is unknown, deleted or failing.
+//! The small HTML pages a person sees after scanning a code whose link is unknown, deleted, paused, not active yet, expired or failing, and the password form of a protected link.
 
 use hyper::StatusCode;
 use hyper::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, HeaderValue};
 
 use crate::respond::{HttpResponse, respond};
 
+/// Which page a visitor sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageKind {
+    /// An unknown code.
+    NotFound,
+    /// A deleted link.
+    Gone,
+    /// A paused link.
+    Paused,
+    /// A link whose validity has not begun.
+    NotYetActive,
+    /// A link past its validity or scan cap.
+    Expired,
+    /// A server failure.
+    Unavailable,
+}
+
 /// The page for an unknown code (404), a deleted link (410) or a server failure (500/503).
 pub(crate) fn page(status: StatusCode, code: &str) -> HttpResponse {
-    let (title, text) = match status {
-        StatusCode::NOT_FOUND => (
+    let kind = match status {
+        StatusCode::NOT_FOUND => PageKind::NotFound,
+        StatusCode::GONE => PageKind::Gone,
+        _ => PageKind::Unavailable,
+    };
+    page_of(kind, status, code)
+}
+
+/// The page of `kind`, answered with `status`.
+pub(crate) fn page_of(kind: PageKind, status: StatusCode, code: &str) -> HttpResponse {
+    let (title, text) = match kind {
+        PageKind::NotFound => (
             "Link not found",
             "This QR code points to a link that does not exist. Check that the whole code was scanned, or ask whoever printed it for a new one.",
         ),
-        StatusCode::GONE => (
+        PageKind::Gone => (
             "Link no longer active",
             "The owner of this QR code has deleted its link, so it no longer leads anywhere. Ask whoever printed it for a current code.",
         ),
-        _ => (
+        PageKind::Paused => (
+            "Link paused",
+            "The owner of this QR code has paused its link for now. Try again later.",
+        ),
+        PageKind::NotYetActive => (
+            "Link not active yet",
+            "This QR code's link has not started yet. Scan it again when the campaign begins.",
+        ),
+        PageKind::Expired => (
+            "Link expired",
+            "This QR code's link has ended: its campaign is over or it has been used as often as its owner allowed.",
+        ),
+        PageKind::Unavailable => (
             "Temporarily unavailable",
             "This link cannot be opened right now. Please scan the code again in a moment.",
         ),
     };
+    let body = format!("<h1>{title}</h1><p>{text}</p>");
+    html(status, title, &body, code, CSP)
+}
+
+/// The password form of a protected link: posted to the page's own address (query included),
+/// with `notice` (a wrong password, a wait) above it.
+pub(crate) fn password_form(status: StatusCode, code: &str, notice: Option<&str>) -> HttpResponse {
+    let notice = notice.map_or_else(String::new, |n| {
+        format!(
+            "<p id=\"notice\" role=\"alert\"><strong>{}</strong></p>",
+            escape(n)
+        )
+    });
+    let body = format!(
+        "<h1>Password required</h1><p>The owner of this QR code protects its link with a password.</p>{notice}\
+         <form method=\"post\"><label for=\"password\">Password</label> \
+         <input id=\"password\" name=\"password\" type=\"password\" required maxlength=\"128\" \
+         autocomplete=\"current-password\" autofocus> <button type=\"submit\">Open</button></form>"
+    );
+    html(status, "Password required", &body, code, FORM_CSP)
+}
+
+/// Nothing but inline style.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'";
+/// The form may post to this server only.
+const FORM_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'";
+
+fn html(
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    code: &str,
+    csp: &'static str,
+) -> HttpResponse {
     let html = format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{title}</title><style>body{{font-family:system-ui,sans-serif;max-width:32rem;\
          margin:3rem auto;padding:0 1.25rem;line-height:1.5;color:#222}}h1{{font-size:1.5rem}}\
-         small{{color:#666}}</style></head><body><h1>{title}</h1><p>{text}</p>\
+         small{{color:#666}}</style></head><body>{body}\
          <p><small>Code: <code>{code}</code></small></p></body></html>\n",
         code = escape(code),
     );
     let mut response = respond(status, Some("text/html; charset=utf-8"), html);
     let headers = response.headers_mut();
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
-    );
+    headers.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp));
     response
 }
 

@@ -223,7 +223,8 @@ impl App {
             Kind::Redirect => {
                 let code = matched.code.unwrap_or_default();
                 meta.page_for = Some(code.clone());
-                redirect::handle(self, &code, method, &parts.headers, peer).await
+                let query = parts.uri.query();
+                redirect::handle(self, &code, method, &parts.headers, query, body, peer).await
             }
             kind => {
                 let request = ApiRequest {

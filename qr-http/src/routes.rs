@@ -34,7 +34,7 @@ pub enum Kind {
     Health,
     /// `GET /api/openapi.json` (public).
     OpenApi,
-    /// `GET|HEAD /r/{shortCode}` (public).
+    /// `GET|HEAD|POST /r/{shortCode}` (public; POST is the password form's).
     Redirect,
 }
 
@@ -95,7 +95,7 @@ pub const ROUTES: &[RouteSpec] = &[
     },
     RouteSpec {
         path: "/r/{shortCode}",
-        methods: &[Method::Get, Method::Head],
+        methods: &[Method::Get, Method::Head, Method::Post],
         kind: Kind::Redirect,
     },
 ];
@@ -231,6 +231,6 @@ mod tests {
         assert_eq!(match_path("/r/a/b"), None);
         let health = match_path("/api/health").unwrap().spec;
         assert_eq!(allow_header(health), "GET, HEAD, OPTIONS");
-        assert_eq!(allow_header(r.spec), "GET, HEAD");
+        assert_eq!(allow_header(r.spec), "GET, HEAD, POST");
     }
 }

@@ -655,8 +655,11 @@ async fn unknown_paths_and_wrong_methods() {
     let r = s.send("GET", "/api/batch", &[], "").await;
     r.assert_error(405, "Method not allowed");
     assert_eq!(r.header("allow"), Some("POST, OPTIONS"));
+    // POST is the password form's (issue 14): an unknown code is the not-found page.
     let r = s.send("POST", "/r/ABCDEFGH", &[], "").await;
+    assert_eq!(r.status, 404);
+    let r = s.send("PUT", "/r/ABCDEFGH", &[], "").await;
     r.assert_error(405, "Method not allowed");
-    assert_eq!(r.header("allow"), Some("GET, HEAD"));
+    assert_eq!(r.header("allow"), Some("GET, HEAD, POST"));
     s.stop().await;
 }

@@ -15,6 +15,7 @@
 
 mod dashboard;
 mod error;
+mod links;
 mod listener;
 mod pool;
 mod scans;

@@ -29,14 +29,18 @@ WITH live AS (
 kept AS MATERIALIZED (
     SELECT nextval('scans_id_seq') AS id, u.*
     FROM unnest($1::uuid[], $2::timestamptz[], $3::date[], $4::bytea[], $5::text[],
-                $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+                $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $24::smallint[],
+                $25::smallint[])
         WITH ORDINALITY AS u(link_id, at, day, visitor, country, city, device, browser, os,
-                             referrer, ord)
+                             referrer, variant, rule, ord)
     WHERE u.link_id IN (SELECT id FROM live)
 ),
 inserted AS (
-    INSERT INTO scans (id, link_id, at, day, visitor, country, city, device, browser, os, referrer)
-    SELECT id, link_id, at, day, visitor, country, city, device, browser, os, referrer FROM kept
+    INSERT INTO scans (id, link_id, at, day, visitor, country, city, device, browser, os, referrer,
+                       variant, rule)
+    SELECT id, link_id, at, day, visitor, country, city, device, browser, os, referrer, variant,
+           rule
+    FROM kept
 ),
 new_visitors AS (
     INSERT INTO visitors (link_id, day, visitor)
@@ -109,6 +113,8 @@ pub(crate) fn insert_scans(
     let days: Vec<NaiveDate> = scans.iter().map(|s| s.day()).collect();
     let visitors: Vec<&[u8]> = scans.iter().map(|s| &s.visitor[..]).collect();
     let referrers: Vec<Option<&str>> = scans.iter().map(|s| s.referrer.as_deref()).collect();
+    let variants: Vec<Option<i16>> = scans.iter().map(|s| s.variant.map(i16::from)).collect();
+    let rules: Vec<Option<i16>> = scans.iter().map(|s| s.rule.map(i16::from)).collect();
 
     // The batch's distinct visitors per link and day, its scans per link and day, per
     // dimension value, and per link.
@@ -171,6 +177,8 @@ pub(crate) fn insert_scans(
             &m_counts,
             &c_links,
             &c_counts,
+            &variants,
+            &rules,
         ],
     )?;
     let mut ids = vec![None; scans.len()];
@@ -208,6 +216,8 @@ mod tests {
                 browser: "Chrome".into(),
                 os: "Android".into(),
                 referrer: None,
+                variant: None,
+                rule: None,
             })
             .collect()
     }

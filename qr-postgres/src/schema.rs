@@ -11,7 +11,7 @@ const APPLICATION: &str = "qr-platform";
 const MIGRATION_LOCK: i64 = 0x5152_504C_0001;
 
 /// Migrations in order; migration `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3_DASHBOARD];
+const MIGRATIONS: &[&str] = &[V1, V2, V3_DASHBOARD, V4_CAMPAIGNS];
 
 /// The schema version this build creates and understands.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -174,6 +174,23 @@ CREATE TABLE daily_usage (
     count bigint NOT NULL,
     PRIMARY KEY (account_id, day)
 );
+";
+
+/// Version 4: links' campaign fields, as SQLite's version 4. `code_key` makes codes unique
+/// without regard to case (`ShortCode::key`; a generated code is its own key, and so is every
+/// tombstone before this version); `tags` is a JSON array and `options` the JSON of the
+/// campaign settings (NULL for a link without any), both `text` like the keys' settings, so a
+/// copy's checksum compares them byte for byte; a scan keeps the variant and the rule it was
+/// sent to.
+const V4_CAMPAIGNS: &str = r"
+ALTER TABLE links
+    ADD COLUMN code_key text,
+    ADD COLUMN tags text NOT NULL DEFAULT '[]',
+    ADD COLUMN options text;
+UPDATE links SET code_key = short_code;
+ALTER TABLE links ALTER COLUMN code_key SET NOT NULL;
+CREATE UNIQUE INDEX links_by_code_key ON links (code_key);
+ALTER TABLE scans ADD COLUMN variant smallint, ADD COLUMN rule smallint;
 ";
 
 /// Checks that the database is one this build can use, reading only; returns its version

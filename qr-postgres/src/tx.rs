@@ -10,11 +10,12 @@ use qr_domain::analytics::{DayCount, StatsRows};
 use qr_domain::ids::ScanId;
 use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
+use qr_domain::listing::LinkQuery;
 use qr_domain::scan::ScanRecord;
 use qr_domain::session::{Session, SessionHash};
 use qr_domain::token::{OneTimeToken, TokenHash};
 use qr_domain::{
-    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, PasswordHash, ReadTx,
+    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, Options, PasswordHash, ReadTx,
     ShortCode, StoreError, WriteTx,
 };
 use uuid::Uuid;
@@ -26,6 +27,12 @@ use crate::pool::{Conn, Params};
 pub(crate) const DIM_COUNTRY: i16 = 0;
 pub(crate) const DIM_DEVICE: i16 = 1;
 pub(crate) const DIM_BROWSER: i16 = 2;
+
+/// A stored variant or rule index.
+fn small(v: Option<i16>) -> Result<Option<u8>, StoreError> {
+    v.map(|n| u8::try_from(n).map_err(|_| corrupt("variant or rule")))
+        .transpose()
+}
 
 /// A transaction on one connection. The connection sits in a `RefCell` because reads take
 /// `&self` while the client needs `&mut` for every statement.
@@ -51,11 +58,14 @@ pub(crate) fn signed(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, StoreError> {
+pub(crate) fn json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &str,
+) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("unreadable {what}: {e}")))
 }
 
-fn to_json<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
     serde_json::to_string(v)
         .map_err(|e| StoreError::Backend(format!("cannot encode settings: {e}")))
 }
@@ -110,10 +120,9 @@ fn key_from(r: &Row) -> Result<ApiKey, StoreError> {
     })
 }
 
-const LINK_COLS: &str =
-    "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at";
+pub(crate) const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options";
 
-fn link_from(r: &Row) -> Result<Link, StoreError> {
+pub(crate) fn link_from(r: &Row) -> Result<Link, StoreError> {
     Ok(Link {
         id: LinkId::from_uuid(get(r, 0, "id")?),
         account_id: AccountId::from_uuid(get(r, 1, "account_id")?),
@@ -129,6 +138,8 @@ fn link_from(r: &Row) -> Result<Link, StoreError> {
         scan_count: count(get(r, 5, "scan_count")?),
         created_at: get(r, 6, "created_at")?,
         updated_at: get(r, 7, "updated_at")?,
+        tags: json(get(r, 8, "tags")?, "tags")?,
+        options: Options::from_stored(get::<Option<&str>>(r, 9, "options")?)?,
     })
 }
 
@@ -231,8 +242,12 @@ impl ReadTx for PgTx<'_> {
     }
 
     fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
-        let sql = format!("SELECT {LINK_COLS} FROM links WHERE short_code = $1");
-        self.one(&sql, &[&code.as_str()], link_from)
+        let sql = format!("SELECT {LINK_COLS} FROM links WHERE code_key = $1");
+        self.one(&sql, &[&code.key()], link_from)
+    }
+
+    fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError> {
+        crate::links::list(self, account, query)
     }
 
     fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
@@ -283,8 +298,8 @@ impl ReadTx for PgTx<'_> {
 
     fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
         let found = self.one(
-            "SELECT 1 FROM links WHERE short_code = $1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = $1",
-            &[&code.as_str()],
+            "SELECT 1 FROM links WHERE code_key = $1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = $1",
+            &[&code.key()],
             |_| Ok(()),
         )?;
         Ok(found.is_some())
@@ -406,7 +421,7 @@ impl ReadTx for PgTx<'_> {
         limit: u32,
     ) -> Result<Vec<ScanRecord>, StoreError> {
         self.all(
-            "SELECT id, at, country, city, device, browser, os, referrer FROM scans
+            "SELECT id, at, country, city, device, browser, os, referrer, variant, rule FROM scans
              WHERE link_id = $1 AND at BETWEEN $2 AND $3 ORDER BY at DESC, id DESC LIMIT $4",
             &[&link.as_uuid(), &from, &to, &i64::from(limit)],
             |r| {
@@ -421,6 +436,8 @@ impl ReadTx for PgTx<'_> {
                     browser: get(r, 5, "browser")?,
                     os: get(r, 6, "os")?,
                     referrer: get(r, 7, "referrer")?,
+                    variant: small(get(r, 8, "variant")?)?,
+                    rule: small(get(r, 9, "rule")?)?,
                 })
             },
         )
@@ -546,51 +563,18 @@ impl WriteTx for PgTx<'_> {
     }
 
     fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
-        // A live link's code is refused by the unique index, a tombstoned one here: one
-        // statement, one round trip.
-        let inserted = self.exec(
-            "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at, updated_at)
-             SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::bigint, $7::timestamptz, $8::timestamptz
-             WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE short_code = $4)",
-            &[
-                &l.id.as_uuid(),
-                &l.account_id.as_uuid(),
-                &l.name.as_str(),
-                &l.short_code.as_str(),
-                &l.target_url.as_str(),
-                &signed(l.scan_count),
-                &l.created_at,
-                &l.updated_at,
-            ],
-        )?;
-        if inserted == 0 {
-            return Err(StoreError::Conflict(format!(
-                "short code {} was already issued",
-                l.short_code
-            )));
-        }
-        Ok(())
+        crate::links::insert(self, l)
     }
 
     fn update_link(&mut self, l: &Link) -> Result<bool, StoreError> {
-        let n = self.exec(
-            "UPDATE links SET name = $3, target_url = $4, updated_at = $5 WHERE id = $1 AND account_id = $2",
-            &[
-                &l.id.as_uuid(),
-                &l.account_id.as_uuid(),
-                &l.name.as_str(),
-                &l.target_url.as_str(),
-                &l.updated_at,
-            ],
-        )?;
-        Ok(n > 0)
+        crate::links::update(self, l)
     }
 
     fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError> {
         let code = self.one(
-            "DELETE FROM links WHERE id = $1 AND account_id = $2 RETURNING short_code",
+            "DELETE FROM links WHERE id = $1 AND account_id = $2 RETURNING code_key",
             &[&id.as_uuid(), &account.as_uuid()],
-            |r| get::<String>(r, 0, "short_code"),
+            |r| get::<String>(r, 0, "code_key"),
         )?;
         let Some(code) = code else {
             return Ok(false);

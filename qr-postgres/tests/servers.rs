@@ -207,6 +207,8 @@ fn setup_links(store: &PgStore, n: usize) -> Vec<LinkId> {
                     scan_count: 0,
                     created_at: Utc::now(),
                     updated_at: Utc::now(),
+                    tags: Vec::new(),
+                    options: Default::default(),
                 })?;
             }
             Ok::<_, qr_domain::StoreError>(())
@@ -248,6 +250,8 @@ fn scan_batches_of_three_servers_on_the_same_links_all_commit() {
                 browser: "Chrome".into(),
                 os: "Android".into(),
                 referrer: None,
+                variant: None,
+                rule: None,
             };
             let acked = Arc::clone(&acked);
             let done = done.clone();

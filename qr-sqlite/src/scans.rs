@@ -37,8 +37,9 @@ pub(crate) fn insert_scans(
     }
     let mut insert = conn
         .prepare_cached(
-            "INSERT INTO scans (link_id, at, day, visitor, country, city, device, browser, os, referrer)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO scans (link_id, at, day, visitor, country, city, device, browser, os, referrer,
+                                variant, rule)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )
         .map_err(store_err)?;
     let mut visitor = conn
@@ -68,7 +69,9 @@ pub(crate) fn insert_scans(
                 s.device.as_str(),
                 s.browser,
                 s.os,
-                s.referrer
+                s.referrer,
+                s.variant,
+                s.rule
             ])
             .map_err(store_err)?;
         out.push(Some(ScanId(conn.last_insert_rowid())));

@@ -43,7 +43,26 @@ const MIGRATIONS: &[Migration] = &[
         sql: V3_DASHBOARD,
         precondition: None,
     },
+    // Version 4: links' campaign fields. `code_key` makes codes unique without regard to case
+    // (`ShortCode::key`; a generated code is its own key, and so is every tombstone before
+    // this version); `tags` is a JSON array, `options` the JSON of the campaign settings (NULL
+    // for a link without any); a scan keeps the variant and the rule it was sent to.
+    Migration {
+        sql: V4_CAMPAIGNS,
+        precondition: None,
+    },
 ];
+
+/// Version 4: links' campaign columns and the scans' variant and rule.
+const V4_CAMPAIGNS: &str = r"
+ALTER TABLE links ADD COLUMN code_key TEXT;
+UPDATE links SET code_key = short_code;
+CREATE UNIQUE INDEX links_by_code_key ON links(code_key);
+ALTER TABLE links ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE links ADD COLUMN options TEXT;
+ALTER TABLE scans ADD COLUMN variant INTEGER;
+ALTER TABLE scans ADD COLUMN rule INTEGER;
+";
 
 /// Version 3: the dashboard's columns and tables.
 const V3_DASHBOARD: &str = r"
@@ -412,5 +431,36 @@ mod tests {
             })
             .unwrap();
         assert_eq!((name.as_str(), last_four.as_str()), ("Default key", ""));
+    }
+
+    #[test]
+    fn version_3_links_get_their_code_key_and_no_campaign_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v3.db");
+        let mut conn = Connection::open(&path).unwrap();
+        apply(&mut conn, &MIGRATIONS[..3], 0, &path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (X'01', 'a@example.com', 'free', '{}', 1);
+             INSERT INTO links (id, account_id, name, short_code, target_url, created_at, updated_at)
+             VALUES (X'02', X'01', 'L', 'ABCDEFGH', 'https://example.com/', 1, 1);",
+        )
+        .unwrap();
+        migrate(&mut conn, 3, &path).unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION);
+        let (key, tags, options): (String, String, Option<String>) = conn
+            .query_row("SELECT code_key, tags, options FROM links", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .unwrap();
+        assert_eq!(
+            (key.as_str(), tags.as_str(), options),
+            ("ABCDEFGH", "[]", None)
+        );
+        let duplicate = conn.execute(
+            "INSERT INTO links (id, account_id, name, short_code, target_url, created_at, updated_at, code_key)
+             VALUES (X'03', X'01', 'M', 'abcdefgh', 'https://example.com/', 1, 1, 'ABCDEFGH')",
+            [],
+        );
+        assert!(duplicate.is_err(), "the code key is unique");
     }
 }

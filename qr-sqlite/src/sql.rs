@@ -8,11 +8,12 @@ use qr_domain::analytics::{DayCount, StatsRows};
 use qr_domain::ids::ScanId;
 use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
+use qr_domain::listing::LinkQuery;
 use qr_domain::scan::ScanRecord;
 use qr_domain::session::{Session, SessionHash};
 use qr_domain::token::{OneTimeToken, TokenHash};
 use qr_domain::{
-    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, PasswordHash, ReadTx,
+    Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, Options, PasswordHash, ReadTx,
     ShortCode, StoreError, WriteTx,
 };
 use rusqlite::{Connection, Params, Row, params};
@@ -61,15 +62,24 @@ pub(crate) fn signed(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// A stored variant or rule index.
+fn small(v: Option<i64>) -> Result<Option<u8>, StoreError> {
+    v.map(|n| u8::try_from(n).map_err(|_| corrupt("variant or rule")))
+        .transpose()
+}
+
 pub(crate) fn get<T: rusqlite::types::FromSql>(r: &Row<'_>, i: usize) -> Result<T, StoreError> {
     r.get(i).map_err(store_err)
 }
 
-fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, StoreError> {
+pub(crate) fn json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &str,
+) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("unreadable {what}: {e}")))
 }
 
-fn to_json<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
     serde_json::to_string(v)
         .map_err(|e| StoreError::Backend(format!("cannot encode settings: {e}")))
 }
@@ -115,7 +125,7 @@ fn key_from(r: &Row<'_>) -> Result<ApiKey, StoreError> {
 
 const KEY_COLS: &str = "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four";
 
-fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
+pub(crate) fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
     Ok(Link {
         id: LinkId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
         account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 1)?)?),
@@ -131,11 +141,12 @@ fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
         scan_count: count(get(r, 5)?),
         created_at: time(get(r, 6)?)?,
         updated_at: time(get(r, 7)?)?,
+        tags: json(&get::<String>(r, 8)?, "tags")?,
+        options: Options::from_stored(get::<Option<String>>(r, 9)?.as_deref())?,
     })
 }
 
-const LINK_COLS: &str =
-    "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at";
+pub(crate) const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options";
 
 impl SqlTx<'_> {
     pub(crate) fn all<T>(
@@ -247,8 +258,12 @@ impl ReadTx for SqlTx<'_> {
     }
 
     fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
-        let sql = format!("SELECT {LINK_COLS} FROM links WHERE short_code = ?1");
-        self.one(&sql, [code.as_str()], link_from)
+        let sql = format!("SELECT {LINK_COLS} FROM links WHERE code_key = ?1");
+        self.one(&sql, [code.key()], link_from)
+    }
+
+    fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError> {
+        crate::links::list(self, account, query)
     }
 
     fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
@@ -298,8 +313,8 @@ impl ReadTx for SqlTx<'_> {
 
     fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
         let found = self.one(
-            "SELECT 1 FROM links WHERE short_code = ?1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = ?1",
-            [code.as_str()],
+            "SELECT 1 FROM links WHERE code_key = ?1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = ?1",
+            [code.key()],
             |_| Ok(()),
         )?;
         Ok(found.is_some())
@@ -421,7 +436,7 @@ impl ReadTx for SqlTx<'_> {
         limit: u32,
     ) -> Result<Vec<ScanRecord>, StoreError> {
         self.all(
-            "SELECT id, at, country, city, device, browser, os, referrer FROM scans
+            "SELECT id, at, country, city, device, browser, os, referrer, variant, rule FROM scans
              WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 ORDER BY at DESC, id DESC LIMIT ?4",
             params![
                 &link.as_uuid().as_bytes()[..],
@@ -441,6 +456,8 @@ impl ReadTx for SqlTx<'_> {
                     browser: get(r, 5)?,
                     os: get(r, 6)?,
                     referrer: get(r, 7)?,
+                    variant: small(get(r, 8)?)?,
+                    rule: small(get(r, 9)?)?,
                 })
             },
         )
@@ -559,48 +576,18 @@ impl WriteTx for SqlTx<'_> {
     }
 
     fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
-        if self.code_taken(&l.short_code)? {
-            return Err(StoreError::Conflict(format!(
-                "short code {} was already issued",
-                l.short_code
-            )));
-        }
-        self.exec(
-            "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![
-                &l.id.as_uuid().as_bytes()[..],
-                &l.account_id.as_uuid().as_bytes()[..],
-                l.name.as_str(),
-                l.short_code.as_str(),
-                l.target_url.as_str(),
-                signed(l.scan_count),
-                micros(l.created_at),
-                micros(l.updated_at)
-            ],
-        )?;
-        Ok(())
+        crate::links::insert(self, l)
     }
 
     fn update_link(&mut self, l: &Link) -> Result<bool, StoreError> {
-        let n = self.exec(
-            "UPDATE links SET name = ?3, target_url = ?4, updated_at = ?5 WHERE id = ?1 AND account_id = ?2",
-            params![
-                &l.id.as_uuid().as_bytes()[..],
-                &l.account_id.as_uuid().as_bytes()[..],
-                l.name.as_str(),
-                l.target_url.as_str(),
-                micros(l.updated_at)
-            ],
-        )?;
-        Ok(n > 0)
+        crate::links::update(self, l)
     }
 
     fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError> {
         let lid_bytes = id.as_uuid().into_bytes();
         let lid = &lid_bytes[..];
         let code = self.one(
-            "SELECT short_code FROM links WHERE id = ?1 AND account_id = ?2",
+            "SELECT code_key FROM links WHERE id = ?1 AND account_id = ?2",
             [lid, &account.as_uuid().as_bytes()[..]],
             |r| get::<String>(r, 0),
         )?;

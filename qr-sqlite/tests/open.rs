@@ -145,9 +145,12 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
     let ids = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
     {
         let conn = Connection::open(&path).unwrap();
-        // Undo versions 3 and 2, so the file is what version 1 made.
+        // Undo versions 4, 3 and 2, so the file is what version 1 made.
         conn.execute_batch(
-            "DROP TABLE tokens; DROP TABLE sessions; DROP TABLE plan_requests; DROP TABLE daily_usage;
+            "DROP INDEX links_by_code_key; ALTER TABLE links DROP COLUMN code_key;
+             ALTER TABLE links DROP COLUMN tags; ALTER TABLE links DROP COLUMN options;
+             ALTER TABLE scans DROP COLUMN variant; ALTER TABLE scans DROP COLUMN rule;
+             DROP TABLE tokens; DROP TABLE sessions; DROP TABLE plan_requests; DROP TABLE daily_usage;
              ALTER TABLE accounts DROP COLUMN password_hash; ALTER TABLE accounts DROP COLUMN email_verified_at;
              ALTER TABLE accounts DROP COLUMN status; ALTER TABLE accounts DROP COLUMN role;
              ALTER TABLE api_keys DROP COLUMN name; ALTER TABLE api_keys DROP COLUMN last_four;

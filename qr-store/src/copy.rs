@@ -92,6 +92,9 @@ const TABLES: &[Table] = &[
             ("scan_count", Int8),
             ("created_at", Time),
             ("updated_at", Time),
+            ("code_key", Text),
+            ("tags", Text),
+            ("options", Text),
         ],
     },
     Table {
@@ -112,6 +115,8 @@ const TABLES: &[Table] = &[
             ("browser", Text),
             ("os", Text),
             ("referrer", Text),
+            ("variant", Int2),
+            ("rule", Int2),
         ],
     },
     Table {

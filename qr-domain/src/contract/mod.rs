@@ -6,11 +6,13 @@
 //! themselves are in `store.rs`, those of the service rules on top of them in `service.rs`,
 //! those of the dashboard's records (accounts' passwords, roles and status, tokens, sessions,
 //! plan requests, daily usage, deletion) in `credentials.rs` and of its rules in `dashboard.rs`,
+//! and of links' campaign fields (tags, options, custom codes, listing, visits) in `campaigns.rs`,
 //! so every adapter proves the same behaviour; this file holds the macro and shared fixtures.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
 //! fails until it is also in the macro's list.
 #![allow(clippy::missing_panics_doc)]
 
+pub mod campaigns;
 pub mod credentials;
 pub mod dashboard;
 pub mod service;
@@ -76,10 +78,14 @@ macro_rules! contract_suite {
                 dashboard_signup_and_plan_requests, dashboard_verification_tokens,
                 dashboard_password_reset, dashboard_login_and_sessions, dashboard_email_change,
                 dashboard_disable_and_roles, dashboard_account_deletion,
-                dashboard_usage_renders_and_own_keys, dashboard_link_search
+                dashboard_usage_renders_and_own_keys, dashboard_link_search;
+            campaigns:
+                links_keep_tags_options_and_custom_codes, links_are_listed_with_filters_and_cursors,
+                scans_keep_their_variant_and_rule, service_campaign_fields_follow_the_plans,
+                service_campaign_visits
         }
     };
-    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*) => {
+    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*) => {
         $(
             #[test]
             fn $store() {
@@ -109,13 +115,21 @@ macro_rules! contract_suite {
                 $crate::contract::dashboard::$dashboard(store);
             }
         )*
+        $(
+            #[test]
+            fn $campaigns() {
+                let Some((_guard, store)) = ($make)() else { return };
+                $crate::contract::campaigns::$campaigns(store);
+            }
+        )*
     };
-    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*) => {
+    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*) => {
         (
             [$(stringify!($store)),*],
             [$(stringify!($service)),*],
             [$(stringify!($credentials)),*],
             [$(stringify!($dashboard)),*],
+            [$(stringify!($campaigns)),*],
         )
     };
 }
@@ -165,6 +179,8 @@ fn link_for(account: AccountId, at: &str) -> Link {
         scan_count: 0,
         created_at: t(at),
         updated_at: t(at),
+        tags: Vec::new(),
+        options: Default::default(),
     }
 }
 
@@ -186,6 +202,8 @@ fn scan(
         browser: browser.to_owned(),
         os: "Android".to_owned(),
         referrer: Some("https://ref.example/".to_owned()),
+        variant: None,
+        rule: None,
     }
 }
 
@@ -209,8 +227,8 @@ fn query(start: Option<&str>, end: Option<&str>, limit: Option<&str>) -> Analyti
     AnalyticsQuery::parse(start, end, limit).expect("valid query")
 }
 
-const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
-const DESKTOP: &str =
+pub(crate) const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+pub(crate) const DESKTOP: &str =
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0";
 
 fn visit(ip: &str, ua: &str) -> Visit {
@@ -243,7 +261,8 @@ mod tests {
 
     #[test]
     fn every_check_is_in_the_suite() {
-        let (store, service, credentials, dashboard) = crate::contract_suite!(@list names);
+        let (store, service, credentials, dashboard, campaigns) =
+            crate::contract_suite!(@list names);
         assert_eq!(
             sorted(store),
             checks_in(include_str!("store.rs")),
@@ -263,6 +282,11 @@ mod tests {
             sorted(dashboard),
             checks_in(include_str!("dashboard.rs")),
             "contract_suite! must list exactly the pub fn checks of contract/dashboard.rs"
+        );
+        assert_eq!(
+            sorted(campaigns),
+            checks_in(include_str!("campaigns.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/campaigns.rs"
         );
     }
 }

@@ -114,6 +114,13 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
         }
     }
 
+    /// Changes the entry of `key` in place, if there is one.
+    pub(super) fn modify(&self, key: &K, change: impl FnOnce(&mut V)) {
+        if let Some(value) = self.lock().entries.get_mut(key) {
+            change(value);
+        }
+    }
+
     /// Replaces the entry of `key` by what `change` makes of it (`None`: no entry yet), under
     /// one lock, and returns `change`'s answer.
     pub(super) fn update<R>(&self, key: K, change: impl FnOnce(Option<&V>) -> (V, R)) -> R {

@@ -4,11 +4,14 @@ use std::time::{Duration, Instant};
 
 use super::Service;
 use crate::account::Account;
+use crate::campaign::{FieldError, LinkOptions, Options};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
-use crate::plan::Limit;
+use crate::link::{Link, LinkError, LinkUpdate};
+use crate::listing::{LinkCursor, LinkListQuery, LinkPageResult};
+use crate::password::{Password, PasswordHash};
+use crate::plan::{Limit, PlanLimits};
 use crate::shortcode::ShortCode;
 use crate::store::Store;
 
@@ -47,13 +50,35 @@ impl<S: Store, C: Clock> Service<S, C> {
         name: &str,
         target_url: &str,
     ) -> Result<Link, LinkError> {
-        let name = LinkName::parse(name)?;
-        let target_url = TargetUrl::parse(target_url)?;
+        self.create_link_with(account, LinkUpdate::parse(Some(name), Some(target_url))?)
+    }
+
+    /// Creates a link from the fields of `fields` (the name and target URL are required),
+    /// enforcing the plan's link limit and the plan's link features; a custom short code that
+    /// is taken or tombstoned is [`LinkError::CodeTaken`].
+    pub fn create_link_with(
+        &self,
+        account: &Account,
+        fields: LinkUpdate,
+    ) -> Result<Link, LinkError> {
+        let (Some(name), Some(target_url)) = (fields.name.clone(), fields.target_url.clone())
+        else {
+            return Err(LinkError::Field(FieldError::new(
+                "link",
+                "name and targetUrl are required",
+            )));
+        };
+        check_features(&account.limits(), &fields)?;
+        let password = hash_password(&fields)?;
+        let options = apply(LinkOptions::default(), &fields, password)?;
         let now = self.clock.now();
         let limits = account.limits();
-        let candidates = (0..CODE_ATTEMPTS)
-            .map(|_| ShortCode::generate())
-            .collect::<Result<Vec<_>, _>>()?;
+        let candidates = match fields.short_code {
+            Some(code) => vec![code],
+            None => (0..CODE_ATTEMPTS)
+                .map(|_| ShortCode::generate())
+                .collect::<Result<Vec<_>, _>>()?,
+        };
         self.store.write(|tx| {
             let current = tx.account(account.id)?.ok_or(LinkError::NotFound)?;
             let limit = current.limits().links.min_with(limits.links);
@@ -72,15 +97,22 @@ impl<S: Store, C: Clock> Service<S, C> {
                     break;
                 }
             }
+            let short_code = match (code, fields.short_code) {
+                (Some(code), _) => code,
+                (None, Some(custom)) => return Err(LinkError::CodeTaken(custom.to_string())),
+                (None, None) => return Err(LinkError::CodeSpace),
+            };
             let link = Link {
                 id: LinkId::random(),
                 account_id: account.id,
                 name,
-                short_code: code.ok_or(LinkError::CodeSpace)?,
+                short_code,
                 target_url,
                 scan_count: 0,
                 created_at: now,
                 updated_at: now,
+                tags: fields.tags.clone().unwrap_or_default(),
+                options: Options::new(options),
             };
             tx.insert_link(&link)?;
             Ok(link)
@@ -128,13 +160,23 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Changes the given fields; updatedAt is set whenever at least one field is given.
-    /// An update without fields returns the link unchanged.
+    /// An update without fields returns the link unchanged. A field the account's plan does not
+    /// include is [`LinkError::PlanRequired`] (clearing one never is); a new short code that is
+    /// taken is [`LinkError::CodeTaken`], and the old code is never issued again.
     pub fn update_link(
         &self,
         account: AccountId,
         id: LinkId,
         update: &LinkUpdate,
     ) -> Result<Link, LinkError> {
+        if !update.features().is_empty() {
+            let owner = self
+                .store
+                .read(|tx| tx.account(account))?
+                .ok_or(LinkError::NotFound)?;
+            check_features(&owner.limits(), update)?;
+        }
+        let password = hash_password(update)?;
         let now = self.clock.now();
         self.store
             .write(|tx| {
@@ -148,6 +190,16 @@ impl<S: Store, C: Clock> Service<S, C> {
                 if let Some(target) = &update.target_url {
                     link.target_url = target.clone();
                 }
+                if let Some(code) = update.short_code {
+                    if code != link.short_code && tx.code_taken(&code)? {
+                        return Err(LinkError::CodeTaken(code.to_string()));
+                    }
+                    link.short_code = code;
+                }
+                if let Some(tags) = &update.tags {
+                    link.tags = tags.clone();
+                }
+                link.options = Options::new(apply(link.options.or_default(), update, password)?);
                 link.updated_at = now.max(link.created_at);
                 if !tx.update_link(&link)? {
                     return Err(LinkError::NotFound);
@@ -155,6 +207,27 @@ impl<S: Store, C: Clock> Service<S, C> {
                 Ok(link)
             })
             .inspect(|link| self.forget_link(link.id))
+    }
+
+    /// One page of the account's links, newest first, matching the query's filters, with the
+    /// cursor of the next page when there are more.
+    pub fn list_links(
+        &self,
+        account: AccountId,
+        list: &LinkListQuery,
+    ) -> Result<LinkPageResult, StoreError> {
+        let mut query = list.query.clone();
+        let size = usize::try_from(query.limit).unwrap_or(usize::MAX);
+        // One more than the page tells whether there is a next page.
+        query.limit = query.limit.saturating_add(1);
+        let mut links = self.store.read(|tx| tx.list_links(account, &query))?;
+        let next_cursor = if links.len() > size {
+            links.truncate(size);
+            links.last().map(LinkCursor::after)
+        } else {
+            None
+        };
+        Ok(LinkPageResult { links, next_cursor })
     }
 
     /// Deletes a link with all its scans; its code is never issued again.
@@ -171,7 +244,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// What a presented short code stands for (lower case and aliases accepted). Always reads
     /// the store, in one transaction, and refreshes the redirect cache with what it read.
     pub fn resolve(&self, code: &str) -> Result<Resolution, StoreError> {
-        let Ok(code) = ShortCode::parse(code) else {
+        let Ok(code) = ShortCode::presented(code) else {
             return Ok(Resolution::Unknown);
         };
         let seen = self.links.generation();
@@ -209,7 +282,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// [`LINK_CACHE_TTL`] ago and it has not changed here since; never touches the store. Its
     /// `scan_count` may be behind.
     pub fn cached_link(&self, code: &str) -> Option<Link> {
-        let code = ShortCode::parse(code).ok();
+        let code = ShortCode::presented(code).ok();
         let found = code.and_then(|code| {
             self.links.read(&code, |(link, read_at)| {
                 (read_at.elapsed() < LINK_CACHE_TTL).then(|| link.clone())
@@ -222,4 +295,66 @@ impl<S: Store, C: Clock> Service<S, C> {
     fn forget_link(&self, id: LinkId) {
         self.links.forget(|_, (link, _)| link.id == id);
     }
+}
+
+/// Refuses a field the plan does not include, naming the cheapest plan that does.
+fn check_features(limits: &PlanLimits, update: &LinkUpdate) -> Result<(), LinkError> {
+    match update
+        .features()
+        .into_iter()
+        .find(|(_, f)| !limits.link_features.contains(f))
+    {
+        Some((field, feature)) => Err(LinkError::PlanRequired {
+            field,
+            plan: feature.plan(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The Argon2id hash of a new password (`Some(None)`: remove it; `None`: unchanged).
+fn hash_password(update: &LinkUpdate) -> Result<Option<Option<PasswordHash>>, LinkError> {
+    update
+        .password
+        .as_ref()
+        .map(|p| {
+            p.as_ref()
+                .map(|p| PasswordHash::of(&Password::unchecked(p.expose())))
+                .transpose()
+        })
+        .transpose()
+        .map_err(LinkError::from)
+}
+
+/// `options` with the update's campaign fields applied; a validity that ends before it starts
+/// is refused.
+fn apply(
+    mut options: LinkOptions,
+    update: &LinkUpdate,
+    password: Option<Option<PasswordHash>>,
+) -> Result<LinkOptions, LinkError> {
+    fn set<T: Clone>(slot: &mut T, value: Option<&T>) {
+        if let Some(v) = value {
+            *slot = v.clone();
+        }
+    }
+    set(&mut options.valid_from, update.valid_from.as_ref());
+    set(&mut options.valid_until, update.valid_until.as_ref());
+    set(&mut options.max_scans, update.max_scans.as_ref());
+    set(&mut options.expired_url, update.expired_url.as_ref());
+    set(&mut options.disabled, update.disabled.as_ref());
+    set(&mut options.password, password.as_ref());
+    set(&mut options.rules, update.rules.as_ref());
+    set(&mut options.variants, update.variants.as_ref());
+    set(&mut options.utm, update.utm.as_ref());
+    set(&mut options.forward_query, update.forward_query.as_ref());
+    if let (Some(from), Some(until)) = (options.valid_from, options.valid_until)
+        && until <= from
+    {
+        return Err(LinkError::Field(FieldError::new(
+            "validUntil",
+            "it must be after validFrom",
+        )));
+    }
+    Ok(options)
 }

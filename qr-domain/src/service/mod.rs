@@ -8,7 +8,8 @@
 //!
 //! The methods are grouped by seam, one file each: `accounts`, `auth` (keys and the
 //! request path), `links` (links and short-code resolution), `scans`, `analytics` and
-//! `maintenance` (flush, prune, shutdown, the [`Flusher`]); for the dashboard, `customers`
+//! `maintenance` (flush, prune, shutdown, the [`Flusher`]), `opening` (visits to links with
+//! campaign settings: gates, password, rules and variants); for the dashboard, `customers`
 //! (sign-up, e-mailed tokens, passwords, e-mail changes, deletion), `sessions` (login and
 //! sessions) and `admin` (roles, plan requests, disabling). `cache` holds the one cache type
 //! behind the in-memory caches, `throttle` the GCRA throttles of failures and attempts.
@@ -22,6 +23,7 @@ mod customers;
 mod export;
 mod links;
 mod maintenance;
+mod opening;
 mod scans;
 mod sessions;
 mod throttle;
@@ -52,15 +54,17 @@ pub use auth::{AuthContext, AuthError};
 pub use customers::{AccountError, PlanChange, SignUp};
 pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
 pub use maintenance::{Flusher, NotReady, PruneReport};
+pub use opening::{Landing, Opening, PasswordPrompt};
 pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
 pub use sessions::{LoginError, SessionContext};
 pub use throttle::{
-    AUTH_FAILURE_BURST, FORM_ADDRESS_BURST, LOGIN_ACCOUNT_BURST, LOGIN_ADDRESS_BURST,
+    AUTH_FAILURE_BURST, FORM_ADDRESS_BURST, LINK_PASSWORD_BURST, LOGIN_ACCOUNT_BURST,
+    LOGIN_ADDRESS_BURST,
 };
 
 use auth::CachedKey;
 use cache::BoundedCache;
-use throttle::{AuthThrottle, DashboardThrottles};
+use throttle::{AuthThrottle, DashboardThrottles, LinkPasswordThrottle};
 
 /// Most keys kept in memory; beyond it the key cache starts over.
 const KEY_CACHE_MAX: usize = 100_000;
@@ -94,6 +98,8 @@ pub struct Service<S: Store, C: Clock> {
     auth_failures: AuthThrottle,
     /// Failed logins, sign-ups and e-mail requests of the dashboard.
     dashboard: DashboardThrottles,
+    /// Wrong link passwords per link and client address.
+    link_passwords: LinkPasswordThrottle,
     /// The operator's sign-up settings.
     policy: SignupPolicy,
     writer: ScanWriter,
@@ -137,6 +143,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             visitors: BoundedCache::new(VISITOR_CACHE_MAX),
             auth_failures: AuthThrottle::new(),
             dashboard: DashboardThrottles::new(),
+            link_passwords: LinkPasswordThrottle::new(),
             policy: SignupPolicy::default(),
             writer,
             stats,

@@ -69,6 +69,17 @@ pub enum Skip {
     ReadOnly,
 }
 
+/// What a campaign link's visit picked, for its scan.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Pick {
+    /// The visitor's location, when the rules already looked it up.
+    pub(super) location: Option<Location>,
+    /// The variant the visit was sent to.
+    pub(super) variant: Option<u8>,
+    /// The rule that decided the target.
+    pub(super) rule: Option<u8>,
+}
+
 /// What happened to a visit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScanOutcome {
@@ -89,7 +100,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         };
         let at = self.clock.now();
         let salt = self.salt_for(at.date_naive())?;
-        Ok(self.within_budget(self.build_scan(link, visit, ua, at, &salt)))
+        Ok(self.within_budget(self.build_scan(link, visit, ua, at, &salt, Pick::default())))
     }
 
     /// [`Service::prepare_scan`] without touching the store: `None` when the day's visitor salt
@@ -101,11 +112,11 @@ impl<S: Store, C: Clock> Service<S, C> {
         };
         let at = self.clock.now();
         let salt = self.salts.get(&at.date_naive())?;
-        Some(self.within_budget(self.build_scan(link, visit, ua, at, &salt)))
+        Some(self.within_budget(self.build_scan(link, visit, ua, at, &salt, Pick::default())))
     }
 
     /// The visitor's agent, or why the visit is not recorded whoever made it.
-    fn classify(&self, visit: &Visit) -> Result<UserAgentInfo, Skip> {
+    pub(super) fn classify(&self, visit: &Visit) -> Result<UserAgentInfo, Skip> {
         if self.read_only() {
             return Err(Skip::ReadOnly);
         }
@@ -117,7 +128,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// The scan, unless its visitor already used this minute's budget for the link.
-    fn within_budget(&self, scan: NewScan) -> PreparedScan {
+    pub(super) fn within_budget(&self, scan: NewScan) -> PreparedScan {
         let minute = scan.at.timestamp().div_euclid(60);
         let counted = self.visitors.update(scan.visitor, |seen| match seen {
             Some(&(m, n)) if m == minute => {
@@ -132,18 +143,18 @@ impl<S: Store, C: Clock> Service<S, C> {
         }
     }
 
-    fn build_scan(
+    /// The scan of a visit; `pick` says which rule or variant it was sent to, and its location
+    /// when already looked up.
+    pub(super) fn build_scan(
         &self,
         link: &Link,
         visit: &Visit,
         ua: UserAgentInfo,
         at: DateTime<Utc>,
         salt: &[u8; 32],
+        pick: Pick,
     ) -> NewScan {
-        let location = visit
-            .ip
-            .map_or_else(Location::unknown, |ip| self.geo.locate(ip))
-            .with_hint(&visit.hint);
+        let location = pick.location.unwrap_or_else(|| self.locate(visit));
         NewScan {
             link_id: link.id,
             at,
@@ -154,12 +165,28 @@ impl<S: Store, C: Clock> Service<S, C> {
             browser: ua.browser,
             os: ua.os,
             referrer: clean_referrer(visit.referer.as_deref()),
+            variant: pick.variant,
+            rule: pick.rule,
         }
+    }
+
+    /// Where the visitor's address is (with the proxies' hints).
+    pub(super) fn locate(&self, visit: &Visit) -> Location {
+        visit
+            .ip
+            .map_or_else(Location::unknown, |ip| self.geo.locate(ip))
+            .with_hint(&visit.hint)
     }
 
     /// Records a visit and waits until it is committed (group commit with concurrent visits).
     pub fn record_scan(&self, link: &Link, visit: &Visit) -> Result<ScanOutcome, ScanError> {
-        let scan = match self.prepare_scan(link, visit)? {
+        let prepared = self.prepare_scan(link, visit)?;
+        self.record_prepared(prepared)
+    }
+
+    /// Stores a prepared scan and waits until it is committed; a skip is reported as such.
+    pub fn record_prepared(&self, prepared: PreparedScan) -> Result<ScanOutcome, ScanError> {
+        let scan = match prepared {
             PreparedScan::Record(scan) => scan,
             PreparedScan::Skip(skip) => return Ok(ScanOutcome::Skipped(skip)),
         };
@@ -183,7 +210,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// The salt of `day`, creating it if needed; creating today's salt destroys salts and
     /// visitor ids older than yesterday. Two first scans of a day racing here both write, and
     /// the store keeps the first salt for both.
-    fn salt_for(&self, day: NaiveDate) -> Result<[u8; 32], ScanError> {
+    pub(super) fn salt_for(&self, day: NaiveDate) -> Result<[u8; 32], ScanError> {
         if let Some(salt) = self.salts.get(&day) {
             return Ok(salt);
         }

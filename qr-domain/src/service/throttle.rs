@@ -1,4 +1,4 @@
-//! Throttles of failures and attempts (GCRA): failed API keys per client address, failed dashboard logins per address and per account, and sign-up and e-mail requests per address.
+//! Throttles of failures and attempts (GCRA): failed API keys per client address, failed dashboard logins per address and per account, sign-up and e-mail requests per address, and wrong link passwords per link and address.
 
 use std::hash::Hash;
 use std::net::{IpAddr, Ipv6Addr};
@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::cache::BoundedCache;
 use crate::access::canonical;
+use crate::ids::LinkId;
 use crate::limit_state::{Gcra, gcra};
 use crate::limits::whole_seconds;
 
@@ -29,6 +30,11 @@ const LOGIN_ACCOUNT_INTERVAL_MICROS: i64 = 60_000_000;
 /// then one every 30 s: each costs a password hash or an e-mail.
 pub const FORM_ADDRESS_BURST: i64 = 10;
 const FORM_ADDRESS_INTERVAL_MICROS: i64 = 30_000_000;
+
+/// Wrong passwords of one link from one address at once, then one every 12 s (5 a minute):
+/// a visitor with a typo or two never waits, a guesser gets 7,200 tries a day per address.
+pub const LINK_PASSWORD_BURST: i64 = 5;
+const LINK_PASSWORD_INTERVAL_MICROS: i64 = 12_000_000;
 
 /// Where failures are counted: an IPv4 address, an IPv6 /64 (one customer's network; a single
 /// host can pick any address in it), or "unknown" for requests whose address could not be read.
@@ -109,6 +115,38 @@ impl DashboardThrottles {
             login_account: Throttle::new(LOGIN_ACCOUNT_INTERVAL_MICROS, LOGIN_ACCOUNT_BURST),
             forms: Throttle::new(FORM_ADDRESS_INTERVAL_MICROS, FORM_ADDRESS_BURST),
         }
+    }
+}
+
+/// Wrong link passwords per link and client address.
+pub(super) struct LinkPasswordThrottle(Throttle<(LinkId, Bucket)>);
+
+impl LinkPasswordThrottle {
+    pub(super) fn new() -> Self {
+        Self(Throttle::new(
+            LINK_PASSWORD_INTERVAL_MICROS,
+            LINK_PASSWORD_BURST,
+        ))
+    }
+
+    /// Seconds the address must wait before trying this link's password again, if any.
+    pub(super) fn throttled(
+        &self,
+        link: LinkId,
+        client: Option<IpAddr>,
+        now: DateTime<Utc>,
+    ) -> Option<u64> {
+        self.0.throttled(&(link, bucket(client)), now)
+    }
+
+    /// Counts a wrong password; the seconds to wait when the address is now throttled.
+    pub(super) fn fail(
+        &self,
+        link: LinkId,
+        client: Option<IpAddr>,
+        now: DateTime<Utc>,
+    ) -> Option<u64> {
+        self.0.count((link, bucket(client)), now)
     }
 }
 

@@ -1,4 +1,4 @@
-//! `/api/links`: list, get, create, update and delete the caller's dynamic links.
+//! `/api/links`: list (search, tag, paging), get, create, update and delete the caller's dynamic links with their campaign fields.
 
 use bytes::Bytes;
 use hyper::StatusCode;
@@ -36,12 +36,16 @@ where
 {
     let account = ctx.account.clone();
     match op {
-        LinksOp::List => {
-            let mut links = app.blocking(move |svc| svc.links(account.id)).await??;
-            // Newest first.
-            links.reverse();
-            let links: Vec<LinkJson<'_>> = links.iter().map(|l| link_json(app, l)).collect();
-            Ok(json(StatusCode::OK, &serde_json::json!({ "links": links })))
+        LinksOp::List(query) => {
+            let page = app
+                .blocking(move |svc| svc.list_links(account.id, &query))
+                .await??;
+            let links: Vec<LinkJson<'_>> = page.links.iter().map(|l| link_json(app, l)).collect();
+            let next = page.next_cursor.map(|c| c.to_string());
+            Ok(json(
+                StatusCode::OK,
+                &serde_json::json!({ "links": links, "nextCursor": next }),
+            ))
         }
         LinksOp::Get(id) => {
             let link = app.blocking(move |svc| svc.link(account.id, id)).await??;
@@ -53,8 +57,9 @@ where
                 .ok_or_else(|| ApiError::BadRequest("name field required".into()))?;
             let target = string_field(&fields, "targetUrl")?
                 .ok_or_else(|| ApiError::BadRequest("targetUrl field required".into()))?;
+            let link_fields = LinkUpdate::parse(Some(&name), Some(&target))?.with_json(&fields)?;
             let link = app
-                .blocking(move |svc| svc.create_link(&account, &name, &target))
+                .blocking(move |svc| svc.create_link_with(&account, link_fields))
                 .await??;
             let mut response = json(StatusCode::CREATED, &link_json(app, &link));
             let location = format!("{}/api/links?id={}", app.base_url(), link.id);
@@ -66,7 +71,8 @@ where
             let update = LinkUpdate::parse(
                 string_field(&fields, "name")?.as_deref(),
                 string_field(&fields, "targetUrl")?.as_deref(),
-            )?;
+            )?
+            .with_json(&fields)?;
             let id = id.id()?;
             let link = app
                 .blocking(move |svc| svc.update_link(account.id, id, &update))

@@ -17,6 +17,7 @@ fn reason(status: u16) -> &'static str {
         404 => "Link not found",
         405 => "Method not allowed (the Allow header lists the methods of the path)",
         408 => "Request body not received in time",
+        409 => "shortCode already taken (by a live or a deleted link)",
         413 => "Request body too large",
         422 => {
             "Image not readable: verify=true decoded the finished image and it did not give back the data"
@@ -368,8 +369,38 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                 Operation {
                     method: Method::Get,
                     id: "getLinks",
-                    summary: "List links (newest first), or get one link with ?id=",
-                    parameters: vec![link_id_parameter("id", false)],
+                    summary: "List links (newest first; search, tag, limit and cursor), or get one link with ?id=",
+                    parameters: vec![
+                        link_id_parameter("id", false),
+                        query(
+                            "search",
+                            false,
+                            json!({"type": "string", "maxLength": 200}),
+                            "Text the name, target URL or short code contains (ASCII letters in any case)",
+                            json!("menu"),
+                        ),
+                        query(
+                            "tag",
+                            false,
+                            json!({"type": "string", "maxLength": 50}),
+                            "Only links with this tag",
+                            json!("spring"),
+                        ),
+                        query(
+                            "limit",
+                            false,
+                            json!({"type": "integer", "minimum": 1, "maximum": 1000}),
+                            "Links per page; without it, up to 10,000 (and nextCursor if there are more)",
+                            json!(50),
+                        ),
+                        query(
+                            "cursor",
+                            false,
+                            json!({"type": "string"}),
+                            "The nextCursor of the previous page",
+                            Value::Null,
+                        ),
+                    ],
                     body: None,
                     success: ok(
                         "{links: [Link]} without id, the Link with id",
@@ -381,23 +412,23 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                 Operation {
                     method: Method::Post,
                     id: "createLink",
-                    summary: "Create a link",
+                    summary: "Create a link (campaign fields optional; 403 names the plan a field needs)",
                     parameters: vec![],
                     body: Some("NewLink"),
                     success: json!({"201": {"description": "The created link",
                     "headers": {"Location": {"schema": {"type": "string", "format": "uri"}}},
                     "content": json_content(schema_ref("Link"))}}),
-                    errors: &[408, 413],
+                    errors: &[408, 409, 413],
                     example_requests: Vec::new(),
                 },
                 Operation {
                     method: Method::Put,
                     id: "updateLink",
-                    summary: "Update a link's name and/or targetUrl",
+                    summary: "Update the fields given (null or [] clears a campaign field)",
                     parameters: vec![link_id_parameter("id", true)],
                     body: Some("LinkUpdate"),
                     success: ok("The updated link", schema_ref("Link")),
-                    errors: &[404, 408, 413],
+                    errors: &[404, 408, 409, 413],
                     example_requests: Vec::new(),
                 },
                 Operation {
@@ -591,7 +622,7 @@ fn openapi_path() -> Value {
 fn redirect_path() -> Value {
     let code = json!({"name": "shortCode", "in": "path", "required": true,
         "schema": {"type": "string", "minLength": 1, "maxLength": 64}, "example": "7K3M9QXZ",
-        "description": "The short code (lower case and the look-alikes O, I, L accepted)"});
+        "description": "The short code: a generated one (lower case and the look-alikes O, I, L accepted) or a custom one (any case)"});
     let page = |description: &str, with_body: bool| {
         let mut response = json!({"description": description});
         if with_body {
@@ -601,19 +632,50 @@ fn redirect_path() -> Value {
     };
     let responses = |with_body: bool| {
         json!({
-            "302": {"description": "To the link's targetUrl (Cache-Control: no-store)",
+            "200": page("The password form of a protected link", with_body),
+            "302": {"description": "To the target (the first matching rule's, the visitor's variant, or targetUrl, with utm and the forwarded query), or to expiredUrl (Cache-Control: no-store)",
                     "headers": {"Location": {"schema": {"type": "string", "format": "uri"}}}},
-            "404": page("Unknown code (HTML page)", with_body),
+            "404": page("Unknown code, paused link or link not active yet (HTML page)", with_body),
             "405": {"description": reason(405), "headers": keyed_headers(405),
                     "content": json_content(schema_ref("Error"))},
-            "410": page("Deleted link (HTML page)", with_body),
+            "410": page("Deleted or expired link (HTML page)", with_body),
             "503": page("Storage busy or unavailable (HTML page); Retry-After says when to retry", with_body)
         })
     };
+    let mut post = responses(true);
+    if let Some(map) = post.as_object_mut() {
+        map.remove("200");
+        map.remove("302");
+        map.insert(
+            "303".into(),
+            json!({"description": "The right password (or a link without one): to the target, the scan recorded",
+                   "headers": {"Location": {"schema": {"type": "string", "format": "uri"}}}}),
+        );
+        map.insert("403".into(), page("A wrong password: the form again", true));
+        map.insert(
+            "408".into(),
+            json!({"description": reason(408), "content": json_content(schema_ref("Error"))}),
+        );
+        map.insert(
+            "413".into(),
+            json!({"description": reason(413), "content": json_content(schema_ref("Error"))}),
+        );
+        map.insert(
+            "429".into(),
+            json!({"description": "Too many wrong passwords from this address: the form, with Retry-After",
+                   "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+                   "content": {"text/html": {"schema": {"type": "string"}}}}),
+        );
+    }
+    let form = json!({"required": false, "content": {"application/x-www-form-urlencoded": {"schema": {
+        "type": "object", "properties": {"password": {"type": "string", "maxLength": 1024}}}}}});
     json!({
         "get": {"summary": "Redirect of a dynamic link (public); records the scan of a person",
                 "operationId": "redirect", "security": [], "parameters": [code], "responses": responses(true)},
         "head": {"summary": "Redirect without recording a scan", "operationId": "redirectHead",
-                 "security": [], "parameters": [code], "responses": responses(false)}
+                 "security": [], "parameters": [code], "responses": responses(false)},
+        "post": {"summary": "The password form's answer: the right password redirects (303) and records the scan",
+                 "operationId": "redirectUnlock", "security": [], "parameters": [code],
+                 "requestBody": form, "responses": post}
     })
 }

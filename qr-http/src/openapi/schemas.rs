@@ -12,8 +12,84 @@ const NAME_PATTERN: &str = r"^\s*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*\s
 /// A target URL: http or https (the server then checks it is absolute, with a host, without
 /// credentials).
 const URL_PATTERN: &str = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s]+\s*$";
-/// A short code: 8 characters of upper-case Crockford base32.
-const SHORT_CODE_PATTERN: &str = "^[0-9A-HJKMNP-TV-Z]{8}$";
+/// A short code: 8 characters of upper-case Crockford base32 when generated, 3 to 64 letters,
+/// digits, `-` and `_` when chosen.
+const SHORT_CODE_PATTERN: &str = "^[A-Za-z0-9_-]{3,64}$";
+/// A chosen short code as sent (surrounding spaces are trimmed).
+const CUSTOM_CODE_PATTERN: &str = r"^\s*[A-Za-z0-9_-]{3,64}\s*$";
+/// An ISO 8601 instant in UTC.
+const UTC_PATTERN: &str = r"^\s*\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)\s*$";
+
+/// The campaign fields of a link as the API returns them (every Link has them all).
+fn campaign_fields(target: &Value) -> Value {
+    let when = json!({"type": "object", "additionalProperties": false, "minProperties": 1,
+        "description": "Every condition given must hold",
+        "properties": {
+            "device": {"type": "string", "enum": ["mobile", "desktop", "tablet"]},
+            "os": {"type": "string", "enum": ["ios", "android", "windows", "macos", "linux", "chromeos"]},
+            "country": {"type": "string", "pattern": "^[A-Za-z]{2}$",
+                        "description": "ISO 3166-1 alpha-2 code of the visitor's address"},
+            "language": {"type": "string", "pattern": "^[A-Za-z]{2,3}([-_]([A-Za-z]{2}|[0-9]{3}|[A-Za-z]{4}))?$",
+                         "description": "The visitor's preferred language: de matches de and de-AT, de-AT only de-AT"}}});
+    let utm_value = json!({"type": "string", "minLength": 1, "maxLength": 200});
+    json!({
+        "tags": {"type": "array", "maxItems": 20, "uniqueItems": true,
+                 "items": {"type": "string", "minLength": 1, "maxLength": 50}},
+        "validFrom": {"type": ["string", "null"], "format": "date-time",
+                      "description": "Before it the short URL answers the not-yet-active page (404)"},
+        "validUntil": {"type": ["string", "null"], "format": "date-time",
+                       "description": "From it the link is expired: expiredUrl, or the expired page (410)"},
+        "maxScans": {"type": ["integer", "null"], "minimum": 1, "maximum": 1_000_000_000_000_u64,
+                     "description": "After this many recorded scans the link is expired"},
+        "expiredUrl": {"type": ["string", "null"], "format": "uri", "maxLength": 2048},
+        "disabled": {"type": "boolean", "description": "A paused link answers the paused page (404) and records nothing"},
+        "hasPassword": {"type": "boolean", "description": "The short URL asks for the password first"},
+        "rules": {"type": "array", "maxItems": 20,
+                  "description": "In order; the first rule whose conditions all hold decides the target",
+                  "items": {"type": "object", "required": ["when", "targetUrl"], "additionalProperties": false,
+                            "properties": {"when": when, "targetUrl": target}}},
+        "variants": {"type": "array", "maxItems": 10,
+                     "description": "A/B split: each visitor gets one variant for the day, by weight",
+                     "items": {"type": "object", "required": ["targetUrl", "weight"], "additionalProperties": false,
+                               "properties": {"targetUrl": target,
+                                              "weight": {"type": "integer", "minimum": 1, "maximum": 1000}}}},
+        "utm": {"type": ["object", "null"], "additionalProperties": false, "minProperties": 1,
+                "description": "Added to the target's query as utm_*, unless the target has the parameter",
+                "properties": {"source": utm_value, "medium": utm_value, "campaign": utm_value,
+                               "term": utm_value, "content": utm_value}},
+        "forwardQuery": {"type": "boolean",
+                         "description": "The scanned URL's query parameters are added to the target's (the target's own win)"}
+    })
+}
+
+/// The campaign fields of a request body: as returned, plus `shortCode` and the write-only
+/// `password`, with `null` clearing what can be unset.
+fn campaign_inputs(target: &Value) -> Value {
+    let mut fields = campaign_fields(target);
+    if let Some(map) = fields.as_object_mut() {
+        map.remove("hasPassword");
+        map.insert(
+            "shortCode".into(),
+            json!({"type": "string", "pattern": CUSTOM_CODE_PATTERN,
+                   "description": "A custom code (Starter and up), unique without regard to case, never a deleted one's; reserved words are refused"}),
+        );
+        map.insert(
+            "password".into(),
+            json!({"type": ["string", "null"], "minLength": 4, "maxLength": 128,
+                   "description": "Write-only (Pro and up); null removes it"}),
+        );
+        for field in ["validFrom", "validUntil"] {
+            map.insert(
+                field.into(),
+                json!({"type": ["string", "null"], "pattern": UTC_PATTERN, "description": "ISO 8601 in UTC; null removes it"}),
+            );
+        }
+        if let Some(variants) = map.get_mut("variants") {
+            variants["description"] = json!("2 to 10 variants, or [] to remove the split");
+        }
+    }
+    fields
+}
 
 /// The generate parameters (and batch settings) with their schemas, in the API's order.
 pub(super) fn settings() -> Vec<(&'static str, Value)> {
@@ -199,8 +275,10 @@ pub(super) fn components() -> Value {
         "targetUrl": {"type": "string", "format": "uri", "maxLength": 2048},
         "scanCount": {"type": "integer", "minimum": 0}
     });
+    let url = json!({"type": "string", "format": "uri", "maxLength": 2048});
     let mut link = link_fields.clone();
-    if let Some(map) = link.as_object_mut() {
+    if let (Some(map), Value::Object(campaign)) = (link.as_object_mut(), campaign_fields(&url)) {
+        map.extend(campaign);
         map.insert(
             "createdAt".into(),
             json!({"type": "string", "format": "date-time"}),
@@ -217,22 +295,53 @@ pub(super) fn components() -> Value {
     let name = json!({"type": "string", "minLength": 1, "maxLength": 200, "pattern": NAME_PATTERN});
     let target = json!({"type": "string", "format": "uri", "minLength": 1, "maxLength": 2048,
                         "pattern": URL_PATTERN});
+    let mut new_link = json!({"name": name, "targetUrl": target});
+    if let (Some(map), Value::Object(inputs)) = (new_link.as_object_mut(), campaign_inputs(&target))
+    {
+        map.extend(inputs);
+    }
+    let link_required = json!([
+        "id",
+        "name",
+        "shortCode",
+        "targetUrl",
+        "scanCount",
+        "createdAt",
+        "updatedAt",
+        "tags",
+        "validFrom",
+        "validUntil",
+        "maxScans",
+        "expiredUrl",
+        "disabled",
+        "hasPassword",
+        "rules",
+        "variants",
+        "utm",
+        "forwardQuery",
+        "shortUrl"
+    ]);
     json!({
         "Error": {"type": "object", "required": ["error", "message"], "additionalProperties": false,
             "properties": {
                 "error": {"const": true}, "message": {"type": "string"},
                 "retryAfter": {"type": "integer", "minimum": 0, "description": "Seconds to wait (429 only)"}}},
         "Link": {"type": "object",
-            "required": ["id", "name", "shortCode", "targetUrl", "scanCount", "createdAt", "updatedAt", "shortUrl"],
+            "required": link_required,
             "additionalProperties": false, "properties": link},
-        "LinkList": {"type": "object", "required": ["links"], "additionalProperties": false,
-            "properties": {"links": {"type": "array", "items": {"$ref": "#/components/schemas/Link"}}}},
+        "LinkList": {"type": "object", "required": ["links", "nextCursor"], "additionalProperties": false,
+            "properties": {"links": {"type": "array", "items": {"$ref": "#/components/schemas/Link"}},
+                           "nextCursor": {"type": ["string", "null"],
+                                          "description": "The cursor of the next page; null on the last"}}},
         "NewLink": {"type": "object", "required": ["name", "targetUrl"],
-            "properties": {"name": name, "targetUrl": target},
-            "example": {"name": "Spring menu", "targetUrl": "https://example.com/menu"}},
+            "properties": new_link,
+            "example": {"name": "Spring menu", "targetUrl": "https://example.com/menu",
+                        "tags": ["spring", "print"], "utm": {"source": "poster", "medium": "print"},
+                        "rules": [{"when": {"os": "ios"}, "targetUrl": "https://apps.example.com/ios"}]}},
         "LinkUpdate": {"type": "object", "minProperties": 1,
-            "properties": {"name": name, "targetUrl": target},
-            "example": {"targetUrl": "https://example.com/summer-menu"}},
+            "properties": new_link,
+            "example": {"targetUrl": "https://example.com/summer-menu", "validUntil": "2031-09-01T00:00:00Z",
+                        "expiredUrl": "https://example.com/menu-archive"}},
         "BatchSettings": {"type": "object",
             "properties": properties(&batch_settings)},
         "BatchItem": {"type": "object", "properties": item,
@@ -265,7 +374,9 @@ pub(super) fn components() -> Value {
                 "country": {"type": "string"}, "city": {"type": "string"},
                 "device": {"type": "string", "enum": ["mobile", "desktop", "tablet", "unknown"]},
                 "browser": {"type": "string"}, "os": {"type": "string"},
-                "referrer": {"type": ["string", "null"]}}},
+                "referrer": {"type": ["string", "null"]},
+                "variant": {"type": "integer", "minimum": 0, "description": "The A/B variant the scan went to (links with variants)"},
+                "rule": {"type": "integer", "minimum": 0, "description": "The redirect rule that decided the target, if one did"}}},
         "AnalyticsSummary": {"type": "object",
             "required": ["totalScans", "uniqueScans", "scansByDay", "scansByCountry", "scansByDevice", "scansByBrowser"],
             "additionalProperties": false, "properties": {
