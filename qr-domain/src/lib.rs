@@ -29,6 +29,7 @@ pub mod session;
 pub mod shortcode;
 pub mod store;
 pub mod token;
+pub mod webhook;
 pub mod writer;
 
 #[cfg(any(test, feature = "contract-tests"))]

@@ -12,6 +12,7 @@ use std::thread::JoinHandle;
 use crate::error::StoreError;
 use crate::ids::ScanId;
 use crate::scan::NewScan;
+use crate::service::webhooks::Subscriptions;
 use crate::store::Store;
 
 /// Called once the scan's transaction has committed (`Ok(Some(id))`), was skipped because
@@ -52,12 +53,28 @@ struct Job {
 }
 
 impl ScanWriter {
-    /// Starts the writer thread over `store`.
+    /// Starts the writer thread over `store`, writing no webhook events.
     pub fn spawn<S: Store>(store: Arc<S>) -> std::io::Result<Self> {
+        Self::start(store, None)
+    }
+
+    /// Starts the writer thread over `store`; each batch's scans of accounts subscribed to
+    /// `scan.recorded` write their events in the batch's transaction.
+    pub(crate) fn spawn_with_events<S: Store>(
+        store: Arc<S>,
+        subscriptions: Arc<Subscriptions>,
+    ) -> std::io::Result<Self> {
+        Self::start(store, Some(subscriptions))
+    }
+
+    fn start<S: Store>(
+        store: Arc<S>,
+        subscriptions: Option<Arc<Subscriptions>>,
+    ) -> std::io::Result<Self> {
         let (sender, receiver) = mpsc::sync_channel(QUEUE_CAPACITY);
         let thread = std::thread::Builder::new()
             .name("qr-scan-writer".to_owned())
-            .spawn(move || run(&*store, &receiver))?;
+            .spawn(move || run(&*store, &receiver, subscriptions.as_deref()))?;
         Ok(Self {
             sender: Mutex::new(Some(sender)),
             thread: Mutex::new(Some(thread)),
@@ -138,7 +155,7 @@ impl std::fmt::Debug for ScanWriter {
     }
 }
 
-fn run<S: Store>(store: &S, receiver: &Receiver<Job>) {
+fn run<S: Store>(store: &S, receiver: &Receiver<Job>, subscriptions: Option<&Subscriptions>) {
     let mut scans = Vec::with_capacity(MAX_BATCH);
     let mut acks = Vec::with_capacity(MAX_BATCH);
     while let Ok(first) = receiver.recv() {
@@ -153,7 +170,13 @@ fn run<S: Store>(store: &S, receiver: &Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let result = store.record_scans(&scans);
+        // One atomic read of the config version per batch; the set is reloaded only when a
+        // webhook (or an account or key) changed.
+        let subscribed = subscriptions.map(|s| s.current(store));
+        let result = match subscribed {
+            Some(s) if !s.scans.is_empty() => store.record_scans_with_events(&scans, &s.scans),
+            _ => store.record_scans(&scans),
+        };
         scans.clear();
         match result {
             Ok(ids) => {

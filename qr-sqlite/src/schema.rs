@@ -43,6 +43,11 @@ const MIGRATIONS: &[Migration] = &[
         sql: V3_DASHBOARD,
         precondition: None,
     },
+    // Version 4: webhooks, their outbox and the quota thresholds reached (`webhooks.rs`).
+    Migration {
+        sql: crate::webhooks::V4_WEBHOOKS,
+        precondition: None,
+    },
 ];
 
 /// Version 3: the dashboard's columns and tables.

@@ -147,7 +147,8 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
         let conn = Connection::open(&path).unwrap();
         // Undo versions 3 and 2, so the file is what version 1 made.
         conn.execute_batch(
-            "DROP TABLE tokens; DROP TABLE sessions; DROP TABLE plan_requests; DROP TABLE daily_usage;
+            "DROP TABLE webhook_events; DROP TABLE webhooks; DROP TABLE usage_thresholds;
+             DROP TABLE tokens; DROP TABLE sessions; DROP TABLE plan_requests; DROP TABLE daily_usage;
              ALTER TABLE accounts DROP COLUMN password_hash; ALTER TABLE accounts DROP COLUMN email_verified_at;
              ALTER TABLE accounts DROP COLUMN status; ALTER TABLE accounts DROP COLUMN role;
              ALTER TABLE api_keys DROP COLUMN name; ALTER TABLE api_keys DROP COLUMN last_four;

@@ -15,6 +15,7 @@ pub mod credentials;
 pub mod dashboard;
 pub mod service;
 pub mod store;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -76,10 +77,21 @@ macro_rules! contract_suite {
                 dashboard_signup_and_plan_requests, dashboard_verification_tokens,
                 dashboard_password_reset, dashboard_login_and_sessions, dashboard_email_change,
                 dashboard_disable_and_roles, dashboard_account_deletion,
-                dashboard_usage_renders_and_own_keys, dashboard_link_search
+                dashboard_usage_renders_and_own_keys, dashboard_link_search;
+            webhooks:
+                webhooks_roundtrip_and_isolation, outbox_fans_out_updates_and_prunes,
+                scans_write_events_for_subscribed_accounts, thresholds_once_and_account_deletion,
+                service_webhook_events_and_delivery, service_usage_thresholds
         }
     };
-    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*) => {
+    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; webhooks: $($webhooks:ident),*) => {
+        $(
+            #[test]
+            fn $webhooks() {
+                let Some((_guard, store)) = ($make)() else { return };
+                $crate::contract::webhooks::$webhooks(store);
+            }
+        )*
         $(
             #[test]
             fn $store() {
@@ -110,12 +122,13 @@ macro_rules! contract_suite {
             }
         )*
     };
-    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*) => {
+    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; webhooks: $($webhooks:ident),*) => {
         (
             [$(stringify!($store)),*],
             [$(stringify!($service)),*],
             [$(stringify!($credentials)),*],
             [$(stringify!($dashboard)),*],
+            [$(stringify!($webhooks)),*],
         )
     };
 }
@@ -243,7 +256,8 @@ mod tests {
 
     #[test]
     fn every_check_is_in_the_suite() {
-        let (store, service, credentials, dashboard) = crate::contract_suite!(@list names);
+        let (store, service, credentials, dashboard, webhooks) =
+            crate::contract_suite!(@list names);
         assert_eq!(
             sorted(store),
             checks_in(include_str!("store.rs")),
@@ -263,6 +277,11 @@ mod tests {
             sorted(dashboard),
             checks_in(include_str!("dashboard.rs")),
             "contract_suite! must list exactly the pub fn checks of contract/dashboard.rs"
+        );
+        assert_eq!(
+            sorted(webhooks),
+            checks_in(include_str!("webhooks.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/webhooks.rs"
         );
     }
 }

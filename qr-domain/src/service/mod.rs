@@ -24,6 +24,7 @@ mod maintenance;
 mod scans;
 mod sessions;
 mod throttle;
+pub(crate) mod webhooks;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -52,6 +53,7 @@ pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
 pub use maintenance::{Flusher, PruneReport};
 pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
 pub use sessions::{LoginError, SessionContext};
+pub use webhooks::{Delivery, USAGE_THRESHOLDS, WebhookSettings};
 pub use throttle::{
     AUTH_FAILURE_BURST, FORM_ADDRESS_BURST, LOGIN_ACCOUNT_BURST, LOGIN_ADDRESS_BURST,
 };
@@ -59,6 +61,7 @@ pub use throttle::{
 use auth::CachedKey;
 use cache::BoundedCache;
 use throttle::{AuthThrottle, DashboardThrottles};
+use webhooks::WebhookState;
 
 /// Most keys kept in memory; beyond it the key cache starts over.
 const KEY_CACHE_MAX: usize = 100_000;
@@ -94,6 +97,8 @@ pub struct Service<S: Store, C: Clock> {
     dashboard: DashboardThrottles,
     /// The operator's sign-up settings.
     policy: SignupPolicy,
+    /// Webhook settings, the subscribed accounts and what this process already sent.
+    webhooks: WebhookState,
     writer: ScanWriter,
 }
 
@@ -116,7 +121,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         let meter = Meter::with_state(limits);
         let counts = store.read(|tx| tx.usage(month))?;
         meter.load(month, &counts);
-        let writer = ScanWriter::spawn(Arc::clone(&store)).map_err(|e| {
+        let webhooks = WebhookState::default();
+        let subscriptions = Arc::clone(&webhooks.subscriptions);
+        let writer = ScanWriter::spawn_with_events(Arc::clone(&store), subscriptions).map_err(|e| {
             StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
         })?;
         Ok(Self {
@@ -132,6 +139,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             auth_failures: AuthThrottle::new(),
             dashboard: DashboardThrottles::new(),
             policy: SignupPolicy::default(),
+            webhooks,
             writer,
         })
     }
