@@ -92,7 +92,6 @@ uuid_like!(
     "evt_"
 );
 
-
 /// The kinds of event an endpoint can subscribe to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventKind {
@@ -194,7 +193,9 @@ impl EventSet {
 
     /// The kinds held, in [`EventKind::ALL`]'s order.
     pub fn kinds(self) -> impl Iterator<Item = EventKind> {
-        EventKind::ALL.into_iter().filter(move |k| self.contains(*k))
+        EventKind::ALL
+            .into_iter()
+            .filter(move |k| self.contains(*k))
     }
 }
 
@@ -307,7 +308,14 @@ impl serde::Serialize for Webhook {
         let mut s = serializer.serialize_struct("Webhook", 4)?;
         s.serialize_field("id", &self.id.to_string())?;
         s.serialize_field("url", self.url.as_str())?;
-        s.serialize_field("events", &self.events.kinds().map(EventKind::as_str).collect::<Vec<_>>())?;
+        s.serialize_field(
+            "events",
+            &self
+                .events
+                .kinds()
+                .map(EventKind::as_str)
+                .collect::<Vec<_>>(),
+        )?;
         s.serialize_field("createdAt", &timestamp(self.created_at))?;
         s.end()
     }
@@ -605,7 +613,10 @@ mod tests {
         let id = WebhookId::random();
         assert_eq!(id.to_string().parse::<WebhookId>().unwrap(), id);
         assert!(id.to_string().starts_with("wh_") && id.to_string().len() == 35);
-        assert_eq!("wh_nothex".parse::<WebhookId>(), Err(WebhookError::NotFound));
+        assert_eq!(
+            "wh_nothex".parse::<WebhookId>(),
+            Err(WebhookError::NotFound)
+        );
         assert_eq!(
             id.as_uuid().to_string().parse::<WebhookId>(),
             Err(WebhookError::NotFound)
@@ -656,7 +667,10 @@ mod tests {
         let header = signature_header(&secret, 1_700_000_000, "{}");
         assert_eq!(
             header,
-            format!("t=1700000000,v1={}", signature(&secret, 1_700_000_000, "{}"))
+            format!(
+                "t=1700000000,v1={}",
+                signature(&secret, 1_700_000_000, "{}")
+            )
         );
         assert_ne!(
             signature(&secret, 1_700_000_000, "{}"),
@@ -679,7 +693,11 @@ mod tests {
             state: DeliveryState::Pending,
             last_error: None,
         };
-        let (a, b, c) = (row(r#"{"scanId":"1"}"#), row(r#"{"scanId":"2"}"#), row("{}"));
+        let (a, b, c) = (
+            row(r#"{"scanId":"1"}"#),
+            row(r#"{"scanId":"2"}"#),
+            row("{}"),
+        );
         let ab: Value = serde_json::from_str(&delivery_body(&[a.clone(), b.clone()])).unwrap();
         let again: Value = serde_json::from_str(&delivery_body(&[a.clone(), b.clone()])).unwrap();
         let ac: Value = serde_json::from_str(&delivery_body(&[a.clone(), c])).unwrap();

@@ -35,8 +35,10 @@ mod respond;
 pub mod routes;
 mod server;
 mod web;
+mod webhook_worker;
 
 pub use app::{App, SharedClock};
 pub use bootstrap::{AppService, AppWeb, FirstStart, ServerError};
-pub use config::{DEFAULT_MAIL_FROM, Limits, ServerConfig};
+pub use config::{DEFAULT_MAIL_FROM, Limits, ServerConfig, WebhookConfig};
 pub use server::{ServerHandle, run, start, start_with};
+pub use webhook_worker::SIGNATURE_HEADER;

@@ -107,12 +107,18 @@ pub async fn start_with(
     let addr = listener.local_addr()?;
     config.listen = addr;
     let limits = config.limits;
+    let config_webhooks = config.webhooks;
     let (app, first_start) =
         tokio::task::spawn_blocking(move || App::open(&config, SharedClock::new(clock)))
             .await
             .map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))??;
     let flusher = Flusher::spawn(Arc::clone(app.service()), FLUSH_PERIOD)?;
     let (stop, stopped) = watch::channel(false);
+    tokio::spawn(crate::webhook_worker::run(
+        app.clone(),
+        config_webhooks,
+        stopped.clone(),
+    ));
     let task = tokio::spawn(serve(listener, app.clone(), limits, stopped, flusher));
     Ok(ServerHandle {
         addr,

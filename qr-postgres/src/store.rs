@@ -210,9 +210,9 @@ impl PgStore {
                     s.spawn(move || self.record_part(slot, scans, positions, subscribed))
                 })
                 .collect();
-            let first = parts
-                .first()
-                .map_or(Ok(Vec::new()), |p| self.record_part(0, scans, p, subscribed));
+            let first = parts.first().map_or(Ok(Vec::new()), |p| {
+                self.record_part(0, scans, p, subscribed)
+            });
             std::iter::once(first)
                 .chain(others.into_iter().map(|h| {
                     h.join().unwrap_or_else(|_| {

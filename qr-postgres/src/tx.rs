@@ -21,8 +21,8 @@ use qr_domain::{
 use uuid::Uuid;
 
 use crate::dashboard;
-use crate::webhooks;
 use crate::pool::{Conn, Params};
+use crate::webhooks;
 
 /// The dimensions of `daily_dims`.
 pub(crate) const DIM_COUNTRY: i16 = 0;

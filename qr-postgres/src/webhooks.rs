@@ -98,10 +98,15 @@ fn state(s: DeliveryState) -> i16 {
     i16::try_from(s.code()).unwrap_or(0)
 }
 
-pub(crate) fn webhooks(tx: &PgTx<'_>, account: Option<AccountId>) -> Result<Vec<Webhook>, StoreError> {
+pub(crate) fn webhooks(
+    tx: &PgTx<'_>,
+    account: Option<AccountId>,
+) -> Result<Vec<Webhook>, StoreError> {
     match account {
         Some(a) => tx.all(
-            &format!("SELECT {HOOK_COLS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id"),
+            &format!(
+                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id"
+            ),
             &[&a.as_uuid()],
             hook_from,
         ),

@@ -20,8 +20,8 @@ use rusqlite::{Connection, Params, Row, params};
 use uuid::Uuid;
 
 use crate::dashboard;
-use crate::webhooks;
 use crate::error::store_err;
+use crate::webhooks;
 
 /// A transaction (or snapshot) on one connection.
 pub(crate) struct SqlTx<'c> {

@@ -102,10 +102,15 @@ fn event_from(r: &Row<'_>) -> Result<OutboxEvent, StoreError> {
     })
 }
 
-pub(crate) fn webhooks(tx: &SqlTx<'_>, account: Option<AccountId>) -> Result<Vec<Webhook>, StoreError> {
+pub(crate) fn webhooks(
+    tx: &SqlTx<'_>,
+    account: Option<AccountId>,
+) -> Result<Vec<Webhook>, StoreError> {
     match account {
         Some(a) => tx.all(
-            &format!("SELECT {HOOK_COLS} FROM webhooks WHERE account_id = ?1 ORDER BY created_at, id"),
+            &format!(
+                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = ?1 ORDER BY created_at, id"
+            ),
             [&bytes(a.as_uuid())[..]],
             hook_from,
         ),
@@ -168,14 +173,22 @@ pub(crate) fn insert(tx: &SqlTx<'_>, h: &Webhook) -> Result<(), StoreError> {
     .map(drop)
 }
 
-pub(crate) fn delete(tx: &SqlTx<'_>, account: AccountId, id: WebhookId) -> Result<bool, StoreError> {
+pub(crate) fn delete(
+    tx: &SqlTx<'_>,
+    account: AccountId,
+    id: WebhookId,
+) -> Result<bool, StoreError> {
     Ok(tx.exec(
         "DELETE FROM webhooks WHERE id = ?1 AND account_id = ?2",
         params![&bytes(id.as_uuid())[..], &bytes(account.as_uuid())[..]],
     )? > 0)
 }
 
-pub(crate) fn enqueue(conn: &Connection, account: AccountId, e: &NewEvent) -> Result<u64, StoreError> {
+pub(crate) fn enqueue(
+    conn: &Connection,
+    account: AccountId,
+    e: &NewEvent,
+) -> Result<u64, StoreError> {
     let written = conn
         .prepare_cached(ENQUEUE)
         .and_then(|mut stmt| {
@@ -222,7 +235,11 @@ pub(crate) fn claim_threshold(
     Ok(tx.exec(
         "INSERT INTO usage_thresholds (account_id, month, percent) VALUES (?1, ?2, ?3)
          ON CONFLICT DO NOTHING",
-        params![&bytes(account.as_uuid())[..], month.index(), i64::from(percent)],
+        params![
+            &bytes(account.as_uuid())[..],
+            month.index(),
+            i64::from(percent)
+        ],
     )? > 0)
 }
 

@@ -202,7 +202,11 @@ const TABLES: &[Table] = &[
     },
     Table {
         name: "usage_thresholds",
-        columns: &[("account_id", Kind::Uuid), ("month", Int4), ("percent", Int2)],
+        columns: &[
+            ("account_id", Kind::Uuid),
+            ("month", Int4),
+            ("percent", Int2),
+        ],
     },
 ];
 

@@ -60,7 +60,11 @@ pub fn webhooks_roundtrip_and_isolation<S: Store>(store: S) {
             tx.insert_webhook(&other)
         })
         .unwrap();
-    assert_ne!(store.config_version().unwrap(), v0, "adding webhooks moves the version");
+    assert_ne!(
+        store.config_version().unwrap(),
+        v0,
+        "adding webhooks moves the version"
+    );
     assert_eq!(
         store.read(|tx| tx.webhooks_of(a.id)).unwrap(),
         vec![first.clone(), later.clone()]
@@ -69,7 +73,11 @@ pub fn webhooks_roundtrip_and_isolation<S: Store>(store: S) {
         store.read(|tx| tx.webhooks()).unwrap(),
         vec![first.clone(), other.clone(), later.clone()]
     );
-    let orphan = hook(crate::ids::AccountId::random(), &["link.created"], "2024-01-01T00:00:00Z");
+    let orphan = hook(
+        crate::ids::AccountId::random(),
+        &["link.created"],
+        "2024-01-01T00:00:00Z",
+    );
     assert!(matches!(
         store.write(|tx| tx.insert_webhook(&orphan)),
         Err(StoreError::Conflict(_))
@@ -78,7 +86,11 @@ pub fn webhooks_roundtrip_and_isolation<S: Store>(store: S) {
     assert!(!store.write(|tx| tx.delete_webhook(b.id, first.id)).unwrap());
     assert!(store.write(|tx| tx.delete_webhook(a.id, first.id)).unwrap());
     assert!(!store.write(|tx| tx.delete_webhook(a.id, first.id)).unwrap());
-    assert_ne!(store.config_version().unwrap(), v1, "deleting one moves it too");
+    assert_ne!(
+        store.config_version().unwrap(),
+        v1,
+        "deleting one moves it too"
+    );
     assert_eq!(store.read(|tx| tx.webhooks_of(a.id)).unwrap(), vec![later]);
 }
 
@@ -88,7 +100,11 @@ pub fn webhooks_roundtrip_and_isolation<S: Store>(store: S) {
 pub fn outbox_fans_out_updates_and_prunes<S: Store>(store: S) {
     let a = setup(&store, Plan::Free);
     let b = setup(&store, Plan::Free);
-    let links = hook(a.id, &["link.created", "link.updated"], "2024-01-01T00:00:00Z");
+    let links = hook(
+        a.id,
+        &["link.created", "link.updated"],
+        "2024-01-01T00:00:00Z",
+    );
     let all = hook(
         a.id,
         &["link.created", "scan.recorded", "link.deleted"],
@@ -121,10 +137,7 @@ pub fn outbox_fans_out_updates_and_prunes<S: Store>(store: S) {
     let due = store
         .read(|tx| tx.due_webhook_events(links.id, now, 10))
         .unwrap();
-    assert_eq!(
-        due.iter().map(|e| e.id).collect::<Vec<_>>(),
-        [e1.id, e2.id]
-    );
+    assert_eq!(due.iter().map(|e| e.id).collect::<Vec<_>>(), [e1.id, e2.id]);
     assert!(due.iter().all(|e| e.state == DeliveryState::Pending
         && e.attempts == 0
         && e.account_id == a.id
@@ -168,8 +181,19 @@ pub fn outbox_fans_out_updates_and_prunes<S: Store>(store: S) {
     assert_eq!(listed.len(), 4);
     assert_eq!(listed[0].id, e3.id, "newest first");
     assert!(listed.contains(&delivered) && listed.contains(&retried));
-    assert!(store.read(|tx| tx.webhook_events_of(b.id, 10)).unwrap().is_empty());
-    assert_eq!(store.read(|tx| tx.webhook_events_of(a.id, 2)).unwrap().len(), 2);
+    assert!(
+        store
+            .read(|tx| tx.webhook_events_of(b.id, 10))
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store
+            .read(|tx| tx.webhook_events_of(a.id, 2))
+            .unwrap()
+            .len(),
+        2
+    );
     assert_eq!(
         store
             .write(|tx| tx.prune_webhook_events(t("2024-06-01T00:00:00Z")))
@@ -177,7 +201,13 @@ pub fn outbox_fans_out_updates_and_prunes<S: Store>(store: S) {
         1,
         "only the delivered row; pending rows stay however old"
     );
-    assert_eq!(store.read(|tx| tx.webhook_events_of(a.id, 10)).unwrap().len(), 3);
+    assert_eq!(
+        store
+            .read(|tx| tx.webhook_events_of(a.id, 10))
+            .unwrap()
+            .len(),
+        3
+    );
     assert!(store.write(|tx| tx.delete_webhook(a.id, all.id)).unwrap());
     assert_eq!(
         store.read(|tx| tx.webhook_events_of(a.id, 10)).unwrap(),
@@ -225,13 +255,20 @@ pub fn scans_write_events_for_subscribed_accounts<S: Store>(store: S) {
     let due = store
         .read(|tx| tx.due_webhook_events(scans_hook.id, t("2024-05-02T00:00:00Z"), 10))
         .unwrap();
-    assert_eq!(due.len(), 2, "the two stored scans of the subscribed account");
+    assert_eq!(
+        due.len(),
+        2,
+        "the two stored scans of the subscribed account"
+    );
     for (row, id) in due.iter().zip([ids[0], ids[3]]) {
         assert_eq!(row.kind, EventKind::ScanRecorded);
         let data: Value = serde_json::from_str(&row.data).unwrap();
         assert_eq!(data["scanId"], id.unwrap().to_string());
         assert_eq!(data["linkId"], la.id.to_string());
-        assert_eq!((data["country"].as_str(), data["device"].as_str()), (Some("DE"), Some("mobile")));
+        assert_eq!(
+            (data["country"].as_str(), data["device"].as_str()),
+            (Some("DE"), Some("mobile"))
+        );
     }
     assert_eq!(due[0].created_at, t("2024-05-01T10:00:01Z"));
     assert!(
@@ -240,7 +277,14 @@ pub fn scans_write_events_for_subscribed_accounts<S: Store>(store: S) {
             .unwrap()
             .is_empty()
     );
-    assert_eq!(store.read(|tx| tx.link(a.id, la.id)).unwrap().unwrap().scan_count, 3);
+    assert_eq!(
+        store
+            .read(|tx| tx.link(a.id, la.id))
+            .unwrap()
+            .unwrap()
+            .scan_count,
+        3
+    );
 }
 
 /// A quota threshold is recorded once per account, month and percentage; deleting the account
@@ -249,7 +293,11 @@ pub fn thresholds_once_and_account_deletion<S: Store>(store: S) {
     let a = setup(&store, Plan::Free);
     let may = UsageMonth::of(t("2024-05-10T00:00:00Z"));
     let june = UsageMonth::of(t("2024-06-10T00:00:00Z"));
-    let claim = |m, p| store.write(|tx| tx.claim_usage_threshold(a.id, m, p)).unwrap();
+    let claim = |m, p| {
+        store
+            .write(|tx| tx.claim_usage_threshold(a.id, m, p))
+            .unwrap()
+    };
     assert!(claim(may, 80));
     assert!(!claim(may, 80));
     assert!(claim(may, 100));
@@ -257,11 +305,21 @@ pub fn thresholds_once_and_account_deletion<S: Store>(store: S) {
     let h = hook(a.id, &["usage.threshold"], "2024-01-01T00:00:00Z");
     store.write(|tx| tx.insert_webhook(&h)).unwrap();
     store
-        .write(|tx| tx.enqueue_webhook_event(a.id, &event(EventKind::UsageThreshold, "2024-05-10T00:00:00Z")))
+        .write(|tx| {
+            tx.enqueue_webhook_event(
+                a.id,
+                &event(EventKind::UsageThreshold, "2024-05-10T00:00:00Z"),
+            )
+        })
         .unwrap();
     assert!(store.write(|tx| tx.delete_account(a.id)).unwrap());
     assert!(store.read(|tx| tx.webhooks()).unwrap().is_empty());
-    assert!(store.read(|tx| tx.webhook_events_of(a.id, 10)).unwrap().is_empty());
+    assert!(
+        store
+            .read(|tx| tx.webhook_events_of(a.id, 10))
+            .unwrap()
+            .is_empty()
+    );
     let back = super::account(Plan::Free);
     let back = crate::account::Account { id: a.id, ..back };
     store.write(|tx| tx.insert_account(&back)).unwrap();
@@ -296,14 +354,24 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
         .create_webhook(
             a.id,
             "https://hooks.example.com/a",
-            &["link.created", "link.updated", "link.deleted", "scan.recorded"],
+            &[
+                "link.created",
+                "link.updated",
+                "link.deleted",
+                "scan.recorded",
+            ],
             Some("a-secret-of-twenty-chars"),
         )
         .unwrap();
     assert_eq!(h.secret.expose(), "a-secret-of-twenty-chars");
     for i in 1..crate::webhook::MAX_WEBHOOKS_PER_ACCOUNT {
-        svc.create_webhook(b.id, &format!("https://h.example/{i}"), &["link.created"], None)
-            .unwrap();
+        svc.create_webhook(
+            b.id,
+            &format!("https://h.example/{i}"),
+            &["link.created"],
+            None,
+        )
+        .unwrap();
     }
     let last = svc
         .create_webhook(b.id, "https://h.example/last", &["link.created"], None)
@@ -312,29 +380,42 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
         svc.create_webhook(b.id, "https://h.example/more", &["link.created"], None),
         Err(WebhookError::LimitReached(10))
     ));
-    assert_eq!(svc.delete_webhook(a.id, last.id), Err(WebhookError::NotFound));
+    assert_eq!(
+        svc.delete_webhook(a.id, last.id),
+        Err(WebhookError::NotFound)
+    );
     svc.delete_webhook(b.id, last.id).unwrap();
     assert_eq!(svc.webhooks(b.id).unwrap().len(), 9);
 
-    let link = svc.create_link(&a, "Flyer", "https://example.com/").unwrap();
-    svc.update_link(a.id, link.id, &crate::link::LinkUpdate::parse(Some("Poster"), None).unwrap())
+    let link = svc
+        .create_link(&a, "Flyer", "https://example.com/")
         .unwrap();
+    svc.update_link(
+        a.id,
+        link.id,
+        &crate::link::LinkUpdate::parse(Some("Poster"), None).unwrap(),
+    )
+    .unwrap();
     for i in 0..3 {
         svc.record_scan(&link, &visit(&format!("198.51.100.{i}"), PHONE))
             .unwrap();
     }
     let claimed = svc.claim_webhook_deliveries(100).unwrap();
-    let kinds: Vec<&str> = claimed
-        .iter()
-        .map(|d| d.events[0].kind.as_str())
-        .collect();
+    let kinds: Vec<&str> = claimed.iter().map(|d| d.events[0].kind.as_str()).collect();
     assert_eq!(kinds, ["link.created", "link.updated", "scan.recorded"]);
     let batch: Value = serde_json::from_str(&claimed[2].body).unwrap();
     assert_eq!(batch["data"]["scans"].as_array().unwrap().len(), 3);
     let created: Value = serde_json::from_str(&claimed[0].body).unwrap();
-    assert_eq!(created["data"]["link"]["shortCode"], link.short_code.as_str());
+    assert_eq!(
+        created["data"]["link"]["shortCode"],
+        link.short_code.as_str()
+    );
     assert_eq!(created["id"], claimed[0].events[0].id.to_string());
-    assert!(claimed[0].signature(1_714_557_600).starts_with("t=1714557600,v1="));
+    assert!(
+        claimed[0]
+            .signature(1_714_557_600)
+            .starts_with("t=1714557600,v1=")
+    );
     assert!(
         svc.claim_webhook_deliveries(100).unwrap().is_empty(),
         "claimed rows are leased"
@@ -348,20 +429,39 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
     let retry = svc.claim_webhook_deliveries(100).unwrap();
     assert_eq!(retry.len(), 1);
     assert_eq!(retry[0].events[0].attempts, 1);
-    assert_eq!(retry[0].body, claimed[1].body, "a retry sends the same body");
+    assert_eq!(
+        retry[0].body, claimed[1].body,
+        "a retry sends the same body"
+    );
     svc.delete_link(a.id, link.id).unwrap();
     clock.advance(chrono::Duration::days(3));
     svc.finish_webhook_delivery(&retry[0], Err("timed out".into()))
         .unwrap();
     let listed = svc.webhook_deliveries(a.id, 10).unwrap();
-    let updated = listed.iter().find(|e| e.kind == EventKind::LinkUpdated).unwrap();
-    assert_eq!(updated.state, DeliveryState::Failed, "given up after 3 days");
-    assert_eq!((updated.attempts, updated.last_error.as_deref()), (2, Some("timed out")));
+    let updated = listed
+        .iter()
+        .find(|e| e.kind == EventKind::LinkUpdated)
+        .unwrap();
+    assert_eq!(
+        updated.state,
+        DeliveryState::Failed,
+        "given up after 3 days"
+    );
+    assert_eq!(
+        (updated.attempts, updated.last_error.as_deref()),
+        (2, Some("timed out"))
+    );
     let deleted = svc.claim_webhook_deliveries(100).unwrap();
     assert_eq!(deleted.len(), 1);
     let body: Value = serde_json::from_str(&deleted[0].body).unwrap();
-    assert_eq!((body["type"].as_str(), body["data"]["link"]["name"].as_str()), (Some("link.deleted"), Some("Poster")));
-    assert!(svc.webhook_deliveries(b.id, 10).unwrap().is_empty(), "b's links made no events");
+    assert_eq!(
+        (body["type"].as_str(), body["data"]["link"]["name"].as_str()),
+        (Some("link.deleted"), Some("Poster"))
+    );
+    assert!(
+        svc.webhook_deliveries(b.id, 10).unwrap().is_empty(),
+        "b's links made no events"
+    );
 }
 
 /// Quota events: 80 % and 100 % of the month's quota, once each per month (also across a
@@ -395,11 +495,17 @@ pub fn service_usage_thresholds<S: Store>(store: S) {
         svc.webhook_deliveries(a.id, 10)
             .unwrap()
             .iter()
-            .map(|e| serde_json::from_str::<Value>(&e.data).unwrap()["percent"].as_u64().unwrap())
+            .map(|e| {
+                serde_json::from_str::<Value>(&e.data).unwrap()["percent"]
+                    .as_u64()
+                    .unwrap()
+            })
             .collect()
     };
     let admit = |svc: &Service<S, TestClock>, secret: &crate::key::ApiKeySecret, n: usize| {
-        let ctx = svc.authenticate(Some(secret.expose_secret()), None).unwrap();
+        let ctx = svc
+            .authenticate(Some(secret.expose_secret()), None)
+            .unwrap();
         for _ in 0..n {
             svc.admit(&ctx, false).unwrap();
         }
@@ -415,13 +521,21 @@ pub fn service_usage_thresholds<S: Store>(store: S) {
     drop(svc);
     let svc = start();
     admit(&svc, &sa, 1);
-    assert_eq!(percents(&svc), [80], "another server knows it from the store");
+    assert_eq!(
+        percents(&svc),
+        [80],
+        "another server knows it from the store"
+    );
     admit(&svc, &sa, 2);
     assert_eq!(percents(&svc), [100, 80]);
     let data: Value =
         serde_json::from_str(&svc.webhook_deliveries(a.id, 1).unwrap()[0].data).unwrap();
     assert_eq!(
-        (data["month"].as_str(), data["used"].as_u64(), data["limit"].as_u64()),
+        (
+            data["month"].as_str(),
+            data["used"].as_u64(),
+            data["limit"].as_u64()
+        ),
         (Some("2024-05"), Some(20), Some(20))
     );
     assert!(svc.webhook_deliveries(quiet.id, 10).unwrap().is_empty());

@@ -23,7 +23,12 @@ pub(super) fn webhooks(d: &Data, account: Option<AccountId>) -> Vec<Webhook> {
 }
 
 /// Pending rows of a webhook due at `now`, earliest due first (the outbox is kept in write order).
-pub(super) fn due(d: &Data, webhook: WebhookId, now: DateTime<Utc>, limit: usize) -> Vec<OutboxEvent> {
+pub(super) fn due(
+    d: &Data,
+    webhook: WebhookId,
+    now: DateTime<Utc>,
+    limit: usize,
+) -> Vec<OutboxEvent> {
     let mut found: Vec<&OutboxEvent> = d
         .outbox
         .iter()

@@ -53,10 +53,10 @@ pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
 pub use maintenance::{Flusher, PruneReport};
 pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
 pub use sessions::{LoginError, SessionContext};
-pub use webhooks::{Delivery, USAGE_THRESHOLDS, WebhookSettings};
 pub use throttle::{
     AUTH_FAILURE_BURST, FORM_ADDRESS_BURST, LOGIN_ACCOUNT_BURST, LOGIN_ADDRESS_BURST,
 };
+pub use webhooks::{Delivery, USAGE_THRESHOLDS, WebhookSettings};
 
 use auth::CachedKey;
 use cache::BoundedCache;
@@ -123,9 +123,10 @@ impl<S: Store, C: Clock> Service<S, C> {
         meter.load(month, &counts);
         let webhooks = WebhookState::default();
         let subscriptions = Arc::clone(&webhooks.subscriptions);
-        let writer = ScanWriter::spawn_with_events(Arc::clone(&store), subscriptions).map_err(|e| {
-            StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
-        })?;
+        let writer =
+            ScanWriter::spawn_with_events(Arc::clone(&store), subscriptions).map_err(|e| {
+                StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
+            })?;
         Ok(Self {
             store,
             clock,

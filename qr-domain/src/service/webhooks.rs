@@ -96,7 +96,10 @@ impl Subscriptions {
     pub(crate) fn current<S: Store>(&self, store: &S) -> Arc<Subscribed> {
         let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         let Ok(version) = store.config_version() else {
-            return current.as_ref().map(|(_, s)| Arc::clone(s)).unwrap_or_default();
+            return current
+                .as_ref()
+                .map(|(_, s)| Arc::clone(s))
+                .unwrap_or_default();
         };
         if let Some((seen, subscribed)) = current.as_ref()
             && *seen == version
@@ -104,7 +107,10 @@ impl Subscriptions {
             return Arc::clone(subscribed);
         }
         let Ok(hooks) = store.read(|tx| tx.webhooks()) else {
-            return current.as_ref().map(|(_, s)| Arc::clone(s)).unwrap_or_default();
+            return current
+                .as_ref()
+                .map(|(_, s)| Arc::clone(s))
+                .unwrap_or_default();
         };
         let mut subscribed = Subscribed::default();
         for hook in hooks {
