@@ -113,6 +113,11 @@ impl Server {
     /// Starts `qr serve` on a free port of 127.0.0.1 with the workspace's database (given through
     /// the environment, as an operator would) and waits until it accepts connections.
     pub fn start(ws: &Workspace) -> Self {
+        Self::start_with(ws, &[])
+    }
+
+    /// [`Server::start`] with more environment variables.
+    pub fn start_with(ws: &Workspace, env: &[(&str, &str)]) -> Self {
         // Bind port 0 to learn a free port, then release it for the server.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -128,6 +133,7 @@ impl Server {
             .env("RUST_LOG", "warn")
             .env_remove("QR_BASE_URL")
             .env_remove("QR_TRUSTED_PROXIES")
+            .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
             .stdout(log_file.try_clone().unwrap())
             .stderr(log_file)
@@ -180,6 +186,29 @@ impl Server {
             status: response.status().as_u16(),
             body: response.body_mut().read_to_vec().expect("a body"),
         }
+    }
+
+    /// Sends `body` (JSON) with `method` to `path` with the key.
+    pub fn send_json(&self, method: &str, path: &str, key: &str, body: &str) -> Answer {
+        let request = ureq::http::Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base))
+            .header("Authorization", format!("Bearer {key}"))
+            .header("Content-Type", "application/json")
+            .body(body.to_owned())
+            .expect("a request");
+        let mut response = agent().run(request).expect("an HTTP answer");
+        Answer {
+            status: response.status().as_u16(),
+            body: response.body_mut().read_to_vec().expect("a body"),
+        }
+    }
+
+    /// Kills the server with SIGKILL (no shutdown at all) and waits for it to end.
+    pub fn kill(mut self) {
+        let mut child = self.child.take().unwrap();
+        child.kill().expect("SIGKILL");
+        let _ = child.wait();
     }
 
     /// Stops the server with SIGTERM, as an operator would, and waits for it to finish.

@@ -8,3 +8,4 @@ mod generate;
 mod json;
 mod postgres;
 mod server;
+mod webhooks;
