@@ -15,6 +15,7 @@ use crate::keys::KeysArgs;
 use crate::links::LinksArgs;
 use crate::serve::ServeArgs;
 use crate::usage::UsageArgs;
+use crate::webhooks::WebhooksArgs;
 
 /// Make QR codes, run the QR code service, and administer its accounts, keys, links and analytics.
 #[derive(Debug, Parser)]
@@ -77,6 +78,8 @@ pub enum Command {
     Keys(KeysArgs),
     /// Manages an account's dynamic links.
     Links(LinksArgs),
+    /// Registers, lists and removes an account's webhooks; lists their deliveries.
+    Webhooks(WebhooksArgs),
     /// Shows a link's scan analytics as a table, JSON or CSV.
     Analytics(AnalyticsArgs),
     /// Shows an account's requests this month against its plan's limit.

@@ -19,6 +19,7 @@ mod output;
 mod render_args;
 mod serve;
 mod usage;
+mod webhooks;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -60,6 +61,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Accounts(args) => accounts::run(args, out),
         Command::Keys(args) => keys::run(args, out),
         Command::Links(args) => links::run(args, out),
+        Command::Webhooks(args) => webhooks::run(args, out),
         Command::Analytics(args) => analytics::run(args, out),
         Command::Usage(args) => usage::run(args, out),
         Command::Db(args) => db_admin::run(args, out),

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use clap::Args;
 use qr_domain::Plan;
-use qr_http::{DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, ServerError};
+use qr_http::{
+    DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, ServerError, WebhookConfig,
+};
 
 use crate::accounts::plan_parser;
 use crate::db::DbArgs;
@@ -82,6 +84,35 @@ pub struct ServeArgs {
     operations: OperationsArgs,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    webhooks: WebhookArgs,
+}
+
+/// How webhooks are delivered.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Webhooks")]
+struct WebhookArgs {
+    /// Let webhook endpoints be loopback, private and other non-public addresses (for tests and
+    /// private deployments; leave off on a public server).
+    #[arg(
+        long,
+        env = "QR_WEBHOOKS_ALLOW_PRIVATE",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        action = clap::ArgAction::SetTrue
+    )]
+    webhooks_allow_private: bool,
+    /// The first retry's delay after a failed delivery; each further retry doubles it, up to an hour.
+    #[arg(long, env = "QR_WEBHOOK_BACKOFF_BASE", value_name = "DURATION",
+          default_value_t = Span(WebhookConfig::default().backoff_base))]
+    webhook_backoff_base: Span,
+    /// Time for one delivery, connecting included.
+    #[arg(long, env = "QR_WEBHOOK_TIMEOUT", value_name = "DURATION",
+          default_value_t = Span(WebhookConfig::default().timeout))]
+    webhook_timeout: Span,
+    /// Most bytes of an endpoint's answer read.
+    #[arg(long, env = "QR_MAX_WEBHOOK_RESPONSE_BYTES", value_name = "SIZE",
+          default_value_t = Bytes(WebhookConfig::default().max_response_bytes))]
+    max_webhook_response_bytes: Bytes,
 }
 
 /// How log lines are written.
@@ -274,6 +305,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             logo_cache_entries: l.logo_cache_entries,
             logo_cache_ttl: l.logo_cache_ttl.0,
             prune_interval: l.prune_interval.0,
+        },
+        webhooks: WebhookConfig {
+            allow_private: args.webhooks.webhooks_allow_private,
+            backoff_base: args.webhooks.webhook_backoff_base.0,
+            timeout: args.webhooks.webhook_timeout.0,
+            max_response_bytes: args.webhooks.max_webhook_response_bytes.0,
         },
     };
     qr_http::run(config).map_err(|e| match e {

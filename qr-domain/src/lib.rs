@@ -34,6 +34,7 @@ pub mod shortcode;
 pub mod stats;
 pub mod store;
 pub mod token;
+pub mod webhook;
 pub mod writer;
 
 #[cfg(any(test, feature = "contract-tests"))]

@@ -4,6 +4,8 @@
 //! failing closure leaves nothing behind. Scans, rollups and visitor sets sit behind
 //! `Arc`s so that copy stays cheap; scan batches are applied in place under the lock.
 
+mod webhooks;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -22,6 +24,7 @@ use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
 use crate::store::{ReadTx, Store, WriteTx};
 use crate::token::{OneTimeToken, TokenHash};
+use crate::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId, scan_event};
 
 /// A store that keeps everything in memory.
 #[derive(Debug, Default)]
@@ -47,6 +50,11 @@ struct Data {
     sessions: HashMap<SessionHash, Session>,
     plan_requests: HashMap<AccountId, PlanRequest>,
     daily_usage: BTreeMap<(AccountId, NaiveDate), u64>,
+    webhooks: HashMap<WebhookId, Webhook>,
+    /// Outbox rows in write order.
+    outbox: Arc<Vec<OutboxEvent>>,
+    /// Quota thresholds reached: (account, month, percent).
+    thresholds: HashSet<(AccountId, UsageMonth, u8)>,
     next_scan: i64,
     config_version: u64,
     config_changed: bool,
@@ -113,7 +121,36 @@ impl Store for MemoryStore {
     }
 
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
-        let mut d = self.lock();
+        Ok(self.lock().record_scans(scans, None))
+    }
+
+    fn record_scans_with_events(
+        &self,
+        scans: &[NewScan],
+        subscribed: &HashSet<AccountId>,
+    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+        Ok(self.lock().record_scans(scans, Some(subscribed)))
+    }
+
+    fn config_version(&self) -> Result<u64, StoreError> {
+        Ok(self.lock().config_version)
+    }
+}
+
+fn oldest_first<T>(mut v: Vec<T>, key: impl Fn(&T) -> (DateTime<Utc>, uuid::Uuid)) -> Vec<T> {
+    v.sort_by_key(key);
+    v
+}
+
+impl Data {
+    /// Applies a scan batch in place; with `subscribed`, writes the `scan.recorded` events of
+    /// those accounts' scans too.
+    fn record_scans(
+        &mut self,
+        scans: &[NewScan],
+        subscribed: Option<&HashSet<AccountId>>,
+    ) -> Vec<Option<ScanId>> {
+        let d = self;
         let mut out = Vec::with_capacity(scans.len());
         for scan in scans {
             let Some(link) = d.links.get_mut(&scan.link_id) else {
@@ -121,6 +158,7 @@ impl Store for MemoryStore {
                 continue;
             };
             link.scan_count += 1;
+            let account = link.account_id;
             d.next_scan += 1;
             let id = ScanId(d.next_scan);
             let day = scan.day();
@@ -148,22 +186,14 @@ impl Store for MemoryStore {
                 variant: scan.variant,
                 rule: scan.rule,
             });
+            if subscribed.is_some_and(|s| s.contains(&account)) {
+                webhooks::enqueue(d, account, &scan_event(scan, id));
+            }
             out.push(Some(id));
         }
-        Ok(out)
+        out
     }
 
-    fn config_version(&self) -> Result<u64, StoreError> {
-        Ok(self.lock().config_version)
-    }
-}
-
-fn oldest_first<T>(mut v: Vec<T>, key: impl Fn(&T) -> (DateTime<Utc>, uuid::Uuid)) -> Vec<T> {
-    v.sort_by_key(key);
-    v
-}
-
-impl Data {
     /// Refuses a record of an account that does not exist (the stores' foreign keys).
     fn require_account(&self, account: AccountId) -> Result<(), StoreError> {
         if self.accounts.contains_key(&account) {
@@ -457,6 +487,31 @@ impl ReadTx for Data {
             .map(|((_, day), n)| (*day, *n))
             .collect())
     }
+
+    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
+        Ok(webhooks::webhooks(self, None))
+    }
+
+    fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError> {
+        Ok(webhooks::webhooks(self, Some(account)))
+    }
+
+    fn due_webhook_events(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError> {
+        Ok(webhooks::due(self, webhook, now, limit))
+    }
+
+    fn webhook_events_of(
+        &self,
+        account: AccountId,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError> {
+        Ok(webhooks::events_of(self, account, limit))
+    }
 }
 
 impl WriteTx for Data {
@@ -734,6 +789,7 @@ impl WriteTx for Data {
         self.sessions.retain(|_, s| s.account_id != account);
         self.tokens.retain(|_, t| t.account_id != account);
         self.plan_requests.remove(&account);
+        webhooks::forget_account(self, account);
         self.config_changed = true;
         Ok(true)
     }
@@ -749,6 +805,40 @@ impl WriteTx for Data {
         self.sessions
             .retain(|_, s| s.last_seen_at >= seen_before && s.created_at >= created_before);
         Ok((before - self.tokens.len() - self.sessions.len()) as u64)
+    }
+
+    fn insert_webhook(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
+        webhooks::insert(self, webhook)
+    }
+
+    fn delete_webhook(&mut self, account: AccountId, id: WebhookId) -> Result<bool, StoreError> {
+        Ok(webhooks::delete(self, account, id))
+    }
+
+    fn enqueue_webhook_event(
+        &mut self,
+        account: AccountId,
+        event: &NewEvent,
+    ) -> Result<u64, StoreError> {
+        Ok(webhooks::enqueue(self, account, event))
+    }
+
+    fn update_webhook_events(&mut self, events: &[OutboxEvent]) -> Result<(), StoreError> {
+        webhooks::update(self, events);
+        Ok(())
+    }
+
+    fn claim_usage_threshold(
+        &mut self,
+        account: AccountId,
+        month: UsageMonth,
+        percent: u8,
+    ) -> Result<bool, StoreError> {
+        webhooks::claim_threshold(self, account, month, percent)
+    }
+
+    fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        Ok(webhooks::prune(self, before))
     }
 }
 

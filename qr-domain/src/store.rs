@@ -4,6 +4,8 @@
 //! account, and a link of another account is simply absent. So is uniqueness: an
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 
+use std::collections::HashSet;
+
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::account::{Account, Email, PlanRequest};
@@ -18,6 +20,7 @@ use crate::scan::{NewScan, ScanRecord};
 use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
 use crate::token::{OneTimeToken, TokenHash};
+use crate::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId};
 
 /// A storage backend.
 pub trait Store: Send + Sync + 'static {
@@ -37,6 +40,17 @@ pub trait Store: Send + Sync + 'static {
     /// the visitor set and each link's scan count. A scan whose link no longer exists is skipped
     /// (`None`); the others get their ids. When this returns `Ok`, the batch is committed.
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError>;
+
+    /// [`Store::record_scans`], and in the same transaction, for every stored scan whose link
+    /// belongs to an account in `subscribed`, the event [`crate::webhook::scan_event`] in the
+    /// outbox of that account's webhooks that want `scan.recorded` (as
+    /// [`WriteTx::enqueue_webhook_event`] writes it). Only called with a non-empty set, so the
+    /// scans of every other account cost nothing more.
+    fn record_scans_with_events(
+        &self,
+        scans: &[NewScan],
+        subscribed: &HashSet<AccountId>,
+    ) -> Result<Vec<Option<ScanId>>, StoreError>;
 
     /// A number that changes whenever accounts or keys change, in this process or in any other
     /// process sharing the same storage. Caches of keys and accounts compare it on every request.
@@ -130,6 +144,25 @@ pub trait ReadTx {
         first: NaiveDate,
         last: NaiveDate,
     ) -> Result<Vec<(NaiveDate, u64)>, StoreError>;
+    /// Every webhook, oldest first.
+    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError>;
+    /// The webhooks of an account, oldest first.
+    fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError>;
+    /// A webhook's pending outbox events due at `now` (`next_attempt_at <= now`), earliest due
+    /// first (by next attempt time, then by the order they were written), at most `limit`. New
+    /// events are due when they happen, so among them this is oldest first.
+    fn due_webhook_events(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError>;
+    /// The outbox events of an account's webhooks in any state, newest first, at most `limit`.
+    fn webhook_events_of(
+        &self,
+        account: AccountId,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError>;
 }
 
 /// Writes, available in write transactions.
@@ -200,8 +233,9 @@ pub trait WriteTx: ReadTx {
         added: &[(AccountId, u64)],
     ) -> Result<(), StoreError>;
     /// Deletes an account and everything it owns: keys, links (their short codes tombstoned)
-    /// with their scans, rollups and visitors, usage and daily usage, sessions, tokens and its plan
-    /// request; `false` if there is no such account.
+    /// with their scans, rollups and visitors, usage and daily usage, sessions, tokens, its plan
+    /// request, and its webhooks with their outbox events and quota thresholds; `false` if
+    /// there is no such account.
     fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError>;
     /// Deletes tokens that expired before `now`, and sessions last seen before `seen_before` or
     /// created before `created_before`; returns how many records went.
@@ -211,4 +245,29 @@ pub trait WriteTx: ReadTx {
         seen_before: DateTime<Utc>,
         created_before: DateTime<Utc>,
     ) -> Result<u64, StoreError>;
+    /// Adds a webhook. The account must exist ([`StoreError::Conflict`] otherwise). Adding or
+    /// deleting a webhook changes the config version (servers keep the subscribed accounts).
+    fn insert_webhook(&mut self, webhook: &Webhook) -> Result<(), StoreError>;
+    /// Deletes a webhook of `account` with its outbox events; `false` if absent.
+    fn delete_webhook(&mut self, account: AccountId, id: WebhookId) -> Result<bool, StoreError>;
+    /// Writes `event` to the outbox once for each webhook of `account` whose events include its
+    /// kind ([`OutboxEvent::new`]: pending, due at once); returns how many rows were written.
+    fn enqueue_webhook_event(
+        &mut self,
+        account: AccountId,
+        event: &NewEvent,
+    ) -> Result<u64, StoreError>;
+    /// Replaces the attempts, next attempt time, state and last error of outbox rows, found by
+    /// webhook and event id; rows that no longer exist are skipped.
+    fn update_webhook_events(&mut self, events: &[OutboxEvent]) -> Result<(), StoreError>;
+    /// Records that `account` reached `percent` of its quota in `month`; `false` if that was
+    /// already recorded (the event is sent once per month).
+    fn claim_usage_threshold(
+        &mut self,
+        account: AccountId,
+        month: UsageMonth,
+        percent: u8,
+    ) -> Result<bool, StoreError>;
+    /// Deletes delivered and failed outbox events created before `before`; returns how many.
+    fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError>;
 }

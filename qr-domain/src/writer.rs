@@ -13,6 +13,7 @@ use std::time::Instant;
 use crate::error::StoreError;
 use crate::ids::ScanId;
 use crate::scan::NewScan;
+use crate::service::webhooks::Subscriptions;
 use crate::stats::WriterStats;
 use crate::store::Store;
 
@@ -55,15 +56,26 @@ struct Job {
 }
 
 impl ScanWriter {
-    /// Starts the writer thread over `store`.
+    /// Starts the writer thread over `store`, writing no webhook events.
     pub fn spawn<S: Store>(store: Arc<S>) -> std::io::Result<Self> {
-        Self::spawn_with_stats(store, Arc::new(WriterStats::default()))
+        Self::start(store, Arc::new(WriterStats::default()), None)
     }
 
-    /// Starts the writer thread over `store`, counting its work in `stats`.
-    pub fn spawn_with_stats<S: Store>(
+    /// Starts the writer thread over `store`, counting its work in `stats`; each batch's scans
+    /// of accounts subscribed to `scan.recorded` (in `subscriptions`) write their events in the
+    /// batch's transaction.
+    pub(crate) fn spawn_with_events<S: Store>(
         store: Arc<S>,
         stats: Arc<WriterStats>,
+        subscriptions: Arc<Subscriptions>,
+    ) -> std::io::Result<Self> {
+        Self::start(store, stats, Some(subscriptions))
+    }
+
+    fn start<S: Store>(
+        store: Arc<S>,
+        stats: Arc<WriterStats>,
+        subscriptions: Option<Arc<Subscriptions>>,
     ) -> std::io::Result<Self> {
         let (sender, receiver) = mpsc::sync_channel(QUEUE_CAPACITY);
         stats.set_alive(true);
@@ -73,7 +85,7 @@ impl ScanWriter {
             .spawn(move || {
                 // Marks the writer stopped however the thread ends, a panicking callback included.
                 let _alive = Alive(&counted);
-                run(&*store, &receiver, &counted);
+                run(&*store, &receiver, &counted, subscriptions.as_deref());
             });
         let thread = thread.inspect_err(|_| stats.set_alive(false))?;
         Ok(Self {
@@ -183,7 +195,12 @@ impl Drop for Alive<'_> {
     }
 }
 
-fn run<S: Store>(store: &S, receiver: &Receiver<Job>, stats: &WriterStats) {
+fn run<S: Store>(
+    store: &S,
+    receiver: &Receiver<Job>,
+    stats: &WriterStats,
+    subscriptions: Option<&Subscriptions>,
+) {
     let mut scans = Vec::with_capacity(MAX_BATCH);
     let mut acks = Vec::with_capacity(MAX_BATCH);
     while let Ok(first) = receiver.recv() {
@@ -199,8 +216,14 @@ fn run<S: Store>(store: &S, receiver: &Receiver<Job>, stats: &WriterStats) {
             }
         }
         stats.taken(scans.len());
+        // One atomic read of the config version per batch; the set is reloaded only when a
+        // webhook (or an account or key) changed.
+        let subscribed = subscriptions.map(|s| s.current(store));
         let started = Instant::now();
-        let result = store.record_scans(&scans);
+        let result = match subscribed {
+            Some(s) if !s.scans.is_empty() => store.record_scans_with_events(&scans, &s.scans),
+            _ => store.record_scans(&scans),
+        };
         let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         match &result {
             Ok(ids) => stats.committed(

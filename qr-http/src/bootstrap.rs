@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use qr_domain::limit_state::{LimitState, MemoryLimits};
-use qr_domain::service::{AccountError, AdminError};
+use qr_domain::service::{AccountError, AdminError, WebhookSettings};
 use qr_domain::{
     ApiKeySecret, GeoLocator, KeyMode, NoGeoLocator, Service, SignupPolicy, Store, StoreError,
     TokenPurpose,
@@ -145,8 +145,15 @@ impl App {
         }
         let concurrency = store.concurrency();
         let policy = SignupPolicy::new(config.signup_open, config.self_service_plans.clone());
+        let webhooks = WebhookSettings {
+            backoff_base: config.webhooks.backoff_base,
+            lease: config.webhooks.timeout.saturating_mul(3),
+            ..WebhookSettings::default()
+        };
         let service = Arc::new(
-            Service::with_limit_state(store, clock, geo, limits)?.with_signup_policy(policy),
+            Service::with_limit_state(store, clock, geo, limits)?
+                .with_signup_policy(policy)
+                .with_webhook_settings(webhooks),
         );
         let mut first_start = None;
         if service.accounts()?.is_empty() {

@@ -54,6 +54,36 @@ pub struct ServerConfig {
     pub metrics_token: Option<OperatorToken>,
     /// Timeouts and size limits.
     pub limits: Limits,
+    /// Webhook deliveries.
+    pub webhooks: WebhookConfig,
+}
+
+/// How webhooks are delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WebhookConfig {
+    /// Allows endpoints on loopback, private and other non-public addresses (tests and private
+    /// deployments; env `QR_WEBHOOKS_ALLOW_PRIVATE`). Off, such endpoints are refused before
+    /// connecting, with the logo fetcher's address rules.
+    pub allow_private: bool,
+    /// The first retry's delay, doubled for each further one up to an hour (30 s; env
+    /// `QR_WEBHOOK_BACKOFF_BASE`; tests use a fraction of a second).
+    pub backoff_base: Duration,
+    /// Time for one delivery, connecting included (10 s; env `QR_WEBHOOK_TIMEOUT`). Claimed
+    /// deliveries are leased for three times this, so a crashed server's are sent again then.
+    pub timeout: Duration,
+    /// Most bytes of an endpoint's answer read (64 KiB); the rest is dropped unread.
+    pub max_response_bytes: usize,
+}
+
+impl Default for WebhookConfig {
+    fn default() -> Self {
+        Self {
+            allow_private: false,
+            backoff_base: Duration::from_secs(30),
+            timeout: Duration::from_secs(10),
+            max_response_bytes: 64 * 1024,
+        }
+    }
 }
 
 /// The format of log lines.
@@ -154,6 +184,7 @@ impl Default for ServerConfig {
             metrics_listen: None,
             metrics_token: None,
             limits: Limits::default(),
+            webhooks: WebhookConfig::default(),
         }
     }
 }

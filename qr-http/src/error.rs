@@ -6,6 +6,7 @@ use qr_domain::access::AccessError;
 use qr_domain::analytics::{AnalyticsError, QueryError};
 use qr_domain::link::LinkError;
 use qr_domain::service::{AuthError, PasswordPrompt};
+use qr_domain::webhook::WebhookError;
 use qr_domain::{Rejection, StoreError};
 use qr_generate::batch::BatchError;
 use qr_generate::params::GenerateError;
@@ -49,6 +50,8 @@ pub(crate) enum ApiError {
     Analytics(AnalyticsError),
     /// The logo could not be fetched or decoded.
     Logo(LogoFetchError),
+    /// A webhook operation failed.
+    Webhook(WebhookError),
     /// Any other invalid input, with its message.
     BadRequest(String),
     /// The body is larger than the endpoint's limit (bytes).
@@ -143,6 +146,18 @@ impl ApiError {
                 AnalyticsError::Store(e) => store_status(e),
             },
             ApiError::Logo(e) => (S::BAD_REQUEST, e.to_string()),
+            ApiError::Webhook(e) => match e {
+                WebhookError::InvalidUrl(_)
+                | WebhookError::InvalidEvents(_)
+                | WebhookError::InvalidSecret => (S::BAD_REQUEST, e.to_string()),
+                WebhookError::LimitReached(_) => (S::FORBIDDEN, e.to_string()),
+                WebhookError::NotFound => (S::NOT_FOUND, e.to_string()),
+                WebhookError::Store(e) => store_status(e),
+                WebhookError::Random(_) => (
+                    S::SERVICE_UNAVAILABLE,
+                    text("Could not create the webhook; retry the request"),
+                ),
+            },
             ApiError::BadRequest(message) => (S::BAD_REQUEST, message.clone()),
             ApiError::BodyTooLarge(limit) => (
                 S::PAYLOAD_TOO_LARGE,
@@ -314,5 +329,6 @@ from_error!(
     AnalyticsQuery(QueryError),
     Analytics(AnalyticsError),
     Logo(LogoFetchError),
+    Webhook(WebhookError),
     Store(StoreError),
 );

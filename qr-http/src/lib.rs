@@ -39,8 +39,12 @@ mod respond;
 pub mod routes;
 mod server;
 mod web;
+mod webhook_worker;
 
 pub use app::{App, SharedClock};
 pub use bootstrap::{AppService, AppWeb, FirstStart, ServerError};
-pub use config::{DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig};
+pub use config::{
+    DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, WebhookConfig,
+};
 pub use server::{ServerHandle, run, start, start_with};
+pub use webhook_worker::SIGNATURE_HEADER;

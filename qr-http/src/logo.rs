@@ -114,21 +114,13 @@ struct Entry {
 impl LogoFetcher {
     /// A fetcher with the server's limits.
     pub(crate) fn new(limits: &Limits, allow_private: bool) -> Result<Self, String> {
-        let mut roots = RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        let config =
-            ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-                .with_safe_default_protocol_versions()
-                .map_err(|e| format!("TLS setup failed: {e}"))?
-                .with_root_certificates(roots)
-                .with_no_client_auth();
         Ok(Self {
             allow_private,
             timeout: limits.logo_timeout,
             max_bytes: limits.max_logo_bytes,
             ttl: limits.logo_cache_ttl,
             capacity: limits.logo_cache_entries,
-            tls: TlsConnector::from(Arc::new(config)),
+            tls: tls_connector()?,
             cache: Mutex::new(Cache::default()),
         })
     }
@@ -218,7 +210,7 @@ impl LogoFetcher {
     async fn download(&self, mut url: Url) -> Result<Bytes, LogoFetchError> {
         for _ in 0..=MAX_REDIRECTS {
             check_scheme(&url)?;
-            let addrs = self.resolve(&url).await?;
+            let addrs = resolve(&url, self.allow_private).await?;
             match self.get(&url, &addrs).await? {
                 Hop::Done(bytes) => return check_magic(bytes),
                 Hop::Redirect(location) => {
@@ -229,34 +221,6 @@ impl LogoFetcher {
             }
         }
         Err(LogoFetchError::TooManyRedirects)
-    }
-
-    /// The host's addresses, all of them public unless private hosts are allowed.
-    async fn resolve(&self, url: &Url) -> Result<Vec<SocketAddr>, LogoFetchError> {
-        let port = url
-            .port_or_known_default()
-            .ok_or(LogoFetchError::InvalidUrl)?;
-        let (name, ips): (String, Vec<IpAddr>) = match url.host() {
-            Some(Host::Ipv4(ip)) => (ip.to_string(), vec![IpAddr::V4(ip)]),
-            Some(Host::Ipv6(ip)) => (format!("[{ip}]"), vec![IpAddr::V6(ip)]),
-            Some(Host::Domain(domain)) => {
-                let found = tokio::net::lookup_host((domain, port))
-                    .await
-                    .map_err(|_| LogoFetchError::Resolve(domain.to_owned()))?;
-                (domain.to_owned(), found.map(|a| a.ip()).collect())
-            }
-            None => return Err(LogoFetchError::InvalidUrl),
-        };
-        if ips.is_empty() {
-            return Err(LogoFetchError::Resolve(name));
-        }
-        if !self.allow_private && ips.iter().any(|ip| !is_public(*ip)) {
-            return Err(LogoFetchError::Forbidden(name));
-        }
-        Ok(ips
-            .into_iter()
-            .map(|ip| SocketAddr::new(ip, port))
-            .collect())
     }
 
     /// One GET to the first address that accepts a connection.
@@ -271,13 +235,7 @@ impl LogoFetcher {
                 }
             };
             if url.scheme() == "https" {
-                let name = match url.host() {
-                    Some(Host::Domain(d)) => ServerName::try_from(d.to_owned())
-                        .map_err(|_| LogoFetchError::InvalidUrl)?,
-                    Some(Host::Ipv4(ip)) => ServerName::from(IpAddr::V4(ip)),
-                    Some(Host::Ipv6(ip)) => ServerName::from(IpAddr::V6(ip)),
-                    None => return Err(LogoFetchError::InvalidUrl),
-                };
+                let name = server_name(url)?;
                 let tls = self
                     .tls
                     .connect(name, tcp)
@@ -352,6 +310,63 @@ impl LogoFetcher {
             }
         }
         Ok(Hop::Done(bytes.freeze()))
+    }
+}
+
+/// The TLS client of outgoing fetches (logos, webhooks): Mozilla's roots compiled in.
+pub(crate) fn tls_connector() -> Result<TlsConnector, String> {
+    let mut roots = RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    let config =
+        ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS setup failed: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    Ok(TlsConnector::from(Arc::new(config)))
+}
+
+/// The host's addresses, all of them public unless private hosts are allowed: checked before
+/// connecting, and the caller connects to these addresses (no second resolution to rebind).
+pub(crate) async fn resolve(
+    url: &Url,
+    allow_private: bool,
+) -> Result<Vec<SocketAddr>, LogoFetchError> {
+    let port = url
+        .port_or_known_default()
+        .ok_or(LogoFetchError::InvalidUrl)?;
+    let (name, ips): (String, Vec<IpAddr>) = match url.host() {
+        Some(Host::Ipv4(ip)) => (ip.to_string(), vec![IpAddr::V4(ip)]),
+        Some(Host::Ipv6(ip)) => (format!("[{ip}]"), vec![IpAddr::V6(ip)]),
+        Some(Host::Domain(domain)) => {
+            let found = tokio::net::lookup_host((domain, port))
+                .await
+                .map_err(|_| LogoFetchError::Resolve(domain.to_owned()))?;
+            (domain.to_owned(), found.map(|a| a.ip()).collect())
+        }
+        None => return Err(LogoFetchError::InvalidUrl),
+    };
+    if ips.is_empty() {
+        return Err(LogoFetchError::Resolve(name));
+    }
+    if !allow_private && ips.iter().any(|ip| !is_public(*ip)) {
+        return Err(LogoFetchError::Forbidden(name));
+    }
+    Ok(ips
+        .into_iter()
+        .map(|ip| SocketAddr::new(ip, port))
+        .collect())
+}
+
+/// The TLS server name of the URL's host (SNI and certificate check).
+pub(crate) fn server_name(url: &Url) -> Result<ServerName<'static>, LogoFetchError> {
+    match url.host() {
+        Some(Host::Domain(d)) => {
+            ServerName::try_from(d.to_owned()).map_err(|_| LogoFetchError::InvalidUrl)
+        }
+        Some(Host::Ipv4(ip)) => Ok(ServerName::from(IpAddr::V4(ip))),
+        Some(Host::Ipv6(ip)) => Ok(ServerName::from(IpAddr::V6(ip))),
+        None => Err(LogoFetchError::InvalidUrl),
     }
 }
 

@@ -3,6 +3,7 @@
 use qr_core::RenderOptions;
 use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::listing::LinkListQuery;
+use qr_domain::webhook::WebhookId;
 use qr_domain::{AnalyticsQuery, LinkId};
 use qr_generate::{GenerateParams, Symbol};
 
@@ -33,6 +34,19 @@ pub(crate) enum ApiOp {
     Usage,
     /// `GET /api/health`.
     Health,
+    /// `/api/webhooks` in its three forms.
+    Webhooks(WebhooksOp),
+}
+
+/// The webhooks operations, with their ids parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WebhooksOp {
+    /// `GET /api/webhooks`.
+    List,
+    /// `POST /api/webhooks` (the fields are in the body).
+    Create,
+    /// `DELETE /api/webhooks?id=`.
+    Delete(WebhookId),
 }
 
 /// The links operations, with their ids and list parameters parsed.
@@ -106,6 +120,14 @@ impl ApiOp {
                 }
             },
             Kind::Health => ApiOp::Health,
+            Kind::Webhooks => ApiOp::Webhooks(match (method, query.get("id")) {
+                (Method::Get | Method::Head, _) => WebhooksOp::List,
+                (Method::Post, _) => WebhooksOp::Create,
+                (_, None | Some("")) => {
+                    return Err(ApiError::BadRequest("id parameter required".into()));
+                }
+                (_, Some(id)) => WebhooksOp::Delete(id.parse()?),
+            }),
             Kind::OpenApi | Kind::Redirect => return Err(ApiError::NotFound),
         })
     }

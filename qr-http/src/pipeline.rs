@@ -318,6 +318,7 @@ impl App {
             ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,
             ApiOp::Usage => Ok(api::usage::usage(self, &ctx)),
             ApiOp::Health => api::usage::health(self).await,
+            ApiOp::Webhooks(op) => api::webhooks::handle(self, &ctx, op, body).await,
         }
     }
 }

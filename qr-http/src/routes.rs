@@ -32,6 +32,8 @@ pub enum Kind {
     Dashboard,
     /// `GET /api/health`.
     Health,
+    /// `/api/webhooks`: list, create, delete.
+    Webhooks,
     /// `GET /api/openapi.json` (public).
     OpenApi,
     /// `GET|HEAD|POST /r/{shortCode}` (public; POST is the password form's).
@@ -87,6 +89,11 @@ pub const ROUTES: &[RouteSpec] = &[
         path: "/api/health",
         methods: &[Method::Get, Method::Head],
         kind: Kind::Health,
+    },
+    RouteSpec {
+        path: "/api/webhooks",
+        methods: &[Method::Get, Method::Head, Method::Post, Method::Delete],
+        kind: Kind::Webhooks,
     },
     RouteSpec {
         path: "/api/openapi.json",
@@ -161,6 +168,7 @@ impl Kind {
             Kind::Analytics => Endpoint::Analytics,
             Kind::Dashboard => Endpoint::Usage,
             Kind::Health => Endpoint::Health,
+            Kind::Webhooks => Endpoint::Webhooks,
             Kind::OpenApi | Kind::Redirect => return None,
         })
     }
@@ -206,6 +214,7 @@ mod tests {
             Kind::Analytics,
             Kind::Dashboard,
             Kind::Health,
+            Kind::Webhooks,
             Kind::OpenApi,
             Kind::Redirect,
         ] {

@@ -138,6 +138,7 @@ pub async fn start_with(
         Some(l) => Some(l.local_addr()?),
         None => None,
     };
+    let config_webhooks = config.webhooks;
     let (app, first_start) =
         tokio::task::spawn_blocking(move || App::open(&config, SharedClock::new(clock)))
             .await
@@ -147,6 +148,11 @@ pub async fn start_with(
     if let Some(listener) = metrics_listener {
         tokio::spawn(serve_metrics(listener, app.clone(), stopped.clone()));
     }
+    tokio::spawn(crate::webhook_worker::run(
+        app.clone(),
+        config_webhooks,
+        stopped.clone(),
+    ));
     let task = tokio::spawn(serve(listener, app.clone(), limits, stopped, flusher));
     Ok(ServerHandle {
         addr,

@@ -22,6 +22,7 @@ mod scans;
 mod schema;
 mod store;
 mod tx;
+mod webhooks;
 
 pub use error::{OpenError, redact};
 pub use schema::SCHEMA_VERSION;

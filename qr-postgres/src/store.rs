@@ -1,12 +1,13 @@
 //! `PgStore`: opening, the `Store` implementation, and closing connections off async threads.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use postgres::Config;
 use qr_domain::ids::ScanId;
 use qr_domain::scan::NewScan;
-use qr_domain::{ReadTx, Store, StoreError, WriteTx};
+use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 
 use crate::error::{OpenError, redact};
 use crate::listener::{ConfigVersion, Listener};
@@ -14,6 +15,7 @@ use crate::pool::{Conn, Pool, Pooled};
 use crate::scans;
 use crate::schema;
 use crate::tx::PgTx;
+use crate::webhooks;
 
 /// Connections for reads and configuration writes: at most this many statements of one server
 /// run at once (scan batches and the change listener have a connection each besides). Eight
@@ -170,17 +172,47 @@ impl Store for PgStore {
     /// committed, the whole batch reports the failure though some of its scans are stored, as
     /// when a commit's answer is lost on the way back. An acknowledged scan is always committed.
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+        self.scan_batch(scans, None)
+    }
+
+    /// As [`Store::record_scans`]; each part writes its own scans' webhook events in its
+    /// transaction, so an event is committed exactly when its scan is.
+    fn record_scans_with_events(
+        &self,
+        scans: &[NewScan],
+        subscribed: &HashSet<AccountId>,
+    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+        self.scan_batch(scans, Some(subscribed))
+    }
+
+    /// The version the listener last saw (or this server last wrote): an atomic read. While the
+    /// listener is reconnecting, changes made elsewhere could go unseen, so this fails with
+    /// [`StoreError::Unreachable`] and keys are not served from memory.
+    fn config_version(&self) -> Result<u64, StoreError> {
+        self.version.get()
+    }
+}
+
+impl PgStore {
+    /// A scan batch split across the scan connections, with the subscribed accounts' events.
+    fn scan_batch(
+        &self,
+        scans: &[NewScan],
+        subscribed: Option<&HashSet<AccountId>>,
+    ) -> Result<Vec<Option<ScanId>>, StoreError> {
         let parts = scans::split(scans, self.scans.len(), SPLIT_FROM);
         let results: Vec<Result<Vec<Option<ScanId>>, StoreError>> = std::thread::scope(|s| {
             let others: Vec<_> = parts
                 .iter()
                 .enumerate()
                 .skip(1)
-                .map(|(slot, positions)| s.spawn(move || self.record_part(slot, scans, positions)))
+                .map(|(slot, positions)| {
+                    s.spawn(move || self.record_part(slot, scans, positions, subscribed))
+                })
                 .collect();
-            let first = parts
-                .first()
-                .map_or(Ok(Vec::new()), |p| self.record_part(0, scans, p));
+            let first = parts.first().map_or(Ok(Vec::new()), |p| {
+                self.record_part(0, scans, p, subscribed)
+            });
             std::iter::once(first)
                 .chain(others.into_iter().map(|h| {
                     h.join().unwrap_or_else(|_| {
@@ -198,21 +230,13 @@ impl Store for PgStore {
         Ok(ids)
     }
 
-    /// The version the listener last saw (or this server last wrote): an atomic read. While the
-    /// listener is reconnecting, changes made elsewhere could go unseen, so this fails with
-    /// [`StoreError::Unreachable`] and keys are not served from memory.
-    fn config_version(&self) -> Result<u64, StoreError> {
-        self.version.get()
-    }
-}
-
-impl PgStore {
     /// Stores the scans at `positions` of `scans` in one transaction on scan connection `slot`.
     fn record_part(
         &self,
         slot: usize,
         scans: &[NewScan],
         positions: &[usize],
+        subscribed: Option<&HashSet<AccountId>>,
     ) -> Result<Vec<Option<ScanId>>, StoreError> {
         let part: Vec<&NewScan> = positions.iter().filter_map(|&i| scans.get(i)).collect();
         let slot = self.scans[slot]
@@ -220,7 +244,13 @@ impl PgStore {
             .unwrap_or_else(PoisonError::into_inner);
         let mut conn = Pooled::ready(slot, &self.config)?;
         conn.begin("BEGIN", &self.config)?;
-        match scans::insert_scans(&mut conn, &part) {
+        let stored = scans::insert_scans(&mut conn, &part).and_then(|ids| {
+            if let Some(subscribed) = subscribed {
+                webhooks::scan_events(&mut conn, &part, &ids, subscribed)?;
+            }
+            Ok(ids)
+        });
+        match stored {
             Ok(ids) => {
                 conn.commit()?;
                 Ok(ids)

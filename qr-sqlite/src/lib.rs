@@ -16,6 +16,7 @@ mod scans;
 mod schema;
 mod sql;
 mod store;
+mod webhooks;
 
 pub use error::{OpenError, SharedEmail};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};

@@ -51,6 +51,11 @@ const MIGRATIONS: &[Migration] = &[
         sql: V4_CAMPAIGNS,
         precondition: None,
     },
+    // Version 5: webhooks, their outbox and the quota thresholds reached (`webhooks.rs`).
+    Migration {
+        sql: crate::webhooks::V5_WEBHOOKS,
+        precondition: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

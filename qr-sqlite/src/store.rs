@@ -1,5 +1,6 @@
 //! `SqliteStore`: opening, connection setup, and the `Store` implementation.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -7,13 +8,14 @@ use std::time::Duration;
 
 use qr_domain::ids::ScanId;
 use qr_domain::scan::NewScan;
-use qr_domain::{ReadTx, Store, StoreError, WriteTx};
+use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::error::{OpenError, store_err};
 use crate::scans;
 use crate::schema;
 use crate::sql::SqlTx;
+use crate::webhooks;
 
 /// How long a statement waits for another process's lock before failing with `Busy`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -222,6 +224,27 @@ impl SqliteStore {
             .map_err(store_err)
     }
 
+    /// One scan batch in one transaction, with the subscribed accounts' webhook events.
+    fn scan_batch(
+        &self,
+        scans: &[NewScan],
+        subscribed: Option<&HashSet<AccountId>>,
+    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        let mut w = self.writer();
+        let tx = w
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(store_err)?;
+        let ids = scans::insert_scans(&tx, scans)?;
+        if let Some(subscribed) = subscribed {
+            webhooks::scan_events(&tx, scans, &ids, subscribed)?;
+        }
+        tx.commit().map_err(store_err)?;
+        Ok(ids)
+    }
+
     fn writer(&self) -> MutexGuard<'_, Connection> {
         self.writer.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -274,16 +297,15 @@ impl Store for SqliteStore {
     }
 
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
-        if self.read_only {
-            return Err(StoreError::ReadOnly);
-        }
-        let mut w = self.writer();
-        let tx = w
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(store_err)?;
-        let ids = scans::insert_scans(&tx, scans)?;
-        tx.commit().map_err(store_err)?;
-        Ok(ids)
+        self.scan_batch(scans, None)
+    }
+
+    fn record_scans_with_events(
+        &self,
+        scans: &[NewScan],
+        subscribed: &HashSet<AccountId>,
+    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+        self.scan_batch(scans, Some(subscribed))
     }
 
     /// Whether the database was opened read-only (see [`SqliteStore::open_read_only`]).

@@ -145,9 +145,10 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
     let ids = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
     {
         let conn = Connection::open(&path).unwrap();
-        // Undo versions 4, 3 and 2, so the file is what version 1 made.
+        // Undo versions 5, 4, 3 and 2, so the file is what version 1 made.
         conn.execute_batch(
-            "DROP INDEX links_by_code_key; ALTER TABLE links DROP COLUMN code_key;
+            "DROP TABLE webhook_events; DROP TABLE webhooks; DROP TABLE usage_thresholds;
+             DROP INDEX links_by_code_key; ALTER TABLE links DROP COLUMN code_key;
              ALTER TABLE links DROP COLUMN tags; ALTER TABLE links DROP COLUMN options;
              ALTER TABLE scans DROP COLUMN variant; ALTER TABLE scans DROP COLUMN rule;
              DROP TABLE tokens; DROP TABLE sessions; DROP TABLE plan_requests; DROP TABLE daily_usage;

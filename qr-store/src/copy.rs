@@ -183,6 +183,41 @@ const TABLES: &[Table] = &[
         name: "daily_usage",
         columns: &[("account_id", Kind::Uuid), ("day", Day), ("count", Int8)],
     },
+    Table {
+        name: "webhooks",
+        columns: &[
+            ("id", Kind::Uuid),
+            ("account_id", Kind::Uuid),
+            ("url", Text),
+            ("events", Int2),
+            ("secret", Text),
+            ("created_at", Time),
+        ],
+    },
+    Table {
+        name: "webhook_events",
+        columns: &[
+            ("seq", Int8),
+            ("webhook_id", Kind::Uuid),
+            ("account_id", Kind::Uuid),
+            ("event_id", Kind::Uuid),
+            ("kind", Int2),
+            ("data", Text),
+            ("created_at", Time),
+            ("attempts", Int4),
+            ("next_attempt_at", Time),
+            ("state", Int2),
+            ("last_error", Text),
+        ],
+    },
+    Table {
+        name: "usage_thresholds",
+        columns: &[
+            ("account_id", Kind::Uuid),
+            ("month", Int4),
+            ("percent", Int2),
+        ],
+    },
 ];
 
 /// A value in canonical form.
@@ -407,6 +442,12 @@ pub fn copy(from: &Location, to: &Location) -> Result<Vec<TableReport>, CopyErro
         &[],
     )
     .map_err(pg_err("scans_id_seq"))?;
+    // New outbox events too (they are delivered in this order).
+    tx.execute(
+        "SELECT setval('webhook_events_seq', greatest((SELECT max(seq) FROM webhook_events), 1), (SELECT count(*) > 0 FROM webhook_events))",
+        &[],
+    )
+    .map_err(pg_err("webhook_events_seq"))?;
     tx.commit().map_err(pg_err("committing"))?;
     Ok(reports)
 }

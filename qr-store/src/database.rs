@@ -1,8 +1,10 @@
 //! `Database`: the store the composition roots run on, SQLite or PostgreSQL, implementing `Store` by delegation.
 
+use std::collections::HashSet;
+
 use qr_domain::ids::ScanId;
 use qr_domain::scan::NewScan;
-use qr_domain::{ReadTx, Store, StoreError, WriteTx};
+use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 use qr_postgres::PgStore;
 use qr_sqlite::SqliteStore;
 use thiserror::Error;
@@ -144,6 +146,17 @@ impl Store for Database {
         match self {
             Database::Sqlite(store) => store.record_scans(scans),
             Database::Postgres(store) => store.record_scans(scans),
+        }
+    }
+
+    fn record_scans_with_events(
+        &self,
+        scans: &[NewScan],
+        subscribed: &HashSet<AccountId>,
+    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+        match self {
+            Database::Sqlite(store) => store.record_scans_with_events(scans, subscribed),
+            Database::Postgres(store) => store.record_scans_with_events(scans, subscribed),
         }
     }
 

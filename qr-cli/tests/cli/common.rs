@@ -232,6 +232,29 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// Sends `body` (JSON) with `method` to `path` with the key.
+    pub fn send_json(&self, method: &str, path: &str, key: &str, body: &str) -> Answer {
+        let request = ureq::http::Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base))
+            .header("Authorization", format!("Bearer {key}"))
+            .header("Content-Type", "application/json")
+            .body(body.to_owned())
+            .expect("a request");
+        let mut response = agent().run(request).expect("an HTTP answer");
+        Answer {
+            status: response.status().as_u16(),
+            body: response.body_mut().read_to_vec().expect("a body"),
+        }
+    }
+
+    /// Kills the server with SIGKILL (no shutdown at all) and waits for it to end.
+    pub fn kill(mut self) {
+        let mut child = self.child.take().unwrap();
+        child.kill().expect("SIGKILL");
+        let _ = child.wait();
+    }
+
     /// Stops the server with SIGTERM, as an operator would, waits for it to finish, and returns
     /// what it wrote.
     pub fn stop(mut self) -> String {

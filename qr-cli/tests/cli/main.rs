@@ -12,3 +12,4 @@ mod json;
 mod ops;
 mod postgres;
 mod server;
+mod webhooks;

@@ -17,6 +17,7 @@ pub mod credentials;
 pub mod dashboard;
 pub mod service;
 pub mod store;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -82,10 +83,21 @@ macro_rules! contract_suite {
             campaigns:
                 links_keep_tags_options_and_custom_codes, links_are_listed_with_filters_and_cursors,
                 scans_keep_their_variant_and_rule, service_campaign_fields_follow_the_plans,
-                service_campaign_visits
+                service_campaign_visits;
+            webhooks:
+                webhooks_roundtrip_and_isolation, outbox_fans_out_updates_and_prunes,
+                scans_write_events_for_subscribed_accounts, thresholds_once_and_account_deletion,
+                service_webhook_events_and_delivery, service_usage_thresholds
         }
     };
-    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*) => {
+    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*; webhooks: $($webhooks:ident),*) => {
+        $(
+            #[test]
+            fn $webhooks() {
+                let Some((_guard, store)) = ($make)() else { return };
+                $crate::contract::webhooks::$webhooks(store);
+            }
+        )*
         $(
             #[test]
             fn $store() {
@@ -123,13 +135,14 @@ macro_rules! contract_suite {
             }
         )*
     };
-    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*) => {
+    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*; webhooks: $($webhooks:ident),*) => {
         (
             [$(stringify!($store)),*],
             [$(stringify!($service)),*],
             [$(stringify!($credentials)),*],
             [$(stringify!($dashboard)),*],
             [$(stringify!($campaigns)),*],
+            [$(stringify!($webhooks)),*],
         )
     };
 }
@@ -261,7 +274,7 @@ mod tests {
 
     #[test]
     fn every_check_is_in_the_suite() {
-        let (store, service, credentials, dashboard, campaigns) =
+        let (store, service, credentials, dashboard, campaigns, webhooks) =
             crate::contract_suite!(@list names);
         assert_eq!(
             sorted(store),
@@ -287,6 +300,11 @@ mod tests {
             sorted(campaigns),
             checks_in(include_str!("campaigns.rs")),
             "contract_suite! must list exactly the pub fn checks of contract/campaigns.rs"
+        );
+        assert_eq!(
+            sorted(webhooks),
+            checks_in(include_str!("webhooks.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/webhooks.rs"
         );
     }
 }

@@ -14,6 +14,7 @@ use crate::password::{Password, PasswordHash};
 use crate::plan::{Limit, PlanLimits};
 use crate::shortcode::ShortCode;
 use crate::store::Store;
+use crate::webhook::{EventKind, link_event};
 
 /// What a presented short code stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +116,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 options: Options::new(options),
             };
             tx.insert_link(&link)?;
+            tx.enqueue_webhook_event(account.id, &link_event(EventKind::LinkCreated, &link, now))?;
             Ok(link)
         })
     }
@@ -204,6 +206,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 if !tx.update_link(&link)? {
                     return Err(LinkError::NotFound);
                 }
+                tx.enqueue_webhook_event(account, &link_event(EventKind::LinkUpdated, &link, now))?;
                 Ok(link)
             })
             .inspect(|link| self.forget_link(link.id))
@@ -232,7 +235,17 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// Deletes a link with all its scans; its code is never issued again.
     pub fn delete_link(&self, account: AccountId, id: LinkId) -> Result<(), LinkError> {
-        let deleted = self.store.write(|tx| tx.delete_link(account, id))?;
+        let now = self.clock.now();
+        let deleted = self.store.write(|tx| {
+            let Some(link) = tx.link(account, id)? else {
+                return Ok::<_, StoreError>(false);
+            };
+            let deleted = tx.delete_link(account, id)?;
+            if deleted {
+                tx.enqueue_webhook_event(account, &link_event(EventKind::LinkDeleted, &link, now))?;
+            }
+            Ok(deleted)
+        })?;
         self.forget_link(id);
         if deleted {
             Ok(())

@@ -21,6 +21,8 @@ pub struct PruneReport {
     pub scans_deleted: u64,
     /// Expired one-time tokens and ended sessions deleted.
     pub credentials_deleted: u64,
+    /// Delivered and failed webhook events past their listing time deleted.
+    pub webhook_events_deleted: u64,
 }
 
 /// Why [`Service::check_ready`] says the service cannot take writes.
@@ -48,9 +50,14 @@ impl<S: Store, C: Clock> Service<S, C> {
         if dirty.usage.is_empty() && dirty.last_used.is_empty() && dirty.daily.is_empty() {
             return Ok(());
         }
+        let mut reached = Vec::new();
+        // Read before the transaction: a store may not be read from inside its own write.
+        let subscribed = self.usage_subscribed();
         let result = self.store.write(|tx| {
+            reached.clear();
             for (month, counts) in &dirty.usage {
                 tx.save_usage(*month, counts)?;
+                self.usage_threshold_events(tx, &subscribed, *month, counts, &mut reached)?;
             }
             for (day, counts) in &dirty.daily {
                 tx.add_daily_usage(*day, counts)?;
@@ -59,6 +66,8 @@ impl<S: Store, C: Clock> Service<S, C> {
         });
         if result.is_err() {
             self.meter.restore_dirty(dirty);
+        } else {
+            self.thresholds_recorded(reached);
         }
         result
     }
@@ -81,6 +90,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         report.credentials_deleted = self
             .store
             .write(|tx| tx.prune_credentials(now, now - SESSION_IDLE, now - SESSION_ABSOLUTE))?;
+        report.webhook_events_deleted = self.prune_webhook_events()?;
         Ok(report)
     }
 

@@ -27,6 +27,7 @@ mod opening;
 mod scans;
 mod sessions;
 mod throttle;
+pub(crate) mod webhooks;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -61,10 +62,12 @@ pub use throttle::{
     AUTH_FAILURE_BURST, FORM_ADDRESS_BURST, LINK_PASSWORD_BURST, LOGIN_ACCOUNT_BURST,
     LOGIN_ADDRESS_BURST,
 };
+pub use webhooks::{Delivery, USAGE_THRESHOLDS, WebhookSettings};
 
 use auth::CachedKey;
 use cache::BoundedCache;
 use throttle::{AuthThrottle, DashboardThrottles, LinkPasswordThrottle};
+use webhooks::WebhookState;
 
 /// Most keys kept in memory; beyond it the key cache starts over.
 const KEY_CACHE_MAX: usize = 100_000;
@@ -102,6 +105,8 @@ pub struct Service<S: Store, C: Clock> {
     link_passwords: LinkPasswordThrottle,
     /// The operator's sign-up settings.
     policy: SignupPolicy,
+    /// Webhook settings, the subscribed accounts and what this process already sent.
+    webhooks: WebhookState,
     writer: ScanWriter,
     /// Counters of the writer and the caches, for metrics.
     stats: ServiceStats,
@@ -127,8 +132,14 @@ impl<S: Store, C: Clock> Service<S, C> {
         let counts = store.read(|tx| tx.usage(month))?;
         meter.load(month, &counts);
         let stats = ServiceStats::default();
-        let writer = ScanWriter::spawn_with_stats(Arc::clone(&store), Arc::clone(&stats.writer))
-            .map_err(|e| {
+        let webhooks = WebhookState::default();
+        let subscriptions = Arc::clone(&webhooks.subscriptions);
+        let writer = ScanWriter::spawn_with_events(
+            Arc::clone(&store),
+            Arc::clone(&stats.writer),
+            subscriptions,
+        )
+        .map_err(|e| {
                 StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
             })?;
         Ok(Self {
@@ -145,6 +156,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             dashboard: DashboardThrottles::new(),
             link_passwords: LinkPasswordThrottle::new(),
             policy: SignupPolicy::default(),
+            webhooks,
             writer,
             stats,
         })

@@ -5,3 +5,4 @@ pub(crate) mod batch;
 pub(crate) mod generate;
 pub(crate) mod links;
 pub(crate) mod usage;
+pub(crate) mod webhooks;

@@ -321,7 +321,7 @@ pub(super) fn components() -> Value {
         "forwardQuery",
         "shortUrl"
     ]);
-    json!({
+    let mut schemas = json!({
         "Error": {"type": "object", "required": ["error", "message"], "additionalProperties": false,
             "properties": {
                 "error": {"const": true}, "message": {"type": "string"},
@@ -394,5 +394,60 @@ pub(super) fn components() -> Value {
                     "additionalProperties": false, "properties": link_fields},
                 "analytics": {"$ref": "#/components/schemas/AnalyticsSummary"},
                 "recentScans": {"type": "array", "items": {"$ref": "#/components/schemas/Scan"}}}}
-    })
+    });
+    if let Some(map) = schemas.as_object_mut() {
+        map.extend(webhook_schemas());
+    }
+    schemas
+}
+
+/// The webhooks' request and answer objects.
+fn webhook_schemas() -> serde_json::Map<String, Value> {
+    let events = json!({"type": "array", "minItems": 1, "maxItems": 16, "items": {"type": "string",
+        "enum": ["link.created", "link.updated", "link.deleted", "scan.recorded", "usage.threshold"]}});
+    let fields = json!({
+        "id": {"type": "string", "pattern": "^wh_[0-9a-f]{32}$"},
+        "url": {"type": "string", "format": "uri", "maxLength": 2048},
+        "events": events,
+        "createdAt": {"type": "string", "format": "date-time"}
+    });
+    let mut created = fields.clone();
+    if let Some(map) = created.as_object_mut() {
+        map.insert(
+            "secret".into(),
+            json!({"type": "string", "minLength": 16, "maxLength": 128,
+                   "description": "The signing secret, shown in this answer only"}),
+        );
+    }
+    let object = |required: &[&str], properties: &Value| {
+        json!({"type": "object", "required": required, "additionalProperties": false,
+               "properties": properties})
+    };
+    let mut map = serde_json::Map::new();
+    map.insert(
+        "Webhook".into(),
+        object(&["id", "url", "events", "createdAt"], &fields),
+    );
+    map.insert(
+        "CreatedWebhook".into(),
+        object(&["id", "url", "events", "createdAt", "secret"], &created),
+    );
+    map.insert(
+        "WebhookList".into(),
+        json!({"type": "object", "required": ["webhooks"], "additionalProperties": false,
+               "properties": {"webhooks": {"type": "array", "maxItems": 10,
+                   "items": {"$ref": "#/components/schemas/Webhook"}}}}),
+    );
+    map.insert(
+        "NewWebhook".into(),
+        json!({"type": "object", "required": ["url", "events"],
+            "properties": {
+                "url": {"type": "string", "format": "uri", "minLength": 1, "maxLength": 2048,
+                        "description": "http or https; delivered only to public addresses"},
+                "events": events,
+                "secret": {"type": "string", "minLength": 16, "maxLength": 128, "pattern": "^[!-~]+$",
+                           "description": "Printable ASCII without spaces; generated when absent"}},
+            "example": {"url": "https://hooks.example.com/qr", "events": ["link.created", "scan.recorded"]}}),
+    );
+    map
 }

@@ -12,6 +12,7 @@ mod keys;
 mod links;
 mod overview;
 mod public;
+mod webhooks;
 
 use askama::Template;
 use http::StatusCode;
@@ -337,6 +338,10 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
             post_only(req).and_then(|()| keys::regenerate(web, &user, id))
         }
         ["keys", id, "revoke"] => post_only(req).and_then(|()| keys::revoke(web, &user, id)),
+        ["webhooks"] => webhooks::index(web, &user),
+        ["webhooks", id, "delete"] => {
+            post_only(req).and_then(|()| webhooks::delete(web, &user, id))
+        }
         ["links"] => links::index(web, &user),
         ["links", id] => read_only(req).and_then(|()| analytics::show(web, &user, id)),
         ["links", id, "scans.csv"] => read_only(req).and_then(|()| analytics::csv(web, &user, id)),
