@@ -706,9 +706,9 @@ fn parse_date_time(text: &str) -> Option<Result<UtcDateTime, ContentError>> {
     };
     let narrow = |s: &str| number(s, 2).map(|n| n as u8);
     Some(UtcDateTime::new(
-        number(*year, 4)?,
-        narrow(*month)?,
-        narrow(*day)?,
+        number(year, 4)?,
+        narrow(month)?,
+        narrow(day)?,
         narrow(hour)?,
         narrow(minute)?,
         narrow(second)?,
@@ -806,7 +806,9 @@ mod tests {
 
     #[test]
     fn every_refusal_names_its_field() {
-        let cases: &[(&str, &[(&str, &str)], &str)] = &[
+        // The type, its fields, and the message.
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+        let cases: &[Case<'_>] = &[
             ("wifi", &[], "ssid parameter required for type=wifi"),
             (
                 "wifi",
