@@ -112,8 +112,10 @@ pub use options::{
 };
 #[cfg(feature = "logo")]
 pub use render::Logo;
+#[cfg(any(feature = "png", feature = "svg"))]
+pub use render::render_micro;
 #[cfg(any(feature = "png", feature = "svg", feature = "pdf", feature = "eps"))]
-pub use render::{Placement, placement, render_micro};
+pub use render::{Placement, placement};
 pub use render::{RenderOptions, encode, render, render_code, render_terminal};
 pub use segment::{Mode, Segment};
 pub use structured::StructuredAppend;

@@ -363,6 +363,55 @@ async fn the_customer_journey_in_a_real_browser() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     camera.snap(&browser, "design").await;
+    // A content type: its fields appear, the content box goes, and the preview follows.
+    let before = browser
+        .find(Locator::Id("preview-image"))
+        .await
+        .unwrap()
+        .attr("src")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    browser
+        .find(Locator::Id("f-type"))
+        .await
+        .unwrap()
+        .select_by_value("wifi")
+        .await
+        .unwrap();
+    let hidden =
+        |id: &str| format!("return document.getElementById('{id}').closest('.field').hidden;");
+    assert_eq!(
+        browser.execute(&hidden("f-data"), vec![]).await.unwrap(),
+        true
+    );
+    assert_eq!(
+        browser.execute(&hidden("f-ssid"), vec![]).await.unwrap(),
+        false
+    );
+    assert_eq!(
+        browser
+            .execute(&hidden("f-latitude"), vec![])
+            .await
+            .unwrap(),
+        true
+    );
+    fill(&browser, "f-ssid", "Guest").await;
+    fill(&browser, "f-password", "welcome-2025").await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let image = browser.find(Locator::Id("preview-image")).await.unwrap();
+        let src = image.attr("src").await.unwrap().unwrap_or_default();
+        if src.starts_with("blob:") && src != before {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no live preview of the Wi-Fi code"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    camera.snap(&browser, "design-wifi").await;
     browser.goto(&format!("{base}/dashboard")).await.unwrap();
     camera.snap(&browser, "overview").await;
     browser

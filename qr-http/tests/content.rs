@@ -368,7 +368,9 @@ fn luma_png(image: &qr_test_support::Luma) -> Vec<u8> {
 async fn micro_qr_codes_read_back_with_zxing() {
     const SUITE: &str = "Micro QR over HTTP";
     let s = TestServer::start(|_| {}).await;
-    let cases: &[(&[(&str, &str)], &str, &str)] = &[
+    // The request, the text it encodes, and the image format.
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+    let cases: &[Case<'_>] = &[
         (&[("data", "12345"), ("symbol", "micro")], "12345", "PNG"),
         (
             &[

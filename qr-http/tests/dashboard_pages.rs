@@ -220,6 +220,114 @@ async fn the_designer_offers_every_documented_parameter() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_designer_makes_content_types_micro_codes_and_print_formats() {
+    let (s, smtp) = start(|_| {}).await;
+    let mut c = customer(&s, &smtp, "t@example.com").await;
+    let page = c.get("/dashboard/design").await.text();
+    // The type selector starts with "no type" (the content box), and each field names its types.
+    assert!(page.contains("<option value=\"\""), "an empty type choice");
+    assert!(page.contains("data-types=\"wifi\""));
+    assert!(page.contains("data-types=\"vcard mecard\""));
+    assert!(page.contains("placeholder=\"Home Wi-Fi\""));
+    let csrf = csrf_in(&page);
+    // A form sends every field, empty ones included: an empty content box is no data.
+    let wifi = [
+        ("csrf", csrf.as_str()),
+        ("data", ""),
+        ("type", "wifi"),
+        ("ssid", "Guest"),
+        ("password", "welcome-2025"),
+        ("latitude", ""),
+        ("format", "png"),
+        ("verify", "true"),
+    ];
+    let preview = c
+        .post_multipart("/dashboard/design/preview", &wifi, None)
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert_eq!(
+        decode_png(&preview.body),
+        "WIFI:T:WPA;S:Guest;P:welcome-2025;;"
+    );
+    let bad = c
+        .post_multipart(
+            "/dashboard/design/preview",
+            &[
+                ("csrf", &csrf),
+                ("type", "wifi"),
+                ("ssid", "Guest"),
+                ("password", "short"),
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(bad.status, 422);
+    assert!(
+        bad.text().starts_with("Invalid password: "),
+        "{}",
+        bad.text()
+    );
+    // The no-script page puts the refusal next to its field.
+    let no_js = c
+        .post_multipart(
+            "/dashboard/design",
+            &[
+                ("csrf", &csrf),
+                ("type", "wifi"),
+                ("ssid", "Guest"),
+                ("password", "short"),
+            ],
+            None,
+        )
+        .await
+        .text();
+    assert!(no_js.contains("id=\"e-password\""), "{no_js}");
+    // PDF is previewed as PNG and downloaded as PDF.
+    let pdf = [
+        ("csrf", csrf.as_str()),
+        ("data", "https://example.com/print"),
+        ("format", "pdf"),
+        ("printSize", "30"),
+    ];
+    let preview = c
+        .post_multipart("/dashboard/design/preview", &pdf, None)
+        .await;
+    assert_eq!(preview.header("content-type"), Some("image/png"));
+    assert_eq!(decode_png(&preview.body), "https://example.com/print");
+    let download = c
+        .post_multipart("/dashboard/design/download", &pdf, None)
+        .await;
+    assert_eq!(download.header("content-type"), Some("application/pdf"));
+    assert_eq!(
+        download.header("content-disposition"),
+        Some("attachment; filename=\"qr-code.pdf\"")
+    );
+    assert!(download.body.starts_with(b"%PDF-"));
+    // A Micro QR code, and its refusal of a style.
+    let micro = [
+        ("csrf", csrf.as_str()),
+        ("data", "12345"),
+        ("symbol", "micro"),
+        ("format", "svg"),
+    ];
+    let preview = c
+        .post_multipart("/dashboard/design/preview", &micro, None)
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert_eq!(preview.header("content-type"), Some("image/svg+xml"));
+    let styled = c
+        .post_multipart(
+            "/dashboard/design/preview",
+            &[&micro[..], &[("style", "dots")]].concat(),
+            None,
+        )
+        .await;
+    assert_eq!(styled.status, 422);
+    assert!(styled.text().starts_with("Invalid style for symbol=micro"));
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_account_page_changes_address_password_sessions_and_deletes() {
     let (s, smtp) = start(|_| {}).await;
     let mut c = customer(&s, &smtp, "old@example.com").await;

@@ -4,8 +4,8 @@
 //! (a string enum), a colour picker (a string whose pattern is the API's colour pattern), a
 //! checkbox (a boolean), a file field (`logo`: the API fetches a URL, the dashboard takes an
 //! upload) or a text field (any other string or decimal). The values are sent under the API's
-//! names, so `qr_generate::GenerateParams` reads them exactly as the API does. `type` gets a
-//! first, empty choice (the code of `data`); a content field carries the types that use it
+//! names, so `qr_generate::GenerateParams` reads them exactly as the API does. A choice without
+//! a default (`gradient`, `type`: the code of `data`) gets a first, empty choice; a content field carries the types that use it
 //! (the document's `x-content-types`), which the page's script uses to show only the selected
 //! type's fields, and its example as a placeholder.
 
@@ -30,9 +30,6 @@ pub(crate) struct Field {
     /// A placeholder: the API's example of a content field ("" for the other parameters).
     pub(crate) placeholder: String,
 }
-
-/// The API's parameter that names a content type.
-pub(crate) const TYPE: &str = "type";
 
 /// The kind of control a parameter gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,8 +105,10 @@ fn field(p: &Value) -> Option<Field> {
         Some("boolean") => Kind::Toggle,
         Some("string") => match (schema.get("enum"), schema.get("pattern")) {
             (Some(Value::Array(values)), _) => Kind::Choice(
-                // No type is a choice too: the code of `data`.
-                (name == TYPE)
+                // A parameter without a default may be left out (no gradient, no type: the
+                // code of `data`): an empty first choice.
+                default
+                    .is_empty()
                     .then(String::new)
                     .into_iter()
                     .chain(values.iter().filter_map(|v| v.as_str().map(str::to_owned)))
@@ -191,6 +190,13 @@ mod tests {
         assert_eq!(f[1].kind, Kind::Number { min: 50, max: 2000 });
         assert_eq!(f[1].default, "300");
         assert_eq!(f[2].kind, Kind::Choice(vec!["png".into(), "svg".into()]));
+        let gradient =
+            json!({"name": "gradient", "schema": {"type": "string", "enum": ["linear"]}});
+        assert_eq!(
+            fields(&[gradient])[0].kind,
+            Kind::Choice(vec![String::new(), "linear".into()]),
+            "no default: an empty choice first"
+        );
         assert_eq!(f[3].kind, Kind::Colour);
         assert_eq!(f[4].kind, Kind::Upload);
         assert_eq!(f[5].kind, Kind::Toggle);

@@ -145,7 +145,7 @@ fn content_parameters() -> Vec<Value> {
         false,
         content_type_schema(),
         &format!(
-            "Builds the content from the type's fields instead of data (not with data): {}",
+            "Content type (builds the content from the type's fields instead of data; not with data): {}",
             summaries.join("; ")
         ),
         Value::Null,
@@ -307,7 +307,7 @@ fn settings_parameters() -> Vec<Value> {
                 ),
                 "symbol" => (
                     false,
-                    "Symbol kind: qr, or micro for a Micro QR code (plain PNG or SVG, level L, M or Q, no logo or verify)",
+                    "Symbol kind (qr, or micro for a Micro QR code: plain PNG or SVG, level L, M or Q, no logo or verify)",
                     json!("qr"),
                 ),
                 _ => (

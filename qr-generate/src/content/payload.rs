@@ -1,10 +1,4 @@
-//! Content types (`type=wifi` and the others): one table of types and their fields, shared by the API, its OpenAPI document, the CLI's `qr generate <type>` subcommands and the dashboard designer, and the payload built from those fields with `qr_core::content`.
-//!
-//! A field is named once here, by its API name (`postalCode`); the CLI spells it as a long
-//! flag (`--postal-code`, [`ContentField::flag`]). Every refusal names the field: a missing
-//! required field is [`GenerateError::MissingField`], a value `qr_core::content` refuses is
-//! [`GenerateError::Content`] with its [`ContentError`], a value that does not parse is
-//! [`GenerateError::InvalidField`].
+//! The payload of a content type built from its fields with `qr_core::content`, every refusal named by the API's field.
 
 use qr_core::content::{
     Bic, CalendarEvent, ContentError, EmailAddress, EpcAmount, EpcTransfer, GeoLocation, Iban,
@@ -13,356 +7,8 @@ use qr_core::content::{
     WifiSecurity,
 };
 
+use super::ContentType;
 use crate::params::GenerateError;
-
-/// What kind of value a field takes (for documentation, form controls and CLI flags).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldKind {
-    /// One line of text.
-    Text,
-    /// Text that may hold line breaks.
-    Multiline,
-    /// One of a few values (case-insensitive).
-    Choice(&'static [&'static str]),
-    /// `true` or `false`.
-    Flag,
-    /// A decimal number.
-    Number,
-    /// A UTC date and time, `YYYY-MM-DDTHH:MM[:SS]Z`.
-    DateTime,
-}
-
-/// One field of a content type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContentField {
-    /// The API parameter name (camelCase).
-    pub name: &'static str,
-    /// What the field holds, one sentence.
-    pub help: &'static str,
-    /// Whether the type needs it.
-    pub required: bool,
-    /// The kind of value.
-    pub kind: FieldKind,
-    /// An example value (used in the OpenAPI document and as the designer's placeholder; empty
-    /// when the type's example leaves the field out).
-    pub example: &'static str,
-}
-
-impl ContentField {
-    /// The CLI's long flag for the field: the API name in kebab case (`postalCode` is
-    /// `postal-code`).
-    pub fn flag(&self) -> String {
-        let mut flag = String::with_capacity(self.name.len() + 2);
-        for c in self.name.chars() {
-            if c.is_ascii_uppercase() {
-                flag.push('-');
-                flag.push(c.to_ascii_lowercase());
-            } else {
-                flag.push(c);
-            }
-        }
-        flag
-    }
-}
-
-/// A content type: its name, the other names it answers to, and its fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContentType {
-    /// The `type` value.
-    pub name: &'static str,
-    /// Other accepted `type` values.
-    pub aliases: &'static [&'static str],
-    /// What the code does when scanned, one sentence.
-    pub summary: &'static str,
-    /// The fields, required ones first.
-    pub fields: &'static [ContentField],
-}
-
-const fn field(
-    name: &'static str,
-    required: bool,
-    kind: FieldKind,
-    help: &'static str,
-    example: &'static str,
-) -> ContentField {
-    ContentField {
-        name,
-        help,
-        required,
-        kind,
-        example,
-    }
-}
-
-use FieldKind::{Choice, DateTime, Flag, Multiline, Number, Text};
-
-/// The values of `encryption`.
-pub const ENCRYPTIONS: &[&str] = &["WPA", "WEP", "nopass"];
-/// The values of `version` (vCard).
-pub const VCARD_VERSIONS: &[&str] = &["3", "4"];
-
-/// The contact fields vCard and MeCard share, after the name.
-macro_rules! contact_fields {
-    ($($extra:expr),*) => {
-        &[
-            field("firstName", false, Text, "Given name (firstName or lastName is required).", "Jane"),
-            field("lastName", false, Text, "Family name (firstName or lastName is required).", "Doe"),
-            field("org", false, Text, "Organisation.", "ACME Inc."),
-            field("phone", false, Text, "Mobile number: + and 3 to 15 digits, spaces, dashes, dots and brackets allowed.", "+1 555 0100"),
-            field("workPhone", false, Text, "Work number, as phone.", "+1 555 0199"),
-            field("email", false, Text, "E-mail address.", "jane@example.com"),
-            field("url", false, Text, "Web site: an absolute URL such as https://example.com.", "https://example.com"),
-            field("street", false, Text, "Street and number.", "1 Main St"),
-            field("city", false, Text, "City or town.", "Springfield"),
-            field("region", false, Text, "State or province.", "IL"),
-            field("postalCode", false, Text, "Postal code.", "62701"),
-            field("country", false, Text, "Country.", "USA"),
-            $($extra),*
-        ]
-    };
-}
-
-/// Every content type, in the order documents list them.
-pub const CONTENT_TYPES: &[ContentType] = &[
-    ContentType {
-        name: "wifi",
-        aliases: &[],
-        summary: "Joins a Wi-Fi network (WIFI: payload).",
-        fields: &[
-            field(
-                "ssid",
-                true,
-                Text,
-                "Network name, 1 to 32 bytes.",
-                "Home Wi-Fi",
-            ),
-            field(
-                "password",
-                false,
-                Text,
-                "WPA passphrase (8 to 63 characters, or 64 hex digits) or WEP key (5 or 13 characters, or 10 or 26 hex digits); none for an open network.",
-                "correct horse",
-            ),
-            field(
-                "encryption",
-                false,
-                Choice(ENCRYPTIONS),
-                "WPA (also WPA2 and WPA3), WEP or nopass (none is accepted too); default WPA with a password, nopass without.",
-                "WPA",
-            ),
-            field(
-                "hidden",
-                false,
-                Flag,
-                "true when the network does not broadcast its name.",
-                "false",
-            ),
-        ],
-    },
-    ContentType {
-        name: "vcard",
-        aliases: &[],
-        summary: "Adds a contact (vCard 3.0 or 4.0).",
-        fields: contact_fields!(field(
-            "version",
-            false,
-            Choice(VCARD_VERSIONS),
-            "vCard version, 3 or 4 (default 3, which every phone reads).",
-            "3"
-        )),
-    },
-    ContentType {
-        name: "mecard",
-        aliases: &[],
-        summary: "Adds a contact (MeCard, shorter than a vCard).",
-        fields: contact_fields!(),
-    },
-    ContentType {
-        name: "geo",
-        aliases: &[],
-        summary: "Opens a place on the map (geo: URI).",
-        fields: &[
-            field(
-                "latitude",
-                true,
-                Number,
-                "Latitude in degrees, -90 to 90.",
-                "48.8584",
-            ),
-            field(
-                "longitude",
-                true,
-                Number,
-                "Longitude in degrees, -180 to 180.",
-                "2.2945",
-            ),
-        ],
-    },
-    ContentType {
-        name: "email",
-        aliases: &["mailto"],
-        summary: "Writes an e-mail (mailto: URI).",
-        fields: &[
-            field(
-                "to",
-                true,
-                Text,
-                "Recipient's e-mail address.",
-                "jane@example.com",
-            ),
-            field("subject", false, Text, "Subject, one line.", "Hello"),
-            field("body", false, Multiline, "Message text.", "See you soon."),
-        ],
-    },
-    ContentType {
-        name: "sms",
-        aliases: &[],
-        summary: "Writes a text message (SMSTO: payload).",
-        fields: &[
-            field(
-                "phone",
-                true,
-                Text,
-                "Recipient's number: + and 3 to 15 digits, spaces, dashes, dots and brackets allowed.",
-                "+1 555 0100",
-            ),
-            field("message", false, Multiline, "Message text.", "Hello"),
-        ],
-    },
-    ContentType {
-        name: "tel",
-        aliases: &["phone"],
-        summary: "Calls a number (tel: URI).",
-        fields: &[field(
-            "phone",
-            true,
-            Text,
-            "Number to call: + and 3 to 15 digits, spaces, dashes, dots and brackets allowed.",
-            "+1 555 0100",
-        )],
-    },
-    ContentType {
-        name: "event",
-        aliases: &["calendar"],
-        summary: "Adds a calendar event (iCalendar VEVENT).",
-        fields: &[
-            field(
-                "summary",
-                true,
-                Text,
-                "Event title, one line.",
-                "Team meeting",
-            ),
-            field(
-                "start",
-                true,
-                DateTime,
-                "Start in UTC: YYYY-MM-DDTHH:MM[:SS]Z.",
-                "2025-03-14T09:30:00Z",
-            ),
-            field(
-                "end",
-                false,
-                DateTime,
-                "End in UTC, not before the start.",
-                "2025-03-14T10:30:00Z",
-            ),
-            field("location", false, Text, "Place, one line.", "Room 4"),
-            field(
-                "description",
-                false,
-                Multiline,
-                "Details.",
-                "Quarterly review",
-            ),
-        ],
-    },
-    ContentType {
-        name: "epc",
-        aliases: &["girocode"],
-        summary: "Fills in a SEPA credit transfer (EPC QR code, GiroCode).",
-        fields: &[
-            field(
-                "name",
-                true,
-                Text,
-                "Beneficiary's name, at most 70 characters.",
-                "Red Cross",
-            ),
-            field(
-                "iban",
-                true,
-                Text,
-                "Beneficiary's IBAN (spaces allowed).",
-                "DE89 3704 0044 0532 0130 00",
-            ),
-            field(
-                "bic",
-                false,
-                Text,
-                "Bank's BIC, 8 or 11 characters; required outside the EEA.",
-                "COBADEFFXXX",
-            ),
-            field(
-                "amount",
-                false,
-                Number,
-                "Amount in euros, 0.01 to 999999999.99, at most 2 decimals.",
-                "12.30",
-            ),
-            field(
-                "reference",
-                false,
-                Text,
-                "Structured creditor reference, at most 35 letters, digits and spaces (not with message).",
-                "RF18539007547034",
-            ),
-            // No example: the example uses the reference, and the two exclude each other.
-            field(
-                "message",
-                false,
-                Text,
-                "Remittance text, at most 140 characters (not with reference).",
-                "",
-            ),
-        ],
-    },
-];
-
-/// The content type called `name` (its name or an alias, case-insensitive).
-pub fn content_type(name: &str) -> Option<&'static ContentType> {
-    CONTENT_TYPES.iter().find(|t| {
-        t.name.eq_ignore_ascii_case(name) || t.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
-    })
-}
-
-/// Every field name of every type, each once, in table order.
-pub fn field_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = Vec::new();
-    for field in CONTENT_TYPES.iter().flat_map(|t| t.fields) {
-        if !names.contains(&field.name) {
-            names.push(field.name);
-        }
-    }
-    names
-}
-
-/// Whether `name` is a field of some content type.
-pub fn is_field_name(name: &str) -> bool {
-    CONTENT_TYPES
-        .iter()
-        .flat_map(|t| t.fields)
-        .any(|f| f.name == name)
-}
-
-/// The `type` values, for messages: `wifi, vcard, …`.
-pub fn type_names() -> String {
-    CONTENT_TYPES
-        .iter()
-        .map(|t| t.name)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 /// Builds the payload of `kind` from its fields; `get` returns a field's value, `None` when
 /// it is not given (an empty value counts as not given).
@@ -706,9 +352,9 @@ fn parse_date_time(text: &str) -> Option<Result<UtcDateTime, ContentError>> {
     };
     let narrow = |s: &str| number(s, 2).map(|n| n as u8);
     Some(UtcDateTime::new(
-        number(*year, 4)?,
-        narrow(*month)?,
-        narrow(*day)?,
+        number(year, 4)?,
+        narrow(month)?,
+        narrow(day)?,
         narrow(hour)?,
         narrow(minute)?,
         narrow(second)?,
@@ -718,6 +364,7 @@ fn parse_date_time(text: &str) -> Option<Result<UtcDateTime, ContentError>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::content::{CONTENT_TYPES, content_type, field_names};
 
     fn payload(kind: &str, pairs: &[(&str, &str)]) -> Result<String, String> {
         let kind = content_type(kind).expect("a type");
@@ -806,7 +453,9 @@ mod tests {
 
     #[test]
     fn every_refusal_names_its_field() {
-        let cases: &[(&str, &[(&str, &str)], &str)] = &[
+        // The type, its fields, and the message.
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+        let cases: &[Case<'_>] = &[
             ("wifi", &[], "ssid parameter required for type=wifi"),
             (
                 "wifi",
