@@ -706,7 +706,7 @@ mod tests {
         assert_eq!(ab["type"], "scan.recorded");
         assert_eq!(ab["data"]["scans"][1]["eventId"], b.id.to_string());
         assert_eq!(ab["data"]["scans"][1]["scanId"], "2");
-        let single: Value = serde_json::from_str(&delivery_body(&[a.clone()])).unwrap();
+        let single: Value = serde_json::from_str(&delivery_body(std::slice::from_ref(&a))).unwrap();
         assert_eq!(single["id"], a.id.to_string());
     }
 }

@@ -260,14 +260,7 @@ impl LogoFetcher {
         tokio::spawn(async move {
             let _ = conn.await;
         });
-        let host = match url.port() {
-            Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-            None => url.host_str().unwrap_or_default().to_owned(),
-        };
-        let path = match url.query() {
-            Some(q) => format!("{}?{q}", url.path()),
-            None => url.path().to_owned(),
-        };
+        let (host, path) = host_and_path(url);
         let request = Request::get(path)
             .header(HOST, host)
             .header(
@@ -356,6 +349,19 @@ pub(crate) async fn resolve(
         .into_iter()
         .map(|ip| SocketAddr::new(ip, port))
         .collect())
+}
+
+/// The `Host` header and the request target (path and query) of a URL.
+pub(crate) fn host_and_path(url: &Url) -> (String, String) {
+    let host = match url.port() {
+        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_owned(),
+    };
+    let path = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_owned(),
+    };
+    (host, path)
 }
 
 /// The TLS server name of the URL's host (SNI and certificate check).

@@ -145,14 +145,7 @@ impl Sender {
         tokio::spawn(async move {
             let _ = conn.await;
         });
-        let host = match url.port() {
-            Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-            None => url.host_str().unwrap_or_default().to_owned(),
-        };
-        let path = match url.query() {
-            Some(q) => format!("{}?{q}", url.path()),
-            None => url.path().to_owned(),
-        };
+        let (host, path) = logo::host_and_path(url);
         let first = &delivery.events[0];
         let unix = qr_domain::chrono::Utc::now().timestamp();
         let request = Request::post(path)

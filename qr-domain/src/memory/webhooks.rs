@@ -67,7 +67,7 @@ pub(super) fn insert(d: &mut Data, webhook: &Webhook) -> Result<(), StoreError> 
 }
 
 pub(super) fn delete(d: &mut Data, account: AccountId, id: WebhookId) -> bool {
-    if !d.webhooks.get(&id).is_some_and(|w| w.account_id == account) {
+    if d.webhooks.get(&id).is_none_or(|w| w.account_id != account) {
         return false;
     }
     d.webhooks.remove(&id);
