@@ -314,6 +314,8 @@ impl ReadTx for Data {
             .take(limit as usize)
             .collect();
         Ok((page, total))
+    }
+
     fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError> {
         let mut links: Vec<Link> = self
             .links

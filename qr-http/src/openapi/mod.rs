@@ -522,6 +522,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     body: None,
                     success: ok("{webhooks: [Webhook]}", schema_ref("WebhookList")),
                     errors: &[],
+                    example_requests: Vec::new(),
                 },
                 Operation {
                     method: Method::Post,
@@ -532,6 +533,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     success: json!({"201": {"description": "The webhook with its secret",
                         "content": json_content(schema_ref("CreatedWebhook"))}}),
                     errors: &[408, 413],
+                    example_requests: Vec::new(),
                 },
                 Operation {
                     method: Method::Delete,
@@ -547,6 +549,7 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     body: None,
                     success: json!({"204": {"description": "Deleted"}}),
                     errors: &[404],
+                    example_requests: Vec::new(),
                 },
             ],
         ),
