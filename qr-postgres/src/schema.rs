@@ -11,7 +11,13 @@ const APPLICATION: &str = "qr-platform";
 const MIGRATION_LOCK: i64 = 0x5152_504C_0001;
 
 /// Migrations in order; migration `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3_DASHBOARD, V4_CAMPAIGNS, crate::webhooks::V5_WEBHOOKS];
+const MIGRATIONS: &[&str] = &[
+    V1,
+    V2,
+    V3_DASHBOARD,
+    V4_CAMPAIGNS,
+    crate::webhooks::V5_WEBHOOKS,
+];
 
 /// The schema version this build creates and understands.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;

@@ -139,9 +139,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             Arc::clone(&stats.writer),
             subscriptions,
         )
-        .map_err(|e| {
-                StoreError::Backend(format!("cannot start the scan writer thread: {e}"))
-            })?;
+        .map_err(|e| StoreError::Backend(format!("cannot start the scan writer thread: {e}")))?;
         Ok(Self {
             store,
             clock,
