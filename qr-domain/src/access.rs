@@ -68,6 +68,8 @@ pub enum Endpoint {
     Usage,
     /// `GET /api/health`.
     Health,
+    /// `GET /api/account/export`: the account's whole data as a ZIP.
+    Export,
 }
 
 /// Per-key restrictions. The default restricts nothing.
@@ -167,13 +169,14 @@ pub fn check_access(
 
 impl Endpoint {
     /// All endpoint groups.
-    pub const ALL: [Endpoint; 6] = [
+    pub const ALL: [Endpoint; 7] = [
         Endpoint::Generate,
         Endpoint::Batch,
         Endpoint::Links,
         Endpoint::Analytics,
         Endpoint::Usage,
         Endpoint::Health,
+        Endpoint::Export,
     ];
 
     /// The endpoint's lower-case name.
@@ -185,6 +188,7 @@ impl Endpoint {
             Endpoint::Analytics => "analytics",
             Endpoint::Usage => "usage",
             Endpoint::Health => "health",
+            Endpoint::Export => "export",
         }
     }
 }
@@ -197,7 +201,7 @@ impl FromStr for Endpoint {
             .into_iter()
             .find(|e| e.as_str().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| {
-                format!("unknown endpoint {s:?}: expected generate, batch, links, analytics, usage or health")
+                format!("unknown endpoint {s:?}: expected generate, batch, links, analytics, usage, health or export")
             })
     }
 }

@@ -606,10 +606,16 @@ mod tests {
         assert_eq!(earlier.full_days, Some((d("2024-05-01"), d("2024-05-02"))));
         assert_eq!(
             earlier.partial,
-            [None, Some(w("2024-05-03T00:00:00Z", "2024-05-03T05:00:00Z"))]
+            [
+                None,
+                Some(w("2024-05-03T00:00:00Z", "2024-05-03T05:00:00Z"))
+            ]
         );
         let later = w("2024-05-01T13:00:00Z", "2024-05-01T14:00:00Z").plan_within(&life);
-        assert_eq!(later, w("2024-05-01T13:00:00Z", "2024-05-01T14:00:00Z").plan());
+        assert_eq!(
+            later,
+            w("2024-05-01T13:00:00Z", "2024-05-01T14:00:00Z").plan()
+        );
         let adjacent = w("2024-05-01T01:00:00Z", "2024-05-02T02:00:00Z").plan();
         assert_eq!(adjacent.full_days, None);
     }

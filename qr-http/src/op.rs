@@ -32,6 +32,8 @@ pub(crate) enum ApiOp {
     Usage,
     /// `GET /api/health`.
     Health,
+    /// `GET /api/account/export`.
+    Export,
 }
 
 /// The links operations, with their ids parsed.
@@ -105,6 +107,7 @@ impl ApiOp {
                 }
             },
             Kind::Health => ApiOp::Health,
+            Kind::Export => ApiOp::Export,
             Kind::OpenApi | Kind::Redirect => return Err(ApiError::NotFound),
         })
     }

@@ -317,6 +317,7 @@ impl App {
             ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,
             ApiOp::Usage => Ok(api::usage::usage(self, &ctx)),
             ApiOp::Health => api::usage::health(self).await,
+            ApiOp::Export => api::export::handle(self, &ctx).await,
         }
     }
 }

@@ -32,6 +32,8 @@ pub enum Kind {
     Dashboard,
     /// `GET /api/health`.
     Health,
+    /// `GET /api/account/export`: the caller's account as a ZIP.
+    Export,
     /// `GET /api/openapi.json` (public).
     OpenApi,
     /// `GET|HEAD /r/{shortCode}` (public).
@@ -87,6 +89,11 @@ pub const ROUTES: &[RouteSpec] = &[
         path: "/api/health",
         methods: &[Method::Get, Method::Head],
         kind: Kind::Health,
+    },
+    RouteSpec {
+        path: "/api/account/export",
+        methods: &[Method::Get, Method::Head],
+        kind: Kind::Export,
     },
     RouteSpec {
         path: "/api/openapi.json",
@@ -161,6 +168,7 @@ impl Kind {
             Kind::Analytics => Endpoint::Analytics,
             Kind::Dashboard => Endpoint::Usage,
             Kind::Health => Endpoint::Health,
+            Kind::Export => Endpoint::Export,
             Kind::OpenApi | Kind::Redirect => return None,
         })
     }
@@ -206,6 +214,7 @@ mod tests {
             Kind::Analytics,
             Kind::Dashboard,
             Kind::Health,
+            Kind::Export,
             Kind::OpenApi,
             Kind::Redirect,
         ] {
