@@ -70,6 +70,8 @@ pub enum Endpoint {
     Health,
     /// `/api/webhooks` in all its methods.
     Webhooks,
+    /// `GET /api/account/export`: the account's whole data as a ZIP.
+    Export,
 }
 
 /// Per-key restrictions. The default restricts nothing.
@@ -169,7 +171,7 @@ pub fn check_access(
 
 impl Endpoint {
     /// All endpoint groups.
-    pub const ALL: [Endpoint; 7] = [
+    pub const ALL: [Endpoint; 8] = [
         Endpoint::Generate,
         Endpoint::Batch,
         Endpoint::Links,
@@ -177,6 +179,7 @@ impl Endpoint {
         Endpoint::Usage,
         Endpoint::Health,
         Endpoint::Webhooks,
+        Endpoint::Export,
     ];
 
     /// The endpoint's lower-case name.
@@ -189,6 +192,7 @@ impl Endpoint {
             Endpoint::Usage => "usage",
             Endpoint::Health => "health",
             Endpoint::Webhooks => "webhooks",
+            Endpoint::Export => "export",
         }
     }
 }
@@ -201,7 +205,7 @@ impl FromStr for Endpoint {
             .into_iter()
             .find(|e| e.as_str().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| {
-                format!("unknown endpoint {s:?}: expected generate, batch, links, analytics, usage, health or webhooks")
+                format!("unknown endpoint {s:?}: expected generate, batch, links, analytics, usage, health, webhooks or export")
             })
     }
 }

@@ -15,6 +15,10 @@
 //! analytics/<shortCode>/scans.csv   id,timestamp,country,city,device,browser,os,referrer
 //! ```
 
+mod download;
+
+pub use download::{DownloadError, MAX_DOWNLOAD_BYTES, zip_bytes};
+
 use std::fmt::Write as _;
 use std::io::{Seek, Write};
 

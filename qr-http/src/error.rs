@@ -66,6 +66,8 @@ pub(crate) enum ApiError {
     OpsMethodNotAllowed,
     /// `/metrics` on the main port without the operator's token.
     MetricsToken,
+    /// The account's export would exceed the download cap (bytes).
+    ExportTooLarge(u64),
     /// The store failed.
     Store(StoreError),
     /// A bug or an unexpected failure; the detail is logged, not sent.
@@ -172,6 +174,10 @@ impl ApiError {
                 (S::METHOD_NOT_ALLOWED, text("Method not allowed"))
             }
             ApiError::MetricsToken => (S::UNAUTHORIZED, text("Invalid metrics token")),
+            ApiError::ExportTooLarge(cap) => (
+                S::UNPROCESSABLE_ENTITY,
+                qr_export::DownloadError::too_large_message(*cap),
+            ),
             ApiError::Internal(_) => (S::INTERNAL_SERVER_ERROR, text("Internal server error")),
         }
     }

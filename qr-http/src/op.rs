@@ -36,6 +36,8 @@ pub(crate) enum ApiOp {
     Health,
     /// `/api/webhooks` in its three forms.
     Webhooks(WebhooksOp),
+    /// `GET /api/account/export`.
+    Export,
 }
 
 /// The webhooks operations, with their ids parsed.
@@ -128,6 +130,7 @@ impl ApiOp {
                 }
                 (_, Some(id)) => WebhooksOp::Delete(id.parse()?),
             }),
+            Kind::Export => ApiOp::Export,
             Kind::OpenApi | Kind::Redirect => return Err(ApiError::NotFound),
         })
     }

@@ -319,6 +319,7 @@ impl App {
             ApiOp::Usage => Ok(api::usage::usage(self, &ctx)),
             ApiOp::Health => api::usage::health(self).await,
             ApiOp::Webhooks(op) => api::webhooks::handle(self, &ctx, op, body).await,
+            ApiOp::Export => api::export::handle(self, &ctx).await,
         }
     }
 }

@@ -34,6 +34,8 @@ pub enum Kind {
     Health,
     /// `/api/webhooks`: list, create, delete.
     Webhooks,
+    /// `GET /api/account/export`: the caller's account as a ZIP.
+    Export,
     /// `GET /api/openapi.json` (public).
     OpenApi,
     /// `GET|HEAD|POST /r/{shortCode}` (public; POST is the password form's).
@@ -94,6 +96,11 @@ pub const ROUTES: &[RouteSpec] = &[
         path: "/api/webhooks",
         methods: &[Method::Get, Method::Head, Method::Post, Method::Delete],
         kind: Kind::Webhooks,
+    },
+    RouteSpec {
+        path: "/api/account/export",
+        methods: &[Method::Get, Method::Head],
+        kind: Kind::Export,
     },
     RouteSpec {
         path: "/api/openapi.json",
@@ -169,6 +176,7 @@ impl Kind {
             Kind::Dashboard => Endpoint::Usage,
             Kind::Health => Endpoint::Health,
             Kind::Webhooks => Endpoint::Webhooks,
+            Kind::Export => Endpoint::Export,
             Kind::OpenApi | Kind::Redirect => return None,
         })
     }
@@ -215,6 +223,7 @@ mod tests {
             Kind::Dashboard,
             Kind::Health,
             Kind::Webhooks,
+            Kind::Export,
             Kind::OpenApi,
             Kind::Redirect,
         ] {

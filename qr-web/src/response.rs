@@ -87,6 +87,15 @@ pub(crate) fn csv(body: String, filename: &str) -> WebResponse {
     r
 }
 
+/// A ZIP download (the account export).
+pub(crate) fn zip(body: Vec<u8>, filename: &str) -> WebResponse {
+    let mut r = raw(StatusCode::OK, qr_export::CONTENT_TYPE, body);
+    r.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    attach(&mut r, filename);
+    r
+}
+
 /// Marks a response as a file download named `filename` (letters, digits, `.`, `-` and `_`).
 fn attach(r: &mut WebResponse, filename: &str) {
     let safe: String = filename

@@ -241,11 +241,7 @@ impl Server {
             .header("Content-Type", "application/json")
             .body(body.to_owned())
             .expect("a request");
-        let mut response = agent().run(request).expect("an HTTP answer");
-        Answer {
-            status: response.status().as_u16(),
-            body: response.body_mut().read_to_vec().expect("a body"),
-        }
+        answer(agent().run(request).expect("an HTTP answer"))
     }
 
     /// Kills the server with SIGKILL (no shutdown at all) and waits for it to end.

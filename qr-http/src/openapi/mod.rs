@@ -20,7 +20,7 @@ fn reason(status: u16) -> &'static str {
         409 => "shortCode already taken (by a live or a deleted link)",
         413 => "Request body too large",
         422 => {
-            "Image not readable: verify=true decoded the finished image and it did not give back the data"
+            "Not answerable as asked: for generate, verify=true decoded the finished image and it did not give back the data; for the account export, the archive exceeds the 64 MiB download cap"
         }
         429 => "Rate limit exceeded (monthly quota, batch rate or per-second rate)",
         503 => "Service busy, or storage unavailable: retry after Retry-After seconds",
@@ -552,6 +552,22 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                     example_requests: Vec::new(),
                 },
             ],
+        ),
+        (
+            "/api/account/export",
+            vec![Operation {
+                method: Method::Get,
+                id: "exportAccount",
+                summary: "Everything stored about the key's own account as a ZIP archive (one counted request; the key's \"export\" endpoint must be enabled)",
+                parameters: vec![],
+                body: None,
+                success: json!({"200": {
+                "description": "ZIP archive: README.txt, account.json, keys.json (metadata only, never secrets), sessions.json, usage.csv, links.json, links.csv and analytics/<shortCode>/daily.json, daily.csv, scans.csv",
+                "headers": {"Content-Disposition": {"schema": {"type": "string", "pattern": "^attachment; filename=\"account-[0-9a-f-]{36}\\.zip\"$"}}},
+                "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}}),
+                errors: &[422],
+                example_requests: Vec::new(),
+            }],
         ),
     ]
 }

@@ -1,17 +1,19 @@
-//! `/dashboard/account`: the plan (or a request for another), the e-mail address (changed after confirming the new one), the password, the sessions with "log out everywhere", and deleting the account.
+//! `/dashboard/account`: the plan (or a request for another), the e-mail address (changed after confirming the new one), the password, the sessions with "log out everywhere", downloading its data, and deleting the account.
 
 use std::sync::Arc;
 
 use askama::Template;
 use http::StatusCode;
+use qr_domain::export::ExportError;
 use qr_domain::service::{AccountError, PlanChange};
 use qr_domain::{Clock, Plan, Store};
+use qr_export::DownloadError;
 
 use super::public::{capitalised, plan_name};
 use super::{Failure, Layout, User, page, read_or_post, when};
 use crate::Web;
 use crate::mail::OutgoingMail;
-use crate::response::{WebResponse, redirect};
+use crate::response::{self, WebResponse, redirect};
 
 struct SessionRow {
     browser: String,
@@ -40,6 +42,7 @@ struct AccountPage {
     email_error: Option<String>,
     password_error: Option<String>,
     delete_error: Option<String>,
+    export_error: Option<String>,
 }
 
 fn view<S: Store, C: Clock>(web: &Web<S, C>, user: &User<'_>) -> Result<AccountPage, Failure> {
@@ -81,6 +84,7 @@ fn view<S: Store, C: Clock>(web: &Web<S, C>, user: &User<'_>) -> Result<AccountP
         email_error: None,
         password_error: None,
         delete_error: None,
+        export_error: None,
     })
 }
 
@@ -182,6 +186,26 @@ pub(super) fn log_out_everywhere<S: Store, C: Clock>(
     let mut response = redirect("/dashboard/login");
     web.clear_session(&mut response);
     Ok(response)
+}
+
+/// `POST /dashboard/account/export`: everything stored about the account as a ZIP download (the
+/// API's archive, with its cap); a larger account gets the page with the reason by the button.
+pub(super) fn export<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+) -> Result<WebResponse, Failure> {
+    user.form()?;
+    let account = user.ctx.account.id;
+    match qr_export::zip_bytes(&web.service, account, qr_export::MAX_DOWNLOAD_BYTES) {
+        Ok(zip) => Ok(response::zip(zip, &format!("account-{account}.zip"))),
+        Err(DownloadError::TooLarge(cap)) => {
+            let mut v = view(web, user)?;
+            v.export_error = Some(DownloadError::too_large_message(cap));
+            page(StatusCode::UNPROCESSABLE_ENTITY, &v)
+        }
+        Err(DownloadError::Export(ExportError::Store(e))) => Err(e.into()),
+        Err(DownloadError::Export(e)) => Err(Failure::Internal(e.to_string())),
+    }
 }
 
 pub(super) fn request_plan<S: Store, C: Clock>(

@@ -362,6 +362,7 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
             post_only(req).and_then(|()| account::log_out_everywhere(web, &user))
         }
         ["account", "plan"] => post_only(req).and_then(|()| account::request_plan(web, &user)),
+        ["account", "export"] => post_only(req).and_then(|()| account::export(web, &user)),
         ["account", "delete"] => post_only(req).and_then(|()| account::delete(web, &user)),
         ["admin"] => read_only(req).and_then(|()| admin::show(web, &user)),
         ["admin", "accounts", id, action] => {
