@@ -276,9 +276,12 @@ async fn plans_gate_fields_and_codes_are_unique_for_ever() {
         }
         body
     };
+    // Free allows 2 requests a second: the test clock moves on between them.
+    s.clock.advance(qr_domain::chrono::Duration::seconds(1));
     post(&s, &free, body(json!({"shortCode": "mine"})))
         .await
         .assert_error(403, "shortCode requires Starter plan");
+    s.clock.advance(qr_domain::chrono::Duration::seconds(1));
     post(
         &s,
         &free,
@@ -295,6 +298,7 @@ async fn plans_gate_fields_and_codes_are_unique_for_ever() {
     .await
     .assert_error(403, "variants requires Pro plan");
     // Free keeps tags, pausing, UTM and query forwarding.
+    s.clock.advance(qr_domain::chrono::Duration::seconds(1));
     let r = post(
         &s,
         &free,
@@ -685,7 +689,10 @@ async fn the_list_searches_filters_and_pages_newest_first() {
         async move { s.get(&format!("/api/links{q}"), &key).await }
     };
     let all = list("").await.json();
-    assert_eq!(all["nextCursor"], Value::Null);
+    assert!(
+        all.get("nextCursor").is_none(),
+        "a whole list has the spec's shape"
+    );
     let got: Vec<&str> = all["links"]
         .as_array()
         .unwrap()

@@ -41,11 +41,12 @@ where
                 .blocking(move |svc| svc.list_links(account.id, &query))
                 .await??;
             let links: Vec<LinkJson<'_>> = page.links.iter().map(|l| link_json(app, l)).collect();
-            let next = page.next_cursor.map(|c| c.to_string());
-            Ok(json(
-                StatusCode::OK,
-                &serde_json::json!({ "links": links, "nextCursor": next }),
-            ))
+            // `nextCursor` only when there is a next page: a whole list keeps the spec's shape.
+            let mut answer = serde_json::json!({ "links": links });
+            if let Some(cursor) = page.next_cursor {
+                answer["nextCursor"] = cursor.to_string().into();
+            }
+            Ok(json(StatusCode::OK, &answer))
         }
         LinksOp::Get(id) => {
             let link = app.blocking(move |svc| svc.link(account.id, id)).await??;
