@@ -65,9 +65,9 @@ struct UpdateArgs {
     edition: String,
     /// Where to download from. With a licence key, `edition_id`, `license_key` and
     /// `suffix=tar.gz` are added to its query [default: MaxMind's
-    /// https://download.maxmind.com/app/geoip_download]; without one, the file at the URL is
+    /// <https://download.maxmind.com/app/geoip_download>]; without one, the file at the URL is
     /// fetched as it is (.mmdb.gz, .tar.gz or .mmdb) [default: this month's DB-IP City Lite,
-    /// https://download.db-ip.com/free/dbip-city-lite-YYYY-MM.mmdb.gz].
+    /// <https://download.db-ip.com/free/dbip-city-lite-YYYY-MM.mmdb.gz>].
     #[arg(long, value_name = "URL")]
     url: Option<String>,
     /// Print `{path, databaseType, builtAt, bytes}` as JSON.

@@ -2,9 +2,9 @@
 //!
 //! A field is named once here, by its API name (`postalCode`); the CLI spells it as a long
 //! flag (`--postal-code`, [`ContentField::flag`]). Every refusal names the field: a missing
-//! required field is [`GenerateError::MissingField`], a value `qr_core::content` refuses is
-//! [`GenerateError::Content`] with its [`ContentError`], a value that does not parse is
-//! [`GenerateError::InvalidField`].
+//! required field is [`GenerateError::MissingField`](crate::GenerateError::MissingField), a value `qr_core::content` refuses is
+//! [`GenerateError::Content`](crate::GenerateError::Content) with its [`ContentError`](qr_core::content::ContentError), a value that does not parse is
+//! [`GenerateError::InvalidField`](crate::GenerateError::InvalidField).
 
 mod payload;
 
