@@ -84,13 +84,16 @@ fn every_scan_once_in_pages_even_when_they_share_one_instant() {
     let store = Arc::new(MemoryStore::new());
     // A clock that never moves: every scan has the same timestamp, the worst case for paging.
     let clock = TestClock::new("2024-05-01T10:00:00Z".parse().unwrap());
-    let svc = Service::new(store, clock, Arc::new(NoGeoLocator)).unwrap();
+    let svc = Service::new(store, clock.clone(), Arc::new(NoGeoLocator)).unwrap();
     let mine = svc.create_account("me@example.com", Plan::Pro).unwrap();
     let other = svc.create_account("other@example.com", Plan::Pro).unwrap();
     svc.create_key(mine.id, KeyMode::Live).unwrap();
     let busy = svc
         .create_link(&mine, "Busy", "https://example.com/a")
         .unwrap();
+    // Links created in the same instant are ordered by their random ids; one second apart
+    // makes the export's oldest-first order checkable. The scans below still share one instant.
+    clock.advance(qr_domain::chrono::Duration::seconds(1));
     svc.create_link(&mine, "Quiet", "https://example.com/b")
         .unwrap();
     let theirs = svc
