@@ -61,7 +61,11 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
             Ok(AnalyticsReport {
                 link: LinkSummary::of(&link),
-                analytics: summarize(window.as_ref(), parts),
+                analytics: summarize(
+                    window.as_ref(),
+                    parts,
+                    link.options.get().is_some_and(|o| !o.variants.is_empty()),
+                ),
                 recent_scans: recent,
             })
         })
