@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Load test of the release server against a hyper hello-world baseline, in one run.
+# Load test of the release server against a hyper hello-world baseline, in one run; the
+# redirect_campaign case redirects a link with two rules, an A/B split and UTM (issue 14).
 #
 # Usage: benches/load/run.sh            (from anywhere; takes about 5 minutes)
 # Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk threads, 2),
@@ -70,12 +71,13 @@ if [ "${METRICS_COMPARE:-0}" = 1 ]; then
     start "$WORK/on" "$BIN/qr" serve --db "$WORK/qr-on.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1 \
         --metrics-listen 127.0.0.1:0
     ON_ADDR="$ADDR"; ON_PID="$PID"
-    METRICS_ADDR="$(sed -n 's|^Metrics on http://||p' "$WORK/on.out" | head -n1)"
     UA="Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
     GENERATE="/api/generate?data=https%3A%2F%2Fqr.example.com%2Fr%2F7K3M9QXZ&size=300&format=png"
     echo "Comparing metrics off and on, ${ROUNDS:-3} rounds of $DURATION s per case..." >&2
     for round in $(seq 1 "${ROUNDS:-3}"); do
-        for side in off on; do
+        # Odd rounds measure off first, even rounds on first, so neither always runs warmer.
+        sides="off on"; [ $((round % 2)) = 0 ] && sides="on off"
+        for side in $sides; do
             if [ "$side" = off ]; then A="$OFF_ADDR"; P="$OFF_PID"; else A="$ON_ADDR"; P="$ON_PID"; fi
             for case in redirect generate links analytics; do
                 case "$case" in
@@ -90,7 +92,9 @@ if [ "${METRICS_COMPARE:-0}" = 1 ]; then
             done
         done
     done > "$WORK/compare"
-    # The metrics server counted the requests: proof that counting was on during its runs.
+    # The metrics server counted the requests: proof that counting was on during its runs. (Its
+    # address is read now: the line comes after the "Listening on" line start() waits for.)
+    METRICS_ADDR="$(sed -n 's|^Metrics on http://\([^/]*\)/.*|\1|p' "$WORK/on.out" | head -n1)"
     counted="$(curl -s "http://$METRICS_ADDR/metrics" | awk '/^qr_http_requests_total/ {n += $NF} END {printf "%d", n}')"
     python3 - "$WORK/compare" "$DURATION" "$CONNS" "$counted" <<'PY'
 import sys, statistics
@@ -140,6 +144,7 @@ echo "Running $DURATION s per case at $CONNS connections..." >&2
 {
     run hello "$HELLO_PID" "http://$HELLO_ADDR/" "$LOAD_DIR/report.lua"
     run redirect "$SERVER_PID" "http://$SERVER_ADDR/r/$REDIRECT_CODE" "$LOAD_DIR/crowd.lua" -H "User-Agent: $UA"
+    run redirect_campaign "$SERVER_PID" "http://$SERVER_ADDR/r/$CAMPAIGN_CODE" "$LOAD_DIR/crowd.lua" -H "User-Agent: $UA"
     run generate "$SERVER_PID" "http://$SERVER_ADDR$GENERATE" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_LINKS"
     run links "$SERVER_PID" "http://$SERVER_ADDR/api/links" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_LINKS"
     run analytics "$SERVER_PID" "http://$SERVER_ADDR/api/analytics?linkId=$ANALYTICS_LINK" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_ANALYTICS"
@@ -171,6 +176,9 @@ print("|---|---|---|---|---|---|---|---|")
 for name, r in rows.items():
     rps = float(r["rps"])
     print(f"| {name} | {rps:,.0f} | {rps / hello:.2f} | {r['p50_ms']} | {r['p99_ms']} | {r['peak_rss_mib']} | {r['errors']} | {r['non2xx3xx']} |")
+if "redirect_campaign" in rows:
+    plain, campaign = float(rows["redirect"]["rps"]), float(rows["redirect_campaign"]["rps"])
+    print(f"\nredirect with two rules, an A/B split and UTM: {campaign / plain:.3f} of the plain redirect.")
 if core_us:
     predicted = cores * 1e6 / float(core_us)
     gen = float(rows["generate"]["rps"])

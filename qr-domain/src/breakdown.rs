@@ -151,23 +151,32 @@ impl Breakdowns {
 
     /// The rows of `dim` with equal values added up, most scans first, then by value.
     pub fn totals(&self, dim: Dimension) -> Vec<(String, u64)> {
-        let mut sums: HashMap<&str, u64> = HashMap::new();
-        for (value, n) in self.get(dim) {
-            *sums.entry(value).or_default() += n;
-        }
-        let mut out: Vec<(String, u64)> = sums
-            .into_iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(v, n)| (v.to_owned(), n))
-            .collect();
+        let mut out = summed(self.get(dim));
+        out.retain(|(_, n)| *n > 0);
         out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         out
+    }
+
+    /// The same counts with equal values added up: one row per value. A store returns a row
+    /// per day and value (a year of the seeder's link: about 11,000 rows, 31 distinct values),
+    /// so what is kept in memory is compacted first.
+    pub fn compacted(&self) -> Self {
+        Self(Dimension::ALL.map(|dim| summed(self.get(dim))))
     }
 
     /// Takes the rows of every dimension, in [`Dimension::ALL`] order.
     pub fn into_rows(self) -> impl Iterator<Item = (Dimension, Vec<(String, u64)>)> {
         Dimension::ALL.into_iter().zip(self.0)
     }
+}
+
+/// `rows` with equal values added up, in no particular order.
+fn summed(rows: &[(String, u64)]) -> Vec<(String, u64)> {
+    let mut sums: HashMap<&str, u64> = HashMap::new();
+    for (value, n) in rows {
+        *sums.entry(value).or_default() += n;
+    }
+    sums.into_iter().map(|(v, n)| (v.to_owned(), n)).collect()
 }
 
 #[cfg(test)]
@@ -185,6 +194,24 @@ mod tests {
         assert_eq!(Dimension::Rule.code(), 7);
         assert_eq!(Dimension::from_code(8), None);
         assert_eq!(Dimension::from_code(-1), None);
+    }
+
+    #[test]
+    fn compacting_adds_up_equal_values() {
+        let mut b = Breakdowns::default();
+        for (v, n) in [("iOS", 2), ("Android", 1), ("iOS", 3), ("Linux", 0)] {
+            b.push(Dimension::Os, v.to_owned(), n);
+        }
+        b.push(Dimension::Country, "FR".to_owned(), 4);
+        let mut os = b.compacted().get(Dimension::Os).to_vec();
+        os.sort();
+        let owned = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
+            v.iter().map(|(s, n)| ((*s).to_owned(), *n)).collect()
+        };
+        assert_eq!(os, owned(&[("Android", 1), ("Linux", 0), ("iOS", 5)]));
+        assert_eq!(b.totals(Dimension::Os), owned(&[("iOS", 5), ("Android", 1)]));
+        assert_eq!(b.compacted().get(Dimension::Country), owned(&[("FR", 4)]));
+        assert!(b.totals(Dimension::Rule).is_empty());
     }
 
     #[test]
