@@ -71,7 +71,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         first_code.get_or_insert(link.short_code);
     }
 
-
     let analyst = service.create_account("analytics@load.example", Plan::Enterprise)?;
     service.set_overrides(analyst.id, generous)?;
     let analyst = service.account(analyst.id)?;
