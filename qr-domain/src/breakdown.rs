@@ -209,7 +209,10 @@ mod tests {
             v.iter().map(|(s, n)| ((*s).to_owned(), *n)).collect()
         };
         assert_eq!(os, owned(&[("Android", 1), ("Linux", 0), ("iOS", 5)]));
-        assert_eq!(b.totals(Dimension::Os), owned(&[("iOS", 5), ("Android", 1)]));
+        assert_eq!(
+            b.totals(Dimension::Os),
+            owned(&[("iOS", 5), ("Android", 1)])
+        );
         assert_eq!(b.compacted().get(Dimension::Country), owned(&[("FR", 4)]));
         assert!(b.totals(Dimension::Rule).is_empty());
     }
