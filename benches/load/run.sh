@@ -5,10 +5,9 @@
 # Usage: benches/load/run.sh            (from anywhere; takes about 5 minutes)
 # Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk threads, 2),
 #        SCANS (scans seeded on the analytics link, default 1000000), SKIP_CORE=1 (skip the
-#        criterion run that predicts the generate throughput), METRICS_COMPARE=1 (instead of the
-#        cases above: the redirect, generate, links and analytics cases against a server with
-#        metrics off and one with --metrics-listen on a copy of the same database, alternating
-#        off/on for ROUNDS rounds (default 3), with the on/off ratio of each case).
+#        criterion run that predicts the generate throughput), COMPARE=metrics or
+#        COMPARE=/path/to/older/release/qr (instead of the cases above: two servers measured
+#        alternately for ROUNDS rounds, default 3, with the ratio of each case; see below).
 # Needs wrk (installed with apt-get when missing and running as root). Prints a Markdown table:
 # requests per second, p50, p99, peak RSS of the server during the case, and errors.
 set -euo pipefail
@@ -64,27 +63,55 @@ start() {
     exit 1
 }
 
-if [ "${METRICS_COMPARE:-0}" = 1 ]; then
-    cp "$WORK/qr.db" "$WORK/qr-on.db"
-    start "$WORK/off" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
-    OFF_ADDR="$ADDR"; OFF_PID="$PID"
-    start "$WORK/on" "$BIN/qr" serve --db "$WORK/qr-on.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1 \
-        --metrics-listen 127.0.0.1:0
-    ON_ADDR="$ADDR"; ON_PID="$PID"
+# Two servers measured alternately, case by case: COMPARE=metrics (metrics off, then on with
+# --metrics-listen, on copies of one database) or COMPARE=/path/to/an/older/qr (that build,
+# "base", on a database filled by its own seed binary beside it, against this build, "head").
+if [ -n "${COMPARE:-}" ]; then
     UA="Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
     GENERATE="/api/generate?data=https%3A%2F%2Fqr.example.com%2Fr%2F7K3M9QXZ&size=300&format=png"
-    echo "Comparing metrics off and on, ${ROUNDS:-3} rounds of $DURATION s per case..." >&2
+    declare -A ADDRS KEYL KEYA CODE CAMP LINK
+    if [ "$COMPARE" = metrics ]; then
+        A=off; B=on
+        cp "$WORK/qr.db" "$WORK/qr-on.db"
+        start "$WORK/off" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
+        ADDRS[off]="$ADDR"
+        start "$WORK/on" "$BIN/qr" serve --db "$WORK/qr-on.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1 \
+            --metrics-listen 127.0.0.1:0
+        ADDRS[on]="$ADDR"
+        for side in off on; do
+            KEYL[$side]="$KEY_LINKS"; KEYA[$side]="$KEY_ANALYTICS"; CODE[$side]="$REDIRECT_CODE"
+            CAMP[$side]="$CAMPAIGN_CODE"; LINK[$side]="$ANALYTICS_LINK"
+        done
+    else
+        A=base; B=head
+        echo "Seeding the base build's database..." >&2
+        "$(dirname "$COMPARE")/seed" "$WORK/base.db" "$SCANS" > "$WORK/base.env"
+        KEYL[head]="$KEY_LINKS"; KEYA[head]="$KEY_ANALYTICS"; CODE[head]="$REDIRECT_CODE"
+        CAMP[head]="$CAMPAIGN_CODE"; LINK[head]="$ANALYTICS_LINK"
+        # shellcheck disable=SC1091
+        source "$WORK/base.env"
+        KEYL[base]="$KEY_LINKS"; KEYA[base]="$KEY_ANALYTICS"; CODE[base]="$REDIRECT_CODE"
+        CAMP[base]=""; LINK[base]="$ANALYTICS_LINK"
+        start "$WORK/base" "$COMPARE" serve --db "$WORK/base.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
+        ADDRS[base]="$ADDR"
+        start "$WORK/head" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
+        ADDRS[head]="$ADDR"
+    fi
+    echo "Comparing $A and $B, ${ROUNDS:-3} rounds of $DURATION s per case..." >&2
     for round in $(seq 1 "${ROUNDS:-3}"); do
-        # Odd rounds measure off first, even rounds on first, so neither always runs warmer.
-        sides="off on"; [ $((round % 2)) = 0 ] && sides="on off"
+        # Odd rounds measure A first, even rounds B first, so neither always runs warmer.
+        sides="$A $B"; [ $((round % 2)) = 0 ] && sides="$B $A"
         for side in $sides; do
-            if [ "$side" = off ]; then A="$OFF_ADDR"; P="$OFF_PID"; else A="$ON_ADDR"; P="$ON_PID"; fi
-            for case in redirect generate links analytics; do
+            S="${ADDRS[$side]}"
+            for case in redirect redirect_campaign generate links analytics; do
                 case "$case" in
-                    redirect) url="http://$A/r/$REDIRECT_CODE"; script=crowd.lua; hdr="User-Agent: $UA" ;;
-                    generate) url="http://$A$GENERATE"; script=report.lua; hdr="X-API-Key: $KEY_LINKS" ;;
-                    links) url="http://$A/api/links"; script=report.lua; hdr="X-API-Key: $KEY_LINKS" ;;
-                    analytics) url="http://$A/api/analytics?linkId=$ANALYTICS_LINK"; script=report.lua; hdr="X-API-Key: $KEY_ANALYTICS" ;;
+                    redirect) url="http://$S/r/${CODE[$side]}"; script=crowd.lua; hdr="User-Agent: $UA" ;;
+                    redirect_campaign)
+                        [ -n "${CAMP[$side]}" ] || continue
+                        url="http://$S/r/${CAMP[$side]}"; script=crowd.lua; hdr="User-Agent: $UA" ;;
+                    generate) url="http://$S$GENERATE"; script=report.lua; hdr="X-API-Key: ${KEYL[$side]}" ;;
+                    links) url="http://$S/api/links"; script=report.lua; hdr="X-API-Key: ${KEYL[$side]}" ;;
+                    analytics) url="http://$S/api/analytics?linkId=${LINK[$side]}"; script=report.lua; hdr="X-API-Key: ${KEYA[$side]}" ;;
                 esac
                 wrk -t "$THREADS" -c "$CONNS" -d 1s --timeout 10s -s "$LOAD_DIR/$script" -H "$hdr" "$url" > /dev/null
                 out="$(wrk -t "$THREADS" -c "$CONNS" -d "${DURATION}s" --timeout 10s -s "$LOAD_DIR/$script" -H "$hdr" "$url")"
@@ -92,28 +119,38 @@ if [ "${METRICS_COMPARE:-0}" = 1 ]; then
             done
         done
     done > "$WORK/compare"
-    # The metrics server counted the requests: proof that counting was on during its runs. (Its
-    # address is read now: the line comes after the "Listening on" line start() waits for.)
-    METRICS_ADDR="$(sed -n 's|^Metrics on http://\([^/]*\)/.*|\1|p' "$WORK/on.out" | head -n1)"
-    counted="$(curl -s "http://$METRICS_ADDR/metrics" | awk '/^qr_http_requests_total/ {n += $NF} END {printf "%d", n}')"
-    python3 - "$WORK/compare" "$DURATION" "$CONNS" "$counted" <<'PY'
+    counted=""
+    if [ "$COMPARE" = metrics ]; then
+        # The metrics server counted the requests: proof that counting was on during its runs.
+        # (Its address is read now: the line comes after the "Listening on" line start() awaits.)
+        metrics_addr="$(sed -n 's|^Metrics on http://\([^/]*\)/.*|\1|p' "$WORK/on.out" | head -n1)"
+        counted="$(curl -s "http://$metrics_addr/metrics" | awk '/^qr_http_requests_total/ {n += $NF} END {printf "%d", n}')"
+    fi
+    python3 - "$WORK/compare" "$DURATION" "$CONNS" "$A" "$B" "$counted" <<'PY'
 import sys, statistics
-path, duration, conns, counted = sys.argv[1:5]
+path, duration, conns, a, b, counted = sys.argv[1:7]
 runs = {}
 for line in open(path):
     case, side, _round, _tag, *fields = line.split()
     f = {k: float(v) for k, v in (x.split("=") for x in fields if "=" in x)}
     runs.setdefault(case, {}).setdefault(side, []).append(f)
-print(f"{duration} s per run, {conns} connections, off/on alternating; medians over the rounds."
-      f" The metrics-on server counted {int(counted):,} requests.\n")
-print("| case | off requests/s | on requests/s | on/off | off p99 ms | on p99 ms | errors |")
+note = f" The metrics-on server counted {int(counted):,} requests." if counted else ""
+print(f"{duration} s per run, {conns} connections, {a} and {b} alternating; medians over the rounds.{note}\n")
+print(f"| case | {a} requests/s | {b} requests/s | {b}/{a} | {a} p99 ms | {b} p99 ms | errors |")
 print("|---|---|---|---|---|---|---|")
+med = {}
 for case, sides in runs.items():
-    med = {s: statistics.median(r["rps"] for r in v) for s, v in sides.items()}
+    m = {s: statistics.median(r["rps"] for r in v) for s, v in sides.items()}
+    med[case] = m
     p99 = {s: statistics.median(r["p99_ms"] for r in v) for s, v in sides.items()}
     errs = sum(r["errors"] for v in sides.values() for r in v)
-    print(f"| {case} | {med['off']:,.0f} | {med['on']:,.0f} | {med['on'] / med['off']:.3f} |"
-          f" {p99['off']:.2f} | {p99['on']:.2f} | {int(errs)} |")
+    cell = lambda s, fmt: format(m[s], fmt) if s in m else "–"
+    ratio = f"{m[b] / m[a]:.3f}" if a in m and b in m else "–"
+    p = lambda s: f"{p99[s]:.2f}" if s in p99 else "–"
+    print(f"| {case} | {cell(a, ',.0f')} | {cell(b, ',.0f')} | {ratio} | {p(a)} | {p(b)} | {int(errs)} |")
+if "redirect_campaign" in med:
+    for side, rps in med["redirect_campaign"].items():
+        print(f"\nredirect_campaign / redirect on {side}: {rps / med['redirect'][side]:.3f}")
 PY
     exit 0
 fi

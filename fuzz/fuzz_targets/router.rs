@@ -18,6 +18,9 @@ const PATHS: &[&str] = &[
     "/api/generate",
     "/api/batch",
     "/api/links",
+    "/api/links/bulk",
+    "/api/analytics/export",
+    "/api/webhooks",
     "/api/analytics",
     "/api/dashboard",
     "/api/health",
@@ -45,6 +48,96 @@ struct Input {
     key: u8,
     headers: Vec<(u8, String)>,
     body: Vec<u8>,
+    /// When present, the body is these link fields as JSON instead of `body`'s bytes: random
+    /// bytes almost never form the campaign fields' JSON, so their bounds would go unfuzzed.
+    link: Option<LinkFields>,
+}
+
+/// A link's fields with arbitrary values of roughly the right JSON types (and some wrong ones).
+#[derive(Arbitrary, Debug)]
+struct LinkFields {
+    name: Option<String>,
+    target_url: Option<String>,
+    short_code: Option<String>,
+    tags: Option<Vec<String>>,
+    valid_from: Option<String>,
+    valid_until: Option<String>,
+    max_scans: Option<i64>,
+    expired_url: Option<String>,
+    disabled: Option<bool>,
+    password: Option<String>,
+    /// (device, os, country, language, targetUrl)
+    rules: Option<Vec<(Option<String>, Option<String>, Option<String>, Option<String>, String)>>,
+    variants: Option<Vec<(String, i64)>>,
+    utm: Option<Vec<(u8, String)>>,
+    forward_query: Option<bool>,
+    /// Wraps the fields as `{"links": [fields, fields]}`, the bulk endpoint's body.
+    bulk: bool,
+}
+
+impl LinkFields {
+    fn to_json(&self) -> Vec<u8> {
+        use serde_json::{Map, Value, json};
+        let mut m = Map::new();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                m.insert(k.to_owned(), v);
+            }
+        };
+        put("name", self.name.clone().map(Value::from));
+        put("targetUrl", self.target_url.clone().map(Value::from));
+        put("shortCode", self.short_code.clone().map(Value::from));
+        put("tags", self.tags.clone().map(Value::from));
+        put("validFrom", self.valid_from.clone().map(Value::from));
+        put("validUntil", self.valid_until.clone().map(Value::from));
+        put("maxScans", self.max_scans.map(Value::from));
+        put("expiredUrl", self.expired_url.clone().map(Value::from));
+        put("disabled", self.disabled.map(Value::from));
+        put("password", self.password.clone().map(Value::from));
+        put(
+            "rules",
+            self.rules.as_ref().map(|rules| {
+                Value::from(
+                    rules
+                        .iter()
+                        .map(|(device, os, country, language, target)| {
+                            json!({"when": {"device": device, "os": os, "country": country,
+                                "language": language}, "targetUrl": target})
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            }),
+        );
+        put(
+            "variants",
+            self.variants.as_ref().map(|v| {
+                Value::from(
+                    v.iter()
+                        .map(|(t, w)| json!({"targetUrl": t, "weight": w}))
+                        .collect::<Vec<_>>(),
+                )
+            }),
+        );
+        put(
+            "utm",
+            self.utm.as_ref().map(|utm| {
+                const NAMES: [&str; 6] = ["source", "medium", "campaign", "term", "content", "x"];
+                Value::Object(
+                    utm.iter()
+                        .map(|(k, v)| (NAMES[usize::from(*k) % NAMES.len()].to_owned(), Value::from(v.clone())))
+                        .collect(),
+                )
+            }),
+        );
+        put("forwardQuery", self.forward_query.map(Value::from));
+        let one = Value::Object(m);
+        let body = if self.bulk {
+            json!({"links": [one.clone(), one]})
+        } else {
+            one
+        };
+        serde_json::to_vec(&body).unwrap_or_default()
+    }
 }
 
 struct World {
@@ -137,7 +230,11 @@ fuzz_target!(|input: Input| {
             request = request.header(HEADERS[usize::from(*name) % HEADERS.len()], value);
         }
     }
-    let Ok(request) = request.body(Full::new(Bytes::from(input.body))) else {
+    let body = match &input.link {
+        Some(fields) => fields.to_json(),
+        None => input.body,
+    };
+    let Ok(request) = request.body(Full::new(Bytes::from(body))) else {
         return;
     };
     // The path the router sees: a suffix can turn the chosen base path into another route
