@@ -137,6 +137,8 @@ impl<S: Store, C: Clock> Service<S, C> {
         salt: Option<&[u8; 32]>,
     ) -> Landing {
         let visit = &opening.visit;
+        // Classified once: the rules read the device and OS, the scan records them (the
+        // User-Agent's regexes were a tenth of a campaign redirect's CPU when done twice).
         let ua = classify_user_agent(visit.user_agent.as_deref());
         let rules_need =
             |f: fn(&crate::campaign::Conditions) -> bool| options.rules.iter().any(|r| f(&r.when));
@@ -160,7 +162,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             visitor.as_ref(),
             opening.query.as_deref(),
         );
-        let scan = opening.record.then(|| match (self.classify(visit), salt) {
+        let scan = opening.record.then(|| match (self.admit_agent(ua), salt) {
             (Err(skip), _) => PreparedScan::Skip(skip),
             (Ok(_), None) => PreparedScan::Skip(Skip::ReadOnly),
             (Ok(ua), Some(salt)) => {
@@ -168,6 +170,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                     location,
                     variant: route.variant,
                     rule: route.rule,
+                    visitor,
                 };
                 self.within_budget(self.build_scan(link, visit, ua, now, salt, pick))
             }

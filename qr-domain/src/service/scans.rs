@@ -78,6 +78,8 @@ pub(super) struct Pick {
     pub(super) variant: Option<u8>,
     /// The rule that decided the target.
     pub(super) rule: Option<u8>,
+    /// The visitor id, when the variant split already computed it (one SHA-256 per visit).
+    pub(super) visitor: Option<[u8; 16]>,
 }
 
 /// What happened to a visit.
@@ -117,10 +119,14 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// The visitor's agent, or why the visit is not recorded whoever made it.
     pub(super) fn classify(&self, visit: &Visit) -> Result<UserAgentInfo, Skip> {
+        self.admit_agent(classify_user_agent(visit.user_agent.as_deref()))
+    }
+
+    /// An agent already classified, or why its visit is not recorded.
+    pub(super) fn admit_agent(&self, ua: UserAgentInfo) -> Result<UserAgentInfo, Skip> {
         if self.read_only() {
             return Err(Skip::ReadOnly);
         }
-        let ua = classify_user_agent(visit.user_agent.as_deref());
         if ua.is_bot {
             return Err(Skip::Bot);
         }
@@ -158,7 +164,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         NewScan {
             link_id: link.id,
             at,
-            visitor: visitor_id(salt, visit.ip, visit.user_agent.as_deref(), link.id),
+            visitor: pick.visitor.unwrap_or_else(|| {
+                visitor_id(salt, visit.ip, visit.user_agent.as_deref(), link.id)
+            }),
             country: location.country,
             city: location.city,
             device: ua.device,
