@@ -40,12 +40,10 @@ where
             let page = app
                 .blocking(move |svc| svc.list_links(account.id, &query))
                 .await??;
-            let links: Vec<LinkJson<'_>> = page.links.iter().map(|l| link_json(app, l)).collect();
-            // `nextCursor` only when there is a next page: a whole list keeps the spec's shape.
-            let mut answer = serde_json::json!({ "links": links });
-            if let Some(cursor) = page.next_cursor {
-                answer["nextCursor"] = cursor.to_string().into();
-            }
+            let answer = LinkList {
+                links: page.links.iter().map(|l| link_json(app, l)).collect(),
+                next_cursor: page.next_cursor.map(|c| c.to_string()),
+            };
             Ok(json(StatusCode::OK, &answer))
         }
         LinksOp::Get(id) => {
@@ -97,6 +95,16 @@ where
     let limits = app.limits();
     let body = read_body(body, limits.max_json_body_bytes, limits.body_read_timeout).await?;
     json_object(&body)
+}
+
+/// `{"links": [...], "nextCursor": "..."}`, serialized straight from the links: building a
+/// `serde_json::Value` first cost a sorted map per link and half the list's throughput.
+#[derive(Serialize)]
+struct LinkList<'a> {
+    links: Vec<LinkJson<'a>>,
+    /// Only when there is a next page: a whole list keeps the spec's shape.
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
 }
 
 fn link_json<'a>(app: &App, link: &'a Link) -> LinkJson<'a> {
