@@ -6,11 +6,9 @@ mod common;
 
 use std::collections::HashSet;
 
-use common::{TestServer, at};
-use qr_domain::chrono::{DateTime, Duration, Utc};
-use qr_domain::scan::{Device, NewScan};
-use qr_domain::{Endpoint, KeySettings, LinkId, Plan, ScanId, Store};
-use qr_sqlite::SqliteStore;
+use common::{TestServer, at, seed_scans as seed};
+use qr_domain::chrono::Duration;
+use qr_domain::{Endpoint, KeySettings, LinkId, Plan, ScanId};
 use serde_json::{Value, json};
 
 async fn create_link(s: &TestServer, key: &str) -> Value {
@@ -28,43 +26,6 @@ async fn create_link(s: &TestServer, key: &str) -> Value {
 
 fn link_id(link: &Value) -> LinkId {
     link["id"].as_str().unwrap().parse().unwrap()
-}
-
-/// Stores `n` scans of `link` directly (as the CLI would, on the server's file), spread one
-/// millisecond apart from `first`, with a few sharing an instant; returns their ids.
-fn seed(s: &TestServer, link: LinkId, first: DateTime<Utc>, n: usize) -> Vec<ScanId> {
-    let store = SqliteStore::open(&s.db).unwrap();
-    let mut ids = Vec::with_capacity(n);
-    let scans: Vec<NewScan> = (0..n)
-        .map(|i| NewScan {
-            link_id: link,
-            // Every fifth scan shares the instant of the one before it.
-            at: first + Duration::milliseconds((i - usize::from(i % 5 == 4)) as i64),
-            visitor: [(i % 251) as u8; 16],
-            country: "DE".into(),
-            city: if i % 2 == 0 {
-                "Berlin".into()
-            } else {
-                "Köln, Altstadt".into()
-            },
-            device: Device::Mobile,
-            browser: "Safari".into(),
-            os: "iOS".into(),
-            referrer: (i % 3 == 0).then(|| "https://news.example/a".into()),
-            variant: (i % 7 == 0).then_some(1),
-            rule: None,
-        })
-        .collect();
-    for batch in scans.chunks(5_000) {
-        ids.extend(
-            store
-                .record_scans(batch)
-                .unwrap()
-                .into_iter()
-                .map(Option::unwrap),
-        );
-    }
-    ids
 }
 
 fn counted(r: &common::Resp) -> i64 {
