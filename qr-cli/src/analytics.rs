@@ -1,21 +1,26 @@
-//! `qr analytics`: a link's scan report as a table with a per-day bar chart, the API's JSON, or CSV of the scans.
+//! `qr analytics`: a link's scan report as a table with a per-day bar chart, the API's JSON, or CSV of the recent scans; `qr analytics export` (in `analytics_export.rs`) writes every scan.
 
 use std::io::Write;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use qr_domain::analytics::AnalyticsError;
 use qr_domain::{AnalyticsQuery, AnalyticsReport};
 
+use crate::analytics_export::ScanExportArgs;
 use crate::db::{self, Create, DbArgs};
 use crate::output::{self, Table};
 
 /// `qr analytics`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct AnalyticsArgs {
     #[command(flatten)]
     db: DbArgs,
+    #[command(subcommand)]
+    command: Option<AnalyticsCommand>,
     /// The link's id.
-    link_id: String,
+    #[arg(required = true)]
+    link_id: Option<String>,
     /// Look for the link only in this account (by default every account is searched).
     #[arg(long, value_parser = db::parse_email)]
     email: Option<String>,
@@ -39,6 +44,14 @@ pub struct AnalyticsArgs {
     json: bool,
 }
 
+/// `qr analytics` subcommands.
+#[derive(Debug, Subcommand)]
+enum AnalyticsCommand {
+    /// Writes every scan of a link in the range (within the plan's retention) as CSV or NDJSON,
+    /// as GET /api/analytics/export does.
+    Export(ScanExportArgs),
+}
+
 /// How the report is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ReportFormat {
@@ -56,7 +69,11 @@ const BAR_WIDTH: usize = 40;
 /// Runs `qr analytics`.
 pub fn run(args: AnalyticsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let service = args.db.open(Create::Never)?;
-    let (account, link) = db::find_link(&service, args.email.as_deref(), &args.link_id)?;
+    if let Some(AnalyticsCommand::Export(export)) = args.command {
+        return crate::analytics_export::run(&service, export, out);
+    }
+    let link_id = args.link_id.unwrap_or_default();
+    let (account, link) = db::find_link(&service, args.email.as_deref(), &link_id)?;
     let query = AnalyticsQuery::parse(
         args.start.as_deref(),
         args.end.as_deref(),
