@@ -21,17 +21,8 @@ pub struct AnalyticsArgs {
     /// The link's id.
     #[arg(required = true)]
     link_id: Option<String>,
-    /// Look for the link only in this account (by default every account is searched).
-    #[arg(long, value_parser = db::parse_email)]
-    email: Option<String>,
-    /// Only scans from this date: YYYY-MM-DD (from midnight UTC) or an ISO 8601 date-time.
-    /// Default: the link's creation day, or the start of the plan's retention if later.
-    #[arg(long, value_name = "DATE")]
-    start: Option<String>,
-    /// Only scans until this date: YYYY-MM-DD (through the end of that day, UTC) or an ISO 8601
-    /// date-time. Default: now.
-    #[arg(long, value_name = "DATE")]
-    end: Option<String>,
+    #[command(flatten)]
+    range: RangeArgs,
     /// How many recent scans to list (and to export as CSV), 1 to 1000.
     #[arg(long, value_name = "N", default_value = "100")]
     limit: String,
@@ -42,6 +33,22 @@ pub struct AnalyticsArgs {
     /// The same as --format json.
     #[arg(long, conflicts_with = "format")]
     json: bool,
+}
+
+/// The link and the range of `qr analytics` and `qr analytics export`.
+#[derive(Debug, Args)]
+pub struct RangeArgs {
+    /// Look for the link only in this account (by default every account is searched).
+    #[arg(long, value_parser = db::parse_email)]
+    pub email: Option<String>,
+    /// Only scans from this date: YYYY-MM-DD (from midnight UTC) or an ISO 8601 date-time.
+    /// Default: the link's creation day, or the start of the plan's retention if later.
+    #[arg(long, value_name = "DATE")]
+    pub start: Option<String>,
+    /// Only scans until this date: YYYY-MM-DD (through the end of that day, UTC) or an ISO 8601
+    /// date-time. Default: now.
+    #[arg(long, value_name = "DATE")]
+    pub end: Option<String>,
 }
 
 /// `qr analytics` subcommands.
@@ -73,10 +80,10 @@ pub fn run(args: AnalyticsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         return crate::analytics_export::run(&service, export, out);
     }
     let link_id = args.link_id.unwrap_or_default();
-    let (account, link) = db::find_link(&service, args.email.as_deref(), &link_id)?;
+    let (account, link) = db::find_link(&service, args.range.email.as_deref(), &link_id)?;
     let query = AnalyticsQuery::parse(
-        args.start.as_deref(),
-        args.end.as_deref(),
+        args.range.start.as_deref(),
+        args.range.end.as_deref(),
         Some(&args.limit),
     )
     .map_err(|e| crate::error::usage(e.to_string()))?;
@@ -101,16 +108,8 @@ pub fn run(args: AnalyticsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 fn write_csv(report: &AnalyticsReport, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let result = (|| {
-        w.write_record([
-            "id",
-            "timestamp",
-            "country",
-            "city",
-            "device",
-            "browser",
-            "os",
-            "referrer",
-        ])?;
+        // The export's columns without the campaign ones (variant, rule).
+        w.write_record(&qr_export::SCAN_COLUMNS[..8])?;
         for s in &report.recent_scans {
             w.write_record([
                 s.id.to_string(),

@@ -10,6 +10,7 @@ use qr_domain::AnalyticsQuery;
 use qr_domain::analytics::AnalyticsError;
 use qr_export::ScanFormat;
 
+use crate::analytics::RangeArgs;
 use crate::db::{self, AdminService};
 use crate::error::usage;
 use crate::output;
@@ -20,17 +21,8 @@ pub struct ScanExportArgs {
     /// The link's id.
     #[arg(long = "link", value_name = "ID")]
     link_id: String,
-    /// Look for the link only in this account (by default every account is searched).
-    #[arg(long, value_parser = db::parse_email)]
-    email: Option<String>,
-    /// Only scans from this date: YYYY-MM-DD (from midnight UTC) or an ISO 8601 date-time.
-    /// Default: the link's creation day, or the start of the plan's retention if later.
-    #[arg(long, value_name = "DATE")]
-    start: Option<String>,
-    /// Only scans until this date: YYYY-MM-DD (through the end of that day, UTC) or an ISO 8601
-    /// date-time. Default: now.
-    #[arg(long, value_name = "DATE")]
-    end: Option<String>,
+    #[command(flatten)]
+    range: RangeArgs,
     /// csv: a header line, then id,timestamp,country,city,device,browser,os,referrer,variant,rule
     /// per scan; ndjson: one JSON object per scan with those members.
     #[arg(long, value_name = "csv|ndjson", default_value = "csv", value_parser = parse_format)]
@@ -52,8 +44,8 @@ pub fn run(
     args: ScanExportArgs,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let (account, link) = db::find_link(service, args.email.as_deref(), &args.link_id)?;
-    let query = AnalyticsQuery::parse(args.start.as_deref(), args.end.as_deref(), None)
+    let (account, link) = db::find_link(service, args.range.email.as_deref(), &args.link_id)?;
+    let query = AnalyticsQuery::parse(args.range.start.as_deref(), args.range.end.as_deref(), None)
         .map_err(|e| usage(e.to_string()))?;
     let mut export = service
         .begin_scan_export(&account, link.id, &query)

@@ -100,6 +100,30 @@ pub fn list_or_dash<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
     }
 }
 
+/// Writes `path` all or nothing: `write` fills a temporary file (named `prefix`…) beside it,
+/// which is synced and renamed over `path` once `write` succeeds; a failure leaves `path` as it
+/// was. Returns what `write` returned and the bytes written.
+pub fn write_atomically<T>(
+    path: &Path,
+    prefix: &str,
+    write: impl FnOnce(&File) -> anyhow::Result<T>,
+) -> anyhow::Result<(T, u64)> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    let value = write(temp.as_file())?;
+    temp.as_file().sync_all()?;
+    let bytes = temp.as_file().metadata()?.len();
+    temp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok((value, bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,28 +147,4 @@ mod tests {
         write_fields(&mut out, &[("id", "1".into()), ("plan", "pro".into())]).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "id:    1\nplan:  pro\n");
     }
-}
-
-/// Writes `path` all or nothing: `write` fills a temporary file (named `prefix`…) beside it,
-/// which is synced and renamed over `path` once `write` succeeds; a failure leaves `path` as it
-/// was. Returns what `write` returned and the bytes written.
-pub fn write_atomically<T>(
-    path: &Path,
-    prefix: &str,
-    write: impl FnOnce(&File) -> anyhow::Result<T>,
-) -> anyhow::Result<(T, u64)> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let temp = tempfile::Builder::new()
-        .prefix(prefix)
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    let value = write(temp.as_file())?;
-    temp.as_file().sync_all()?;
-    let bytes = temp.as_file().metadata()?.len();
-    temp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok((value, bytes))
 }
