@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 use qr_domain::listing::LinkListQuery;
 use qr_domain::{Link, LinkUpdate};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::db::{self, Create, DbArgs};
 use crate::link_args::CampaignArgs;
@@ -226,6 +227,21 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
+/// The campaign fields `links show` prints when set: (label, the API's name).
+const CAMPAIGN_FIELDS: [(&str, &str); 11] = [
+    ("tags", "tags"),
+    ("valid from", "validFrom"),
+    ("valid until", "validUntil"),
+    ("max scans", "maxScans"),
+    ("expired URL", "expiredUrl"),
+    ("paused", "disabled"),
+    ("password", "hasPassword"),
+    ("rules", "rules"),
+    ("variants", "variants"),
+    ("UTM", "utm"),
+    ("forward query", "forwardQuery"),
+];
+
 fn print_link(
     link: &Link,
     base: Option<&str>,
@@ -252,5 +268,23 @@ fn print_link(
         ("created", output::time(link.created_at)),
         ("updated", output::time(link.updated_at)),
     ]);
+    // The campaign fields that are set, read from the API's JSON of the link so that each
+    // shows as the API writes it (rules, variants and UTM as compact JSON).
+    let api = serde_json::to_value(link)?;
+    for (label, field) in CAMPAIGN_FIELDS {
+        let shown = match &api[field] {
+            Value::Null | Value::Bool(false) => continue,
+            Value::Array(items) if items.is_empty() => continue,
+            Value::Bool(true) => "yes".to_owned(),
+            Value::String(text) => text.clone(),
+            Value::Array(items) if items.iter().all(Value::is_string) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
+            other => other.to_string(),
+        };
+        fields.push((label, shown));
+    }
     Ok(output::write_fields(out, &fields)?)
 }

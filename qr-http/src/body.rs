@@ -10,6 +10,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
+use tracing::Instrument as _;
 
 /// A chunk of a streamed body, or the failure that ends it (hyper then closes the connection
 /// without the final chunk, so the client sees an incomplete download, never a short one that
@@ -51,9 +52,11 @@ impl ResponseBody {
         Fut: Future<Output = ()> + Send + 'static,
     {
         let (tx, rx) = mpsc::channel(QUEUED_CHUNKS);
+        // The producer's log lines carry the request's id like the handler's.
+        let producer = produce(tx).instrument(tracing::Span::current());
         ResponseBody(Kind::Stream {
             chunks: rx,
-            producer: Some(Box::pin(produce(tx))),
+            producer: Some(Box::pin(producer)),
         })
     }
 }

@@ -99,6 +99,18 @@ fn every_campaign_field_is_a_flag_validated_as_the_api_does() {
     );
     assert_eq!(link["forwardQuery"], true);
     let id = link["id"].as_str().unwrap().to_owned();
+    let shown = ws.ok(&["links", "show", &id]);
+    for line in [
+        "tags",
+        "print, spring",
+        "2030-01-01T00:00:00Z",
+        "max scans",
+        "paused",
+        "\"when\":{\"country\":\"DE\",\"device\":\"mobile\"}",
+        "forward query",
+    ] {
+        assert!(shown.contains(line), "{line} in {shown}");
+    }
 
     // Update: only the fields given change; --clear removes; the password from stdin.
     let updated = json_of(
