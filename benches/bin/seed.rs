@@ -1,15 +1,19 @@
 //! Fills a database for the load script: an account with 500 links and an account whose one
-//! link has 1,000,000 scans spread over the past year, both enterprise with high limits.
+//! link has 1,000,000 scans spread over the past year, both enterprise with high limits, plus a
+//! campaign link (two rules, an A/B split, UTM).
 //!
 //! Run: `seed DB [SCANS]`, where DB is an SQLite path or a `postgres://` URL. Prints shell assignments (`KEY_LINKS=...`) for the script to
-//! source: the two keys, the code of a link to redirect, and the id of the scanned link.
+//! source: the two keys, the codes of a plain and a campaign link to redirect, and the id of the
+//! scanned link.
 
 use std::sync::Arc;
 
 use qr_domain::chrono::{Duration, SubsecRound, Utc};
 use qr_domain::plan::PerSecond;
 use qr_domain::scan::{Device, NewScan};
-use qr_domain::{EnterpriseOverrides, KeyMode, NoGeoLocator, Plan, Service, Store, TestClock};
+use qr_domain::{
+    EnterpriseOverrides, KeyMode, LinkUpdate, NoGeoLocator, Plan, Service, Store, TestClock,
+};
 use qr_store::{Database, Location};
 
 const LINKS: usize = 500;
@@ -72,6 +76,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let analyst = service.account(analyst.id)?;
     let (_, key_analytics) = service.create_key(analyst.id, KeyMode::Live)?;
     let scanned = service.create_link(&analyst, "Poster", "https://example.com/poster")?;
+    // The campaign case (in this account, so the links case still lists 500 links): two rules
+    // an iPhone matches neither of (so both are evaluated), an A/B split and UTM parameters,
+    // measured against the plain redirect of `first_code`.
+    let fields = serde_json::json!({
+        "rules": [
+            {"when": {"os": "android"}, "targetUrl": "https://example.com/campaign/android"},
+            {"when": {"country": "JP", "device": "mobile"}, "targetUrl": "https://example.com/campaign/jp"}
+        ],
+        "variants": [
+            {"targetUrl": "https://example.com/campaign/a", "weight": 1},
+            {"targetUrl": "https://example.com/campaign/b", "weight": 1}
+        ],
+        "utm": {"source": "poster", "medium": "print", "campaign": "load"}
+    });
+    let fields = LinkUpdate::parse(Some("Campaign"), Some("https://example.com/campaign"))?
+        .with_json(fields.as_object().ok_or("fields are an object")?)?;
+    let campaign = service.create_link_with(&analyst, fields)?;
 
     let span_micros = DAYS * 86_400_000_000;
     let step = span_micros / i64::try_from(scans.max(1))?;
@@ -105,6 +126,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("KEY_LINKS={}", key_links.expose_secret());
     println!("KEY_ANALYTICS={}", key_analytics.expose_secret());
     println!("REDIRECT_CODE={code}");
+    println!("CAMPAIGN_CODE={}", campaign.short_code);
     println!("ANALYTICS_LINK={}", scanned.id);
     Ok(())
 }

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Load test of the release server against a hyper hello-world baseline, in one run.
+# Load test of the release server against a hyper hello-world baseline, in one run; the
+# redirect_campaign case redirects a link with two rules, an A/B split and UTM (issue 14).
 #
 # Usage: benches/load/run.sh            (from anywhere; takes about 5 minutes)
 # Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk threads, 2),
 #        SCANS (scans seeded on the analytics link, default 1000000), SKIP_CORE=1 (skip the
-#        criterion run that predicts the generate throughput).
+#        criterion run that predicts the generate throughput), METRICS_COMPARE=1 (instead of the
+#        cases above: the redirect, generate, links and analytics cases against a server with
+#        metrics off and one with --metrics-listen on a copy of the same database, alternating
+#        off/on for ROUNDS rounds (default 3), with the on/off ratio of each case).
 # Needs wrk (installed with apt-get when missing and running as root). Prints a Markdown table:
 # requests per second, p50, p99, peak RSS of the server during the case, and errors.
 set -euo pipefail
@@ -60,6 +64,60 @@ start() {
     exit 1
 }
 
+if [ "${METRICS_COMPARE:-0}" = 1 ]; then
+    cp "$WORK/qr.db" "$WORK/qr-on.db"
+    start "$WORK/off" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
+    OFF_ADDR="$ADDR"; OFF_PID="$PID"
+    start "$WORK/on" "$BIN/qr" serve --db "$WORK/qr-on.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1 \
+        --metrics-listen 127.0.0.1:0
+    ON_ADDR="$ADDR"; ON_PID="$PID"
+    UA="Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+    GENERATE="/api/generate?data=https%3A%2F%2Fqr.example.com%2Fr%2F7K3M9QXZ&size=300&format=png"
+    echo "Comparing metrics off and on, ${ROUNDS:-3} rounds of $DURATION s per case..." >&2
+    for round in $(seq 1 "${ROUNDS:-3}"); do
+        # Odd rounds measure off first, even rounds on first, so neither always runs warmer.
+        sides="off on"; [ $((round % 2)) = 0 ] && sides="on off"
+        for side in $sides; do
+            if [ "$side" = off ]; then A="$OFF_ADDR"; P="$OFF_PID"; else A="$ON_ADDR"; P="$ON_PID"; fi
+            for case in redirect generate links analytics; do
+                case "$case" in
+                    redirect) url="http://$A/r/$REDIRECT_CODE"; script=crowd.lua; hdr="User-Agent: $UA" ;;
+                    generate) url="http://$A$GENERATE"; script=report.lua; hdr="X-API-Key: $KEY_LINKS" ;;
+                    links) url="http://$A/api/links"; script=report.lua; hdr="X-API-Key: $KEY_LINKS" ;;
+                    analytics) url="http://$A/api/analytics?linkId=$ANALYTICS_LINK"; script=report.lua; hdr="X-API-Key: $KEY_ANALYTICS" ;;
+                esac
+                wrk -t "$THREADS" -c "$CONNS" -d 1s --timeout 10s -s "$LOAD_DIR/$script" -H "$hdr" "$url" > /dev/null
+                out="$(wrk -t "$THREADS" -c "$CONNS" -d "${DURATION}s" --timeout 10s -s "$LOAD_DIR/$script" -H "$hdr" "$url")"
+                echo "$case $side $round $(grep '^RESULT' <<<"$out")"
+            done
+        done
+    done > "$WORK/compare"
+    # The metrics server counted the requests: proof that counting was on during its runs. (Its
+    # address is read now: the line comes after the "Listening on" line start() waits for.)
+    METRICS_ADDR="$(sed -n 's|^Metrics on http://\([^/]*\)/.*|\1|p' "$WORK/on.out" | head -n1)"
+    counted="$(curl -s "http://$METRICS_ADDR/metrics" | awk '/^qr_http_requests_total/ {n += $NF} END {printf "%d", n}')"
+    python3 - "$WORK/compare" "$DURATION" "$CONNS" "$counted" <<'PY'
+import sys, statistics
+path, duration, conns, counted = sys.argv[1:5]
+runs = {}
+for line in open(path):
+    case, side, _round, _tag, *fields = line.split()
+    f = {k: float(v) for k, v in (x.split("=") for x in fields if "=" in x)}
+    runs.setdefault(case, {}).setdefault(side, []).append(f)
+print(f"{duration} s per run, {conns} connections, off/on alternating; medians over the rounds."
+      f" The metrics-on server counted {int(counted):,} requests.\n")
+print("| case | off requests/s | on requests/s | on/off | off p99 ms | on p99 ms | errors |")
+print("|---|---|---|---|---|---|---|")
+for case, sides in runs.items():
+    med = {s: statistics.median(r["rps"] for r in v) for s, v in sides.items()}
+    p99 = {s: statistics.median(r["p99_ms"] for r in v) for s, v in sides.items()}
+    errs = sum(r["errors"] for v in sides.values() for r in v)
+    print(f"| {case} | {med['off']:,.0f} | {med['on']:,.0f} | {med['on'] / med['off']:.3f} |"
+          f" {p99['off']:.2f} | {p99['on']:.2f} | {int(errs)} |")
+PY
+    exit 0
+fi
+
 start "$WORK/hello" "$BIN/hello" 127.0.0.1:0
 HELLO_ADDR="$ADDR"; HELLO_PID="$PID"
 # Loopback is a trusted proxy here, so crowd.lua can give each scan its own visitor address.
@@ -86,6 +144,7 @@ echo "Running $DURATION s per case at $CONNS connections..." >&2
 {
     run hello "$HELLO_PID" "http://$HELLO_ADDR/" "$LOAD_DIR/report.lua"
     run redirect "$SERVER_PID" "http://$SERVER_ADDR/r/$REDIRECT_CODE" "$LOAD_DIR/crowd.lua" -H "User-Agent: $UA"
+    run redirect_campaign "$SERVER_PID" "http://$SERVER_ADDR/r/$CAMPAIGN_CODE" "$LOAD_DIR/crowd.lua" -H "User-Agent: $UA"
     run generate "$SERVER_PID" "http://$SERVER_ADDR$GENERATE" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_LINKS"
     run links "$SERVER_PID" "http://$SERVER_ADDR/api/links" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_LINKS"
     run analytics "$SERVER_PID" "http://$SERVER_ADDR/api/analytics?linkId=$ANALYTICS_LINK" "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_ANALYTICS"
@@ -117,6 +176,9 @@ print("|---|---|---|---|---|---|---|---|")
 for name, r in rows.items():
     rps = float(r["rps"])
     print(f"| {name} | {rps:,.0f} | {rps / hello:.2f} | {r['p50_ms']} | {r['p99_ms']} | {r['peak_rss_mib']} | {r['errors']} | {r['non2xx3xx']} |")
+if "redirect_campaign" in rows:
+    plain, campaign = float(rows["redirect"]["rps"]), float(rows["redirect_campaign"]["rps"])
+    print(f"\nredirect with two rules, an A/B split and UTM: {campaign / plain:.3f} of the plain redirect.")
 if core_us:
     predicted = cores * 1e6 / float(core_us)
     gen = float(rows["generate"]["rps"])

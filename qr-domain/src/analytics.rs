@@ -6,6 +6,7 @@ use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::breakdown::{Breakdowns, DIMENSIONS, Dimension};
 use crate::error::StoreError;
 use crate::ids::LinkId;
 use crate::link::Link;
@@ -81,12 +82,8 @@ pub struct DayCount {
 pub struct StatsRows {
     /// Per-day counts (any order, days without scans may be missing).
     pub days: Vec<DayCount>,
-    /// Scans per country code.
-    pub countries: Vec<(String, u64)>,
-    /// Scans per device name.
-    pub devices: Vec<(String, u64)>,
-    /// Scans per browser name.
-    pub browsers: Vec<(String, u64)>,
+    /// Scans per value of every dimension.
+    pub breakdowns: Breakdowns,
 }
 
 /// The analytics response: `{link, analytics, recentScans}`.
@@ -133,6 +130,64 @@ pub struct Summary {
     pub scans_by_device: Vec<DeviceScans>,
     /// Scans per browser, most first, then by name.
     pub scans_by_browser: Vec<BrowserScans>,
+    /// Scans per operating system, most first, then by name.
+    pub scans_by_os: Vec<OsScans>,
+    /// Scans per referring host (`null` for scans without a referrer), most first.
+    pub scans_by_referrer: Vec<ReferrerScans>,
+    /// Scans per city and country, most first.
+    pub scans_by_city: Vec<CityScans>,
+    /// Scans per A/B variant, most first; only for a link that has variants.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scans_by_variant: Option<Vec<VariantScans>>,
+    /// Scans per deciding redirect rule, most first (scans no rule decided are not counted).
+    pub scans_by_rule: Vec<RuleScans>,
+}
+
+/// `{os, scans}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OsScans {
+    /// Operating system name.
+    pub os: String,
+    /// Scans.
+    pub scans: u64,
+}
+
+/// `{referrer, scans}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReferrerScans {
+    /// The referring host, `null` for direct scans (no referrer: most camera apps send none).
+    pub referrer: Option<String>,
+    /// Scans.
+    pub scans: u64,
+}
+
+/// `{city, country, scans}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CityScans {
+    /// City name, `Unknown` when the database has none.
+    pub city: String,
+    /// The city's country code.
+    pub country: String,
+    /// Scans.
+    pub scans: u64,
+}
+
+/// `{variant, scans}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VariantScans {
+    /// The variant's index in the link's `variants`.
+    pub variant: u8,
+    /// Scans.
+    pub scans: u64,
+}
+
+/// `{rule, scans}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleScans {
+    /// The rule's index in the link's `rules`.
+    pub rule: u8,
+    /// Scans.
+    pub scans: u64,
 }
 
 /// `{date, scans}`.
@@ -187,18 +242,6 @@ pub struct WindowPlan {
     pub full_days: Option<(NaiveDate, NaiveDate)>,
     /// Partial ranges answered from raw scans (at most two, each within one day).
     pub partial: [Option<Window>; 2],
-}
-
-/// Counts of equal values, most first, then by value: the operating systems and referrers the
-/// dashboard shows from the recent scans (the daily rollups keep countries, devices and browsers).
-pub fn tally<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<(String, u64)> {
-    let mut counts: HashMap<&str, u64> = HashMap::new();
-    for v in values {
-        *counts.entry(v).or_insert(0) += 1;
-    }
-    let mut out: Vec<(String, u64)> = counts.into_iter().map(|(k, n)| (k.to_owned(), n)).collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    out
 }
 
 impl RecentLimit {
@@ -381,31 +424,31 @@ impl Window {
     }
 }
 
-/// Builds the summary from store rows over `window`.
-pub fn summarize(window: Option<&Window>, parts: Vec<StatsRows>) -> Summary {
+/// Builds the summary from store rows over `window`; `has_variants` says whether the link
+/// has an A/B split (the variant breakdown is left out otherwise).
+pub fn summarize(window: Option<&Window>, parts: Vec<StatsRows>, has_variants: bool) -> Summary {
     let Some(window) = window else {
-        return Summary::default();
+        return Summary {
+            scans_by_variant: has_variants.then(Vec::new),
+            ..Summary::default()
+        };
     };
     let mut by_day: BTreeMap<NaiveDate, (u64, u64)> = BTreeMap::new();
-    let mut countries: HashMap<String, u64> = HashMap::new();
-    let mut devices: HashMap<String, u64> = HashMap::new();
-    let mut browsers: HashMap<String, u64> = HashMap::new();
+    let mut sums: [HashMap<String, u64>; DIMENSIONS] = Default::default();
     for part in parts {
         for d in part.days {
             let slot = by_day.entry(d.day).or_default();
             slot.0 += d.scans;
             slot.1 += d.uniques;
         }
-        for (map, rows) in [
-            (&mut countries, part.countries),
-            (&mut devices, part.devices),
-            (&mut browsers, part.browsers),
-        ] {
+        for (dim, rows) in part.breakdowns.into_rows() {
+            let map = &mut sums[dim as usize];
             for (name, n) in rows {
                 *map.entry(name).or_default() += n;
             }
         }
     }
+    let mut take = |dim: Dimension| ranked(std::mem::take(&mut sums[dim as usize]));
     let total_scans = by_day.values().map(|v| v.0).sum();
     let unique_scans = by_day.values().map(|v| v.1).sum();
     let scans_by_day = window
@@ -415,18 +458,54 @@ pub fn summarize(window: Option<&Window>, parts: Vec<StatsRows>) -> Summary {
             scans: by_day.get(&day).map_or(0, |v| v.0),
         })
         .collect();
+    // An index that does not parse was written by something else than this build's stores;
+    // it is left out rather than reported under a made-up number.
+    let indexed = |rows: Vec<(String, u64)>| -> Vec<(u8, u64)> {
+        rows.into_iter()
+            .filter_map(|(v, n)| v.parse().ok().map(|i| (i, n)))
+            .collect()
+    };
     Summary {
         total_scans,
         unique_scans,
         scans_by_day,
-        scans_by_country: ranked(countries)
+        scans_by_country: take(Dimension::Country)
             .map(|(country, scans)| CountryScans { country, scans })
             .collect(),
-        scans_by_device: ranked(devices)
+        scans_by_device: take(Dimension::Device)
             .map(|(device, scans)| DeviceScans { device, scans })
             .collect(),
-        scans_by_browser: ranked(browsers)
+        scans_by_browser: take(Dimension::Browser)
             .map(|(browser, scans)| BrowserScans { browser, scans })
+            .collect(),
+        scans_by_os: take(Dimension::Os)
+            .map(|(os, scans)| OsScans { os, scans })
+            .collect(),
+        scans_by_referrer: take(Dimension::Referrer)
+            .map(|(host, scans)| ReferrerScans {
+                referrer: (!host.is_empty()).then_some(host),
+                scans,
+            })
+            .collect(),
+        scans_by_city: take(Dimension::City)
+            .map(|(value, scans)| {
+                let (country, city) = value.split_once('/').unwrap_or(("XX", value.as_str()));
+                CityScans {
+                    city: city.to_owned(),
+                    country: country.to_owned(),
+                    scans,
+                }
+            })
+            .collect(),
+        scans_by_variant: has_variants.then(|| {
+            indexed(take(Dimension::Variant).collect())
+                .into_iter()
+                .map(|(variant, scans)| VariantScans { variant, scans })
+                .collect()
+        }),
+        scans_by_rule: indexed(take(Dimension::Rule).collect())
+            .into_iter()
+            .map(|(rule, scans)| RuleScans { rule, scans })
             .collect(),
     }
 }
@@ -648,18 +727,5 @@ mod tests {
                 ("b".to_owned(), 2)
             ]
         );
-    }
-
-    #[test]
-    fn tallies_sort_by_count_then_value() {
-        assert_eq!(
-            super::tally(["iOS", "Android", "iOS", "Linux", "Android", "iOS"]),
-            vec![
-                ("iOS".to_owned(), 3),
-                ("Android".to_owned(), 2),
-                ("Linux".to_owned(), 1)
-            ]
-        );
-        assert!(super::tally([]).is_empty());
     }
 }

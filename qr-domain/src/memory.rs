@@ -14,6 +14,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::account::{Account, Email, PlanRequest};
 use crate::analytics::{DayCount, StatsRows};
+use crate::breakdown::{DIMENSIONS, Dimension};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::key::{ApiKey, KeyHash};
@@ -80,9 +81,7 @@ struct StoredScan {
 struct DayRollup {
     scans: u64,
     uniques: u64,
-    countries: BTreeMap<String, u64>,
-    devices: BTreeMap<String, u64>,
-    browsers: BTreeMap<String, u64>,
+    dims: [BTreeMap<String, u64>; DIMENSIONS],
 }
 
 impl MemoryStore {
@@ -310,31 +309,23 @@ impl ReadTx for Data {
         last: NaiveDate,
     ) -> Result<StatsRows, StoreError> {
         let mut rows = StatsRows::default();
-        let Some(days) = self.rollups.get(&link) else {
-            return Ok(rows);
-        };
-        let mut countries = BTreeMap::new();
-        let mut devices = BTreeMap::new();
-        let mut browsers = BTreeMap::new();
-        for (day, r) in days.range(first..=last) {
+        for (day, r) in self
+            .rollups
+            .get(&link)
+            .iter()
+            .flat_map(|d| d.range(first..=last))
+        {
             rows.days.push(DayCount {
                 day: *day,
                 scans: r.scans,
                 uniques: r.uniques,
             });
-            for (acc, src) in [
-                (&mut countries, &r.countries),
-                (&mut devices, &r.devices),
-                (&mut browsers, &r.browsers),
-            ] {
-                for (k, v) in src {
-                    *acc.entry(k.clone()).or_insert(0) += v;
+            for (dim, values) in Dimension::ALL.into_iter().zip(&r.dims) {
+                for (value, n) in values {
+                    rows.breakdowns.push(dim, value.clone(), *n);
                 }
             }
         }
-        rows.countries = countries.into_iter().collect();
-        rows.devices = devices.into_iter().collect();
-        rows.browsers = browsers.into_iter().collect();
         Ok(rows)
     }
 
@@ -345,9 +336,7 @@ impl ReadTx for Data {
         to: DateTime<Utc>,
     ) -> Result<StatsRows, StoreError> {
         let mut days: BTreeMap<NaiveDate, (u64, HashSet<[u8; 16]>)> = BTreeMap::new();
-        let mut countries = BTreeMap::new();
-        let mut devices = BTreeMap::new();
-        let mut browsers = BTreeMap::new();
+        let mut rows = StatsRows::default();
         for s in self.scans.get(&link).iter().flat_map(|v| v.iter()) {
             if s.at < from || s.at > to {
                 continue;
@@ -355,23 +344,22 @@ impl ReadTx for Data {
             let d = days.entry(s.at.date_naive()).or_default();
             d.0 += 1;
             d.1.insert(s.visitor);
-            *countries.entry(s.country.clone()).or_insert(0) += 1;
-            *devices.entry(s.device.as_str().to_owned()).or_insert(0) += 1;
-            *browsers.entry(s.browser.clone()).or_insert(0) += 1;
+            let facets = s.facets();
+            for dim in Dimension::ALL {
+                if let Some(value) = facets.value(dim) {
+                    rows.breakdowns.push(dim, value.into_owned(), 1);
+                }
+            }
         }
-        Ok(StatsRows {
-            days: days
-                .into_iter()
-                .map(|(day, (scans, v))| DayCount {
-                    day,
-                    scans,
-                    uniques: v.len() as u64,
-                })
-                .collect(),
-            countries: countries.into_iter().collect(),
-            devices: devices.into_iter().collect(),
-            browsers: browsers.into_iter().collect(),
-        })
+        rows.days = days
+            .into_iter()
+            .map(|(day, (scans, v))| DayCount {
+                day,
+                scans,
+                uniques: v.len() as u64,
+            })
+            .collect();
+        Ok(rows)
     }
 
     fn recent_scans(

@@ -278,6 +278,23 @@ async fn scan_from_a_phone_shows_in_analytics() {
         a["analytics"]["scansByBrowser"],
         json!([{"browser": "Safari", "scans": 1}])
     );
+    assert_eq!(
+        a["analytics"]["scansByOs"],
+        json!([{"os": "iOS", "scans": 1}])
+    );
+    assert_eq!(
+        a["analytics"]["scansByReferrer"],
+        json!([{"referrer": "social.example", "scans": 1}])
+    );
+    assert_eq!(
+        a["analytics"]["scansByCity"],
+        json!([{"city": "London", "country": "GB", "scans": 1}])
+    );
+    assert_eq!(a["analytics"]["scansByRule"], json!([]));
+    assert!(
+        a["analytics"].get("scansByVariant").is_none(),
+        "a link without variants has no variant breakdown"
+    );
     let scan = &a["recentScans"][0];
     assert_eq!(scan["country"], "GB");
     assert_eq!(scan["city"], "London");

@@ -13,6 +13,7 @@
 //! (it blocks on its own runtime), which is why the stores' calls run on blocking threads.
 #![forbid(unsafe_code)]
 
+mod backfill;
 mod dashboard;
 mod error;
 mod links;

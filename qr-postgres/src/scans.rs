@@ -1,15 +1,17 @@
 //! Scan batches: split by link across the scan connections, each part one statement (array parameters, data-modifying `WITH` clauses) in its own transaction, the daily rollups updated by the same statement.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use qr_domain::StoreError;
+use qr_domain::breakdown::Dimension;
 use qr_domain::ids::{LinkId, ScanId};
 use qr_domain::scan::NewScan;
 use uuid::Uuid;
 
 use crate::pool::Conn;
-use crate::tx::{DIM_BROWSER, DIM_COUNTRY, DIM_DEVICE, get};
+use crate::tx::get;
 
 /// The whole batch in one statement, so a batch costs one round trip between `BEGIN` and
 /// `COMMIT` whatever its size. The counts are added up here, the server only applies them:
@@ -123,18 +125,16 @@ pub(crate) fn insert_scans(
         .map(|s| (s.link_id.as_uuid(), s.day(), &s.visitor[..]))
         .collect();
     let mut daily: BTreeMap<(Uuid, NaiveDate), i64> = BTreeMap::new();
-    let mut dims: BTreeMap<(Uuid, NaiveDate, i16, &str), i64> = BTreeMap::new();
+    let mut dims: BTreeMap<(Uuid, NaiveDate, i16, Cow<'_, str>), i64> = BTreeMap::new();
     let mut per_link: BTreeMap<Uuid, i64> = BTreeMap::new();
     for s in scans {
         let (link, day) = (s.link_id.as_uuid(), s.day());
         *daily.entry((link, day)).or_default() += 1;
         *per_link.entry(link).or_default() += 1;
-        for (dim, value) in [
-            (DIM_COUNTRY, s.country.as_str()),
-            (DIM_DEVICE, s.device.as_str()),
-            (DIM_BROWSER, s.browser.as_str()),
-        ] {
-            *dims.entry((link, day, dim, value)).or_default() += 1;
+        for dim in Dimension::ALL {
+            if let Some(value) = dim.value_of(s) {
+                *dims.entry((link, day, dim.code(), value)).or_default() += 1;
+            }
         }
     }
     let v_links: Vec<Uuid> = distinct.iter().map(|v| v.0).collect();
@@ -146,7 +146,7 @@ pub(crate) fn insert_scans(
     let m_links: Vec<Uuid> = dims.keys().map(|k| k.0).collect();
     let m_days: Vec<NaiveDate> = dims.keys().map(|k| k.1).collect();
     let m_dims: Vec<i16> = dims.keys().map(|k| k.2).collect();
-    let m_values: Vec<&str> = dims.keys().map(|k| k.3).collect();
+    let m_values: Vec<&str> = dims.keys().map(|k| k.3.as_ref()).collect();
     let m_counts: Vec<i64> = dims.values().copied().collect();
     let c_links: Vec<Uuid> = per_link.keys().copied().collect();
     let c_counts: Vec<i64> = per_link.values().copied().collect();

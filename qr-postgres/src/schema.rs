@@ -11,13 +11,23 @@ const APPLICATION: &str = "qr-platform";
 const MIGRATION_LOCK: i64 = 0x5152_504C_0001;
 
 /// Migrations in order; migration `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[
-    V1,
-    V2,
-    V3_DASHBOARD,
-    V4_CAMPAIGNS,
-    crate::webhooks::V5_WEBHOOKS,
+const MIGRATIONS: &[Step] = &[
+    Step::Sql(V1),
+    Step::Sql(V2),
+    Step::Sql(V3_DASHBOARD),
+    Step::Sql(V4_CAMPAIGNS),
+    Step::Sql(crate::webhooks::V5_WEBHOOKS),
+    // Version 6: the rollups keep OS, referrer, city, variant and rule too (`Dimension`); the
+    // scans already stored are counted into them.
+    Step::Backfill(crate::backfill::breakdowns),
 ];
+
+/// One step of the schema: statements, or work they cannot express (done in the step's
+/// transaction all the same).
+enum Step {
+    Sql(&'static str),
+    Backfill(fn(&mut postgres::Transaction<'_>) -> Result<(), postgres::Error>),
+}
 
 /// The schema version this build creates and understands.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -253,7 +263,7 @@ pub(crate) fn migrate(client: &mut Client, from: i32, url: &str) -> Result<(), O
     apply(client, MIGRATIONS, from, url)
 }
 
-fn apply(client: &mut Client, migrations: &[&str], from: i32, url: &str) -> Result<(), OpenError> {
+fn apply(client: &mut Client, migrations: &[Step], from: i32, url: &str) -> Result<(), OpenError> {
     for (i, step) in migrations
         .iter()
         .enumerate()
@@ -280,7 +290,10 @@ fn apply(client: &mut Client, migrations: &[&str], from: i32, url: &str) -> Resu
             // Another server applied this step after we looked.
             continue;
         }
-        tx.batch_execute(step).map_err(err)?;
+        match step {
+            Step::Sql(sql) => tx.batch_execute(sql).map_err(err)?,
+            Step::Backfill(work) => work(&mut tx).map_err(err)?,
+        }
         if current.is_some() {
             tx.execute("UPDATE qr_schema SET version = $1", &[&target])
                 .map_err(err)?;
@@ -348,5 +361,60 @@ mod tests {
             .unwrap()
             .get(0);
         assert_eq!(tables, 4);
+    }
+
+    #[test]
+    fn version_5_scans_are_counted_into_the_new_breakdowns() {
+        let Some(cluster) = PgCluster::shared("the PostgreSQL schema migrations") else {
+            return;
+        };
+        let url = cluster.create_database();
+        let mut client = Client::connect(&url, NoTls).unwrap();
+        apply(&mut client, &MIGRATIONS[..5], 0, &url).unwrap();
+        client
+            .batch_execute(
+                "INSERT INTO accounts (id, email, plan, overrides, created_at)
+                 VALUES ('00000000-0000-4000-8000-000000000001', 'a@example.com', 'free', '{}', now());
+                 INSERT INTO links (id, account_id, name, short_code, code_key, target_url, created_at, updated_at)
+                 VALUES ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000001',
+                         'L', 'ABCDEFGH', 'ABCDEFGH', 'https://example.com/', now(), now());
+                 INSERT INTO scans (link_id, at, day, visitor, country, city, device, browser, os, referrer, variant, rule)
+                 SELECT '00000000-0000-4000-8000-000000000002', now(), d, '\\xaa', c, 'Paris', 'mobile', 'Safari', o, r, v, u
+                 FROM (VALUES ('2024-05-01'::date, 'FR', 'iOS', 'https://news.example/a', 1::smallint, NULL::smallint),
+                              ('2024-05-01', 'FR', 'iOS', 'https://news.example/b', 1, 0),
+                              ('2024-05-01', 'US', 'Linux', NULL, NULL, NULL),
+                              ('2024-05-02', 'FR', 'iOS', NULL, 0, NULL)) AS s(d, c, o, r, v, u);",
+            )
+            .unwrap();
+        migrate(&mut client, 5, &url).unwrap();
+        assert_eq!(check(&mut client, &url).unwrap(), SCHEMA_VERSION);
+        let rows: Vec<(String, i16, String, i64)> = client
+            .query(
+                "SELECT day::text, dim, value, scans FROM daily_dims WHERE dim >= 3
+                 ORDER BY day, dim, value COLLATE \"C\"",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect();
+        let row = |d: &str, dim: i16, v: &str, n| (d.to_owned(), dim, v.to_owned(), n);
+        assert_eq!(
+            rows,
+            vec![
+                row("2024-05-01", 3, "Linux", 1),
+                row("2024-05-01", 3, "iOS", 2),
+                row("2024-05-01", 4, "", 1),
+                row("2024-05-01", 4, "news.example", 2),
+                row("2024-05-01", 5, "FR/Paris", 2),
+                row("2024-05-01", 5, "US/Paris", 1),
+                row("2024-05-01", 6, "1", 2),
+                row("2024-05-01", 7, "0", 1),
+                row("2024-05-02", 3, "iOS", 1),
+                row("2024-05-02", 4, "", 1),
+                row("2024-05-02", 5, "FR/Paris", 1),
+                row("2024-05-02", 6, "0", 1),
+            ]
+        );
     }
 }

@@ -1,12 +1,14 @@
 //! The transaction type implementing the domain's `ReadTx` and `WriteTx` with SQL on one pooled connection.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use postgres::Row;
 use postgres::types::FromSql;
 use qr_domain::account::PlanRequest;
 use qr_domain::analytics::{DayCount, StatsRows};
+use qr_domain::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
 use qr_domain::ids::ScanId;
 use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
@@ -24,11 +26,6 @@ use uuid::Uuid;
 use crate::dashboard;
 use crate::pool::{Conn, Params};
 use crate::webhooks;
-
-/// The dimensions of `daily_dims`.
-pub(crate) const DIM_COUNTRY: i16 = 0;
-pub(crate) const DIM_DEVICE: i16 = 1;
-pub(crate) const DIM_BROWSER: i16 = 2;
 
 /// A stored variant or rule index.
 fn small(v: Option<i16>) -> Result<Option<u8>, StoreError> {
@@ -194,13 +191,6 @@ impl<'c> PgTx<'c> {
 }
 
 /// Adds `(name, count)` pairs of one dimension.
-fn dims(rows: &[(i16, String, u64)], dim: i16) -> Vec<(String, u64)> {
-    rows.iter()
-        .filter(|(d, _, _)| *d == dim)
-        .map(|(_, value, n)| (value.clone(), *n))
-        .collect()
-}
-
 impl ReadTx for PgTx<'_> {
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
         let sql = format!("SELECT {ACCOUNT_COLS} FROM accounts WHERE id = $1");
@@ -358,12 +348,14 @@ impl ReadTx for PgTx<'_> {
                 ))
             },
         )?;
-        Ok(StatsRows {
-            days,
-            countries: dims(&rows, DIM_COUNTRY),
-            devices: dims(&rows, DIM_DEVICE),
-            browsers: dims(&rows, DIM_BROWSER),
-        })
+        let mut breakdowns = Breakdowns::default();
+        for (dim, value, n) in rows {
+            // A dimension a newer build added is not this build's to report.
+            if let Some(dim) = Dimension::from_code(dim.into()) {
+                breakdowns.push(dim, value, n);
+            }
+        }
+        Ok(StatsRows { days, breakdowns })
     }
 
     fn raw_stats(
@@ -372,47 +364,56 @@ impl ReadTx for PgTx<'_> {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     ) -> Result<StatsRows, StoreError> {
-        // One pass over the range's scans, counted by the server in four groupings. GROUPING()
-        // has a bit set for each column a row is *not* grouped by (day 8, country 4, device 2,
-        // browser 1): day rows are 7, country rows 11, device rows 13, browser rows 14.
+        // One pass over the range's scans, counted by the server in two groupings: per day
+        // (GROUPING 0) and per combination of the fields breakdowns read (GROUPING 1), whose
+        // values (a referrer's host, `CC/City`) the domain derives here.
         let rows = self.all(
-            "SELECT GROUPING(day, country, device, browser), day, country, device, browser,
+            "SELECT GROUPING(day), day, country, city, device, browser, os, referrer, variant, rule,
                     count(*), count(DISTINCT visitor)
              FROM scans WHERE link_id = $1 AND at BETWEEN $2 AND $3
-             GROUP BY GROUPING SETS ((day), (country), (device), (browser))",
+             GROUP BY GROUPING SETS ((day), (country, city, device, browser, os, referrer, variant, rule))",
             &[&link.as_uuid(), &from, &to],
             |r| {
-                let grouping: i32 = get(r, 0, "grouping")?;
-                let n = count(get(r, 5, "count")?);
-                Ok(match grouping {
-                    7 => (
-                        -1,
-                        String::new(),
-                        Some(DayCount {
-                            day: get(r, 1, "day")?,
-                            scans: n,
-                            uniques: count(get(r, 6, "uniques")?),
-                        }),
-                        n,
-                    ),
-                    11 => (DIM_COUNTRY, get(r, 2, "country")?, None, n),
-                    13 => (DIM_DEVICE, get(r, 3, "device")?, None, n),
-                    _ => (DIM_BROWSER, get(r, 4, "browser")?, None, n),
-                })
+                let n = count(get(r, 10, "count")?);
+                if get::<i32>(r, 0, "grouping")? == 0 {
+                    let day = DayCount {
+                        day: get(r, 1, "day")?,
+                        scans: n,
+                        uniques: count(get(r, 11, "uniques")?),
+                    };
+                    return Ok((Some(day), Vec::new(), n));
+                }
+                let facets = Facets {
+                    country: get(r, 2, "country")?,
+                    city: get(r, 3, "city")?,
+                    device: get(r, 4, "device")?,
+                    browser: get(r, 5, "browser")?,
+                    os: get(r, 6, "os")?,
+                    referrer: get(r, 7, "referrer")?,
+                    variant: small(get(r, 8, "variant")?)?,
+                    rule: small(get(r, 9, "rule")?)?,
+                };
+                let values = Dimension::ALL
+                    .into_iter()
+                    .filter_map(|dim| facets.value(dim).map(|v| (dim, v.into_owned())))
+                    .collect();
+                Ok((None, values, n))
             },
         )?;
-        let days = rows.iter().filter_map(|(_, _, d, _)| *d).collect();
-        let dim_rows: Vec<(i16, String, u64)> = rows
-            .into_iter()
-            .filter(|(dim, ..)| *dim >= 0)
-            .map(|(dim, value, _, n)| (dim, value, n))
-            .collect();
-        Ok(StatsRows {
-            days,
-            countries: dims(&dim_rows, DIM_COUNTRY),
-            devices: dims(&dim_rows, DIM_DEVICE),
-            browsers: dims(&dim_rows, DIM_BROWSER),
-        })
+        let mut out = StatsRows::default();
+        let mut sums: [HashMap<String, u64>; DIMENSIONS] = Default::default();
+        for (day, values, n) in rows {
+            out.days.extend(day);
+            for (dim, value) in values {
+                *sums[dim as usize].entry(value).or_default() += n;
+            }
+        }
+        for (dim, map) in Dimension::ALL.into_iter().zip(sums) {
+            for (value, n) in map {
+                out.breakdowns.push(dim, value, n);
+            }
+        }
+        Ok(out)
     }
 
     fn recent_scans(

@@ -9,6 +9,7 @@
 //! processes (the CLI) may open the same file at the same time.
 #![forbid(unsafe_code)]
 
+mod backfill;
 mod dashboard;
 mod error;
 mod links;

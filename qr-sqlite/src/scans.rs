@@ -1,7 +1,9 @@
 //! Writing scan batches (scans, visitors, daily rollups and link counts in the caller's transaction) and reading the configuration version.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
+use qr_domain::breakdown::Dimension;
 use qr_domain::ids::ScanId;
 use qr_domain::scan::NewScan;
 use qr_domain::{LinkId, StoreError};
@@ -9,11 +11,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::store_err;
 use crate::sql::{count, day_num, micros, signed};
-
-/// The `dim` column of `daily_dims`: which breakdown a row counts.
-pub(crate) const DIM_COUNTRY: i64 = 0;
-pub(crate) const DIM_DEVICE: i64 = 1;
-pub(crate) const DIM_BROWSER: i64 = 2;
 
 /// Stores a batch of scans in the caller's transaction: scans, visitors, rollups and link counts.
 pub(crate) fn insert_scans(
@@ -48,7 +45,7 @@ pub(crate) fn insert_scans(
         )
         .map_err(store_err)?;
     let mut daily: HashMap<(LinkId, i64), (i64, i64)> = HashMap::new();
-    let mut dims: HashMap<(LinkId, i64, i64, &str), i64> = HashMap::new();
+    let mut dims: HashMap<(LinkId, i64, i16, Cow<'_, str>), i64> = HashMap::new();
     let mut out = Vec::with_capacity(scans.len());
     for s in scans {
         if !per_link.get(&s.link_id).is_some_and(|(_, exists)| *exists) {
@@ -82,15 +79,11 @@ pub(crate) fn insert_scans(
         let slot = daily.entry((s.link_id, d)).or_default();
         slot.0 += 1;
         slot.1 += i64::from(new_visitor);
-        *dims
-            .entry((s.link_id, d, DIM_COUNTRY, s.country.as_str()))
-            .or_default() += 1;
-        *dims
-            .entry((s.link_id, d, DIM_DEVICE, s.device.as_str()))
-            .or_default() += 1;
-        *dims
-            .entry((s.link_id, d, DIM_BROWSER, s.browser.as_str()))
-            .or_default() += 1;
+        for dim in Dimension::ALL {
+            if let Some(value) = dim.value_of(s) {
+                *dims.entry((s.link_id, d, dim.code(), value)).or_default() += 1;
+            }
+        }
     }
     let mut up_daily = conn
         .prepare_cached(
@@ -111,7 +104,13 @@ pub(crate) fn insert_scans(
         .map_err(store_err)?;
     for ((link, d, dim, value), n) in dims {
         up_dims
-            .execute(params![&link.as_uuid().as_bytes()[..], d, dim, value, n])
+            .execute(params![
+                &link.as_uuid().as_bytes()[..],
+                d,
+                dim,
+                value.as_ref(),
+                n
+            ])
             .map_err(store_err)?;
     }
     Ok(out)

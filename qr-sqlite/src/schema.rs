@@ -21,6 +21,8 @@ struct Migration {
     sql: &'static str,
     /// A check of the data that must pass first.
     precondition: Option<Precondition>,
+    /// Work the statements cannot express, done after them in the same transaction.
+    backfill: Option<Precondition>,
 }
 
 /// Migrations in order; migration `i` brings the schema to version `i + 1`.
@@ -28,12 +30,14 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         sql: V1_TABLES,
         precondition: None,
+        backfill: None,
     },
     // Version 2: one account per e-mail address. NOCASE folds ASCII letters only, which is
     // `Email::lookup_key`'s comparison.
     Migration {
         sql: "CREATE UNIQUE INDEX accounts_by_email ON accounts(email COLLATE NOCASE);",
         precondition: Some(no_shared_emails),
+        backfill: None,
     },
     // Version 3: the dashboard. Accounts gain a password, a verification time, a status and a
     // role; keys a name and their last four characters; and tables for one-time tokens,
@@ -42,6 +46,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         sql: V3_DASHBOARD,
         precondition: None,
+        backfill: None,
     },
     // Version 4: links' campaign fields. `code_key` makes codes unique without regard to case
     // (`ShortCode::key`; a generated code is its own key, and so is every tombstone before
@@ -50,11 +55,20 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         sql: V4_CAMPAIGNS,
         precondition: None,
+        backfill: None,
     },
     // Version 5: webhooks, their outbox and the quota thresholds reached (`webhooks.rs`).
     Migration {
         sql: crate::webhooks::V5_WEBHOOKS,
         precondition: None,
+        backfill: None,
+    },
+    // Version 6: the rollups keep OS, referrer, city, variant and rule too (`Dimension`); the
+    // scans already stored are counted into them, so the breakdowns cover their days.
+    Migration {
+        sql: "",
+        precondition: None,
+        backfill: Some(crate::backfill::breakdowns),
     },
 ];
 
@@ -269,6 +283,9 @@ fn apply(
             precondition(&tx, path)?;
         }
         tx.execute_batch(step.sql).map_err(err)?;
+        if let Some(backfill) = step.backfill {
+            backfill(&tx, path)?;
+        }
         tx.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(err)?;
         tx.pragma_update(None, "user_version", i as i64 + 1)
@@ -324,6 +341,8 @@ fn no_shared_emails(conn: &Connection, path: &Path) -> Result<(), OpenError> {
 
 #[cfg(test)]
 mod tests {
+    use qr_domain::breakdown::Dimension;
+
     use super::*;
 
     /// A version-1 database holding `emails`, one account each.
@@ -467,5 +486,59 @@ mod tests {
             [],
         );
         assert!(duplicate.is_err(), "the code key is unique");
+    }
+
+    #[test]
+    fn version_5_scans_are_counted_into_the_new_breakdowns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v5.db");
+        let mut conn = Connection::open(&path).unwrap();
+        apply(&mut conn, &MIGRATIONS[..5], 0, &path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (X'01', 'a@example.com', 'free', '{}', 1);
+             INSERT INTO links (id, account_id, name, short_code, target_url, created_at, updated_at)
+             VALUES (X'02', X'01', 'L', 'ABCDEFGH', 'https://example.com/', 1, 1),
+                    (X'03', X'01', 'M', 'ABCDEFGJ', 'https://example.com/', 1, 1);
+             INSERT INTO scans (link_id, at, day, visitor, country, city, device, browser, os, referrer, variant, rule)
+             VALUES (X'02', 1, 100, X'AA', 'FR', 'Paris', 'mobile', 'Safari', 'iOS', 'https://news.example/a', 1, NULL),
+                    (X'02', 2, 100, X'AB', 'FR', 'Paris', 'mobile', 'Safari', 'iOS', 'https://news.example/b', 1, 0),
+                    (X'02', 3, 100, X'AC', 'US', 'Paris', 'desktop', 'Firefox', 'Linux', NULL, NULL, NULL),
+                    (X'02', 4, 101, X'AA', 'FR', 'Lyon', 'mobile', 'Safari', 'iOS', NULL, 0, NULL),
+                    (X'03', 5, 100, X'AA', 'DE', 'Berlin', 'mobile', 'Chrome', 'Android', NULL, NULL, NULL);",
+        )
+        .unwrap();
+        migrate(&mut conn, 5, &path).unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION);
+        let rows: Vec<(Vec<u8>, i64, i64, String, i64)> = conn
+            .prepare("SELECT link_id, day, dim, value, scans FROM daily_dims ORDER BY link_id, day, dim, value")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let row = |l: u8, d, dim: Dimension, v: &str, n| {
+            (vec![l], d, i64::from(dim.code()), v.to_owned(), n)
+        };
+        use qr_domain::breakdown::Dimension::{City, Os, Referrer, Rule, Variant};
+        assert_eq!(
+            rows,
+            vec![
+                row(2, 100, Os, "Linux", 1),
+                row(2, 100, Os, "iOS", 2),
+                row(2, 100, Referrer, "", 1),
+                row(2, 100, Referrer, "news.example", 2),
+                row(2, 100, City, "FR/Paris", 2),
+                row(2, 100, City, "US/Paris", 1),
+                row(2, 100, Variant, "1", 2),
+                row(2, 100, Rule, "0", 1),
+                row(2, 101, Os, "iOS", 1),
+                row(2, 101, Referrer, "", 1),
+                row(2, 101, City, "FR/Lyon", 1),
+                row(2, 101, Variant, "0", 1),
+                row(3, 100, Os, "Android", 1),
+                row(3, 100, Referrer, "", 1),
+                row(3, 100, City, "DE/Berlin", 1),
+            ]
+        );
     }
 }

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use qr_domain::account::PlanRequest;
 use qr_domain::analytics::{DayCount, StatsRows};
+use qr_domain::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
 use qr_domain::ids::ScanId;
 use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
@@ -184,31 +185,21 @@ impl SqlTx<'_> {
             .map_err(store_err)
     }
 
-    fn breakdown(
-        &self,
-        sql: &str,
-        params: impl Params + Copy,
-    ) -> Result<[Vec<(String, u64)>; 3], StoreError> {
-        // Equal values are added up here, so the query needs no GROUP BY (and no sort).
+    fn breakdown(&self, sql: &str, params: impl Params + Copy) -> Result<Breakdowns, StoreError> {
+        // Equal values are added up by `summarize`, so the query needs no GROUP BY (and no sort).
         let mut stmt = self.conn.prepare_cached(sql).map_err(store_err)?;
         let mut rows = stmt.query(params).map_err(store_err)?;
-        let mut sums: [HashMap<String, u64>; 3] = Default::default();
+        let mut out = Breakdowns::default();
         while let Some(r) = rows.next().map_err(store_err)? {
-            let dim = get::<i64>(r, 0)?;
-            let Some(map) = usize::try_from(dim).ok().and_then(|d| sums.get_mut(d)) else {
+            // A dimension a newer build added is not this build's to report.
+            let Some(dim) = Dimension::from_code(get(r, 0)?) else {
                 continue;
             };
             let value = r.get_ref(1).map_err(store_err)?;
             let text = value.as_str().map_err(|_| corrupt("dimension value"))?;
-            let n = count(get(r, 2)?);
-            match map.get_mut(text) {
-                Some(sum) => *sum += n,
-                None => {
-                    map.insert(text.to_owned(), n);
-                }
-            }
+            out.push(dim, text.to_owned(), count(get(r, 2)?));
         }
-        Ok(sums.map(|m| m.into_iter().collect()))
+        Ok(out)
     }
 }
 
@@ -364,16 +355,11 @@ impl ReadTx for SqlTx<'_> {
             },
         )?;
         // Rows come in primary-key order without a sort; `summarize` adds up equal values.
-        let [countries, devices, browsers] = self.breakdown(
+        let breakdowns = self.breakdown(
             "SELECT dim, value, scans FROM daily_dims WHERE link_id = ?1 AND day BETWEEN ?2 AND ?3",
             params![id, a, b],
         )?;
-        Ok(StatsRows {
-            days,
-            countries,
-            devices,
-            browsers,
-        })
+        Ok(StatsRows { days, breakdowns })
     }
 
     fn raw_stats(
@@ -386,27 +372,51 @@ impl ReadTx for SqlTx<'_> {
         let id = &id_bytes[..];
         let (a, b) = (micros(from), micros(to));
         // One pass over the range's index entries, counted here: SQLite's GROUP BY would sort
-        // the rows four times over.
+        // the rows once per dimension.
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT day, visitor, country, device, browser FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3",
+                "SELECT day, visitor, country, city, device, browser, os, referrer, variant, rule
+                 FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3",
             )
             .map_err(store_err)?;
         let mut rows = stmt.query(params![id, a, b]).map_err(store_err)?;
         let mut days: HashMap<i64, (u64, HashSet<Vec<u8>>)> = HashMap::new();
-        let mut dims: [HashMap<String, u64>; 3] = Default::default();
+        let mut sums: [HashMap<String, u64>; DIMENSIONS] = Default::default();
         while let Some(r) = rows.next().map_err(store_err)? {
             let slot = days.entry(get(r, 0)?).or_default();
             slot.0 += 1;
             slot.1.insert(get(r, 1)?);
-            for (i, map) in dims.iter_mut().enumerate() {
-                let value = r.get_ref(i + 2).map_err(store_err)?;
-                let text = value.as_str().map_err(|_| corrupt("scan dimension"))?;
-                match map.get_mut(text) {
-                    Some(n) => *n += 1,
-                    None => {
-                        map.insert(text.to_owned(), 1);
+            let text = |i: usize| -> Result<&str, StoreError> {
+                r.get_ref(i)
+                    .map_err(store_err)?
+                    .as_str()
+                    .map_err(|_| corrupt("scan dimension"))
+            };
+            let referrer: Option<String> = get(r, 7)?;
+            let index = |i: usize| -> Result<Option<u8>, StoreError> {
+                get::<Option<i64>>(r, i)?
+                    .map(|v| u8::try_from(v).map_err(|_| corrupt("scan variant or rule")))
+                    .transpose()
+            };
+            let facets = Facets {
+                country: text(2)?,
+                city: text(3)?,
+                device: text(4)?,
+                browser: text(5)?,
+                os: text(6)?,
+                referrer: referrer.as_deref(),
+                variant: index(8)?,
+                rule: index(9)?,
+            };
+            for dim in Dimension::ALL {
+                if let Some(value) = facets.value(dim) {
+                    let map = &mut sums[dim as usize];
+                    match map.get_mut(value.as_ref()) {
+                        Some(n) => *n += 1,
+                        None => {
+                            map.insert(value.into_owned(), 1);
+                        }
                     }
                 }
             }
@@ -421,13 +431,13 @@ impl ReadTx for SqlTx<'_> {
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
-        let [countries, devices, browsers] = dims.map(|m| m.into_iter().collect());
-        Ok(StatsRows {
-            days,
-            countries,
-            devices,
-            browsers,
-        })
+        let mut breakdowns = Breakdowns::default();
+        for (dim, map) in Dimension::ALL.into_iter().zip(sums) {
+            for (value, n) in map {
+                breakdowns.push(dim, value, n);
+            }
+        }
+        Ok(StatsRows { days, breakdowns })
     }
 
     fn recent_scans(

@@ -1,10 +1,11 @@
 //! Contract checks of links' campaign fields: the stored tags, options and custom codes, listing with filters and cursors, scans with their variant and rule, and the service's rules on top (plans, codes, gates, passwords, rules, variants, UTM).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::Duration;
 use serde_json::json;
 
+use crate::analytics::AnalyticsQuery;
 use crate::campaign::{FieldError, LinkOptions, Options, Tag};
 use crate::error::StoreError;
 use crate::geo::GeoHint;
@@ -471,7 +472,11 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         Landing::Redirect {
             target,
             scan: Some(PreparedScan::Record(s)),
-        } => (target, s.rule),
+        } => {
+            let rule = s.rule;
+            svc.record_prepared(PreparedScan::Record(s)).unwrap();
+            (target, rule)
+        }
         other => panic!("unexpected {other:?}"),
     };
     assert_eq!(
@@ -491,12 +496,29 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         route(&opening("192.0.2.33", DESKTOP)),
         ("https://example.com/landing?ref=qr".into(), None)
     );
+    // The analytics count the scans each rule decided (the fourth went to the link's target).
+    let report = svc
+        .analytics(&a, ruled.id, &AnalyticsQuery::default())
+        .unwrap()
+        .analytics;
+    let by_rule: Vec<(u8, u64)> = report
+        .scans_by_rule
+        .iter()
+        .map(|r| (r.rule, r.scans))
+        .collect();
+    assert_eq!(by_rule, [(0, 1), (1, 1), (2, 1)]);
+    assert_eq!(report.total_scans, 4);
+    assert_eq!(
+        report.scans_by_variant, None,
+        "no variants, no variant breakdown"
+    );
     // Variants: sticky for a visitor, both used, recorded; HEAD-like visits record nothing.
     let split = create(json!({"variants": [
         {"targetUrl": "https://a.example/", "weight": 1},
         {"targetUrl": "https://b.example/", "weight": 1}
     ]}));
     let mut chosen = BTreeSet::new();
+    let mut per_variant: BTreeMap<u8, u64> = BTreeMap::new();
     for i in 0..40 {
         let o = opening(&format!("198.51.100.{i}"), PHONE);
         let first = svc.open(&split, &o).unwrap();
@@ -518,9 +540,24 @@ pub fn service_campaign_visits<S: Store>(store: S) {
             "https://b.example/"
         };
         assert_eq!(t1, expected);
+        *per_variant.entry(s.variant.unwrap()).or_default() += 1;
+        svc.record_prepared(PreparedScan::Record(s)).unwrap();
         chosen.insert(t1);
     }
     assert_eq!(chosen.len(), 2, "both variants are used");
+    let report = svc
+        .analytics(&a, split.id, &AnalyticsQuery::default())
+        .unwrap()
+        .analytics;
+    let mut by_variant: Vec<(u8, u64)> = report
+        .scans_by_variant
+        .expect("a split link has a variant breakdown")
+        .iter()
+        .map(|v| (v.variant, v.scans))
+        .collect();
+    by_variant.sort();
+    assert_eq!(by_variant, per_variant.into_iter().collect::<Vec<_>>());
+    assert!(report.scans_by_rule.is_empty());
     let head = Opening {
         record: false,
         ..opening("198.51.100.1", PHONE)

@@ -2,13 +2,14 @@
 
 use crate::access::{Endpoint, IpRule};
 use crate::account::Email;
+use crate::breakdown::Dimension;
 use crate::error::StoreError;
 use crate::ids::LinkId;
 use crate::key::{ApiKeySecret, KeyMode};
 use crate::limits::UsageMonth;
 use crate::link::LinkName;
 use crate::plan::{PerSecond, Plan};
-use crate::scan::Device;
+use crate::scan::{Device, NewScan};
 use crate::store::Store;
 
 use super::{account, day, key_for, link_for, scan, setup, t};
@@ -265,22 +266,29 @@ pub fn scans_update_rollups_and_stats<S: Store>(store: S) {
             Device::Mobile,
             "Chrome",
         ),
-        scan(
-            l.id,
-            "2024-05-01T09:00:00Z",
-            1,
-            "GB",
-            Device::Mobile,
-            "Chrome",
-        ),
-        scan(
-            l.id,
-            "2024-05-01T10:00:00Z",
-            2,
-            "US",
-            Device::Desktop,
-            "Firefox",
-        ),
+        NewScan {
+            variant: Some(1),
+            ..scan(
+                l.id,
+                "2024-05-01T09:00:00Z",
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            )
+        },
+        NewScan {
+            variant: Some(0),
+            rule: Some(2),
+            ..scan(
+                l.id,
+                "2024-05-01T10:00:00Z",
+                2,
+                "US",
+                Device::Desktop,
+                "Firefox",
+            )
+        },
         scan(
             l.id,
             "2024-05-02T08:00:00Z",
@@ -306,19 +314,27 @@ pub fn scans_update_rollups_and_stats<S: Store>(store: S) {
             got,
             vec![(day("2024-05-01"), 3, 2), (day("2024-05-02"), 1, 1)]
         );
-        let mut countries = rows.countries.clone();
-        countries.sort();
-        assert_eq!(countries, vec![("GB".to_owned(), 3), ("US".to_owned(), 1)]);
-        let mut devices = rows.devices.clone();
-        devices.sort();
+        let totals = |dim| {
+            let mut v = rows.breakdowns.totals(dim);
+            v.sort();
+            v
+        };
+        let owned = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
+            v.iter().map(|(s, n)| ((*s).to_owned(), *n)).collect()
+        };
+        assert_eq!(totals(Dimension::Country), owned(&[("GB", 3), ("US", 1)]));
         assert_eq!(
-            devices,
-            vec![
-                ("desktop".to_owned(), 1),
-                ("mobile".to_owned(), 2),
-                ("tablet".to_owned(), 1)
-            ]
+            totals(Dimension::Device),
+            owned(&[("desktop", 1), ("mobile", 2), ("tablet", 1)])
         );
+        assert_eq!(totals(Dimension::Os), owned(&[("Android", 4)]));
+        assert_eq!(totals(Dimension::Referrer), owned(&[("ref.example", 4)]));
+        assert_eq!(
+            totals(Dimension::City),
+            owned(&[("GB/Unknown", 3), ("US/Unknown", 1)])
+        );
+        assert_eq!(totals(Dimension::Variant), owned(&[("0", 1), ("1", 1)]));
+        assert_eq!(totals(Dimension::Rule), owned(&[("2", 1)]));
     }
     let part = store
         .read(|tx| tx.raw_stats(l.id, t("2024-05-01T08:30:00Z"), t("2024-05-01T23:59:59Z")))

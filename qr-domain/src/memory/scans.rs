@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::{Data, StoredScan, webhooks};
+use crate::breakdown::{Dimension, Facets};
 use crate::ids::{AccountId, ScanId};
 use crate::scan::NewScan;
 use crate::webhook::scan_event;
@@ -35,11 +36,11 @@ impl Data {
             let r = rollups.entry(day).or_default();
             r.scans += 1;
             r.uniques += u64::from(new_visitor);
-            *r.countries.entry(scan.country.clone()).or_default() += 1;
-            *r.devices
-                .entry(scan.device.as_str().to_owned())
-                .or_default() += 1;
-            *r.browsers.entry(scan.browser.clone()).or_default() += 1;
+            for dim in Dimension::ALL {
+                if let Some(value) = dim.value_of(scan) {
+                    *r.dims[dim as usize].entry(value.into_owned()).or_default() += 1;
+                }
+            }
             Arc::make_mut(d.scans.entry(scan.link_id).or_default()).push(StoredScan {
                 id,
                 at: scan.at,
@@ -59,5 +60,21 @@ impl Data {
             out.push(Some(id));
         }
         out
+    }
+}
+
+impl StoredScan {
+    /// The fields the breakdowns read.
+    pub(super) fn facets(&self) -> Facets<'_> {
+        Facets {
+            country: &self.country,
+            city: &self.city,
+            device: self.device.as_str(),
+            browser: &self.browser,
+            os: &self.os,
+            referrer: self.referrer.as_deref(),
+            variant: self.variant,
+            rule: self.rule,
+        }
     }
 }

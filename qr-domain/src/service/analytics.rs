@@ -61,7 +61,11 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
             Ok(AnalyticsReport {
                 link: LinkSummary::of(&link),
-                analytics: summarize(window.as_ref(), parts),
+                analytics: summarize(
+                    window.as_ref(),
+                    parts,
+                    link.options.get().is_some_and(|o| !o.variants.is_empty()),
+                ),
                 recent_scans: recent,
             })
         })
@@ -79,7 +83,10 @@ impl<S: Store, C: Clock> Service<S, C> {
         if let Some(rows) = self.stats.rollups.record(self.rollups.get(&key)) {
             return Ok(rows);
         }
-        let rows = tx.rollup_stats(link, first, last)?;
+        let mut rows = tx.rollup_stats(link, first, last)?;
+        // One row per value instead of one per day and value: each later request clones
+        // and adds up what is kept here.
+        rows.breakdowns = rows.breakdowns.compacted();
         self.rollups.insert(key, rows.clone());
         Ok(rows)
     }

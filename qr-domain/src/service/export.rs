@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use super::Service;
 use super::scan_export::ScanPager;
 use crate::analytics::{AnalyticsQuery, DayCount, Window};
+use crate::breakdown::Dimension;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::export::{
@@ -96,17 +97,14 @@ fn link_analytics(
     let rows = tx.rollup_stats(link.id, first, last)?;
     let mut days: Vec<DayCount> = rows.days.into_iter().filter(|d| d.scans > 0).collect();
     days.sort_by_key(|d| d.day);
-    let most_first = |mut v: Vec<(String, u64)>| {
-        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        v
-    };
+    let b = &rows.breakdowns;
     Ok(LinkAnalytics {
         first,
         last,
         days,
-        countries: most_first(rows.countries),
-        devices: most_first(rows.devices),
-        browsers: most_first(rows.browsers),
+        countries: b.totals(Dimension::Country),
+        devices: b.totals(Dimension::Device),
+        browsers: b.totals(Dimension::Browser),
     })
 }
 

@@ -1,8 +1,8 @@
-//! `/dashboard/links/<id>`: a link's analytics over a date range (scans per day, unique scans, countries, devices, browsers, operating systems, referrers, recent scans), the plan's retention, and the CSV export.
+//! `/dashboard/links/<id>`: a link's analytics over a date range (scans per day, unique scans, countries, cities, devices, browsers, operating systems, referrers, A/B variants and rules, recent scans), the plan's retention, and the CSV export.
 
 use askama::Template;
 use http::StatusCode;
-use qr_domain::analytics::{AnalyticsError, AnalyticsQuery, AnalyticsReport, tally};
+use qr_domain::analytics::{AnalyticsError, AnalyticsQuery, AnalyticsReport};
 use qr_domain::link::parse_link_id;
 use qr_domain::plan::Retention;
 use qr_domain::{Clock, Store};
@@ -15,11 +15,11 @@ use crate::Web;
 use crate::charts::BarChart;
 use crate::response::{self, WebResponse};
 
-/// Scans read for the table, the CSV, and the operating systems and referrers (the API's largest
-/// `limit`); the rollups behind the other figures cover every scan.
-const SAMPLE: &str = "1000";
-/// Rows of the recent-scans table.
-const RECENT_ROWS: usize = 50;
+/// Scans in the CSV (the API's largest `limit`); every figure of the page comes from the
+/// rollups, which cover every scan.
+const CSV_ROWS: &str = "1000";
+/// Rows of the recent-scans table, the only scans the page reads.
+const RECENT_ROWS: &str = "50";
 
 /// A breakdown row with its share of the total, for the bar behind it.
 struct Share {
@@ -57,11 +57,8 @@ struct AnalyticsPage {
     unique: String,
     chart: String,
     days: Vec<(String, u64)>,
-    /// Countries, devices and browsers, from the rollups of every scan.
+    /// Every breakdown, from the rollups of every scan in the range.
     breakdowns: Vec<Breakdown>,
-    /// Operating systems and referrers, from the latest scans.
-    samples: Vec<Breakdown>,
-    sampled: usize,
     recent: Vec<ScanRow>,
     csv_query: String,
 }
@@ -77,13 +74,112 @@ fn shares(rows: impl IntoIterator<Item = (String, u64)>, total: u64) -> Vec<Shar
         .collect()
 }
 
+/// Every breakdown of the report, most scans first; variants and rules only when the link has
+/// them, named by their position and target.
+fn breakdowns(r: &AnalyticsReport, link: &qr_domain::Link) -> Vec<Breakdown> {
+    let a = &r.analytics;
+    let total = a.total_scans;
+    let rows = |v: Vec<(String, u64)>| shares(v, total);
+    let pairs = |it: &mut dyn Iterator<Item = (String, u64)>| rows(it.collect());
+    let options = link.options.or_default();
+    let mut out = vec![
+        Breakdown {
+            title: "Countries",
+            rows: pairs(
+                &mut a
+                    .scans_by_country
+                    .iter()
+                    .map(|c| (c.country.clone(), c.scans)),
+            ),
+        },
+        Breakdown {
+            title: "Cities",
+            rows: pairs(
+                &mut a
+                    .scans_by_city
+                    .iter()
+                    .map(|c| (format!("{}, {}", c.city, c.country), c.scans)),
+            ),
+        },
+        Breakdown {
+            title: "Devices",
+            rows: pairs(
+                &mut a
+                    .scans_by_device
+                    .iter()
+                    .map(|c| (c.device.clone(), c.scans)),
+            ),
+        },
+        Breakdown {
+            title: "Browsers",
+            rows: pairs(
+                &mut a
+                    .scans_by_browser
+                    .iter()
+                    .map(|c| (c.browser.clone(), c.scans)),
+            ),
+        },
+        Breakdown {
+            title: "Operating systems",
+            rows: pairs(&mut a.scans_by_os.iter().map(|c| (c.os.clone(), c.scans))),
+        },
+        Breakdown {
+            title: "Referrers",
+            rows: pairs(&mut a.scans_by_referrer.iter().map(|c| {
+                let name = c
+                    .referrer
+                    .clone()
+                    .unwrap_or_else(|| "(none: direct scan)".to_owned());
+                (name, c.scans)
+            })),
+        },
+    ];
+    let target = |urls: &[String], i: u8| {
+        urls.get(usize::from(i))
+            .map_or_else(String::new, |u| format!(" → {u}"))
+    };
+    if let Some(variants) = &a.scans_by_variant {
+        let urls: Vec<String> = options
+            .variants
+            .iter()
+            .map(|v| v.target_url.to_string())
+            .collect();
+        out.push(Breakdown {
+            title: "A/B variants",
+            rows: pairs(&mut variants.iter().map(|v| {
+                (
+                    format!("Variant {}{}", v.variant + 1, target(&urls, v.variant)),
+                    v.scans,
+                )
+            })),
+        });
+    }
+    if !a.scans_by_rule.is_empty() || !options.rules.is_empty() {
+        let urls: Vec<String> = options
+            .rules
+            .iter()
+            .map(|v| v.target_url.to_string())
+            .collect();
+        out.push(Breakdown {
+            title: "Redirect rules",
+            rows: pairs(&mut a.scans_by_rule.iter().map(|v| {
+                (
+                    format!("Rule {}{}", v.rule + 1, target(&urls, v.rule)),
+                    v.scans,
+                )
+            })),
+        });
+    }
+    out
+}
+
 /// The range typed in the form: empty fields are "not given".
-fn range(user: &User<'_>) -> (String, String, Result<AnalyticsQuery, String>) {
+fn range(user: &User<'_>, rows: &str) -> (String, String, Result<AnalyticsQuery, String>) {
     let q = user.req.query();
     let start = q.text("startDate").trim().to_owned();
     let end = q.text("endDate").trim().to_owned();
     let some = |s: &str| (!s.is_empty()).then(|| s.to_owned());
-    let query = AnalyticsQuery::parse(some(&start).as_deref(), some(&end).as_deref(), Some(SAMPLE))
+    let query = AnalyticsQuery::parse(some(&start).as_deref(), some(&end).as_deref(), Some(rows))
         .map_err(|e| capitalised(&e.to_string()));
     (start, end, query)
 }
@@ -107,11 +203,11 @@ pub(super) fn show<S: Store, C: Clock>(
     user: &User<'_>,
     id: &str,
 ) -> Result<WebResponse, Failure> {
-    let (start, end, parsed) = range(user);
+    let (start, end, parsed) = range(user, RECENT_ROWS);
     let (query, error) = match parsed {
         Ok(q) => (q, None),
         Err(e) => (
-            AnalyticsQuery::parse(None, None, Some(SAMPLE))
+            AnalyticsQuery::parse(None, None, Some(RECENT_ROWS))
                 .map_err(|e| Failure::Internal(e.to_string()))?,
             Some(e),
         ),
@@ -128,7 +224,6 @@ pub(super) fn show<S: Store, C: Clock>(
         .map(|d| (d.date.clone(), d.scans))
         .collect();
     let total = a.total_scans;
-    let sampled = r.recent_scans.len() as u64;
     let mut csv_query = url::form_urlencoded::Serializer::new(String::new());
     if !start.is_empty() {
         csv_query.append_pair("startDate", &start);
@@ -148,57 +243,10 @@ pub(super) fn show<S: Store, C: Clock>(
         total: thousands(total),
         unique: thousands(a.unique_scans),
         chart: BarChart::new("Scans per day", "scans", &days).svg(),
-        breakdowns: vec![
-            Breakdown {
-                title: "Countries",
-                rows: shares(
-                    a.scans_by_country
-                        .iter()
-                        .map(|c| (c.country.clone(), c.scans)),
-                    total,
-                ),
-            },
-            Breakdown {
-                title: "Devices",
-                rows: shares(
-                    a.scans_by_device
-                        .iter()
-                        .map(|c| (c.device.clone(), c.scans)),
-                    total,
-                ),
-            },
-            Breakdown {
-                title: "Browsers",
-                rows: shares(
-                    a.scans_by_browser
-                        .iter()
-                        .map(|c| (c.browser.clone(), c.scans)),
-                    total,
-                ),
-            },
-        ],
-        samples: vec![
-            Breakdown {
-                title: "Operating systems",
-                rows: shares(tally(r.recent_scans.iter().map(|s| s.os.as_str())), sampled),
-            },
-            Breakdown {
-                title: "Referrers",
-                rows: shares(
-                    tally(
-                        r.recent_scans
-                            .iter()
-                            .map(|s| s.referrer.as_deref().unwrap_or("(none: direct scan)")),
-                    ),
-                    sampled,
-                ),
-            },
-        ],
-        sampled: r.recent_scans.len(),
+        breakdowns: breakdowns(&r, &link),
         recent: r
             .recent_scans
             .iter()
-            .take(RECENT_ROWS)
             .map(|s| ScanRow {
                 time: when(s.timestamp),
                 country: s.country.clone(),
@@ -229,7 +277,7 @@ pub(super) fn csv<S: Store, C: Clock>(
     user: &User<'_>,
     id: &str,
 ) -> Result<WebResponse, Failure> {
-    let (_, _, parsed) = range(user);
+    let (_, _, parsed) = range(user, CSV_ROWS);
     let query = parsed.map_err(|_| Failure::NotFound)?;
     let r = report(web, user, id, &query)?;
     let mut out = String::from("id,timestamp,country,city,device,browser,os,referrer\n");
