@@ -1,32 +1,28 @@
-//! `qr analytics`: a link's scan report as a table with a per-day bar chart, the API's JSON, or CSV of the scans.
+//! `qr analytics`: a link's scan report as a table with a per-day bar chart, the API's JSON, or CSV of the recent scans; `qr analytics export` (in `analytics_export.rs`) writes every scan.
 
 use std::io::Write;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use qr_domain::analytics::AnalyticsError;
 use qr_domain::{AnalyticsQuery, AnalyticsReport};
 
+use crate::analytics_export::ScanExportArgs;
 use crate::db::{self, Create, DbArgs};
 use crate::output::{self, Table};
 
 /// `qr analytics`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct AnalyticsArgs {
     #[command(flatten)]
     db: DbArgs,
+    #[command(subcommand)]
+    command: Option<AnalyticsCommand>,
     /// The link's id.
-    link_id: String,
-    /// Look for the link only in this account (by default every account is searched).
-    #[arg(long, value_parser = db::parse_email)]
-    email: Option<String>,
-    /// Only scans from this date: YYYY-MM-DD (from midnight UTC) or an ISO 8601 date-time.
-    /// Default: the link's creation day, or the start of the plan's retention if later.
-    #[arg(long, value_name = "DATE")]
-    start: Option<String>,
-    /// Only scans until this date: YYYY-MM-DD (through the end of that day, UTC) or an ISO 8601
-    /// date-time. Default: now.
-    #[arg(long, value_name = "DATE")]
-    end: Option<String>,
+    #[arg(required = true)]
+    link_id: Option<String>,
+    #[command(flatten)]
+    range: RangeArgs,
     /// How many recent scans to list (and to export as CSV), 1 to 1000.
     #[arg(long, value_name = "N", default_value = "100")]
     limit: String,
@@ -37,6 +33,30 @@ pub struct AnalyticsArgs {
     /// The same as --format json.
     #[arg(long, conflicts_with = "format")]
     json: bool,
+}
+
+/// The link and the range of `qr analytics` and `qr analytics export`.
+#[derive(Debug, Args)]
+pub struct RangeArgs {
+    /// Look for the link only in this account (by default every account is searched).
+    #[arg(long, value_parser = db::parse_email)]
+    pub email: Option<String>,
+    /// Only scans from this date: YYYY-MM-DD (from midnight UTC) or an ISO 8601 date-time.
+    /// Default: the link's creation day, or the start of the plan's retention if later.
+    #[arg(long, value_name = "DATE")]
+    pub start: Option<String>,
+    /// Only scans until this date: YYYY-MM-DD (through the end of that day, UTC) or an ISO 8601
+    /// date-time. Default: now.
+    #[arg(long, value_name = "DATE")]
+    pub end: Option<String>,
+}
+
+/// `qr analytics` subcommands.
+#[derive(Debug, Subcommand)]
+enum AnalyticsCommand {
+    /// Writes every scan of a link in the range (within the plan's retention) as CSV or NDJSON,
+    /// as GET /api/analytics/export does.
+    Export(ScanExportArgs),
 }
 
 /// How the report is printed.
@@ -56,10 +76,14 @@ const BAR_WIDTH: usize = 40;
 /// Runs `qr analytics`.
 pub fn run(args: AnalyticsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let service = args.db.open(Create::Never)?;
-    let (account, link) = db::find_link(&service, args.email.as_deref(), &args.link_id)?;
+    if let Some(AnalyticsCommand::Export(export)) = args.command {
+        return crate::analytics_export::run(&service, export, out);
+    }
+    let link_id = args.link_id.unwrap_or_default();
+    let (account, link) = db::find_link(&service, args.range.email.as_deref(), &link_id)?;
     let query = AnalyticsQuery::parse(
-        args.start.as_deref(),
-        args.end.as_deref(),
+        args.range.start.as_deref(),
+        args.range.end.as_deref(),
         Some(&args.limit),
     )
     .map_err(|e| crate::error::usage(e.to_string()))?;
@@ -84,16 +108,8 @@ pub fn run(args: AnalyticsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 fn write_csv(report: &AnalyticsReport, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let result = (|| {
-        w.write_record([
-            "id",
-            "timestamp",
-            "country",
-            "city",
-            "device",
-            "browser",
-            "os",
-            "referrer",
-        ])?;
+        // The export's columns without the campaign ones (variant, rule).
+        w.write_record(&qr_export::SCAN_COLUMNS[..8])?;
         for s in &report.recent_scans {
             w.write_record([
                 s.id.to_string(),

@@ -3,13 +3,13 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::Args;
 use qr_domain::AccountId;
 use qr_domain::export::ExportError;
 
 use crate::db::{self, Create, DbArgs};
 use crate::error::usage;
+use crate::output;
 
 /// `qr export`.
 #[derive(Debug, Args)]
@@ -40,24 +40,16 @@ pub fn run(args: ExportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         (None, Some(email)) => db::account_by_email(&service, email)?.id,
         (None, None) => return Err(usage("pass --account ID or --email ADDRESS")),
     };
-    let dir = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let temp = tempfile::Builder::new()
-        .prefix(".qr-export.")
-        .suffix(".zip")
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    let file = match qr_export::write_zip(&service, id, temp.as_file()) {
-        Ok(file) => file,
-        Err(ExportError::AccountNotFound(id)) => anyhow::bail!("account {id} not found"),
-        Err(e) => return Err(e.into()),
-    };
-    file.sync_all()?;
-    let bytes = file.metadata()?.len();
-    temp.persist(&args.output)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let ((), bytes) =
+        output::write_atomically(
+            &args.output,
+            ".qr-export.",
+            |file| match qr_export::write_zip(&service, id, file) {
+                Ok(_) => Ok(()),
+                Err(ExportError::AccountNotFound(id)) => anyhow::bail!("account {id} not found"),
+                Err(e) => Err(e.into()),
+            },
+        )?;
     writeln!(
         out,
         "Wrote {} ({bytes} bytes): account {id}",

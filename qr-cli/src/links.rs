@@ -2,11 +2,14 @@
 
 use std::io::Write;
 
-use clap::{ArgGroup, Args, Subcommand};
+use clap::{Args, Subcommand};
+use qr_domain::listing::LinkListQuery;
 use qr_domain::{Link, LinkUpdate};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::db::{self, Create, DbArgs};
+use crate::link_args::CampaignArgs;
 use crate::output::{self, Table};
 
 /// `qr links`.
@@ -23,11 +26,25 @@ pub struct LinksArgs {
 
 #[derive(Debug, Subcommand)]
 enum LinksCommand {
-    /// Lists an account's links, oldest first.
+    /// Lists an account's links: all, oldest first; with --tag, --search, --limit or --cursor,
+    /// newest first a page at a time, as `GET /api/links` does.
     List {
         /// The account's e-mail address.
         #[arg(long, value_parser = db::parse_email)]
         email: String,
+        /// Only links with this tag (exactly as written).
+        #[arg(long, value_name = "TAG")]
+        tag: Option<String>,
+        /// Only links whose name, target URL or short code contain this text (ASCII letters in
+        /// any case).
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
+        /// Links per page, 1 to 1000 (without it, up to 10,000).
+        #[arg(long, value_name = "N")]
+        limit: Option<String>,
+        /// The page after this cursor (`nextCursor` of the previous page).
+        #[arg(long, value_name = "CURSOR")]
+        cursor: Option<String>,
         /// Print `{"links": [...]}` as the API does.
         #[arg(long)]
         json: bool,
@@ -54,12 +71,14 @@ enum LinksCommand {
         /// Where the short URL redirects: an absolute http or https URL.
         #[arg(long, alias = "target-url", value_name = "URL")]
         url: String,
+        #[command(flatten)]
+        campaign: CampaignArgs,
         /// Print the link as the API does.
         #[arg(long)]
         json: bool,
     },
-    /// Changes a link's name or target URL; the short code, and so every printed code, stays.
-    #[command(group(ArgGroup::new("change").required(true).multiple(true).args(["name", "url"])))]
+    /// Changes the fields given: name, target URL, campaign fields; the short code, and so every
+    /// printed code, stays unless --short-code changes it (the old code then answers 410).
     Update {
         /// The link's id.
         id: String,
@@ -72,6 +91,8 @@ enum LinksCommand {
         /// A new target URL.
         #[arg(long, alias = "target-url", value_name = "URL")]
         url: Option<String>,
+        #[command(flatten)]
+        campaign: CampaignArgs,
         /// Print the link as the API does.
         #[arg(long)]
         json: bool,
@@ -88,8 +109,12 @@ enum LinksCommand {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct LinkList<'a> {
     links: &'a [Link],
+    /// Present when there is a next page, as in `GET /api/links`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
 }
 
 /// Runs `qr links`.
@@ -97,11 +122,40 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let service = args.db.open(Create::Never)?;
     let base = args.base_url.as_deref();
     match args.command {
-        LinksCommand::List { email, json } => {
+        LinksCommand::List {
+            email,
+            tag,
+            search,
+            limit,
+            cursor,
+            json,
+        } => {
             let account = db::account_by_email(&service, &email)?;
-            let links = service.links(account.id)?;
+            let (links, next_cursor) =
+                if tag.is_none() && search.is_none() && limit.is_none() && cursor.is_none() {
+                    (service.links(account.id)?, None)
+                } else {
+                    let query = LinkListQuery::parse(
+                        search.as_deref(),
+                        tag.as_deref(),
+                        limit.as_deref(),
+                        cursor.as_deref(),
+                    )
+                    .map_err(|e| crate::error::usage(e.to_string()))?;
+                    let page = service.list_links(account.id, &query)?;
+                    (page.links, page.next_cursor.map(|c| c.to_string()))
+                };
             if json {
-                return output::write_json(out, &LinkList { links: &links });
+                return output::write_json(
+                    out,
+                    &LinkList {
+                        links: &links,
+                        next_cursor,
+                    },
+                );
+            }
+            if let Some(cursor) = &next_cursor {
+                eprintln!("qr: more links follow: --cursor {cursor}");
             }
             let mut table = Table::new(&[
                 "ID",
@@ -133,10 +187,13 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             email,
             name,
             url,
+            campaign,
             json,
         } => {
             let account = db::account_by_email(&service, &email)?;
-            let link = service.create_link(&account, &name, &url)?;
+            let fields = campaign.to_fields()?;
+            let fields = LinkUpdate::parse(Some(&name), Some(&url))?.with_json(&fields)?;
+            let link = service.create_link_with(&account, fields)?;
             print_link(&link, base, json, out)
         }
         LinksCommand::Update {
@@ -144,10 +201,17 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             email,
             name,
             url,
+            campaign,
             json,
         } => {
+            let fields = campaign.to_fields()?;
+            let update = LinkUpdate::parse(name.as_deref(), url.as_deref())?.with_json(&fields)?;
+            if update.is_empty() {
+                return Err(crate::error::usage(
+                    "nothing to change: give --name, --url or a campaign flag (see --help)",
+                ));
+            }
             let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
-            let update = LinkUpdate::parse(name.as_deref(), url.as_deref())?;
             let link = service.update_link(account.id, link.id, &update)?;
             print_link(&link, base, json, out)
         }
@@ -162,6 +226,21 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }
     }
 }
+
+/// The campaign fields `links show` prints when set: (label, the API's name).
+const CAMPAIGN_FIELDS: [(&str, &str); 11] = [
+    ("tags", "tags"),
+    ("valid from", "validFrom"),
+    ("valid until", "validUntil"),
+    ("max scans", "maxScans"),
+    ("expired URL", "expiredUrl"),
+    ("paused", "disabled"),
+    ("password", "hasPassword"),
+    ("rules", "rules"),
+    ("variants", "variants"),
+    ("UTM", "utm"),
+    ("forward query", "forwardQuery"),
+];
 
 fn print_link(
     link: &Link,
@@ -189,5 +268,23 @@ fn print_link(
         ("created", output::time(link.created_at)),
         ("updated", output::time(link.updated_at)),
     ]);
+    // The campaign fields that are set, read from the API's JSON of the link so that each
+    // shows as the API writes it (rules, variants and UTM as compact JSON).
+    let api = serde_json::to_value(link)?;
+    for (label, field) in CAMPAIGN_FIELDS {
+        let shown = match &api[field] {
+            Value::Null | Value::Bool(false) => continue,
+            Value::Array(items) if items.is_empty() => continue,
+            Value::Bool(true) => "yes".to_owned(),
+            Value::String(text) => text.clone(),
+            Value::Array(items) if items.iter().all(Value::is_string) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
+            other => other.to_string(),
+        };
+        fields.push((label, shown));
+    }
     Ok(output::write_fields(out, &fields)?)
 }

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod analytics;
+mod analytics_export;
 mod backup;
 mod batch;
 mod cli;
@@ -14,6 +15,7 @@ mod export;
 mod generate;
 mod geoip;
 mod keys;
+mod link_args;
 mod links;
 mod output;
 mod render_args;

@@ -1,6 +1,10 @@
 //! Printing helpers shared by the commands: aligned tables, JSON, dates and optional values.
 
+use std::fs::File;
 use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
@@ -94,6 +98,30 @@ pub fn list_or_dash<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
     } else {
         items.join(", ")
     }
+}
+
+/// Writes `path` all or nothing: `write` fills a temporary file (named `prefix`…) beside it,
+/// which is synced and renamed over `path` once `write` succeeds; a failure leaves `path` as it
+/// was. Returns what `write` returned and the bytes written.
+pub fn write_atomically<T>(
+    path: &Path,
+    prefix: &str,
+    write: impl FnOnce(&File) -> anyhow::Result<T>,
+) -> anyhow::Result<(T, u64)> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    let value = write(temp.as_file())?;
+    temp.as_file().sync_all()?;
+    let bytes = temp.as_file().metadata()?.len();
+    temp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok((value, bytes))
 }
 
 #[cfg(test)]

@@ -16,8 +16,10 @@
 //! ```
 
 mod download;
+mod scans;
 
 pub use download::{DownloadError, MAX_DOWNLOAD_BYTES, zip_bytes};
+pub use scans::{SCAN_COLUMNS, ScanFormat, UnknownFormat};
 
 use std::fmt::Write as _;
 use std::io::{Seek, Write};

@@ -19,6 +19,7 @@
 
 mod api;
 mod app;
+mod body;
 mod bootstrap;
 mod client_ip;
 mod config;
@@ -42,6 +43,7 @@ mod web;
 mod webhook_worker;
 
 pub use app::{App, SharedClock};
+pub use body::ResponseBody;
 pub use bootstrap::{AppService, AppWeb, FirstStart, ServerError};
 pub use config::{
     DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, WebhookConfig,

@@ -5,6 +5,7 @@ use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::listing::LinkListQuery;
 use qr_domain::webhook::WebhookId;
 use qr_domain::{AnalyticsQuery, LinkId};
+use qr_export::{ScanFormat, UnknownFormat};
 use qr_generate::{GenerateParams, Symbol};
 
 use crate::error::ApiError;
@@ -30,6 +31,8 @@ pub(crate) enum ApiOp {
     Links(LinksOp),
     /// `GET /api/analytics`.
     Analytics(AnalyticsParams),
+    /// `GET /api/analytics/export`: the range (its `limit` unused) and the format.
+    AnalyticsExport(AnalyticsParams, ScanFormat),
     /// `GET /api/dashboard?action=usage`.
     Usage,
     /// `GET /api/health`.
@@ -110,6 +113,10 @@ impl ApiOp {
             Kind::Batch => ApiOp::Batch,
             Kind::Links => ApiOp::Links(LinksOp::parse(method, query)?),
             Kind::Analytics => ApiOp::Analytics(AnalyticsParams::parse(query)?),
+            Kind::AnalyticsExport => {
+                let (params, format) = AnalyticsParams::parse_export(query)?;
+                ApiOp::AnalyticsExport(params, format)
+            }
             Kind::Dashboard => match query.get("action") {
                 None | Some("") => {
                     return Err(ApiError::BadRequest("action parameter required".into()));
@@ -162,16 +169,37 @@ impl LinksOp {
 
 impl AnalyticsParams {
     fn parse(query: &Query) -> Result<Self, ApiError> {
+        Self::parse_with(query, query.get("limit"), || Ok(()))
+    }
+
+    /// The export's parameters: the range (no `limit`: every scan is exported) and `format`
+    /// (`csv` when absent or empty).
+    fn parse_export(query: &Query) -> Result<(Self, ScanFormat), ApiError> {
+        let mut format = ScanFormat::default();
+        let params = Self::parse_with(query, None, || {
+            if let Some(raw) = query.get("format").filter(|s| !s.is_empty()) {
+                format = raw
+                    .parse()
+                    .map_err(|e: UnknownFormat| ApiError::BadRequest(e.to_string()))?;
+            }
+            Ok(())
+        })?;
+        Ok((params, format))
+    }
+
+    /// `linkId` present, then the dates and `limit`, then `more`, then the id itself: the
+    /// parameters' own errors come before the 404 of an id that cannot exist.
+    fn parse_with(
+        query: &Query,
+        limit: Option<&str>,
+        more: impl FnOnce() -> Result<(), ApiError>,
+    ) -> Result<Self, ApiError> {
         let link = query
             .get("linkId")
             .filter(|s| !s.is_empty())
             .ok_or_else(|| ApiError::BadRequest("linkId parameter required".into()))?;
-        // The dates and the limit are checked before the id, as for an unknown id.
-        let parsed = AnalyticsQuery::parse(
-            query.get("startDate"),
-            query.get("endDate"),
-            query.get("limit"),
-        )?;
+        let parsed = AnalyticsQuery::parse(query.get("startDate"), query.get("endDate"), limit)?;
+        more()?;
         Ok(AnalyticsParams {
             link: parse_link_id(link)?,
             query: parsed,

@@ -19,6 +19,7 @@ use tracing::Instrument;
 
 use crate::api;
 use crate::app::App;
+use crate::body::ResponseBody;
 use crate::bootstrap::{AppService, AppWeb};
 use crate::error::ApiError;
 use crate::metrics::RouteId;
@@ -316,6 +317,9 @@ impl App {
             ApiOp::Batch => api::batch::handle(self, &ctx, body).await,
             ApiOp::Links(op) => api::links::handle(self, &ctx, op, body).await,
             ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,
+            ApiOp::AnalyticsExport(params, format) => {
+                api::analytics_export::handle(self, &ctx, params, format).await
+            }
             ApiOp::Usage => Ok(api::usage::usage(self, &ctx)),
             ApiOp::Health => api::usage::health(self).await,
             ApiOp::Webhooks(op) => api::webhooks::handle(self, &ctx, op, body).await,
@@ -394,7 +398,7 @@ fn without_body(response: &mut HttpResponse) {
             .headers_mut()
             .insert(CONTENT_LENGTH, HeaderValue::from(length));
     }
-    *response.body_mut() = http_body_util::Full::new(Bytes::new());
+    *response.body_mut() = ResponseBody::full(Bytes::new());
 }
 
 /// The presented key: `Authorization: Bearer`, else `X-API-Key`, else `api_key`.

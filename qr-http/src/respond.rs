@@ -1,15 +1,15 @@
 //! Building responses: one constructor for status, type and body, and the JSON and empty forms every handler uses.
 
 use bytes::Bytes;
-use http_body_util::Full;
 use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde::Serialize;
 
+use crate::body::ResponseBody;
 use crate::error::ApiError;
 
 /// Every response the server writes.
-pub(crate) type HttpResponse = Response<Full<Bytes>>;
+pub(crate) type HttpResponse = Response<ResponseBody>;
 
 /// A response with `status`, an optional `Content-Type` and `body`.
 pub(crate) fn respond(
@@ -17,7 +17,7 @@ pub(crate) fn respond(
     content_type: Option<&'static str>,
     body: impl Into<Bytes>,
 ) -> HttpResponse {
-    let mut response = Response::new(Full::new(body.into()));
+    let mut response = Response::new(ResponseBody::full(body));
     *response.status_mut() = status;
     if let Some(media_type) = content_type {
         response

@@ -28,6 +28,8 @@ pub enum Kind {
     Links,
     /// `GET /api/analytics`.
     Analytics,
+    /// `GET /api/analytics/export`: every scan of a link as CSV or NDJSON, streamed.
+    AnalyticsExport,
     /// `GET /api/dashboard`.
     Dashboard,
     /// `GET /api/health`.
@@ -81,6 +83,11 @@ pub const ROUTES: &[RouteSpec] = &[
         path: "/api/analytics",
         methods: &[Method::Get, Method::Head],
         kind: Kind::Analytics,
+    },
+    RouteSpec {
+        path: "/api/analytics/export",
+        methods: &[Method::Get, Method::Head],
+        kind: Kind::AnalyticsExport,
     },
     RouteSpec {
         path: "/api/dashboard",
@@ -172,7 +179,8 @@ impl Kind {
             Kind::Generate => Endpoint::Generate,
             Kind::Batch => Endpoint::Batch,
             Kind::Links => Endpoint::Links,
-            Kind::Analytics => Endpoint::Analytics,
+            // The export reads what analytics shows, so one switch covers both.
+            Kind::Analytics | Kind::AnalyticsExport => Endpoint::Analytics,
             Kind::Dashboard => Endpoint::Usage,
             Kind::Health => Endpoint::Health,
             Kind::Webhooks => Endpoint::Webhooks,

@@ -4,13 +4,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http_body_util::Full;
 use hyper::body::Body;
 use hyper::http::request::Parts;
 use hyper::{Method, Response};
 use qr_web::WebRequest;
 
 use crate::app::App;
+use crate::body::ResponseBody;
 use crate::bootstrap::AppWeb;
 use crate::error::ApiError;
 use crate::request::read_body;
@@ -68,5 +68,5 @@ fn failure(error: &ApiError) -> HttpResponse {
 
 fn into_hyper(response: qr_web::WebResponse) -> HttpResponse {
     let (parts, body) = response.into_parts();
-    Response::from_parts(parts, Full::new(Bytes::from(body)))
+    Response::from_parts(parts, ResponseBody::full(body))
 }

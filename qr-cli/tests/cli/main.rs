@@ -2,6 +2,7 @@
 
 mod admin;
 mod batch;
+mod campaign;
 mod common;
 mod content;
 mod deploy;

@@ -3,7 +3,8 @@
 use chrono::{DateTime, Utc};
 
 use super::Service;
-use crate::analytics::{AnalyticsQuery, DayCount};
+use super::scan_export::ScanPager;
+use crate::analytics::{AnalyticsQuery, DayCount, Window};
 use crate::breakdown::Dimension;
 use crate::clock::Clock;
 use crate::error::StoreError;
@@ -11,7 +12,7 @@ use crate::export::{
     ExportError, ExportHeader, ExportSink, ExportedKey, ExportedPlanRequest, ExportedSession,
     LinkAnalytics, SCAN_PAGE, retention_days,
 };
-use crate::ids::{AccountId, ScanId};
+use crate::ids::AccountId;
 use crate::link::Link;
 use crate::store::{ReadTx, Store};
 
@@ -75,7 +76,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 sink.link_analytics(link, analytics.as_ref())?;
                 sink.begin_scans(link)?;
                 if let Some(w) = window {
-                    stream_scans(tx, link, w.from, w.to, sink)?;
+                    stream_scans(tx, link, w, sink)?;
                 }
                 sink.end_scans()?;
             }
@@ -107,43 +108,22 @@ fn link_analytics(
     })
 }
 
-/// Every scan of `link` in `from..=to`, newest first, in pages: each page ends at the oldest
-/// instant of the previous one (inclusive), skipping the scans of that instant already handed
-/// over (ids at or above the last one: the store orders by time, then id, both descending). When
-/// more than a page shares one instant, the page grows until it gets past them.
+/// Every scan of `link` in `window`, newest first, in pages of at most [`SCAN_PAGE`] (the
+/// pager's keyset pages, all in the export's one transaction).
 fn stream_scans(
     tx: &dyn ReadTx,
     link: &Link,
-    from: DateTime<Utc>,
-    mut to: DateTime<Utc>,
+    window: Window,
     sink: &mut dyn ExportSink,
 ) -> Result<(), ExportError> {
-    let mut last: Option<(DateTime<Utc>, ScanId)> = None;
-    let mut limit = SCAN_PAGE;
+    let mut pager = ScanPager::new(link.id, Some(window));
     loop {
-        let page = tx.recent_scans(link.id, from, to, limit)?;
-        let full = page.len() == usize::try_from(limit).unwrap_or(usize::MAX);
-        let fresh: Vec<_> = page
-            .into_iter()
-            .filter(|s| last.is_none_or(|(at, id)| s.timestamp < at || s.id < id))
-            .collect();
-        if fresh.is_empty() {
-            if !full {
-                return Ok(());
-            }
-            // A whole page at one instant, all handed over already: ask for more at once.
-            limit = limit.saturating_mul(2);
-            continue;
-        }
-        for chunk in fresh.chunks(SCAN_PAGE as usize) {
-            sink.scans(chunk)?;
-        }
-        let oldest = fresh.last().map(|s| (s.timestamp, s.id));
-        if !full {
+        let page = pager.next_page(tx)?;
+        if page.is_empty() {
             return Ok(());
         }
-        last = oldest;
-        to = oldest.map_or(to, |(at, _)| at);
-        limit = SCAN_PAGE;
+        for chunk in page.chunks(SCAN_PAGE as usize) {
+            sink.scans(chunk)?;
+        }
     }
 }

@@ -24,6 +24,7 @@ mod export;
 mod links;
 mod maintenance;
 mod opening;
+mod scan_export;
 mod scans;
 mod sessions;
 mod throttle;
@@ -56,6 +57,7 @@ pub use customers::{AccountError, PlanChange, SignUp};
 pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
 pub use maintenance::{Flusher, NotReady, PruneReport};
 pub use opening::{Landing, Opening, PasswordPrompt};
+pub use scan_export::{ScanExport, ScanPager};
 pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
 pub use sessions::{LoginError, SessionContext};
 pub use throttle::{

@@ -1,6 +1,7 @@
 //! The keyed API's handlers, one module per resource; each runs after the pipeline has admitted the request.
 
 pub(crate) mod analytics;
+pub(crate) mod analytics_export;
 pub(crate) mod batch;
 pub(crate) mod export;
 pub(crate) mod generate;

@@ -451,20 +451,8 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                 summary: "Scan analytics of a link",
                 parameters: vec![
                     link_id_parameter("linkId", true),
-                    query(
-                        "startDate",
-                        false,
-                        json!({"type": "string", "pattern": schemas::DATE_PATTERN}),
-                        "YYYY-MM-DD or ISO 8601 date-time (UTC when no offset)",
-                        json!("2024-05-01"),
-                    ),
-                    query(
-                        "endDate",
-                        false,
-                        json!({"type": "string", "pattern": schemas::DATE_PATTERN}),
-                        "YYYY-MM-DD (the whole day) or ISO 8601 date-time",
-                        json!("2024-05-31"),
-                    ),
+                    start_date_parameter(),
+                    end_date_parameter(),
                     query(
                         "limit",
                         false,
@@ -475,6 +463,36 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
                 ],
                 body: None,
                 success: ok("Analytics", schema_ref("AnalyticsResponse")),
+                errors: &[404],
+                example_requests: Vec::new(),
+            }],
+        ),
+        (
+            "/api/analytics/export",
+            vec![Operation {
+                method: Method::Get,
+                id: "exportScans",
+                summary: "Every scan of a link in the range, within the plan's retention, newest first, streamed as CSV or NDJSON (one counted request; the key's \"analytics\" endpoint must be enabled)",
+                parameters: vec![
+                    link_id_parameter("linkId", true),
+                    start_date_parameter(),
+                    end_date_parameter(),
+                    query(
+                        "format",
+                        false,
+                        json!({"type": "string", "enum": ["csv", "ndjson"], "default": "csv"}),
+                        "csv: a header line id,timestamp,country,city,device,browser,os,referrer,variant,rule then one line per scan; ndjson: one JSON object per scan with those members (null when absent)",
+                        json!("ndjson"),
+                    ),
+                ],
+                body: None,
+                success: json!({"200": {
+                "description": "The scans, newest first; the body is streamed (chunked, no Content-Length) and ends abruptly if the store fails midway",
+                "headers": {"Content-Disposition": {"schema": {"type": "string", "pattern": "^attachment; filename=\"scans-[A-Za-z0-9_-]+\\.(csv|ndjson)\"$"}}},
+                "content": {
+                    "text/csv": {"schema": {"type": "string"}},
+                    "application/x-ndjson": {"schema": {"type": "string"}}
+                }}}),
                 errors: &[404],
                 example_requests: Vec::new(),
             }],
@@ -570,6 +588,28 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
             }],
         ),
     ]
+}
+
+/// `startDate` of analytics and its export.
+fn start_date_parameter() -> Value {
+    query(
+        "startDate",
+        false,
+        json!({"type": "string", "pattern": schemas::DATE_PATTERN}),
+        "YYYY-MM-DD or ISO 8601 date-time (UTC when no offset)",
+        json!("2024-05-01"),
+    )
+}
+
+/// `endDate` of analytics and its export.
+fn end_date_parameter() -> Value {
+    query(
+        "endDate",
+        false,
+        json!({"type": "string", "pattern": schemas::DATE_PATTERN}),
+        "YYYY-MM-DD (the whole day) or ISO 8601 date-time",
+        json!("2024-05-31"),
+    )
 }
 
 /// The headers of a keyed response with `status`: the rate-limit headers once the key is known

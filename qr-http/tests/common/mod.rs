@@ -11,9 +11,12 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{HeaderMap, Request};
 use hyper_util::rt::TokioIo;
+use qr_domain::chrono::Duration;
 use qr_domain::chrono::{DateTime, Utc};
-use qr_domain::{AccountId, ApiKey, KeyMode, Plan, TestClock};
+use qr_domain::scan::{Device, NewScan};
+use qr_domain::{AccountId, ApiKey, KeyMode, LinkId, Plan, ScanId, Store, TestClock};
 use qr_http::{ServerConfig, ServerHandle};
+use qr_sqlite::SqliteStore;
 use serde_json::Value;
 use tokio::net::{TcpListener, TcpStream};
 
@@ -175,6 +178,43 @@ impl Resp {
         assert_eq!(v["error"], Value::Bool(true), "{v}");
         assert_eq!(v["message"], Value::String(message.to_owned()), "{v}");
     }
+}
+
+/// Stores `n` scans of `link` directly (as the CLI would, on the server's file), spread one
+/// millisecond apart from `first`, with a few sharing an instant; returns their ids.
+pub fn seed_scans(s: &TestServer, link: LinkId, first: DateTime<Utc>, n: usize) -> Vec<ScanId> {
+    let store = SqliteStore::open(&s.db).unwrap();
+    let mut ids = Vec::with_capacity(n);
+    let scans: Vec<NewScan> = (0..n)
+        .map(|i| NewScan {
+            link_id: link,
+            // Every fifth scan shares the instant of the one before it.
+            at: first + Duration::milliseconds((i - usize::from(i % 5 == 4)) as i64),
+            visitor: [(i % 251) as u8; 16],
+            country: "DE".into(),
+            city: if i % 2 == 0 {
+                "Berlin".into()
+            } else {
+                "Köln, Altstadt".into()
+            },
+            device: Device::Mobile,
+            browser: "Safari".into(),
+            os: "iOS".into(),
+            referrer: (i % 3 == 0).then(|| "https://news.example/a".into()),
+            variant: (i % 7 == 0).then_some(1),
+            rule: None,
+        })
+        .collect();
+    for batch in scans.chunks(5_000) {
+        ids.extend(
+            store
+                .record_scans(batch)
+                .unwrap()
+                .into_iter()
+                .map(Option::unwrap),
+        );
+    }
+    ids
 }
 
 /// A query string from pairs, percent-encoded.
