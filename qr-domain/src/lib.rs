@@ -11,6 +11,7 @@ pub mod access;
 pub mod account;
 pub mod analytics;
 pub mod bots;
+pub mod bulk;
 pub mod campaign;
 pub mod clock;
 pub mod error;

@@ -105,6 +105,10 @@ impl ApiError {
             }
             ApiError::Batch(e) => (S::BAD_REQUEST, e.to_string()),
             ApiError::Link(e) => match e {
+                LinkError::Missing(field) => (S::BAD_REQUEST, format!("{field} field required")),
+                LinkError::NotString(field) => {
+                    (S::BAD_REQUEST, format!("{field} must be a string"))
+                }
                 LinkError::Name(e) => (S::BAD_REQUEST, format!("Invalid name: {e}")),
                 LinkError::TargetUrl(e) => (S::BAD_REQUEST, format!("Invalid targetUrl: {e}")),
                 LinkError::LimitReached { plan, limit } => (

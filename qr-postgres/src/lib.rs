@@ -15,6 +15,7 @@
 
 mod dashboard;
 mod error;
+mod idempotency;
 mod links;
 mod listener;
 mod pool;

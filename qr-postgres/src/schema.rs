@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     V3_DASHBOARD,
     V4_CAMPAIGNS,
     crate::webhooks::V5_WEBHOOKS,
+    crate::idempotency::V6_IDEMPOTENCY,
 ];
 
 /// The schema version this build creates and understands.

@@ -11,6 +11,7 @@
 
 mod dashboard;
 mod error;
+mod idempotency;
 mod links;
 mod scans;
 mod schema;

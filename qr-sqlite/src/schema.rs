@@ -56,6 +56,11 @@ const MIGRATIONS: &[Migration] = &[
         sql: crate::webhooks::V5_WEBHOOKS,
         precondition: None,
     },
+    // Version 6: idempotency keys of bulk link requests (`idempotency.rs`).
+    Migration {
+        sql: crate::idempotency::V6_IDEMPOTENCY,
+        precondition: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

@@ -54,11 +54,7 @@ where
         }
         LinksOp::Create => {
             let fields = read_fields(app, body).await?;
-            let name = string_field(&fields, "name")?
-                .ok_or_else(|| ApiError::BadRequest("name field required".into()))?;
-            let target = string_field(&fields, "targetUrl")?
-                .ok_or_else(|| ApiError::BadRequest("targetUrl field required".into()))?;
-            let link_fields = LinkUpdate::parse(Some(&name), Some(&target))?.with_json(&fields)?;
+            let link_fields = LinkUpdate::for_creation(&fields)?;
             let link = app
                 .blocking(move |svc| svc.create_link_with(&account, link_fields))
                 .await??;
