@@ -48,8 +48,9 @@ pub struct BulkFailure {
 /// What a bulk request did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BulkOutcome {
-    /// The links created, in item order (on a replay: those that still exist, as they are now).
-    pub created: Vec<Link>,
+    /// The links created with their item's index, in item order (on a replay: those that still
+    /// exist, as they are now).
+    pub created: Vec<(usize, Link)>,
     /// The failed items, by index.
     pub failures: Vec<BulkFailure>,
     /// Whether this is the stored answer of an earlier request with the same idempotency key.
@@ -113,7 +114,7 @@ pub struct IdempotencyRecord {
 /// The answer kept for a key: the ids of the links created and the failures.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct StoredAnswer {
-    pub(crate) created: Vec<LinkId>,
+    pub(crate) created: Vec<(usize, LinkId)>,
     pub(crate) failures: Vec<BulkFailure>,
 }
 

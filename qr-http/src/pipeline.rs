@@ -267,7 +267,8 @@ impl App {
             .origin
             .as_ref()
             .map(|v| v.to_str().unwrap_or("null").to_owned());
-        let wants_logo = op::wants_logo(kind, &query);
+        let features = op::features(kind, &query);
+        let batch = op::is_batch(kind);
         // A key already in memory is checked right here; an unseen key needs a store lookup,
         // which runs on the blocking pool.
         let (seen, admitted) = match self
@@ -280,7 +281,7 @@ impl App {
                 endpoint,
                 client_ip,
                 origin.as_deref(),
-                wants_logo,
+                (features, batch),
             ),
             None => {
                 self.blocking(move |svc| {
@@ -290,7 +291,7 @@ impl App {
                         endpoint,
                         client_ip,
                         origin.as_deref(),
-                        wants_logo,
+                        (features, batch),
                     )
                 })
                 .await?
@@ -315,6 +316,7 @@ impl App {
             }
             ApiOp::Batch => api::batch::handle(self, &ctx, body).await,
             ApiOp::Links(op) => api::links::handle(self, &ctx, op, body).await,
+            ApiOp::BulkLinks => api::bulk::handle(self, &ctx, headers, body).await,
             ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,
             ApiOp::Usage => Ok(api::usage::usage(self, &ctx)),
             ApiOp::Health => api::usage::health(self).await,
@@ -331,7 +333,7 @@ fn front_after_auth(
     endpoint: Endpoint,
     client_ip: Option<IpAddr>,
     origin: Option<&str>,
-    wants_logo: bool,
+    (features, batch): (&'static [Feature], bool),
 ) -> Front {
     let ctx = match auth {
         Ok(ctx) => ctx,
@@ -340,7 +342,7 @@ fn front_after_auth(
     let access = AccessRequest {
         client_ip,
         origin,
-        features: if wants_logo { &[Feature::Logo] } else { &[] },
+        features,
     };
     if let Err(e) = svc.authorize(&ctx, endpoint, access) {
         return (
@@ -349,7 +351,7 @@ fn front_after_auth(
         );
     }
     let (key, account) = (ctx.key.id, ctx.key.account_id);
-    match svc.admit(&ctx, endpoint == Endpoint::Batch) {
+    match svc.admit(&ctx, batch) {
         Ok(admission) => (Some((key, account, admission.status)), Ok(ctx)),
         Err(rejection) => (
             Some((key, account, rejection.status)),

@@ -26,6 +26,8 @@ pub enum Kind {
     Batch,
     /// `/api/links` in all its methods.
     Links,
+    /// `POST /api/links/bulk`: many links at once.
+    BulkLinks,
     /// `GET /api/analytics`.
     Analytics,
     /// `GET /api/dashboard`.
@@ -76,6 +78,11 @@ pub const ROUTES: &[RouteSpec] = &[
             Method::Delete,
         ],
         kind: Kind::Links,
+    },
+    RouteSpec {
+        path: "/api/links/bulk",
+        methods: &[Method::Post],
+        kind: Kind::BulkLinks,
     },
     RouteSpec {
         path: "/api/analytics",
@@ -171,7 +178,8 @@ impl Kind {
         Some(match self {
             Kind::Generate => Endpoint::Generate,
             Kind::Batch => Endpoint::Batch,
-            Kind::Links => Endpoint::Links,
+            // A key barred from links is barred from creating them in bulk too.
+            Kind::Links | Kind::BulkLinks => Endpoint::Links,
             Kind::Analytics => Endpoint::Analytics,
             Kind::Dashboard => Endpoint::Usage,
             Kind::Health => Endpoint::Health,

@@ -131,10 +131,14 @@ pub fn service_bulk_creates_valid_items_and_reports_the_rest<S: Store>(store: S)
     let outcome = svc
         .create_links_bulk(&a, request(&body), None, BulkCaller::Operator, MESSAGE)
         .expect("bulk");
-    let names: Vec<&str> = outcome.created.iter().map(|l| l.name.as_str()).collect();
-    assert_eq!(names, ["One", "Four"]);
-    assert_eq!(outcome.created[1].short_code.as_str(), "Spring-Sale");
-    assert_eq!(outcome.created[0].tags.len(), 1);
+    let names: Vec<(usize, &str)> = outcome
+        .created
+        .iter()
+        .map(|(i, l)| (*i, l.name.as_str()))
+        .collect();
+    assert_eq!(names, [(0, "One"), (3, "Four")]);
+    assert_eq!(outcome.created[1].1.short_code.as_str(), "Spring-Sale");
+    assert_eq!(outcome.created[0].1.tags.len(), 1);
     let failed: Vec<(usize, &str)> = outcome
         .failures
         .iter()
@@ -253,7 +257,8 @@ pub fn service_bulk_is_idempotent<S: Store>(store: S) {
     assert!(!theirs.replayed);
     assert_eq!(svc.count_links(b.id).expect("count"), 2);
     // A link deleted since is left out of the replay.
-    svc.delete_link(a.id, first.created[0].id).expect("delete");
+    svc.delete_link(a.id, first.created[0].1.id)
+        .expect("delete");
     let replay = svc
         .create_links_bulk(&a, request(&body), key(), BulkCaller::Api, MESSAGE)
         .expect("retry");

@@ -91,7 +91,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             let mut created = Vec::with_capacity(ready.len());
             for (index, new) in &ready {
                 match new.insert(tx, account.id, now, &mut room) {
-                    Ok(link) => created.push(link),
+                    Ok(link) => created.push((*index, link)),
                     // A store failure fails the whole request: nothing is half-created.
                     Err(LinkError::Store(e)) => return Err(e.into()),
                     Err(e) => failures.push(failure(*index, &e)),
@@ -100,7 +100,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             failures.sort_by_key(|f| f.index);
             if let Some(key) = key {
                 let answer = StoredAnswer {
-                    created: created.iter().map(|l| l.id).collect(),
+                    created: created.iter().map(|(i, l)| (*i, l.id)).collect(),
                     failures: failures.clone(),
                 };
                 tx.put_idempotency_record(&IdempotencyRecord {
@@ -136,9 +136,9 @@ fn replay(
     let answer: StoredAnswer =
         serde_json::from_str(&record.answer).map_err(|e| BulkError::Corrupt(e.to_string()))?;
     let mut created = Vec::with_capacity(answer.created.len());
-    for id in answer.created {
+    for (index, id) in answer.created {
         if let Some(link) = tx.link(account.id, id)? {
-            created.push(link);
+            created.push((index, link));
         }
     }
     Ok(BulkOutcome {

@@ -17,7 +17,7 @@ use crate::respond::{HttpResponse, empty, json, set_header};
 /// A Link as the API returns it: the stored fields plus the short URL.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct LinkJson<'a> {
+pub(crate) struct LinkJson<'a> {
     #[serde(flatten)]
     link: &'a Link,
     short_url: String,
@@ -95,7 +95,8 @@ where
     json_object(&body)
 }
 
-fn link_json<'a>(app: &App, link: &'a Link) -> LinkJson<'a> {
+/// A link with its short URL under this server's base URL.
+pub(crate) fn link_json<'a>(app: &App, link: &'a Link) -> LinkJson<'a> {
     LinkJson {
         link,
         short_url: format!("{}/r/{}", app.base_url(), link.short_code),

@@ -2,6 +2,7 @@
 
 pub(crate) mod analytics;
 pub(crate) mod batch;
+pub(crate) mod bulk;
 pub(crate) mod export;
 pub(crate) mod generate;
 pub(crate) mod links;
