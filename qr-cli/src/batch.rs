@@ -158,7 +158,7 @@ pub fn run(args: BatchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn display(path: &Path) -> String {
+pub(crate) fn display(path: &Path) -> String {
     if path == Path::new("-") {
         "standard input".to_owned()
     } else {
@@ -166,7 +166,7 @@ fn display(path: &Path) -> String {
     }
 }
 
-fn read_input(path: &Path) -> anyhow::Result<String> {
+pub(crate) fn read_input(path: &Path) -> anyhow::Result<String> {
     let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -183,7 +183,7 @@ fn read_input(path: &Path) -> anyhow::Result<String> {
     Ok(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned())
 }
 
-fn detect(path: &Path, text: &str) -> InputFormat {
+pub(crate) fn detect(path: &Path, text: &str) -> InputFormat {
     match path.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("csv") => InputFormat::Csv,
         Some(e)

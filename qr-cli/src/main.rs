@@ -13,6 +13,7 @@ mod error;
 mod export;
 mod generate;
 mod geoip;
+mod import;
 mod keys;
 mod links;
 mod output;

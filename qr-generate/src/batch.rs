@@ -256,9 +256,15 @@ pub fn code_settings(value: &Value) -> Result<BatchDefaults, BatchError> {
     };
     let mut params = settings(object);
     params.data = None;
-    check_settings(&params)
+    check_code_settings(params)
+}
+
+/// Checks code settings given as parameters (the CLI's flags) as [`code_settings`] checks a
+/// `qrcodes` object.
+pub fn check_code_settings(settings: BatchDefaults) -> Result<BatchDefaults, BatchError> {
+    check_settings(&settings)
         .map_err(|(field, error)| BatchError::InvalidQrcodes { field, error })?;
-    Ok(params)
+    Ok(settings)
 }
 
 /// Checks shared settings by parsing them with a one-character payload; the failing

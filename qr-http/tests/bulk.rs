@@ -310,3 +310,39 @@ async fn accounts_see_only_their_own_bulk_links() {
         .assert_error(403, "API key not authorized for this endpoint");
     s.stop().await;
 }
+
+/// The target, 10,000 links (Enterprise) in one request, through a real server on
+/// SQLite: JSON, then the same with `qrcodes` (10,000 PNGs). The times are printed for
+/// docs/benchmarks.md (`--nocapture`), not asserted: this machine's load varies too much.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_links_in_one_request() {
+    let s = TestServer::start(|_| {}).await;
+    let started = std::time::Instant::now();
+    let r = bulk(&s, &s.owner_key, &[], &items(10_000, "big")).await;
+    let json_time = started.elapsed();
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["links"].as_array().unwrap().len(), 10_000);
+    let mut zipped = items(10_000, "zip");
+    zipped["qrcodes"] = json!({"format": "png", "size": 300});
+    let started = std::time::Instant::now();
+    let r = bulk(&s, &s.owner_key, &[], &zipped).await;
+    let zip_time = started.elapsed();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let files = unzip(&r.body);
+    assert_eq!(
+        files.len(),
+        10_002,
+        "10,000 codes, links.csv and errors.json"
+    );
+    let (name, png) = &files[9_999];
+    let code = name.strip_suffix(".png").unwrap();
+    let base = s.handle.app().base_url().to_owned();
+    assert_eq!(decode_png(png), format!("{base}/r/{code}"));
+    eprintln!(
+        "bulk: 10,000 links as JSON in {:.2} s; with 10,000 PNG codes in {:.2} s ({} bytes)",
+        json_time.as_secs_f64(),
+        zip_time.as_secs_f64(),
+        r.body.len()
+    );
+    s.stop().await;
+}

@@ -8,6 +8,7 @@ mod deploy;
 mod export;
 mod generate;
 mod geoip;
+mod import;
 mod json;
 mod ops;
 mod postgres;
