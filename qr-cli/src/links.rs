@@ -78,7 +78,7 @@ enum LinksCommand {
     },
     /// Creates many links from a CSV or JSON Lines file, as `POST /api/links/bulk` does, with a
     /// progress bar; optionally writes a ZIP of their codes.
-    Import(crate::import::ImportArgs),
+    Import(Box<crate::import::ImportArgs>),
     /// Deletes a link and its scans for good: codes pointing to it stop working, and its short
     /// code is never issued again.
     Delete {
@@ -154,7 +154,7 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let link = service.update_link(account.id, link.id, &update)?;
             print_link(&link, base, json, out)
         }
-        LinksCommand::Import(import) => crate::import::run(&service, import, base, out),
+        LinksCommand::Import(import) => crate::import::run(&service, *import, base, out),
         LinksCommand::Delete { id, email } => {
             let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
             service.delete_link(account.id, link.id)?;
