@@ -1,13 +1,12 @@
 //! `qr links import`: links from a CSV or JSON Lines file created for one account through the domain's bulk operation (the API's `POST /api/links/bulk`), with a progress bar and optionally a ZIP of their codes.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use qr_domain::bulk::{BulkFailure, BulkRequest};
 use qr_domain::service::BulkCaller;
 use qr_domain::{AccountId, Link};
@@ -15,7 +14,9 @@ use qr_generate::batch::{BatchError, check_code_settings};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::batch::{InputFormat, detect, display, read_input};
+use crate::batch::{
+    InputFormat, detect, display, note_ignored, progress_bar, read_csv, read_input,
+};
 use crate::db::{self, AdminService};
 use crate::error::{self, usage};
 use crate::render_args::RenderArgs;
@@ -128,7 +129,7 @@ pub fn run(
     }
 
     let started = Instant::now();
-    let bar = progress_bar(items.len());
+    let bar = progress_bar(items.len(), "links");
     let mut created: Vec<(usize, Link)> = Vec::with_capacity(items.len());
     let mut failures = Vec::new();
     for (chunk_number, chunk) in items.chunks(CHUNK).enumerate() {
@@ -253,40 +254,19 @@ fn cell_value(field: &str, cell: &str) -> Value {
 
 /// Reads CSV rows into link objects; empty cells are absent fields; blank rows are skipped.
 fn csv_items(text: &str) -> anyhow::Result<Vec<Value>> {
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_reader(text.as_bytes());
-    let headers = reader
-        .headers()
-        .context("cannot read the CSV header row")?
-        .clone();
-    let fields: Vec<Option<String>> = headers.iter().map(column_field).collect();
+    let (headers, rows) = read_csv(text)?;
+    let fields: Vec<Option<String>> = headers.iter().map(|h| column_field(h)).collect();
     for required in ["name", "targetUrl"] {
         if !fields.iter().any(|f| f.as_deref() == Some(required)) {
             return Err(usage(format!(
                 "the CSV header row has no {required} column (it has: {}); the columns are the Link JSON names",
-                headers.iter().collect::<Vec<_>>().join(", ")
+                headers.join(", ")
             )));
         }
     }
-    let ignored: Vec<&str> = headers
-        .iter()
-        .zip(&fields)
-        .filter(|(_, f)| f.is_none())
-        .map(|(h, _)| h)
-        .collect();
-    if !ignored.is_empty() {
-        eprintln!(
-            "qr: note: ignoring the CSV column(s) {}",
-            ignored.join(", ")
-        );
-    }
+    note_ignored(&headers, &fields);
     let mut items = Vec::new();
-    for record in reader.records() {
-        let record = record.context("cannot read the CSV input")?;
-        if record.iter().all(|cell| cell.trim().is_empty()) {
-            continue;
-        }
+    for record in rows {
         let mut object = Map::new();
         let mut utm = BTreeMap::new();
         for (field, cell) in fields.iter().zip(record.iter()) {
@@ -325,18 +305,6 @@ fn jsonl_items(text: &str) -> anyhow::Result<Vec<Value>> {
         );
     }
     Ok(items)
-}
-
-/// A progress bar on standard error when it is a terminal, otherwise a hidden one.
-fn progress_bar(len: usize) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len as u64);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} links ({eta} left)") {
-        bar.set_style(style);
-    }
-    bar
 }
 
 #[cfg(test)]

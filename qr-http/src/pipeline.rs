@@ -31,9 +31,10 @@ use crate::respond::{HttpResponse, empty, json, set_header};
 use crate::routes::{self, Kind, Method, RouteSpec};
 
 /// Headers a browser may read from API responses.
-const EXPOSED_HEADERS: &str = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Location, Content-Disposition";
+const EXPOSED_HEADERS: &str = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Location, Content-Disposition, Idempotent-Replayed";
 /// Headers a browser may send (preflight answer).
-const ALLOWED_HEADERS: &str = "Authorization, X-API-Key, Content-Type, If-None-Match";
+const ALLOWED_HEADERS: &str =
+    "Authorization, X-API-Key, Content-Type, If-None-Match, Idempotency-Key";
 
 static X_RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
 static X_RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");

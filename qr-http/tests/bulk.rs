@@ -2,9 +2,7 @@
 
 mod common;
 
-use std::io::Read;
-
-use common::{Resp, TestServer, decode_png};
+use common::{Resp, TestServer, decode_png, unzip};
 use qr_domain::Plan;
 use serde_json::{Value, json};
 
@@ -30,18 +28,6 @@ fn items(n: usize, prefix: &str) -> Value {
         .map(|i| json!({"name": format!("{prefix} {i}"), "targetUrl": format!("https://example.com/{prefix}/{i}")}))
         .collect();
     json!({ "links": links })
-}
-
-fn unzip(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
-    (0..zip.len())
-        .map(|i| {
-            let mut file = zip.by_index(i).unwrap();
-            let mut data = Vec::new();
-            file.read_to_end(&mut data).unwrap();
-            (file.name().unwrap().into_owned(), data)
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -173,40 +173,20 @@ fn usage_errors_exit_2_and_create_nothing() {
     )
     .unwrap();
     std::fs::write(ws.path("bad.csv"), "name,url\nA,https://example.com/a\n").unwrap();
-    let code = |args: &[&str]| ws.qr(args).output().unwrap().status.code();
-    // --zip needs the base URL its codes encode.
-    assert_eq!(
-        code(&[
-            "links",
-            "import",
-            "ok.csv",
-            "--email",
-            "ops@example.com",
-            "--zip",
-            "z.zip"
-        ]),
-        Some(2)
-    );
-    assert_eq!(
-        code(&["links", "import", "bad.csv", "--email", "ops@example.com"]),
-        Some(2)
-    );
-    assert_eq!(
-        code(&["links", "import", "ok.csv", "--account", "not-a-uuid"]),
-        Some(2)
-    );
-    assert_eq!(
-        code(&[
-            "links",
-            "import",
-            "ok.csv",
-            "--email",
-            "ops@example.com",
-            "--size",
-            "10"
-        ]),
-        Some(2)
-    );
+    let refused: [&[&str]; 4] = [
+        // --zip needs the base URL its codes encode.
+        &["ok.csv", "--email", "ops@example.com", "--zip", "z.zip"],
+        // No targetUrl column.
+        &["bad.csv", "--email", "ops@example.com"],
+        &["ok.csv", "--account", "not-a-uuid"],
+        &["ok.csv", "--email", "ops@example.com", "--size", "10"],
+    ];
+    for args in refused {
+        let mut command = vec!["links", "import"];
+        command.extend_from_slice(args);
+        let output = ws.qr(&command).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
     assert!(links_of(&ws, "ops@example.com").is_empty());
     assert!(!ws.path("z.zip").exists());
 }
