@@ -120,7 +120,7 @@ pub fn run(args: BatchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     })?;
 
     let started = Instant::now();
-    let bar = progress_bar(request.items.len());
+    let bar = progress_bar(request.items.len(), "codes");
     let outcome = batch::render_items_with(&request, |_| bar.inc(1));
     bar.finish_and_clear();
     let zip = batch::write_zip(&outcome)?;
@@ -158,7 +158,7 @@ pub fn run(args: BatchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn display(path: &Path) -> String {
+pub(crate) fn display(path: &Path) -> String {
     if path == Path::new("-") {
         "standard input".to_owned()
     } else {
@@ -166,7 +166,7 @@ fn display(path: &Path) -> String {
     }
 }
 
-fn read_input(path: &Path) -> anyhow::Result<String> {
+pub(crate) fn read_input(path: &Path) -> anyhow::Result<String> {
     let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -183,7 +183,7 @@ fn read_input(path: &Path) -> anyhow::Result<String> {
     Ok(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned())
 }
 
-fn detect(path: &Path, text: &str) -> InputFormat {
+pub(crate) fn detect(path: &Path, text: &str) -> InputFormat {
     match path.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("csv") => InputFormat::Csv,
         Some(e)
@@ -198,43 +198,58 @@ fn detect(path: &Path, text: &str) -> InputFormat {
     }
 }
 
-/// Reads CSV rows into items; a row shorter than the header leaves the missing cells empty.
-fn parse_csv(text: &str) -> anyhow::Result<Vec<BatchItem>> {
+/// A CSV input's header row and its rows that are not blank (a row shorter than the header
+/// leaves the missing cells empty).
+pub(crate) fn read_csv(text: &str) -> anyhow::Result<(Vec<String>, Vec<csv::StringRecord>)> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(text.as_bytes());
     let headers = reader
         .headers()
         .context("cannot read the CSV header row")?
-        .clone();
-    let mut fields = Vec::with_capacity(headers.len());
-    let mut ignored = Vec::new();
-    for header in &headers {
-        let field = column_field(header);
-        if field.is_none() {
-            ignored.push(header.to_owned());
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.context("cannot read the CSV input")?;
+        if !record.iter().all(|cell| cell.trim().is_empty()) {
+            rows.push(record);
         }
-        fields.push(field);
     }
-    if !fields.contains(&Some("data")) {
-        return Err(usage(format!(
-            "the CSV header row has no data column (it has: {}); the columns are filename and the API's parameter names ({})",
-            headers.iter().collect::<Vec<_>>().join(", "),
-            PARAMETER_NAMES.join(", ")
-        )));
-    }
+    Ok((headers, rows))
+}
+
+/// Notes on standard error the columns no field takes (`fields` by column).
+pub(crate) fn note_ignored<F>(headers: &[String], fields: &[Option<F>]) {
+    let ignored: Vec<&str> = headers
+        .iter()
+        .zip(fields)
+        .filter(|(_, f)| f.is_none())
+        .map(|(h, _)| h.as_str())
+        .collect();
     if !ignored.is_empty() {
         eprintln!(
             "qr: note: ignoring the CSV column(s) {}",
             ignored.join(", ")
         );
     }
+}
+
+/// Reads CSV rows into items.
+fn parse_csv(text: &str) -> anyhow::Result<Vec<BatchItem>> {
+    let (headers, rows) = read_csv(text)?;
+    let fields: Vec<Option<&str>> = headers.iter().map(|h| column_field(h)).collect();
+    if !fields.contains(&Some("data")) {
+        return Err(usage(format!(
+            "the CSV header row has no data column (it has: {}); the columns are filename and the API's parameter names ({})",
+            headers.join(", "),
+            PARAMETER_NAMES.join(", ")
+        )));
+    }
+    note_ignored(&headers, &fields);
     let mut items = Vec::new();
-    for record in reader.records() {
-        let record = record.context("cannot read the CSV input")?;
-        if record.iter().all(|cell| cell.trim().is_empty()) {
-            continue;
-        }
+    for record in rows {
         let mut item = BatchItem::default();
         for (field, cell) in fields.iter().zip(record.iter()) {
             let (Some(field), false) = (field, cell.is_empty()) else {
@@ -275,13 +290,15 @@ fn parse_jsonl(text: &str) -> anyhow::Result<Vec<BatchItem>> {
     Ok(BatchRequest::from_json(body.as_bytes())?.items)
 }
 
-/// A progress bar on standard error when it is a terminal, otherwise a hidden one.
-fn progress_bar(len: usize) -> ProgressBar {
+/// A progress bar on standard error when it is a terminal, otherwise a hidden one; `unit`
+/// names what is counted (`codes`, `links`).
+pub(crate) fn progress_bar(len: usize, unit: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(len as u64);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} codes ({eta} left)") {
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit} ({{eta}} left)");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
         bar.set_style(style);
     }
     bar

@@ -97,6 +97,9 @@ enum LinksCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Creates many links from a CSV or JSON Lines file, as `POST /api/links/bulk` does, with a
+    /// progress bar; optionally writes a ZIP of their codes.
+    Import(Box<crate::import::ImportArgs>),
     /// Deletes a link and its scans for good: codes pointing to it stop working, and its short
     /// code is never issued again.
     Delete {
@@ -215,6 +218,7 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let link = service.update_link(account.id, link.id, &update)?;
             print_link(&link, base, json, out)
         }
+        LinksCommand::Import(import) => crate::import::run(&service, *import, base, out),
         LinksCommand::Delete { id, email } => {
             let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
             service.delete_link(account.id, link.id)?;

@@ -14,6 +14,7 @@ mod error;
 mod export;
 mod generate;
 mod geoip;
+mod import;
 mod keys;
 mod link_args;
 mod links;

@@ -9,7 +9,7 @@ use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::plan::{Feature, PerSecond, PlanLimits};
+use crate::plan::{Feature, PerSecond, Plan, PlanLimits};
 
 /// An allowed browser origin: `*`, or `[scheme://]host[:port]` where host may start with `*.`.
 ///
@@ -127,6 +127,9 @@ pub enum AccessError {
     /// Batch generation on a plan below Pro.
     #[error("Batch generation requires Pro plan")]
     BatchRequiresPro,
+    /// Bulk link creation on a plan without it; names the cheapest plan that has it.
+    #[error("Bulk link creation requires {} plan", .0.title())]
+    BulkRequiresPlan(Plan),
     /// The request uses a feature the plan does not include (a logo below Pro); the spec
     /// answers it like a disabled endpoint.
     #[error("API key not authorized for this endpoint")]
@@ -134,7 +137,8 @@ pub enum AccessError {
 }
 
 /// Checks a request against the key's settings and the account's plan, in this order: the
-/// endpoint, the client address, the origin, batch generation, then the features used.
+/// endpoint, the client address, the origin, batch generation, bulk link creation, then the
+/// features used.
 ///
 /// A request without an `Origin` header is not a browser request and passes the
 /// origin rule (CORS protects browsers; the IP allowlist restricts servers).
@@ -162,6 +166,9 @@ pub fn check_access(
     }
     if endpoint == Endpoint::Batch && limits.batch.is_none() {
         return Err(AccessError::BatchRequiresPro);
+    }
+    if request.features.contains(&Feature::BulkLinks) && !limits.includes(Feature::BulkLinks) {
+        return Err(AccessError::BulkRequiresPlan(Feature::BulkLinks.plan()));
     }
     if let Some(missing) = request.features.iter().find(|f| !limits.includes(**f)) {
         return Err(AccessError::FeatureNotInPlan(*missing));

@@ -12,6 +12,7 @@ pub mod account;
 pub mod analytics;
 pub mod bots;
 pub mod breakdown;
+pub mod bulk;
 pub mod campaign;
 pub mod clock;
 pub mod error;

@@ -153,6 +153,12 @@ pub enum UrlError {
 /// Errors of link operations.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum LinkError {
+    /// A required field of a request body is absent (`name field required`).
+    #[error("{0} field required")]
+    Missing(&'static str),
+    /// A field of a request body that must be a string is not one, `null` included.
+    #[error("{0} must be a string")]
+    NotString(&'static str),
     /// The name is invalid.
     #[error("invalid name: {0}")]
     Name(#[from] NameError),
@@ -214,6 +220,20 @@ impl LinkUpdate {
             target_url: target_url.map(TargetUrl::parse).transpose()?,
             ..Self::default()
         })
+    }
+
+    /// The fields of a link creation from a JSON object, as `POST /api/links` and each item of
+    /// a bulk request read them: `name` then `targetUrl` (each must be a string and is
+    /// required), their validation, then the campaign fields of [`LinkUpdate::with_json`].
+    pub fn for_creation(body: &Map<String, Value>) -> Result<Self, LinkError> {
+        let required = |name: &'static str| match body.get(name) {
+            None => Err(LinkError::Missing(name)),
+            Some(Value::String(s)) => Ok(s.as_str()),
+            Some(_) => Err(LinkError::NotString(name)),
+        };
+        let name = required("name")?;
+        let target = required("targetUrl")?;
+        Self::parse(Some(name), Some(target))?.with_json(body)
     }
 
     /// Adds the campaign fields present in a JSON request body (`shortCode`, `tags`,

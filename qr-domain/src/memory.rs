@@ -4,6 +4,8 @@
 //! failing closure leaves nothing behind. Scans, rollups and visitor sets sit behind
 //! `Arc`s so that copy stays cheap; scan batches are applied in place under the lock.
 
+mod idempotency;
+mod links;
 mod scans;
 mod webhooks;
 
@@ -15,6 +17,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crate::account::{Account, Email, PlanRequest};
 use crate::analytics::{DayCount, StatsRows};
 use crate::breakdown::{DIMENSIONS, Dimension};
+use crate::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::key::{ApiKey, KeyHash};
@@ -57,6 +60,7 @@ struct Data {
     outbox: Arc<Vec<OutboxEvent>>,
     /// Quota thresholds reached: (account, month, percent).
     thresholds: HashSet<(AccountId, UsageMonth, u8)>,
+    idempotency: HashMap<(AccountId, IdempotencyKey), IdempotencyRecord>,
     next_scan: i64,
     config_version: u64,
     config_changed: bool,
@@ -241,40 +245,11 @@ impl ReadTx for Data {
         offset: u64,
         limit: u32,
     ) -> Result<(Vec<Link>, u64), StoreError> {
-        let contains = |s: &str| s.to_ascii_lowercase().contains(needle);
-        let mut found = oldest_first(
-            self.links
-                .values()
-                .filter(|l| {
-                    l.account_id == account
-                        && (contains(l.name.as_str())
-                            || contains(l.target_url.as_str())
-                            || contains(l.short_code.as_str()))
-                })
-                .cloned()
-                .collect(),
-            |l| (l.created_at, l.id.as_uuid()),
-        );
-        found.reverse();
-        let total = found.len() as u64;
-        let page = found
-            .into_iter()
-            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-            .take(limit as usize)
-            .collect();
-        Ok((page, total))
+        Ok(links::search(self, account, needle, offset, limit))
     }
 
     fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError> {
-        let mut links: Vec<Link> = self
-            .links
-            .values()
-            .filter(|l| l.account_id == account && query.admits(l))
-            .cloned()
-            .collect();
-        links.sort_by_key(|l| std::cmp::Reverse((l.created_at, l.id.as_uuid())));
-        links.truncate(usize::try_from(query.limit).unwrap_or(usize::MAX));
-        Ok(links)
+        Ok(links::list(self, account, query))
     }
 
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
@@ -451,6 +426,14 @@ impl ReadTx for Data {
         limit: usize,
     ) -> Result<Vec<OutboxEvent>, StoreError> {
         Ok(webhooks::events_of(self, account, limit))
+    }
+
+    fn idempotency_record(
+        &self,
+        account: AccountId,
+        key: &IdempotencyKey,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        Ok(idempotency::get(self, account, key))
     }
 }
 
@@ -730,6 +713,7 @@ impl WriteTx for Data {
         self.tokens.retain(|_, t| t.account_id != account);
         self.plan_requests.remove(&account);
         webhooks::forget_account(self, account);
+        idempotency::forget_account(self, account);
         self.config_changed = true;
         Ok(true)
     }
@@ -779,6 +763,14 @@ impl WriteTx for Data {
 
     fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
         Ok(webhooks::prune(self, before))
+    }
+
+    fn put_idempotency_record(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError> {
+        idempotency::put(self, record)
+    }
+
+    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        Ok(idempotency::prune(self, now))
     }
 }
 

@@ -81,6 +81,8 @@ pub struct EnterpriseOverrides {
 pub enum Feature {
     /// A logo in the centre of a generated code (`logo` of `GET /api/generate`).
     Logo,
+    /// Creating many links in one request (`POST /api/links/bulk`).
+    BulkLinks,
 }
 
 /// A link field that only some plans may set (tags, pausing, UTM and query forwarding are in
@@ -110,6 +112,16 @@ const PRO_LINK_FEATURES: &[LinkFeature] = &[
     LinkFeature::Variants,
 ];
 
+impl Feature {
+    /// The cheapest plan that includes the feature.
+    pub fn plan(self) -> Plan {
+        Plan::ALL
+            .into_iter()
+            .find(|p| p.limits(&EnterpriseOverrides::default()).includes(self))
+            .unwrap_or(Plan::Enterprise)
+    }
+}
+
 impl LinkFeature {
     /// The cheapest plan that includes the feature.
     pub fn plan(self) -> Plan {
@@ -134,6 +146,11 @@ pub struct PlanLimits {
     pub per_second: PerSecond,
     /// Batch limits, `None` when the plan cannot use batch generation.
     pub batch: Option<BatchLimits>,
+    /// The most links one `POST /api/links/bulk` may create, `None` when the plan cannot use
+    /// bulk creation (the spec's "plans below Pro cannot use batch"). Left out of the JSON form,
+    /// like `logo`.
+    #[serde(skip_serializing)]
+    pub bulk_links: Option<u32>,
     /// Whether generated codes may carry a logo. Left out of the JSON form, which
     /// `qr accounts show --json` prints and which stays as it was before the field existed.
     #[serde(skip_serializing)]
@@ -160,6 +177,10 @@ pub enum PlanError {
     #[error("{0} must be at least 1")]
     Zero(&'static str),
 }
+
+/// The most links an Enterprise bulk request creates (not overridable: it is also the bound of
+/// one call, `qr_domain::bulk::MAX_BULK_LINKS`).
+pub const ENTERPRISE_BULK_LINKS: u32 = 10_000;
 
 /// The enterprise per-second default when no override is set.
 pub const ENTERPRISE_DEFAULT_PER_SECOND: u32 = 200;
@@ -190,10 +211,12 @@ impl Plan {
 
     /// The limits of this plan; `overrides` only apply to Enterprise.
     pub fn limits(self, overrides: &EnterpriseOverrides) -> PlanLimits {
-        let fixed = |monthly, rate, batch, logo, links, days| PlanLimits {
+        let fixed = |monthly, rate, batch: Option<BatchLimits>, logo, links, days| PlanLimits {
             monthly_requests: Limit::Max(monthly),
             per_second: PerSecond(rate),
             batch,
+            // Pro: its batch size (100 links, a fifth of its 500-link limit per request).
+            bulk_links: batch.map(|b| b.max_items),
             logo,
             links: Limit::Max(links),
             link_features: match self {
@@ -228,6 +251,8 @@ impl Plan {
                     max_items: overrides.batch_items.unwrap_or(1_000).max(1),
                     per_minute: overrides.batch_per_minute.unwrap_or(100).max(1),
                 }),
+                // The target: a 10,000-row spreadsheet in one request.
+                bulk_links: Some(ENTERPRISE_BULK_LINKS),
                 logo: true,
                 links: overrides.links.map_or(Limit::Unlimited, Limit::Max),
                 link_features: PRO_LINK_FEATURES,
@@ -264,6 +289,7 @@ impl PlanLimits {
     pub fn includes(&self, feature: Feature) -> bool {
         match feature {
             Feature::Logo => self.logo,
+            Feature::BulkLinks => self.bulk_links.is_some(),
         }
     }
 }
@@ -410,6 +436,22 @@ mod tests {
             })
             .collect();
         assert_eq!(with_logo, vec![Plan::Pro, Plan::Enterprise]);
+    }
+
+    #[test]
+    fn bulk_links_from_pro_and_ten_thousand_on_enterprise() {
+        let none = EnterpriseOverrides::default();
+        let sizes: Vec<Option<u32>> = Plan::ALL
+            .into_iter()
+            .map(|p| p.limits(&none).bulk_links)
+            .collect();
+        assert_eq!(sizes, vec![None, None, Some(100), Some(10_000)]);
+        assert_eq!(Feature::BulkLinks.plan(), Plan::Pro);
+        let small = EnterpriseOverrides {
+            batch_items: Some(5),
+            ..none
+        };
+        assert_eq!(Plan::Enterprise.limits(&small).bulk_links, Some(10_000));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::account::{Account, Email, PlanRequest};
 use crate::analytics::StatsRows;
+use crate::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::key::{ApiKey, KeyHash};
@@ -163,6 +164,13 @@ pub trait ReadTx {
         account: AccountId,
         limit: usize,
     ) -> Result<Vec<OutboxEvent>, StoreError>;
+    /// The stored answer of `account`'s idempotency key, expired or not (the service decides);
+    /// another account's record with the same key is absent.
+    fn idempotency_record(
+        &self,
+        account: AccountId,
+        key: &IdempotencyKey,
+    ) -> Result<Option<IdempotencyRecord>, StoreError>;
 }
 
 /// Writes, available in write transactions.
@@ -270,4 +278,10 @@ pub trait WriteTx: ReadTx {
     ) -> Result<bool, StoreError>;
     /// Deletes delivered and failed outbox events created before `before`; returns how many.
     fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError>;
+    /// Stores an idempotency record, replacing the account's record of the same key (an
+    /// expired one: the service never replaces a live one). The account must exist
+    /// ([`StoreError::Conflict`] otherwise); deleting the account deletes its records.
+    fn put_idempotency_record(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError>;
+    /// Deletes idempotency records that expired at or before `now`; returns how many.
+    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError>;
 }

@@ -14,7 +14,10 @@
 //! analytics/<shortCode>/daily.csv   day,scans,uniques
 //! analytics/<shortCode>/scans.csv   id,timestamp,country,city,device,browser,os,referrer
 //! ```
+//!
+//! [`bulk`] writes the other archive of links: the codes of a bulk request's new links.
 
+pub mod bulk;
 mod download;
 mod scans;
 

@@ -74,6 +74,18 @@ pub enum BatchError {
         #[source]
         error: GenerateError,
     },
+    /// The `qrcodes` object of a bulk link request is not an object.
+    #[error("Invalid qrcodes: it must be an object")]
+    QrcodesNotObject,
+    /// A setting in `qrcodes` is invalid.
+    #[error("Invalid qrcodes.{field}")]
+    InvalidQrcodes {
+        /// The setting's name, as in the API.
+        field: &'static str,
+        /// What was wrong with it.
+        #[source]
+        error: GenerateError,
+    },
     /// Writing the archive failed (in memory, so this signals a bug).
     #[error("Writing the archive failed: {0}")]
     Archive(String),
@@ -170,16 +182,29 @@ impl BatchRequest {
         if self.items.len() > max_items as usize {
             return Err(BatchError::TooManyItems(max_items));
         }
-        let probe = GenerateParams {
-            data: Some("x".to_owned()),
-            ..self.defaults.clone()
-        };
-        match probe.parse() {
-            Ok(_) => Ok(()),
-            Err(error) => Err(BatchError::InvalidDefault {
-                field: error.parameter(),
-                error,
-            }),
+        check_settings(&self.defaults)
+            .map_err(|(field, error)| BatchError::InvalidDefault { field, error })
+    }
+
+    /// The codes of a bulk link request: one item per `(file stem, data)`, with `settings`
+    /// (the request's `qrcodes`, read by [`code_settings`]) as the defaults.
+    pub fn of_codes(
+        codes: impl IntoIterator<Item = (String, String)>,
+        settings: BatchDefaults,
+    ) -> Self {
+        let items = codes
+            .into_iter()
+            .map(|(stem, data)| BatchItem {
+                filename: Some(stem),
+                params: GenerateParams {
+                    data: Some(data),
+                    ..GenerateParams::default()
+                },
+            })
+            .collect();
+        Self {
+            items,
+            defaults: settings,
         }
     }
 
@@ -223,6 +248,38 @@ impl BatchRequest {
     }
 }
 
+/// The settings of a bulk link request's `qrcodes` object: every generate parameter (as a
+/// batch item's, `data` and `filename` ignored), checked as batch defaults are.
+pub fn code_settings(value: &Value) -> Result<BatchDefaults, BatchError> {
+    let Value::Object(object) = value else {
+        return Err(BatchError::QrcodesNotObject);
+    };
+    let mut params = settings(object);
+    params.data = None;
+    check_code_settings(params)
+}
+
+/// Checks code settings given as parameters (the CLI's flags) as [`code_settings`] checks a
+/// `qrcodes` object.
+pub fn check_code_settings(settings: BatchDefaults) -> Result<BatchDefaults, BatchError> {
+    check_settings(&settings)
+        .map_err(|(field, error)| BatchError::InvalidQrcodes { field, error })?;
+    Ok(settings)
+}
+
+/// Checks shared settings by parsing them with a one-character payload; the failing
+/// parameter's name and error.
+fn check_settings(settings: &GenerateParams) -> Result<(), (&'static str, GenerateError)> {
+    let probe = GenerateParams {
+        data: Some("x".to_owned()),
+        ..settings.clone()
+    };
+    match probe.parse() {
+        Ok(_) => Ok(()),
+        Err(error) => Err((error.parameter(), error)),
+    }
+}
+
 /// Renders every item in parallel on all cores.
 pub fn render_items(request: &BatchRequest) -> BatchOutcome {
     render_items_with(request, |_| {})
@@ -253,6 +310,16 @@ pub fn render_items_with(request: &BatchRequest, on_done: impl Fn(usize) + Sync)
 ///
 /// PNG files are stored (they are compressed already), SVG files and `errors.json` deflated.
 pub fn write_zip(outcome: &BatchOutcome) -> Result<Vec<u8>, BatchError> {
+    write_zip_with(outcome, &[], false)
+}
+
+/// [`write_zip`], then `extra` files (name, bytes; deflated) after the images, and
+/// `errors.json` even when empty if `always_errors`.
+pub fn write_zip_with(
+    outcome: &BatchOutcome,
+    extra: &[(&str, &[u8])],
+    always_errors: bool,
+) -> Result<Vec<u8>, BatchError> {
     let archive = |e: zip::result::ZipError| BatchError::Archive(e.to_string());
     let io = |e: std::io::Error| BatchError::Archive(e.to_string());
     let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
@@ -268,7 +335,11 @@ pub fn write_zip(outcome: &BatchOutcome) -> Result<Vec<u8>, BatchError> {
             .map_err(archive)?;
         zip.write_all(&file.bytes).map_err(io)?;
     }
-    if !outcome.errors.is_empty() {
+    for (name, bytes) in extra {
+        zip.start_file(*name, deflated).map_err(archive)?;
+        zip.write_all(bytes).map_err(io)?;
+    }
+    if always_errors || !outcome.errors.is_empty() {
         #[derive(Serialize)]
         struct Errors<'a> {
             errors: &'a [ItemError],

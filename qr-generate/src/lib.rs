@@ -20,6 +20,7 @@ pub mod symbol;
 
 pub use batch::{
     BatchArchive, BatchDefaults, BatchError, BatchItem, BatchRequest, ERRORS_FILE, build_archive,
+    code_settings,
 };
 pub use bounds::{BoundsError, MAX_DATA_CHARS};
 pub use params::{GenerateError, GenerateParams, render, render_checked, render_symbol};

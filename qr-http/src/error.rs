@@ -4,6 +4,7 @@ use hyper::StatusCode;
 use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use qr_domain::access::AccessError;
 use qr_domain::analytics::{AnalyticsError, QueryError};
+use qr_domain::bulk::BulkError;
 use qr_domain::link::LinkError;
 use qr_domain::service::{AuthError, PasswordPrompt};
 use qr_domain::webhook::WebhookError;
@@ -34,6 +35,8 @@ pub(crate) enum ApiError {
     Batch(BatchError),
     /// A link operation failed (and an unknown short code: "Link not found").
     Link(LinkError),
+    /// A bulk link request was refused as a whole.
+    Bulk(BulkError),
     /// The short code belonged to a link that was deleted.
     LinkGone,
     /// The link is paused by its owner.
@@ -105,6 +108,10 @@ impl ApiError {
             }
             ApiError::Batch(e) => (S::BAD_REQUEST, e.to_string()),
             ApiError::Link(e) => match e {
+                LinkError::Missing(field) => (S::BAD_REQUEST, format!("{field} field required")),
+                LinkError::NotString(field) => {
+                    (S::BAD_REQUEST, format!("{field} must be a string"))
+                }
                 LinkError::Name(e) => (S::BAD_REQUEST, format!("Invalid name: {e}")),
                 LinkError::TargetUrl(e) => (S::BAD_REQUEST, format!("Invalid targetUrl: {e}")),
                 LinkError::LimitReached { plan, limit } => (
@@ -132,6 +139,17 @@ impl ApiError {
                     S::SERVICE_UNAVAILABLE,
                     text("Could not create the link; retry the request"),
                 ),
+            },
+            ApiError::Bulk(e) => match e {
+                BulkError::LinksRequired | BulkError::TooMany(_) | BulkError::InvalidKey => {
+                    (S::BAD_REQUEST, e.to_string())
+                }
+                BulkError::PlanRequired(_) => (S::FORBIDDEN, e.to_string()),
+                BulkError::KeyReused => (S::UNPROCESSABLE_ENTITY, e.to_string()),
+                // The key's account was deleted while the request ran.
+                BulkError::AccountNotFound => (S::UNAUTHORIZED, text("Invalid API key")),
+                BulkError::Store(e) => store_status(e),
+                BulkError::Corrupt(_) => (S::INTERNAL_SERVER_ERROR, text("Internal server error")),
             },
             ApiError::LinkGone => (S::GONE, text("Link no longer active")),
             ApiError::LinkPaused => (S::NOT_FOUND, text("Link paused")),
@@ -257,6 +275,12 @@ impl ApiError {
     }
 }
 
+/// The API's message for a link failure, as `POST /api/links` answers it: the `error` of a
+/// bulk request's failed item (and of `qr links import`).
+pub fn link_error_message(e: &LinkError) -> String {
+    ApiError::Link(e.clone()).status_and_message().1
+}
+
 /// The `Retry-After` of a 503 caused by a full, read-only or failing disk: an operator has to act,
 /// so clients should not hammer the server every second.
 const STORAGE_RETRY_AFTER_SECS: u64 = 10;
@@ -272,6 +296,7 @@ impl ApiError {
             ApiError::Store(e)
             | ApiError::Auth(AuthError::Store(e))
             | ApiError::Link(LinkError::Store(e))
+            | ApiError::Bulk(BulkError::Store(e))
             | ApiError::Analytics(AnalyticsError::Store(e)) => Some(e),
             _ => None,
         }
@@ -332,6 +357,7 @@ from_error!(
     Generate(GenerateError),
     Batch(BatchError),
     Link(LinkError),
+    Bulk(BulkError),
     AnalyticsQuery(QueryError),
     Analytics(AnalyticsError),
     Logo(LogoFetchError),

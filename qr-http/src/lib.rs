@@ -48,5 +48,6 @@ pub use bootstrap::{AppService, AppWeb, FirstStart, ServerError};
 pub use config::{
     DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, WebhookConfig,
 };
+pub use error::link_error_message;
 pub use server::{ServerHandle, run, start, start_with};
 pub use webhook_worker::SIGNATURE_HEADER;

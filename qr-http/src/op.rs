@@ -4,7 +4,7 @@ use qr_core::RenderOptions;
 use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::listing::LinkListQuery;
 use qr_domain::webhook::WebhookId;
-use qr_domain::{AnalyticsQuery, LinkId};
+use qr_domain::{AnalyticsQuery, Feature, LinkId};
 use qr_export::{ScanFormat, UnknownFormat};
 use qr_generate::{GenerateParams, Symbol};
 
@@ -29,6 +29,8 @@ pub(crate) enum ApiOp {
     Batch,
     /// `/api/links` in its five forms.
     Links(LinksOp),
+    /// `POST /api/links/bulk` (the links are in the body).
+    BulkLinks,
     /// `GET /api/analytics`.
     Analytics(AnalyticsParams),
     /// `GET /api/analytics/export`: the range (its `limit` unused) and the format.
@@ -86,10 +88,20 @@ pub(crate) struct AnalyticsParams {
     pub(crate) query: AnalyticsQuery,
 }
 
-/// Whether a request uses a Pro feature that the plan check must see before admission: a
-/// generate request with a logo.
-pub(crate) fn wants_logo(kind: Kind, query: &Query) -> bool {
-    kind == Kind::Generate && query.get("logo").is_some_and(|v| !v.is_empty())
+/// The plan features a request uses that the plan check must see before admission: a logo of
+/// a generate request, and bulk link creation.
+pub(crate) fn features(kind: Kind, query: &Query) -> &'static [Feature] {
+    match kind {
+        Kind::Generate if query.get("logo").is_some_and(|v| !v.is_empty()) => &[Feature::Logo],
+        Kind::BulkLinks => &[Feature::BulkLinks],
+        _ => &[],
+    }
+}
+
+/// Whether a request counts against the account's batch requests per minute: a batch, and a
+/// bulk link request (the spec's batch rule, one per request).
+pub(crate) fn is_batch(kind: Kind) -> bool {
+    matches!(kind, Kind::Batch | Kind::BulkLinks)
 }
 
 impl ApiOp {
@@ -112,6 +124,7 @@ impl ApiOp {
             }
             Kind::Batch => ApiOp::Batch,
             Kind::Links => ApiOp::Links(LinksOp::parse(method, query)?),
+            Kind::BulkLinks => ApiOp::BulkLinks,
             Kind::Analytics => ApiOp::Analytics(AnalyticsParams::parse(query)?),
             Kind::AnalyticsExport => {
                 let (params, format) = AnalyticsParams::parse_export(query)?;

@@ -32,9 +32,10 @@ use crate::respond::{HttpResponse, empty, json, set_header};
 use crate::routes::{self, Kind, Method, RouteSpec};
 
 /// Headers a browser may read from API responses.
-const EXPOSED_HEADERS: &str = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Location, Content-Disposition";
+const EXPOSED_HEADERS: &str = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, Location, Content-Disposition, Idempotent-Replayed";
 /// Headers a browser may send (preflight answer).
-const ALLOWED_HEADERS: &str = "Authorization, X-API-Key, Content-Type, If-None-Match";
+const ALLOWED_HEADERS: &str =
+    "Authorization, X-API-Key, Content-Type, If-None-Match, Idempotency-Key";
 
 static X_RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
 static X_RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
@@ -268,7 +269,8 @@ impl App {
             .origin
             .as_ref()
             .map(|v| v.to_str().unwrap_or("null").to_owned());
-        let wants_logo = op::wants_logo(kind, &query);
+        let features = op::features(kind, &query);
+        let batch = op::is_batch(kind);
         // A key already in memory is checked right here; an unseen key needs a store lookup,
         // which runs on the blocking pool.
         let (seen, admitted) = match self
@@ -281,7 +283,7 @@ impl App {
                 endpoint,
                 client_ip,
                 origin.as_deref(),
-                wants_logo,
+                (features, batch),
             ),
             None => {
                 self.blocking(move |svc| {
@@ -291,7 +293,7 @@ impl App {
                         endpoint,
                         client_ip,
                         origin.as_deref(),
-                        wants_logo,
+                        (features, batch),
                     )
                 })
                 .await?
@@ -316,6 +318,7 @@ impl App {
             }
             ApiOp::Batch => api::batch::handle(self, &ctx, body).await,
             ApiOp::Links(op) => api::links::handle(self, &ctx, op, body).await,
+            ApiOp::BulkLinks => api::bulk::handle(self, &ctx, headers, body).await,
             ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,
             ApiOp::AnalyticsExport(params, format) => {
                 api::analytics_export::handle(self, &ctx, params, format).await
@@ -335,7 +338,7 @@ fn front_after_auth(
     endpoint: Endpoint,
     client_ip: Option<IpAddr>,
     origin: Option<&str>,
-    wants_logo: bool,
+    (features, batch): (&'static [Feature], bool),
 ) -> Front {
     let ctx = match auth {
         Ok(ctx) => ctx,
@@ -344,7 +347,7 @@ fn front_after_auth(
     let access = AccessRequest {
         client_ip,
         origin,
-        features: if wants_logo { &[Feature::Logo] } else { &[] },
+        features,
     };
     if let Err(e) = svc.authorize(&ctx, endpoint, access) {
         return (
@@ -353,7 +356,7 @@ fn front_after_auth(
         );
     }
     let (key, account) = (ctx.key.id, ctx.key.account_id);
-    match svc.admit(&ctx, endpoint == Endpoint::Batch) {
+    match svc.admit(&ctx, batch) {
         Ok(admission) => (Some((key, account, admission.status)), Ok(ctx)),
         Err(rejection) => (
             Some((key, account, rejection.status)),

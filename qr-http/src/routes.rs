@@ -26,6 +26,8 @@ pub enum Kind {
     Batch,
     /// `/api/links` in all its methods.
     Links,
+    /// `POST /api/links/bulk`: many links at once.
+    BulkLinks,
     /// `GET /api/analytics`.
     Analytics,
     /// `GET /api/analytics/export`: every scan of a link as CSV or NDJSON, streamed.
@@ -78,6 +80,11 @@ pub const ROUTES: &[RouteSpec] = &[
             Method::Delete,
         ],
         kind: Kind::Links,
+    },
+    RouteSpec {
+        path: "/api/links/bulk",
+        methods: &[Method::Post],
+        kind: Kind::BulkLinks,
     },
     RouteSpec {
         path: "/api/analytics",
@@ -178,7 +185,8 @@ impl Kind {
         Some(match self {
             Kind::Generate => Endpoint::Generate,
             Kind::Batch => Endpoint::Batch,
-            Kind::Links => Endpoint::Links,
+            // A key barred from links is barred from creating them in bulk too.
+            Kind::Links | Kind::BulkLinks => Endpoint::Links,
             // The export reads what analytics shows, so one switch covers both.
             Kind::Analytics | Kind::AnalyticsExport => Endpoint::Analytics,
             Kind::Dashboard => Endpoint::Usage,

@@ -2,9 +2,7 @@
 
 mod common;
 
-use std::io::Read;
-
-use common::{Resp, TestServer, at, decode_png, query};
+use common::{Resp, TestServer, at, decode_png, query, unzip};
 use qr_domain::access::{IpRule, OriginPattern};
 use qr_domain::chrono::Duration;
 use qr_domain::{Endpoint, EnterpriseOverrides, KeySettings, Plan};
@@ -418,18 +416,6 @@ async fn dashboard_actions() {
         .await
         .assert_error(400, "Invalid action: the only action is usage");
     s.stop().await;
-}
-
-fn unzip(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
-    (0..zip.len())
-        .map(|i| {
-            let mut file = zip.by_index(i).unwrap();
-            let mut data = Vec::new();
-            file.read_to_end(&mut data).unwrap();
-            (file.name().unwrap().into_owned(), data)
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

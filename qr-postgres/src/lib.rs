@@ -16,6 +16,7 @@
 mod backfill;
 mod dashboard;
 mod error;
+mod idempotency;
 mod links;
 mod listener;
 mod pool;

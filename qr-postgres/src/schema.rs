@@ -20,6 +20,8 @@ const MIGRATIONS: &[Step] = &[
     // Version 6: the rollups keep OS, referrer, city, variant and rule too (`Dimension`); the
     // scans already stored are counted into them.
     Step::Backfill(crate::backfill::breakdowns),
+    // Version 7: idempotency keys of bulk link requests (`idempotency.rs`).
+    Step::Sql(crate::idempotency::V7_IDEMPOTENCY),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

@@ -12,6 +12,7 @@
 mod backfill;
 mod dashboard;
 mod error;
+mod idempotency;
 mod links;
 mod scans;
 mod schema;

@@ -70,6 +70,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: Some(crate::backfill::breakdowns),
     },
+    // Version 7: idempotency keys of bulk link requests (`idempotency.rs`).
+    Migration {
+        sql: crate::idempotency::V7_IDEMPOTENCY,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

@@ -147,7 +147,8 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
         let conn = Connection::open(&path).unwrap();
         // Undo versions 5, 4, 3 and 2, so the file is what version 1 made.
         conn.execute_batch(
-            "DROP TABLE webhook_events; DROP TABLE webhooks; DROP TABLE usage_thresholds;
+            "DROP TABLE idempotency_keys;
+             DROP TABLE webhook_events; DROP TABLE webhooks; DROP TABLE usage_thresholds;
              DROP INDEX links_by_code_key; ALTER TABLE links DROP COLUMN code_key;
              ALTER TABLE links DROP COLUMN tags; ALTER TABLE links DROP COLUMN options;
              ALTER TABLE scans DROP COLUMN variant; ALTER TABLE scans DROP COLUMN rule;

@@ -218,6 +218,17 @@ const TABLES: &[Table] = &[
             ("percent", Int2),
         ],
     },
+    Table {
+        name: "idempotency_keys",
+        columns: &[
+            ("account_id", Kind::Uuid),
+            ("key_hash", Bytes),
+            ("fingerprint", Bytes),
+            ("answer", Text),
+            ("created_at", Time),
+            ("expires_at", Time),
+        ],
+    },
 ];
 
 /// A value in canonical form.

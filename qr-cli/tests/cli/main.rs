@@ -9,6 +9,7 @@ mod deploy;
 mod export;
 mod generate;
 mod geoip;
+mod import;
 mod json;
 mod ops;
 mod postgres;

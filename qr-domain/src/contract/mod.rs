@@ -7,11 +7,12 @@
 //! those of the dashboard's records (accounts' passwords, roles and status, tokens, sessions,
 //! plan requests, daily usage, deletion) in `credentials.rs` and of its rules in `dashboard.rs`,
 //! and of links' campaign fields (tags, options, custom codes, listing, visits) in `campaigns.rs`,
-//! so every adapter proves the same behaviour; this file holds the macro and shared fixtures.
+//! and of bulk creation and its idempotency records in `bulk.rs`, so every adapter proves the same behaviour; this file holds the macro and shared fixtures.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
 //! fails until it is also in the macro's list.
 #![allow(clippy::missing_panics_doc)]
 
+pub mod bulk;
 pub mod campaigns;
 pub mod credentials;
 pub mod dashboard;
@@ -87,10 +88,21 @@ macro_rules! contract_suite {
             webhooks:
                 webhooks_roundtrip_and_isolation, outbox_fans_out_updates_and_prunes,
                 scans_write_events_for_subscribed_accounts, thresholds_once_and_account_deletion,
-                service_webhook_events_and_delivery, service_usage_thresholds
+                service_webhook_events_and_delivery, service_usage_thresholds;
+            bulk:
+                idempotency_records_roundtrip_and_prune,
+                service_bulk_creates_valid_items_and_reports_the_rest,
+                service_bulk_follows_the_plans, service_bulk_is_idempotent
         }
     };
-    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*; webhooks: $($webhooks:ident),*) => {
+    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*; webhooks: $($webhooks:ident),*; bulk: $($bulk:ident),*) => {
+        $(
+            #[test]
+            fn $bulk() {
+                let Some((_guard, store)) = ($make)() else { return };
+                $crate::contract::bulk::$bulk(store);
+            }
+        )*
         $(
             #[test]
             fn $webhooks() {
@@ -135,7 +147,7 @@ macro_rules! contract_suite {
             }
         )*
     };
-    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*; webhooks: $($webhooks:ident),*) => {
+    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*; webhooks: $($webhooks:ident),*; bulk: $($bulk:ident),*) => {
         (
             [$(stringify!($store)),*],
             [$(stringify!($service)),*],
@@ -143,6 +155,7 @@ macro_rules! contract_suite {
             [$(stringify!($dashboard)),*],
             [$(stringify!($campaigns)),*],
             [$(stringify!($webhooks)),*],
+            [$(stringify!($bulk)),*],
         )
     };
 }
@@ -274,7 +287,7 @@ mod tests {
 
     #[test]
     fn every_check_is_in_the_suite() {
-        let (store, service, credentials, dashboard, campaigns, webhooks) =
+        let (store, service, credentials, dashboard, campaigns, webhooks, bulk) =
             crate::contract_suite!(@list names);
         assert_eq!(
             sorted(store),
@@ -305,6 +318,11 @@ mod tests {
             sorted(webhooks),
             checks_in(include_str!("webhooks.rs")),
             "contract_suite! must list exactly the pub fn checks of contract/webhooks.rs"
+        );
+        assert_eq!(
+            sorted(bulk),
+            checks_in(include_str!("bulk.rs")),
+            "contract_suite! must list exactly the pub fn checks of contract/bulk.rs"
         );
     }
 }

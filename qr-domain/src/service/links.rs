@@ -2,18 +2,20 @@
 
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
+
 use super::Service;
 use crate::account::Account;
-use crate::campaign::{FieldError, LinkOptions, Options};
+use crate::campaign::{FieldError, LinkOptions, Options, Tag};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::link::{Link, LinkError, LinkUpdate};
+use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
 use crate::listing::{LinkCursor, LinkListQuery, LinkPageResult};
 use crate::password::{Password, PasswordHash};
 use crate::plan::{Limit, PlanLimits};
 use crate::shortcode::ShortCode;
-use crate::store::Store;
+use crate::store::{ReadTx, Store, WriteTx};
 use crate::webhook::{EventKind, link_event};
 
 /// What a presented short code stands for.
@@ -65,62 +67,12 @@ impl<S: Store, C: Clock> Service<S, C> {
         account: &Account,
         fields: LinkUpdate,
     ) -> Result<Link, LinkError> {
-        let (Some(name), Some(target_url)) = (fields.name.clone(), fields.target_url.clone())
-        else {
-            return Err(LinkError::Field(FieldError::new(
-                "link",
-                "name and targetUrl are required",
-            )));
-        };
-        check_features(&account.limits(), &fields)?;
-        let password = hash_password(&fields)?;
-        let options = apply(LinkOptions::default(), &fields, password)?;
-        let now = self.clock.now();
         let limits = account.limits();
-        let candidates = match fields.short_code {
-            Some(code) => vec![code],
-            None => (0..CODE_ATTEMPTS)
-                .map(|_| ShortCode::generate())
-                .collect::<Result<Vec<_>, _>>()?,
-        };
+        let new = NewLink::prepare(&limits, fields)?;
+        let now = self.clock.now();
         self.store.write(|tx| {
-            let current = tx.account(account.id)?.ok_or(LinkError::NotFound)?;
-            let limit = current.limits().links.min_with(limits.links);
-            if let Limit::Max(max) = limit
-                && tx.count_links(account.id)? >= max
-            {
-                return Err(LinkError::LimitReached {
-                    plan: current.plan.to_string(),
-                    limit: max,
-                });
-            }
-            let mut code = None;
-            for c in &candidates {
-                if !tx.code_taken(c)? {
-                    code = Some(*c);
-                    break;
-                }
-            }
-            let short_code = match (code, fields.short_code) {
-                (Some(code), _) => code,
-                (None, Some(custom)) => return Err(LinkError::CodeTaken(custom.to_string())),
-                (None, None) => return Err(LinkError::CodeSpace),
-            };
-            let link = Link {
-                id: LinkId::random(),
-                account_id: account.id,
-                name,
-                short_code,
-                target_url,
-                scan_count: 0,
-                created_at: now,
-                updated_at: now,
-                tags: fields.tags.clone().unwrap_or_default(),
-                options: Options::new(options),
-            };
-            tx.insert_link(&link)?;
-            tx.enqueue_webhook_event(account.id, &link_event(EventKind::LinkCreated, &link, now))?;
-            Ok(link)
+            let mut room = LinkRoom::read(tx, account.id, &limits)?;
+            new.insert(tx, account.id, now, &mut room)
         })
     }
 
@@ -311,6 +263,115 @@ impl<S: Store, C: Clock> Service<S, C> {
     fn forget_link(&self, id: LinkId) {
         self.links.forget(|_, (link, _)| link.id == id);
     }
+}
+
+/// A link checked against the plan and ready to insert: everything but its id, code and times.
+pub(super) struct NewLink {
+    name: LinkName,
+    target_url: TargetUrl,
+    short_code: Option<ShortCode>,
+    tags: Vec<Tag>,
+    options: LinkOptions,
+}
+
+/// How many more links an account may hold, read once per write transaction.
+pub(super) struct LinkRoom {
+    count: u64,
+    limit: Limit,
+    plan: String,
+}
+
+impl NewLink {
+    /// Checks the fields against the plan's features and builds the options (hashing a
+    /// password, the slow part, so it runs before the write transaction).
+    pub(super) fn prepare(limits: &PlanLimits, fields: LinkUpdate) -> Result<Self, LinkError> {
+        let (Some(name), Some(target_url)) = (fields.name.clone(), fields.target_url.clone())
+        else {
+            return Err(LinkError::Field(FieldError::new(
+                "link",
+                "name and targetUrl are required",
+            )));
+        };
+        check_features(limits, &fields)?;
+        let password = hash_password(&fields)?;
+        let options = apply(LinkOptions::default(), &fields, password)?;
+        Ok(Self {
+            name,
+            target_url,
+            short_code: fields.short_code,
+            tags: fields.tags.unwrap_or_default(),
+            options,
+        })
+    }
+
+    /// Inserts the link within the account's room (its link limit), with a free code (the
+    /// custom one, or one of [`CODE_ATTEMPTS`] drawn), and its `link.created` event.
+    pub(super) fn insert(
+        &self,
+        tx: &mut dyn WriteTx,
+        account: AccountId,
+        now: DateTime<Utc>,
+        room: &mut LinkRoom,
+    ) -> Result<Link, LinkError> {
+        if let Limit::Max(max) = room.limit
+            && room.count >= max
+        {
+            return Err(LinkError::LimitReached {
+                plan: room.plan.clone(),
+                limit: max,
+            });
+        }
+        let short_code = match self.short_code {
+            Some(custom) if tx.code_taken(&custom)? => {
+                return Err(LinkError::CodeTaken(custom.to_string()));
+            }
+            Some(custom) => custom,
+            None => free_code(tx)?,
+        };
+        let link = Link {
+            id: LinkId::random(),
+            account_id: account,
+            name: self.name.clone(),
+            short_code,
+            target_url: self.target_url.clone(),
+            scan_count: 0,
+            created_at: now,
+            updated_at: now,
+            tags: self.tags.clone(),
+            options: Options::new(self.options.clone()),
+        };
+        tx.insert_link(&link)?;
+        tx.enqueue_webhook_event(account, &link_event(EventKind::LinkCreated, &link, now))?;
+        room.count += 1;
+        Ok(link)
+    }
+}
+
+impl LinkRoom {
+    /// The account's link count and limit (the stored plan's and `limits`', the smaller).
+    pub(super) fn read(
+        tx: &dyn ReadTx,
+        account: AccountId,
+        limits: &PlanLimits,
+    ) -> Result<Self, LinkError> {
+        let current = tx.account(account)?.ok_or(LinkError::NotFound)?;
+        Ok(Self {
+            count: tx.count_links(account)?,
+            limit: current.limits().links.min_with(limits.links),
+            plan: current.plan.to_string(),
+        })
+    }
+}
+
+/// A generated code no link uses or used.
+fn free_code(tx: &dyn ReadTx) -> Result<ShortCode, LinkError> {
+    for _ in 0..CODE_ATTEMPTS {
+        let code = ShortCode::generate()?;
+        if !tx.code_taken(&code)? {
+            return Ok(code);
+        }
+    }
+    Err(LinkError::CodeSpace)
 }
 
 /// Refuses a field the plan does not include, naming the cheapest plan that does.

@@ -23,6 +23,8 @@ pub struct PruneReport {
     pub credentials_deleted: u64,
     /// Delivered and failed webhook events past their listing time deleted.
     pub webhook_events_deleted: u64,
+    /// Expired idempotency records of bulk requests deleted (kept 24 hours).
+    pub idempotency_deleted: u64,
 }
 
 /// Why [`Service::check_ready`] says the service cannot take writes.
@@ -91,6 +93,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             .store
             .write(|tx| tx.prune_credentials(now, now - SESSION_IDLE, now - SESSION_ABSOLUTE))?;
         report.webhook_events_deleted = self.prune_webhook_events()?;
+        report.idempotency_deleted = self.store.write(|tx| tx.prune_idempotency_records(now))?;
         Ok(report)
     }
 

@@ -17,7 +17,7 @@ use crate::respond::{HttpResponse, empty, json, set_header};
 /// A Link as the API returns it: the stored fields plus the short URL.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct LinkJson<'a> {
+pub(crate) struct LinkJson<'a> {
     #[serde(flatten)]
     link: &'a Link,
     short_url: String,
@@ -52,11 +52,7 @@ where
         }
         LinksOp::Create => {
             let fields = read_fields(app, body).await?;
-            let name = string_field(&fields, "name")?
-                .ok_or_else(|| ApiError::BadRequest("name field required".into()))?;
-            let target = string_field(&fields, "targetUrl")?
-                .ok_or_else(|| ApiError::BadRequest("targetUrl field required".into()))?;
-            let link_fields = LinkUpdate::parse(Some(&name), Some(&target))?.with_json(&fields)?;
+            let link_fields = LinkUpdate::for_creation(&fields)?;
             let link = app
                 .blocking(move |svc| svc.create_link_with(&account, link_fields))
                 .await??;
@@ -107,7 +103,8 @@ struct LinkList<'a> {
     next_cursor: Option<String>,
 }
 
-fn link_json<'a>(app: &App, link: &'a Link) -> LinkJson<'a> {
+/// A link with its short URL under this server's base URL.
+pub(crate) fn link_json<'a>(app: &App, link: &'a Link) -> LinkJson<'a> {
     LinkJson {
         link,
         short_url: format!("{}/r/{}", app.base_url(), link.short_code),

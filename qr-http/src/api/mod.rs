@@ -3,6 +3,7 @@
 pub(crate) mod analytics;
 pub(crate) mod analytics_export;
 pub(crate) mod batch;
+pub(crate) mod bulk;
 pub(crate) mod export;
 pub(crate) mod generate;
 pub(crate) mod links;

@@ -444,6 +444,29 @@ fn keyed_operations() -> Vec<(&'static str, Vec<Operation>)> {
             ],
         ),
         (
+            "/api/links/bulk",
+            vec![Operation {
+                method: Method::Post,
+                id: "createLinksBulk",
+                summary: "Create many links at once (Pro: 100, Enterprise: 10,000); failed items are listed by index, and qrcodes answers a ZIP of the new links' codes",
+                parameters: vec![json!({
+                    "name": "Idempotency-Key", "in": "header", "required": false,
+                    "description": "Makes a retry create nothing twice: for 24 hours the same key (per account) with the same body answers the first answer again (with Idempotent-Replayed: true); with another body 422",
+                    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}})],
+                body: Some("BulkLinksRequest"),
+                success: json!({"200": {
+                    "description": "The links created (in item order) and the failed items; with qrcodes, a ZIP archive: <shortCode>.png (or the format asked) per created link, encoding its shortUrl, links.csv (id,name,shortCode,shortUrl,targetUrl) and errors.json",
+                    "headers": {"Idempotent-Replayed": {"schema": {"type": "string", "const": "true"},
+                                    "description": "Present when this is the stored answer of an earlier request with the same Idempotency-Key"},
+                                "Content-Disposition": {"schema": {"type": "string", "const": "attachment; filename=links.zip"},
+                                    "description": "On the ZIP answer only"}},
+                    "content": {"application/json": {"schema": schema_ref("BulkLinksAnswer")},
+                                "application/zip": {"schema": {"type": "string", "format": "binary"}}}}}),
+                errors: &[408, 413, 422],
+                example_requests: Vec::new(),
+            }],
+        ),
+        (
             "/api/analytics",
             vec![Operation {
                 method: Method::Get,

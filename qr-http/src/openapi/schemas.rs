@@ -358,6 +358,24 @@ pub(super) fn components() -> Value {
                                   {"data": "12345", "symbol": "micro", "format": "svg", "verify": false}],
                         "defaults": {"size": 400, "errorCorrection": "Q", "style": "rounded",
                                      "finderStyle": "rounded", "verify": true}}},
+        "BulkLinksRequest": {"type": "object", "required": ["links"], "properties": {
+            "links": {"type": "array", "minItems": 1, "maxItems": 10000,
+                "description": "The links to create, each as the body of POST /api/links; at most 100 on Pro, 10,000 on Enterprise (Free and Starter: 403)",
+                "items": {"$ref": "#/components/schemas/NewLink"}},
+            "qrcodes": {"$ref": "#/components/schemas/BatchSettings",
+                "description": "Answer a ZIP of the created links' codes instead of JSON, rendered with these generate parameters"}},
+            "example": {"links": [{"name": "Table 1", "targetUrl": "https://example.com/menu?table=1", "tags": ["tables"]},
+                                  {"name": "Table 2", "targetUrl": "https://example.com/menu?table=2", "tags": ["tables"]},
+                                  {"name": "Broken", "targetUrl": "ftp://example.com/menu"}]}},
+        "BulkFailure": {"type": "object", "required": ["index", "data", "error"], "additionalProperties": false,
+            "properties": {
+                "index": {"type": "integer", "minimum": 0, "description": "The item's position in links"},
+                "data": {"type": "string", "description": "The item's targetUrl as sent (empty when it had none)"},
+                "error": {"type": "string", "description": "The message POST /api/links answers for the same body"}}},
+        "BulkLinksAnswer": {"type": "object", "required": ["links", "errors"], "additionalProperties": false,
+            "properties": {
+                "links": {"type": "array", "items": {"$ref": "#/components/schemas/Link"}},
+                "errors": {"type": "array", "items": {"$ref": "#/components/schemas/BulkFailure"}}}},
         "Usage": {"type": "object", "required": ["plan", "usage"], "additionalProperties": false, "properties": {
             "plan": {"type": "string", "enum": ["free", "starter", "pro", "enterprise"]},
             "usage": {"type": "object", "required": ["current", "limit", "resetDate"], "additionalProperties": false,

@@ -226,6 +226,20 @@ pub fn query(pairs: &[(&str, &str)]) -> String {
     s.finish()
 }
 
+/// The files of a ZIP archive in order: (name, bytes).
+pub fn unzip(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    (0..zip.len())
+        .map(|i| {
+            let mut file = zip.by_index(i).unwrap();
+            let mut data = Vec::new();
+            file.read_to_end(&mut data).unwrap();
+            (file.name().unwrap().into_owned(), data)
+        })
+        .collect()
+}
+
 /// Decodes the single QR code in a PNG image to its text.
 pub fn decode_png(bytes: &[u8]) -> String {
     qr_test_support::decode_single(&qr_test_support::png_luma(bytes))
