@@ -423,8 +423,8 @@ impl LinkForm {
         };
         let known = PLACED.contains(&key)
             || UTM.iter().any(|(name, ..)| *name == key)
-            || row_place(&key, "rules", &RULE_MEMBERS)
-            || row_place(&key, "variants", &VARIANT_MEMBERS);
+            || row_place(key, "rules", &RULE_MEMBERS)
+            || row_place(key, "variants", &VARIANT_MEMBERS);
         if known {
             self.errors.insert(key.to_owned(), message);
         } else {
