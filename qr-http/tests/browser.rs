@@ -372,8 +372,24 @@ async fn the_customer_journey_in_a_real_browser() {
         .click()
         .await
         .unwrap();
-    fill(&browser, "link-short-code", "journey-25").await;
-    fill(&browser, "link-tags", "print, journey").await;
+    let typed = [
+        ("link-short-code", "journey-25".to_owned()),
+        ("link-tags", "print, journey".to_owned()),
+        ("link-max-scans", "1000".to_owned()),
+        ("link-expired-url", format!("{base}/?ended=1")),
+        ("link-password", "open sesame".to_owned()),
+        ("link-utm-source", "flyer".to_owned()),
+        ("link-utm-medium", "print".to_owned()),
+        ("link-rules-0-country", "de".to_owned()),
+        ("link-rules-0-target", format!("{base}/?from=iphone")),
+        ("link-variants-0-target", format!("{base}/?variant=a")),
+        ("link-variants-0-weight", "1".to_owned()),
+        ("link-variants-1-target", format!("{base}/?variant=b")),
+        ("link-variants-1-weight", "3".to_owned()),
+    ];
+    for (id, text) in &typed {
+        fill(&browser, id, text).await;
+    }
     // A datetime-local control takes keys in the browser's locale; its value is set as a
     // script would, in the form's own format.
     browser
@@ -383,11 +399,6 @@ async fn the_customer_journey_in_a_real_browser() {
         )
         .await
         .unwrap();
-    fill(&browser, "link-max-scans", "1000").await;
-    fill(&browser, "link-expired-url", &format!("{base}/?ended=1")).await;
-    fill(&browser, "link-password", "open sesame").await;
-    fill(&browser, "link-utm-source", "flyer").await;
-    fill(&browser, "link-utm-medium", "print").await;
     browser
         .find(Locator::Id("link-forward-query"))
         .await
@@ -407,27 +418,6 @@ async fn the_customer_journey_in_a_real_browser() {
             .await
             .unwrap();
     }
-    fill(&browser, "link-rules-0-country", "de").await;
-    fill(
-        &browser,
-        "link-rules-0-target",
-        &format!("{base}/?from=iphone"),
-    )
-    .await;
-    fill(
-        &browser,
-        "link-variants-0-target",
-        &format!("{base}/?variant=a"),
-    )
-    .await;
-    fill(&browser, "link-variants-0-weight", "1").await;
-    fill(
-        &browser,
-        "link-variants-1-target",
-        &format!("{base}/?variant=b"),
-    )
-    .await;
-    fill(&browser, "link-variants-1-weight", "3").await;
     camera.snap(&browser, "link-edit-campaign-filled").await;
     submit(&browser, &format!("/dashboard/links/{link_id}/edit")).await;
     expect_text(&browser, ".notice", "The link was saved").await;
