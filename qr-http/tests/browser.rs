@@ -1,4 +1,4 @@
-//! The customer's whole journey in a real browser (Debian's chromium driven through chromedriver by fantoccini): sign up, the verification mail on a loopback SMTP server, verify, log in, create a key, use it, regenerate it, create a link, scan it, and see the scan in the analytics.
+//! The customer's whole journey in a real browser (Debian's chromium driven through chromedriver by fantoccini): sign up, the verification mail on a loopback SMTP server, verify, log in, create a key, use it, regenerate it, create a link, scan it, see the scan in the analytics, and set the link's campaign settings.
 //!
 //! Skips with one line when chromium or chromedriver is missing, and fails instead when
 //! `QR_REQUIRE_SUITES` is set. With `QR_SCREENSHOT_DIR=DIR` it saves a screenshot of every page
@@ -335,6 +335,118 @@ async fn the_customer_journey_in_a_real_browser() {
         .await
         .unwrap();
     camera.snap(&browser, "link-edit").await;
+
+    // The campaign settings: on Free, what the plan lacks is greyed out with the plan needed.
+    browser
+        .find(Locator::Css("#campaign > summary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    expect_text(&browser, "#link-rules-plan", "Needs the Pro plan").await;
+    assert!(
+        !browser
+            .find(Locator::Id("link-rules-0-device"))
+            .await
+            .unwrap()
+            .is_enabled()
+            .await
+            .unwrap()
+    );
+    camera.snap(&browser, "link-edit-campaign-free").await;
+    // On Pro: opened, filled and saved, then read through the API.
+    let svc = s.handle.app().service();
+    let journey = svc
+        .account_by_email(&qr_domain::Email::parse("journey@example.com").unwrap())
+        .unwrap()
+        .unwrap();
+    svc.set_plan(journey.id, qr_domain::Plan::Pro).unwrap();
+    browser.refresh().await.unwrap();
+    let edit_url = browser.current_url().await.unwrap();
+    let link_id = edit_url.path().split('/').nth(3).unwrap().to_owned();
+    browser
+        .find(Locator::Css("#campaign > summary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let typed = [
+        ("link-short-code", "journey-25".to_owned()),
+        ("link-tags", "print, journey".to_owned()),
+        ("link-max-scans", "1000".to_owned()),
+        ("link-expired-url", format!("{base}/?ended=1")),
+        ("link-password", "open sesame".to_owned()),
+        ("link-utm-source", "flyer".to_owned()),
+        ("link-utm-medium", "print".to_owned()),
+        ("link-rules-0-country", "de".to_owned()),
+        ("link-rules-0-target", format!("{base}/?from=iphone")),
+        ("link-variants-0-target", format!("{base}/?variant=a")),
+        ("link-variants-0-weight", "1".to_owned()),
+        ("link-variants-1-target", format!("{base}/?variant=b")),
+        ("link-variants-1-weight", "3".to_owned()),
+    ];
+    for (id, text) in &typed {
+        fill(&browser, id, text).await;
+    }
+    // A datetime-local control takes keys in the browser's locale; its value is set as a
+    // script would, in the form's own format.
+    browser
+        .execute(
+            "document.getElementById('link-valid-from').value = '2024-05-01T08:00';",
+            vec![],
+        )
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("link-forward-query"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    for (id, value) in [
+        ("link-rules-0-device", "mobile"),
+        ("link-rules-0-os", "ios"),
+    ] {
+        browser
+            .find(Locator::Id(id))
+            .await
+            .unwrap()
+            .select_by_value(value)
+            .await
+            .unwrap();
+    }
+    camera.snap(&browser, "link-edit-campaign-filled").await;
+    submit(&browser, &format!("/dashboard/links/{link_id}/edit")).await;
+    expect_text(&browser, ".notice", "The link was saved").await;
+    expect_text(&browser, ".badges", "journey").await;
+    camera.snap(&browser, "links-badges").await;
+    // The test clock stands still: a second passes for the key's rate limit.
+    s.clock.advance(qr_domain::chrono::Duration::seconds(1));
+    let listed = s.get("/api/links?search=journey-25", &fresh).await.json();
+    let saved = &listed["links"][0];
+    assert_eq!(saved["id"], json!(link_id), "{listed}");
+    assert_eq!(saved["tags"], json!(["print", "journey"]));
+    assert_eq!(saved["validFrom"], json!("2024-05-01T08:00:00Z"));
+    assert_eq!(saved["maxScans"], json!(1000));
+    assert_eq!(saved["hasPassword"], json!(true));
+    assert_eq!(saved["forwardQuery"], json!(true));
+    assert_eq!(saved["utm"], json!({"source": "flyer", "medium": "print"}));
+    assert_eq!(
+        saved["rules"],
+        json!([{"when": {"device": "mobile", "os": "ios", "country": "DE"}, "targetUrl": format!("{base}/?from=iphone")}])
+    );
+    assert_eq!(saved["variants"][1]["weight"], json!(3));
+    browser.goto(edit_url.as_str()).await.unwrap();
+    expect_text(&browser, "#link-password-state", "A password is set").await;
+    camera.snap(&browser, "link-edit-campaign").await;
+    // A refused value is shown by its field, in its row.
+    fill(&browser, "link-rules-0-country", "Germany").await;
+    submit(&browser, &format!("/dashboard/links/{link_id}/edit")).await;
+    expect_text(&browser, "#link-rules-0-country-error", "two-letter").await;
+    camera.snap(&browser, "link-edit-campaign-error").await;
     browser
         .goto(&format!("{base}/dashboard/links"))
         .await

@@ -91,6 +91,18 @@ impl Fields {
         }
     }
 
+    /// Fields from `(name, value)` pairs, as a URL-encoded form would give them.
+    #[cfg(test)]
+    pub(crate) fn from_pairs(pairs: &[(&str, &str)]) -> Self {
+        Self {
+            pairs: pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            files: Vec::new(),
+        }
+    }
+
     /// The first value of `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.pairs

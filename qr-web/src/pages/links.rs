@@ -1,12 +1,12 @@
-//! `/dashboard/links`: the account's links with search and paging, creating, editing and deleting them (with a warning about printed codes), and each link's code as PNG or SVG.
+//! `/dashboard/links`: the account's links with search and paging, creating, editing (campaign settings included, through `link_form`) and deleting them (with a warning about printed codes), and each link's code as PNG or SVG.
 
 use askama::Template;
 use http::StatusCode;
-use qr_domain::link::{LinkError, LinkUpdate, parse_link_id};
+use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::service::LinkPage;
 use qr_domain::{Clock, Link, LinkId, Store};
 
-use super::public::capitalised;
+use super::link_form::{DEVICES, LinkForm, SYSTEMS};
 use super::{Failure, Layout, User, ok, page, read_or_post, thousands, when};
 use crate::Web;
 use crate::response::{self, WebResponse, redirect};
@@ -22,6 +22,12 @@ pub(crate) struct LinkRow {
     pub(crate) target: String,
     pub(crate) scans: String,
     pub(crate) created: String,
+    pub(crate) tags: Vec<String>,
+    /// Paused (`disabled`).
+    pub(crate) paused: bool,
+    pub(crate) password: bool,
+    /// Has a start or an end.
+    pub(crate) scheduled: bool,
 }
 
 impl LinkRow {
@@ -33,6 +39,13 @@ impl LinkRow {
             target: l.target_url.as_str().to_owned(),
             scans: thousands(l.scan_count),
             created: when(l.created_at),
+            tags: l.tags.iter().map(|t| t.as_str().to_owned()).collect(),
+            paused: l.options.get().is_some_and(|o| o.disabled),
+            password: l.options.get().is_some_and(|o| o.password.is_some()),
+            scheduled: l
+                .options
+                .get()
+                .is_some_and(|o| o.valid_from.is_some() || o.valid_until.is_some()),
         }
     }
 }
@@ -54,11 +67,10 @@ struct LinksPage {
     total: usize,
     page: usize,
     pages: usize,
-    name: String,
-    target: String,
-    name_error: Option<String>,
-    target_error: Option<String>,
-    form_error: Option<String>,
+    /// The create form.
+    f: LinkForm,
+    devices: [(&'static str, &'static str); 3],
+    systems: [(&'static str, &'static str); 6],
     limit: String,
 }
 
@@ -84,11 +96,9 @@ pub(super) fn index<S: Store, C: Clock>(
         total: 0,
         page: parse_page(query.get("page")),
         pages: 1,
-        name: String::new(),
-        target: String::new(),
-        name_error: None,
-        target_error: None,
-        form_error: None,
+        f: LinkForm::new(&account.limits()),
+        devices: DEVICES,
+        systems: SYSTEMS,
         limit: match account.limits().links {
             qr_domain::Limit::Unlimited => "unlimited".to_owned(),
             qr_domain::Limit::Max(n) => thousands(n),
@@ -97,19 +107,15 @@ pub(super) fn index<S: Store, C: Clock>(
     let mut status = StatusCode::OK;
     if user.req.is_post() {
         let form = user.form()?;
-        view.name = form.text("name").to_owned();
-        view.target = form.text("targetUrl").to_owned();
-        match web.service.create_link(account, &view.name, &view.target) {
+        let (f, json) = LinkForm::submitted(&form, &account.limits(), None);
+        view.f = f;
+        let created = view
+            .f
+            .update(&json)
+            .and_then(|fields| web.service.create_link_with(account, fields));
+        match created {
             Ok(_) => return Ok(redirect("/dashboard/links?done=link-created")),
-            Err(LinkError::Name(e)) => view.name_error = Some(capitalised(&e.to_string())),
-            Err(LinkError::TargetUrl(e)) => {
-                view.target_error = Some(target_message(&e.to_string()))
-            }
-            Err(e @ LinkError::LimitReached { .. }) => {
-                view.form_error = Some(capitalised(&e.to_string()))
-            }
-            Err(LinkError::Store(e)) => return Err(e.into()),
-            Err(e) => return Err(Failure::Internal(e.to_string())),
+            Err(e) => view.f.show(e)?,
         }
         status = StatusCode::UNPROCESSABLE_ENTITY;
     }
@@ -125,11 +131,6 @@ pub(super) fn index<S: Store, C: Clock>(
     view.pages = total.div_ceil(PER_PAGE).max(1);
     view.links = links.iter().map(|l| LinkRow::of(web, l)).collect();
     page(status, &view)
-}
-
-/// The domain names the API's field `targetUrl`; the form calls it "target address".
-fn target_message(message: &str) -> String {
-    capitalised(&message.replace("targetUrl", "the target address"))
 }
 
 fn own_link<S: Store, C: Clock>(
@@ -151,13 +152,12 @@ struct EditPage {
     layout: Layout,
     csrf: String,
     link: LinkRow,
-    name: String,
-    target: String,
-    name_error: Option<String>,
-    target_error: Option<String>,
+    f: LinkForm,
+    devices: [(&'static str, &'static str); 3],
+    systems: [(&'static str, &'static str); 6],
 }
 
-/// `GET` shows the form; `POST` saves the name and target.
+/// `GET` shows the form; `POST` saves the name, target and campaign settings.
 pub(super) fn edit<S: Store, C: Clock>(
     web: &Web<S, C>,
     user: &User<'_>,
@@ -165,36 +165,31 @@ pub(super) fn edit<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     read_or_post(user.req)?;
     let (id, link) = own_link(web, user, id)?;
+    let limits = user.ctx.account.limits();
     let mut view = EditPage {
         layout: user.layout("Edit link", "links"),
         csrf: user.csrf(),
-        name: link.name.as_str().to_owned(),
-        target: link.target_url.as_str().to_owned(),
+        f: LinkForm::of(&link, &limits),
         link: LinkRow::of(web, &link),
-        name_error: None,
-        target_error: None,
+        devices: DEVICES,
+        systems: SYSTEMS,
     };
     if user.req.is_read() {
         return ok(&view);
     }
     let form = user.form()?;
-    view.name = form.text("name").to_owned();
-    view.target = form.text("targetUrl").to_owned();
-    let update = LinkUpdate::parse(Some(&view.name), Some(&view.target))
+    let (f, json) = LinkForm::submitted(&form, &limits, Some(&link));
+    view.f = f;
+    let update = view
+        .f
+        .update(&json)
         .and_then(|u| web.service.update_link(user.ctx.account.id, id, &u));
     match update {
         Ok(_) => Ok(redirect("/dashboard/links?done=link-saved")),
-        Err(LinkError::Name(e)) => {
-            view.name_error = Some(capitalised(&e.to_string()));
+        Err(e) => {
+            view.f.show(e)?;
             page(StatusCode::UNPROCESSABLE_ENTITY, &view)
         }
-        Err(LinkError::TargetUrl(e)) => {
-            view.target_error = Some(target_message(&e.to_string()));
-            page(StatusCode::UNPROCESSABLE_ENTITY, &view)
-        }
-        Err(LinkError::NotFound) => Err(Failure::NotFound),
-        Err(LinkError::Store(e)) => Err(e.into()),
-        Err(e) => Err(Failure::Internal(e.to_string())),
     }
 }
 

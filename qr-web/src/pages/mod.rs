@@ -1,7 +1,8 @@
 //! Routing of the dashboard's paths, the layout every page shares, the session and CSRF checks, and the failure pages.
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
-//! `overview`, `keys`, `links` (list, edit, delete, code images), `analytics`, `design`,
+//! `overview`, `keys`, `links` (list, edit, delete, code images) with `link_form` (the link
+//! form's fields and errors), `analytics`, `design`,
 //! `account` and `admin`.
 
 mod account;
@@ -9,6 +10,7 @@ mod admin;
 mod analytics;
 mod design;
 mod keys;
+mod link_form;
 mod links;
 mod overview;
 mod public;

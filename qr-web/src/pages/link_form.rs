@@ -1,0 +1,737 @@
+//! The link form of the create and edit pages: its fields (name, target and the campaign settings) turned into the API's JSON fields for `LinkUpdate::with_json`, the values and errors it shows, and the plan's gates.
+//!
+//! Every rule is the domain's: the form's fields become the JSON members the API reads
+//! (`shortCode`, `tags`, `validFrom`, …, `rules`, `variants`), `LinkUpdate::parse(…).with_json`
+//! validates them in the API's order with the API's messages, and the service checks the plan.
+//! This module only reshapes text (a comma list into an array, a `datetime-local` into an ISO 8601
+//! UTC instant, rows into objects) and puts each error next to the field it names.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDateTime, Timelike, Utc};
+use qr_domain::link::LinkError;
+use qr_domain::{Link, LinkFeature, LinkUpdate, PlanLimits};
+use serde_json::{Map, Value};
+
+use super::Failure;
+use super::public::capitalised;
+use crate::request::Fields;
+
+/// Blank rule and variant rows under the filled ones: room for two more without JavaScript.
+const BLANK_ROWS: usize = 2;
+
+/// The devices a rule can name: (the API's value, the label).
+pub(crate) const DEVICES: [(&str, &str); 3] = [
+    ("mobile", "Phone"),
+    ("tablet", "Tablet"),
+    ("desktop", "Desktop"),
+];
+
+/// The operating systems a rule can name: (the API's value, the label).
+pub(crate) const SYSTEMS: [(&str, &str); 6] = [
+    ("ios", "iOS"),
+    ("android", "Android"),
+    ("windows", "Windows"),
+    ("macos", "macOS"),
+    ("linux", "Linux"),
+    ("chromeos", "ChromeOS"),
+];
+
+/// The UTM members: (the form field and JSON path, the element id, the label).
+pub(crate) const UTM: [(&str, &str, &str); 5] = [
+    ("utm.source", "link-utm-source", "Source"),
+    ("utm.medium", "link-utm-medium", "Medium"),
+    ("utm.campaign", "link-utm-campaign", "Campaign"),
+    ("utm.term", "link-utm-term", "Term"),
+    ("utm.content", "link-utm-content", "Content"),
+];
+
+/// The members of a rule row and of a variant row, by their JSON path inside the row.
+const RULE_MEMBERS: [&str; 5] = [
+    "when.device",
+    "when.os",
+    "when.country",
+    "when.language",
+    "targetUrl",
+];
+const VARIANT_MEMBERS: [&str; 2] = ["targetUrl", "weight"];
+
+/// Fields whose errors have a place of their own on the form.
+const PLACED: [&str; 11] = [
+    "shortCode",
+    "tags",
+    "validFrom",
+    "validUntil",
+    "maxScans",
+    "expiredUrl",
+    "disabled",
+    "password",
+    "forwardQuery",
+    "rules",
+    "variants",
+];
+
+/// A redirect rule as the form shows it (the API's values, as typed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RuleRow {
+    pub(crate) i: usize,
+    pub(crate) device: String,
+    pub(crate) os: String,
+    pub(crate) country: String,
+    pub(crate) language: String,
+    pub(crate) target: String,
+}
+
+/// An A/B variant as the form shows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct VariantRow {
+    pub(crate) i: usize,
+    pub(crate) target: String,
+    pub(crate) weight: String,
+}
+
+/// The plan needed for each gated group of fields, `None` where the account's plan has it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gates {
+    pub(crate) short_code: Option<&'static str>,
+    pub(crate) schedule: Option<&'static str>,
+    pub(crate) password: Option<&'static str>,
+    pub(crate) rules: Option<&'static str>,
+    pub(crate) variants: Option<&'static str>,
+}
+
+impl Gates {
+    fn of(limits: &PlanLimits) -> Self {
+        let gate = |f: LinkFeature| (!limits.link_features.contains(&f)).then(|| f.plan().title());
+        Self {
+            short_code: gate(LinkFeature::ShortCode),
+            schedule: gate(LinkFeature::Schedule),
+            password: gate(LinkFeature::Password),
+            rules: gate(LinkFeature::Rules),
+            variants: gate(LinkFeature::Variants),
+        }
+    }
+}
+
+/// The link form: what it shows, and the errors of the last submission.
+#[derive(Debug, Clone)]
+pub(crate) struct LinkForm {
+    pub(crate) name: String,
+    pub(crate) target: String,
+    pub(crate) name_error: Option<String>,
+    pub(crate) target_error: Option<String>,
+    /// An error of the whole form (the plan's link limit).
+    pub(crate) form_error: Option<String>,
+    pub(crate) short_code: String,
+    /// Comma-separated.
+    pub(crate) tags: String,
+    /// `datetime-local` values, in UTC.
+    pub(crate) valid_from: String,
+    pub(crate) valid_until: String,
+    pub(crate) max_scans: String,
+    pub(crate) expired_url: String,
+    pub(crate) disabled: bool,
+    /// Whether the link has a password now (the password itself is never shown).
+    pub(crate) has_password: bool,
+    pub(crate) remove_password: bool,
+    /// Values of [`UTM`], in its order.
+    pub(crate) utm: [String; 5],
+    pub(crate) forward_query: bool,
+    pub(crate) rules: Vec<RuleRow>,
+    pub(crate) variants: Vec<VariantRow>,
+    pub(crate) gates: Gates,
+    /// The edit page's form (the create form has no password to remove).
+    pub(crate) editing: bool,
+    /// Errors by the field's JSON path (`rules[1].when.country`); rows by their place on the form.
+    errors: BTreeMap<String, String>,
+}
+
+impl LinkForm {
+    /// The empty create form.
+    pub(crate) fn new(limits: &PlanLimits) -> Self {
+        let mut form = Self {
+            name: String::new(),
+            target: String::new(),
+            name_error: None,
+            target_error: None,
+            form_error: None,
+            short_code: String::new(),
+            tags: String::new(),
+            valid_from: String::new(),
+            valid_until: String::new(),
+            max_scans: String::new(),
+            expired_url: String::new(),
+            disabled: false,
+            has_password: false,
+            remove_password: false,
+            utm: Default::default(),
+            forward_query: false,
+            rules: Vec::new(),
+            variants: Vec::new(),
+            gates: Gates::of(limits),
+            editing: false,
+            errors: BTreeMap::new(),
+        };
+        form.pad_rows();
+        form
+    }
+
+    /// The edit form of `link`.
+    pub(crate) fn of(link: &Link, limits: &PlanLimits) -> Self {
+        let o = link.options.or_default();
+        let utm = o.utm.clone().unwrap_or_default();
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        let mut form = Self {
+            name: link.name.as_str().to_owned(),
+            target: link.target_url.as_str().to_owned(),
+            short_code: link.short_code.to_string(),
+            tags: link
+                .tags
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            valid_from: o.valid_from.map(local).unwrap_or_default(),
+            valid_until: o.valid_until.map(local).unwrap_or_default(),
+            max_scans: o.max_scans.map(|n| n.to_string()).unwrap_or_default(),
+            expired_url: o
+                .expired_url
+                .as_ref()
+                .map(|u| u.as_str().to_owned())
+                .unwrap_or_default(),
+            disabled: o.disabled,
+            has_password: o.password.is_some(),
+            utm: [
+                text(&utm.source),
+                text(&utm.medium),
+                text(&utm.campaign),
+                text(&utm.term),
+                text(&utm.content),
+            ],
+            forward_query: o.forward_query,
+            rules: o
+                .rules
+                .iter()
+                .enumerate()
+                .map(|(i, r)| RuleRow {
+                    i,
+                    device: r
+                        .when
+                        .device
+                        .map(|d| d.as_str().to_owned())
+                        .unwrap_or_default(),
+                    os: r
+                        .when
+                        .os
+                        .and_then(|os| serde_json::to_value(os).ok())
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default(),
+                    country: text(&r.when.country),
+                    language: text(&r.when.language),
+                    target: r.target_url.as_str().to_owned(),
+                })
+                .collect(),
+            variants: o
+                .variants
+                .iter()
+                .enumerate()
+                .map(|(i, v)| VariantRow {
+                    i,
+                    target: v.target_url.as_str().to_owned(),
+                    weight: v.weight.to_string(),
+                })
+                .collect(),
+            editing: true,
+            ..Self::new(limits)
+        };
+        form.pad_rows();
+        form
+    }
+
+    /// A submitted form (`current`: the link being edited) as it shows again, and the API's JSON
+    /// fields of its campaign settings. Only a form with the `campaign` marker sets them, so a
+    /// client that posts only `name` and `targetUrl` changes only those; a field the form did
+    /// not send (a disabled input) is left as it is.
+    pub(crate) fn submitted(
+        fields: &Fields,
+        limits: &PlanLimits,
+        current: Option<&Link>,
+    ) -> (Self, Map<String, Value>) {
+        let mut form = match current {
+            Some(link) => Self::of(link, limits),
+            None => Self::new(limits),
+        };
+        form.name = fields.text("name").to_owned();
+        form.target = fields.text("targetUrl").to_owned();
+        let mut json = Map::new();
+        if fields.get("campaign").is_none() {
+            return (form, json);
+        }
+        let mut put = |key: &str, value: Value| json.insert(key.to_owned(), value);
+        if let Some(raw) = fields.get("shortCode") {
+            form.short_code = raw.to_owned();
+            let code = raw.trim();
+            // Empty keeps the code (a generated one on creation); the same code is no change.
+            if !code.is_empty() && current.is_none_or(|l| l.short_code.to_string() != code) {
+                put("shortCode", code.into());
+            }
+        }
+        if let Some(raw) = fields.get("tags") {
+            form.tags = raw.to_owned();
+            let tags = raw.split(',').map(str::trim).filter(|t| !t.is_empty());
+            put("tags", tags.map(Value::from).collect());
+        }
+        for (key, slot) in [
+            ("validFrom", &mut form.valid_from),
+            ("validUntil", &mut form.valid_until),
+        ] {
+            if let Some(raw) = fields.get(key) {
+                let raw = raw.trim();
+                // The value shown is the stored one to the second: unchanged, it is no change
+                // (and keeps the microseconds an API client may have set).
+                if raw != slot.as_str() {
+                    put(key, nullable(raw, instant));
+                }
+                raw.clone_into(slot);
+            }
+        }
+        if let Some(raw) = fields.get("maxScans") {
+            form.max_scans = raw.to_owned();
+            put("maxScans", nullable(raw.trim(), number));
+        }
+        if let Some(raw) = fields.get("expiredUrl") {
+            form.expired_url = raw.to_owned();
+            put("expiredUrl", nullable(raw.trim(), |u| u.into()));
+        }
+        form.disabled = fields.get("disabled").is_some();
+        put("disabled", form.disabled.into());
+        form.forward_query = fields.get("forwardQuery").is_some();
+        put("forwardQuery", form.forward_query.into());
+        form.remove_password = fields.get("removePassword").is_some();
+        if form.remove_password {
+            put("password", Value::Null);
+        } else if let Some(p) = fields.get("password").filter(|p| !p.is_empty()) {
+            put("password", p.into());
+        }
+        if UTM.iter().any(|(name, ..)| fields.get(name).is_some()) {
+            let mut utm = Map::new();
+            for ((name, ..), slot) in UTM.iter().zip(form.utm.iter_mut()) {
+                let value = fields.text(name);
+                value.clone_into(slot);
+                if !value.trim().is_empty() {
+                    let member = name.trim_start_matches("utm.");
+                    utm.insert(member.to_owned(), value.into());
+                }
+            }
+            put(
+                "utm",
+                if utm.is_empty() {
+                    Value::Null
+                } else {
+                    Value::Object(utm)
+                },
+            );
+        }
+        if let Some(rows) = rows(fields, "rules", &RULE_MEMBERS) {
+            form.rules = rows
+                .iter()
+                .enumerate()
+                .map(|(i, [device, os, country, language, target])| RuleRow {
+                    i,
+                    device: device.clone(),
+                    os: os.clone(),
+                    country: country.clone(),
+                    language: language.clone(),
+                    target: target.clone(),
+                })
+                .collect();
+            let rules = rows.iter().map(|row| {
+                let mut when = Map::new();
+                for (member, value) in RULE_MEMBERS.iter().zip(row).take(4) {
+                    if !value.trim().is_empty() {
+                        let name = member.trim_start_matches("when.");
+                        when.insert(name.to_owned(), value.as_str().into());
+                    }
+                }
+                serde_json::json!({ "when": when, "targetUrl": row[4] })
+            });
+            put("rules", rules.collect());
+        }
+        if let Some(rows) = rows(fields, "variants", &VARIANT_MEMBERS) {
+            form.variants = rows
+                .iter()
+                .enumerate()
+                .map(|(i, [target, weight])| VariantRow {
+                    i,
+                    target: target.clone(),
+                    weight: weight.clone(),
+                })
+                .collect();
+            let variants = rows.iter().map(|[target, weight]| {
+                serde_json::json!({ "targetUrl": target, "weight": number(weight.trim()) })
+            });
+            put("variants", variants.collect());
+        }
+        form.pad_rows();
+        (form, json)
+    }
+
+    /// The validated update of the form's name, target and campaign fields `json`, checked by
+    /// the domain exactly as the API checks a request body.
+    pub(crate) fn update(&self, json: &Map<String, Value>) -> Result<LinkUpdate, LinkError> {
+        LinkUpdate::parse(Some(&self.name), Some(&self.target))?.with_json(json)
+    }
+
+    /// Puts the error of a submission next to its field; errors that are no field's are
+    /// failures of the page.
+    pub(crate) fn show(&mut self, error: LinkError) -> Result<(), Failure> {
+        match error {
+            LinkError::Name(e) => self.name_error = Some(capitalised(&e.to_string())),
+            LinkError::TargetUrl(e) => {
+                self.target_error = Some(capitalised(
+                    &e.to_string().replace("targetUrl", "the target address"),
+                ));
+            }
+            e @ LinkError::LimitReached { .. } => {
+                self.form_error = Some(capitalised(&e.to_string()));
+            }
+            LinkError::Field(e) => {
+                let message = capitalised(&e.message.replace("validFrom", "the start"));
+                self.place(&e.field, message);
+            }
+            // The API's 403 message, as it is.
+            e @ LinkError::PlanRequired { field, .. } => self.place(field, e.to_string()),
+            e @ LinkError::CodeTaken(_) => {
+                let message = e.to_string().replacen("shortCode", "the code", 1);
+                self.place("shortCode", capitalised(&message));
+            }
+            LinkError::NotFound => return Err(Failure::NotFound),
+            LinkError::Store(e) => return Err(e.into()),
+            e => return Err(Failure::Internal(e.to_string())),
+        }
+        Ok(())
+    }
+
+    /// Records `message` under the field's path: a tag's error under `tags`, a rule's `when`
+    /// under its row; a path the form has no place for becomes the form's error.
+    fn place(&mut self, field: &str, message: String) {
+        let key = if field.starts_with("tags[") {
+            "tags"
+        } else {
+            // `rules[N].when` (no condition given) is the row's.
+            field.strip_suffix(".when").unwrap_or(field)
+        };
+        let known = PLACED.contains(&key)
+            || UTM.iter().any(|(name, ..)| *name == key)
+            || row_place(key, "rules", &RULE_MEMBERS)
+            || row_place(key, "variants", &VARIANT_MEMBERS);
+        if known {
+            self.errors.insert(key.to_owned(), message);
+        } else {
+            self.form_error = Some(format!("Invalid {field}: {message}"));
+        }
+    }
+
+    /// The error of a field, by its JSON path.
+    pub(crate) fn error(&self, field: &str) -> Option<&str> {
+        self.errors.get(field).map(String::as_str)
+    }
+
+    /// The error of row `i` of `group` (`rules`, `variants`): of its `member` (`when.os`,
+    /// `targetUrl`), or of the row as a whole when `member` is empty. (`i` by reference: the
+    /// templates pass their loop's values so.)
+    pub(crate) fn row_error(&self, group: &str, i: &usize, member: &str) -> Option<&str> {
+        let key = if member.is_empty() {
+            format!("{group}[{i}]")
+        } else {
+            format!("{group}[{i}].{member}")
+        };
+        self.error(&key)
+    }
+
+    /// Whether the campaign section starts open: it has an error or a setting.
+    pub(crate) fn open(&self) -> bool {
+        let filled = |rows: usize| rows > BLANK_ROWS;
+        !self.errors.is_empty()
+            || !self.tags.trim().is_empty()
+            || !self.valid_from.is_empty()
+            || !self.valid_until.is_empty()
+            || !self.max_scans.is_empty()
+            || !self.expired_url.is_empty()
+            || self.disabled
+            || self.has_password
+            || self.forward_query
+            || self.utm.iter().any(|u| !u.is_empty())
+            || filled(self.rules.len())
+            || filled(self.variants.len())
+            || (!self.editing && !self.short_code.is_empty())
+    }
+
+    /// The UTM fields: (form field, element id, label, value).
+    pub(crate) fn utm_fields(&self) -> Vec<(&'static str, &'static str, &'static str, &str)> {
+        UTM.iter()
+            .zip(&self.utm)
+            .map(|(&(name, id, label), value)| (name, id, label, value.as_str()))
+            .collect()
+    }
+
+    /// Drops blank rows and adds [`BLANK_ROWS`] empty ones, numbering them in order.
+    fn pad_rows(&mut self) {
+        self.rules.retain(|r| {
+            *r != RuleRow {
+                i: r.i,
+                ..RuleRow::default()
+            }
+        });
+        self.variants.retain(|v| {
+            *v != VariantRow {
+                i: v.i,
+                ..VariantRow::default()
+            }
+        });
+        self.rules
+            .extend((0..BLANK_ROWS).map(|_| RuleRow::default()));
+        self.variants
+            .extend((0..BLANK_ROWS).map(|_| VariantRow::default()));
+        for (i, r) in self.rules.iter_mut().enumerate() {
+            r.i = i;
+        }
+        for (i, v) in self.variants.iter_mut().enumerate() {
+            v.i = i;
+        }
+    }
+}
+
+/// A UTC instant as a `datetime-local` value: to the minute, or to the second when it has
+/// seconds.
+fn local(at: DateTime<Utc>) -> String {
+    let format = if at.second() == 0 && at.nanosecond() == 0 {
+        "%Y-%m-%dT%H:%M"
+    } else {
+        "%Y-%m-%dT%H:%M:%S"
+    };
+    at.format(format).to_string()
+}
+
+/// A `datetime-local` value read as UTC, in the API's ISO 8601 form; other text is passed on as
+/// typed, for the domain to accept (an ISO 8601 instant) or refuse with its message.
+fn instant(raw: &str) -> Value {
+    [
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%dT%H:%M:%S%.f",
+    ]
+    .iter()
+    .find_map(|f| NaiveDateTime::parse_from_str(raw, f).ok())
+    .map_or_else(
+        || raw.into(),
+        |t| {
+            t.and_utc()
+                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+                .into()
+        },
+    )
+}
+
+/// Whole numbers as JSON numbers, other text as typed, for the domain's message.
+fn number(raw: &str) -> Value {
+    raw.parse::<u64>().map_or_else(|_| raw.into(), Value::from)
+}
+
+/// Empty text is `null` (remove the setting), other text `f`'s value.
+fn nullable(raw: &str, f: impl FnOnce(&str) -> Value) -> Value {
+    if raw.is_empty() { Value::Null } else { f(raw) }
+}
+
+/// The non-blank rows `group[N].<member>` of the form in the order of `N`, or `None` when the
+/// form has no such field. Each row's values are in the order of `members`.
+fn rows<const M: usize>(
+    fields: &Fields,
+    group: &str,
+    members: &[&str; M],
+) -> Option<Vec<[String; M]>> {
+    let mut rows: BTreeMap<usize, [String; M]> = BTreeMap::new();
+    for (key, value) in fields.pairs() {
+        let Some((i, member)) = row_key(key, group) else {
+            continue;
+        };
+        if let Some(slot) = members.iter().position(|m| *m == member) {
+            let row = rows
+                .entry(i)
+                .or_insert_with(|| std::array::from_fn(|_| String::new()));
+            // The first value of a name wins, as everywhere in the form.
+            if row[slot].is_empty() {
+                value.clone_into(&mut row[slot]);
+            }
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    Some(
+        rows.into_values()
+            .filter(|row| row.iter().any(|v| !v.trim().is_empty()))
+            .collect(),
+    )
+}
+
+/// `(N, member)` of a field named `group[N].member` (member empty for `group[N]`).
+fn row_key<'k>(key: &'k str, group: &str) -> Option<(usize, &'k str)> {
+    let rest = key.strip_prefix(group)?.strip_prefix('[')?;
+    let (index, member) = rest.split_once(']')?;
+    let member = match member {
+        "" => "",
+        m => m.strip_prefix('.')?,
+    };
+    Some((index.parse().ok()?, member))
+}
+
+/// Whether `key` is a row of `group` or one of its `members`.
+fn row_place(key: &str, group: &str, members: &[&str]) -> bool {
+    row_key(key, group).is_some_and(|(_, m)| m.is_empty() || members.contains(&m))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use qr_domain::Plan;
+    use qr_domain::campaign::FieldError;
+
+    use super::*;
+
+    fn keys(json: &Map<String, Value>) -> BTreeSet<&str> {
+        json.keys().map(String::as_str).collect()
+    }
+
+    fn form(pairs: &[(&str, &str)]) -> Fields {
+        Fields::from_pairs(pairs)
+    }
+
+    fn pro() -> PlanLimits {
+        Plan::Pro.limits(&Default::default())
+    }
+
+    #[test]
+    fn without_the_marker_only_name_and_target_are_read() {
+        let (f, json) = LinkForm::submitted(
+            &form(&[
+                ("name", "A"),
+                ("targetUrl", "https://a.example"),
+                ("tags", "x"),
+            ]),
+            &pro(),
+            None,
+        );
+        assert!(json.is_empty());
+        assert_eq!(
+            (f.name.as_str(), f.target.as_str()),
+            ("A", "https://a.example")
+        );
+    }
+
+    #[test]
+    fn fields_become_the_apis_json() {
+        let (_, json) = LinkForm::submitted(
+            &form(&[
+                ("campaign", "1"),
+                ("shortCode", " spring-25 "),
+                ("tags", "print, , spring ,"),
+                ("validFrom", "2025-06-01T09:30"),
+                ("validUntil", ""),
+                ("maxScans", "12"),
+                ("expiredUrl", "nonsense"),
+                ("password", " open sesame "),
+                ("utm.source", "poster"),
+                ("utm.medium", ""),
+                ("rules[0].when.device", ""),
+                ("rules[0].targetUrl", ""),
+                ("rules[1].when.os", "ios"),
+                ("rules[1].when.country", "de"),
+                ("rules[1].targetUrl", "https://ios.example"),
+                ("variants[0].targetUrl", "https://a.example"),
+                ("variants[0].weight", "x"),
+                ("forwardQuery", "true"),
+            ]),
+            &pro(),
+            None,
+        );
+        assert_eq!(
+            Value::Object(json),
+            serde_json::json!({
+                "shortCode": "spring-25", "tags": ["print", "spring"],
+                "validFrom": "2025-06-01T09:30:00Z", "maxScans": 12,
+                "expiredUrl": "nonsense", "disabled": false, "forwardQuery": true,
+                "password": " open sesame ", "utm": {"source": "poster"},
+                "rules": [{"when": {"os": "ios", "country": "de"}, "targetUrl": "https://ios.example"}],
+                "variants": [{"targetUrl": "https://a.example", "weight": "x"}],
+            })
+        );
+    }
+
+    #[test]
+    fn removing_the_password_wins_and_unsent_fields_stay() {
+        let (f, json) = LinkForm::submitted(
+            &form(&[
+                ("campaign", "1"),
+                ("password", "new one"),
+                ("removePassword", "1"),
+            ]),
+            &Plan::Free.limits(&Default::default()),
+            None,
+        );
+        assert_eq!(
+            keys(&json),
+            BTreeSet::from(["disabled", "forwardQuery", "password"])
+        );
+        assert_eq!(json["password"], Value::Null);
+        assert_eq!(f.gates.password, Some("Pro"));
+        assert_eq!(f.gates.short_code, Some("Starter"));
+        assert_eq!((f.rules.len(), f.variants.len()), (2, 2));
+    }
+
+    #[test]
+    fn errors_find_their_rows() {
+        let mut f = LinkForm::new(&pro());
+        f.show(LinkError::Field(field_error("rules[1].when.country")))
+            .unwrap();
+        assert_eq!(
+            f.row_error("rules", &1, "when.country"),
+            Some("It must be x")
+        );
+        f.show(LinkError::Field(field_error("rules[0].when")))
+            .unwrap();
+        assert_eq!(f.row_error("rules", &0, ""), Some("It must be x"));
+        f.show(LinkError::Field(field_error("tags[3]"))).unwrap();
+        assert_eq!(f.error("tags"), Some("It must be x"));
+        f.show(LinkError::Field(field_error("link"))).unwrap();
+        assert_eq!(f.form_error.as_deref(), Some("Invalid link: It must be x"));
+        assert!(f.open());
+    }
+
+    fn field_error(field: &str) -> FieldError {
+        FieldError {
+            field: field.to_owned(),
+            message: "it must be x".to_owned(),
+        }
+    }
+
+    #[test]
+    fn row_keys() {
+        assert_eq!(row_key("rules[12].when.os", "rules"), Some((12, "when.os")));
+        assert_eq!(row_key("rules[2]", "rules"), Some((2, "")));
+        assert_eq!(row_key("rules", "rules"), None);
+        assert_eq!(row_key("rules[x].targetUrl", "rules"), None);
+        assert_eq!(row_key("rulesx[1]", "rules"), None);
+        assert_eq!(instant("2025-06-01T09:30:15"), "2025-06-01T09:30:15Z");
+        assert_eq!(instant("tomorrow"), "tomorrow");
+        assert_eq!(
+            local("2025-06-01T09:30:00Z".parse().unwrap()),
+            "2025-06-01T09:30"
+        );
+        assert_eq!(
+            local("2025-06-01T09:30:05Z".parse().unwrap()),
+            "2025-06-01T09:30:05"
+        );
+    }
+}
