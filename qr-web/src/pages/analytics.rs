@@ -129,7 +129,7 @@ fn breakdowns(r: &AnalyticsReport, link: &qr_domain::Link) -> Vec<Breakdown> {
                 let name = c
                     .referrer
                     .clone()
-                    .unwrap_or_else(|| "(none: direct scan)".to_owned());
+                    .unwrap_or_else(|| "Direct (none)".to_owned());
                 (name, c.scans)
             })),
         },
