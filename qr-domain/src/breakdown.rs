@@ -52,6 +52,16 @@ impl Dimension {
         Dimension::Rule,
     ];
 
+    /// The dimensions added after the first rollups (which kept country, device and browser):
+    /// a store that gains them counts the scans it already holds into them.
+    pub const LATER: [Dimension; 5] = [
+        Dimension::Os,
+        Dimension::Referrer,
+        Dimension::City,
+        Dimension::Variant,
+        Dimension::Rule,
+    ];
+
     /// The number stored in the `dim` column.
     pub const fn code(self) -> i16 {
         self as i16

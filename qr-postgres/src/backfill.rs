@@ -8,15 +8,6 @@ use postgres::Transaction;
 use qr_domain::breakdown::{Dimension, Facets};
 use uuid::Uuid;
 
-/// The dimensions version 6 added; rows of the others exist since version 1.
-const ADDED: [Dimension; 5] = [
-    Dimension::Os,
-    Dimension::Referrer,
-    Dimension::City,
-    Dimension::Variant,
-    Dimension::Rule,
-];
-
 /// Counts every stored scan into the added dimensions' daily rows.
 ///
 /// The server groups the scans by every field a breakdown reads, and a portal hands the groups
@@ -58,7 +49,7 @@ pub(crate) fn breakdowns(tx: &mut Transaction<'_>) -> Result<(), postgres::Error
                 rule: index(r.try_get(7)?),
             };
             let n: i64 = r.try_get(8)?;
-            for dim in ADDED {
+            for dim in Dimension::LATER {
                 if let Some(value) = facets.value(dim) {
                     *counts.entry((dim.code(), value.into_owned())).or_default() += n;
                 }

@@ -9,15 +9,6 @@ use rusqlite::{Connection, params};
 
 use crate::error::OpenError;
 
-/// The dimensions version 6 added; rows of the others exist since version 1.
-const ADDED: [Dimension; 5] = [
-    Dimension::Os,
-    Dimension::Referrer,
-    Dimension::City,
-    Dimension::Variant,
-    Dimension::Rule,
-];
-
 /// Counts every stored scan into the added dimensions' daily rows.
 ///
 /// The scans come grouped by every field a breakdown reads, in (link, day) order, so the
@@ -77,7 +68,7 @@ pub(crate) fn breakdowns(conn: &Connection, path: &Path) -> Result<(), OpenError
             rule: index(7)?,
         };
         let n: i64 = r.get(8).map_err(err)?;
-        for dim in ADDED {
+        for dim in Dimension::LATER {
             if let Some(value) = facets.value(dim) {
                 *counts.entry((dim.code(), value.into_owned())).or_default() += n;
             }

@@ -1,6 +1,6 @@
 //! Analytics of a link: the window after retention, rollups for whole days (settled ones from memory), raw scans for partial days.
 
-use chrono::{Days, NaiveDate};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 
 use super::Service;
 use crate::account::Account;
@@ -10,6 +10,7 @@ use crate::analytics::{
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::LinkId;
+use crate::link::Link;
 use crate::store::{ReadTx, Store};
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -22,15 +23,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     ) -> Result<AnalyticsReport, AnalyticsError> {
         let now = self.clock.now();
         self.store.read(|tx| {
-            let link = tx
-                .link(account.id, id)?
-                .ok_or(AnalyticsError::LinkNotFound)?;
-            let retention = tx
-                .account(account.id)?
-                .unwrap_or_else(|| account.clone())
-                .limits()
-                .retention;
-            let window = query.window(now, &link, retention);
+            let (link, window) = link_window(tx, account, id, query, now)?;
             let mut parts = Vec::new();
             let mut recent = Vec::new();
             if let Some(w) = &window {
@@ -90,4 +83,26 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.rollups.insert(key, rows.clone());
         Ok(rows)
     }
+}
+
+/// One of the account's links (another account's is "not found") and the window `query` asks
+/// of it after the plan's retention (read from the store: the plan may have changed since the
+/// caller's account was read), `None` when nothing of the range is retained.
+pub(super) fn link_window(
+    tx: &dyn ReadTx,
+    account: &Account,
+    id: LinkId,
+    query: &AnalyticsQuery,
+    now: DateTime<Utc>,
+) -> Result<(Link, Option<crate::analytics::Window>), AnalyticsError> {
+    let link = tx
+        .link(account.id, id)?
+        .ok_or(AnalyticsError::LinkNotFound)?;
+    let retention = tx
+        .account(account.id)?
+        .unwrap_or_else(|| account.clone())
+        .limits()
+        .retention;
+    let window = query.window(now, &link, retention);
+    Ok((link, window))
 }

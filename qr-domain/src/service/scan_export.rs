@@ -6,6 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::Service;
+use super::analytics::link_window;
 use crate::account::Account;
 use crate::analytics::{AnalyticsError, AnalyticsQuery, Window};
 use crate::clock::Clock;
@@ -111,15 +112,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     ) -> Result<ScanExport, AnalyticsError> {
         let now = self.clock.now();
         self.store.read(|tx| {
-            let link = tx
-                .link(account.id, id)?
-                .ok_or(AnalyticsError::LinkNotFound)?;
-            let retention = tx
-                .account(account.id)?
-                .unwrap_or_else(|| account.clone())
-                .limits()
-                .retention;
-            let window = query.window(now, &link, retention);
+            let (link, window) = link_window(tx, account, id, query, now)?;
             Ok(ScanExport {
                 pager: ScanPager::new(link.id, window),
                 window,
