@@ -103,7 +103,10 @@ if [ -n "${COMPARE:-}" ]; then
         sides="$A $B"; [ $((round % 2)) = 0 ] && sides="$B $A"
         for side in $sides; do
             S="${ADDRS[$side]}"
-            for case in redirect redirect_campaign generate links analytics; do
+            # The two redirect cases swap places every round too: the one that runs second
+            # meets the WAL checkpoints of the first one's scans.
+            cases="redirect redirect_campaign"; [ $((round % 2)) = 0 ] && cases="redirect_campaign redirect"
+            for case in $cases generate links analytics; do
                 case "$case" in
                     redirect) url="http://$S/r/${CODE[$side]}"; script=crowd.lua; hdr="User-Agent: $UA" ;;
                     redirect_campaign)
