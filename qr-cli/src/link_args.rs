@@ -43,7 +43,7 @@ pub struct CampaignArgs {
     #[arg(long, value_name = "FILE")]
     password_file: Option<PathBuf>,
     /// A redirect rule `CONDITIONS=>URL`, CONDITIONS being `key=value` pairs joined by commas
-    /// (device, os, country, language), e.g. 'device=mobile,country=DE=>https://example.de/';
+    /// (device, os, country, language), e.g. `device=mobile,country=DE=>https://example.de/`;
     /// repeat in order of priority; on update the rules given replace the link's rules.
     #[arg(long = "rule", value_name = "RULE")]
     rules: Vec<String>,

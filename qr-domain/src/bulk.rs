@@ -103,7 +103,7 @@ pub struct IdempotencyRecord {
     pub key: IdempotencyKey,
     /// The request's fingerprint ([`BulkRequest::fingerprint`]).
     pub fingerprint: [u8; 32],
-    /// The answer as the domain's JSON ([`StoredAnswer`]): created ids and failures.
+    /// The answer as the domain's JSON (`StoredAnswer`): created ids and failures.
     pub answer: String,
     /// When it was stored.
     pub created_at: DateTime<Utc>,
