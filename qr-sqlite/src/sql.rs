@@ -373,8 +373,7 @@ impl ReadTx for SqlTx<'_> {
         let id_bytes = link.as_uuid().into_bytes();
         let id = &id_bytes[..];
         let (a, b) = (micros(from), micros(to));
-        // One pass over the range's index entries, counted here: SQLite's GROUP BY would sort
-        // the rows once per dimension.
+        // One pass over the range's index entries, counted here (GROUP BY sorts per dimension).
         let mut stmt = self
             .conn
             .prepare_cached(

@@ -2,9 +2,8 @@
 
 mod schemas;
 
-use serde_json::{Map, Value, json};
-
 use qr_generate::content::{CONTENT_TYPES, ContentField, FieldKind};
+use serde_json::{Map, Value, json};
 
 use crate::routes::Method;
 
@@ -117,10 +116,9 @@ fn json_content(schema: Value) -> Value {
     json!({"application/json": {"schema": schema}})
 }
 
-/// The query parameters of `GET /api/generate` as the document lists them (name, schema,
-/// description, example): the dashboard's designer builds its form from them, so it offers
-/// every parameter the API documents. `type` and the content fields follow `data`; each
-/// content field names its types in `x-content-types`.
+/// The query parameters of `GET /api/generate` as documented (name, schema, description,
+/// example), from which the dashboard's designer builds its form, so it offers every one.
+/// `type` and the content fields follow `data`; each names its types in `x-content-types`.
 pub fn generate_parameters() -> Vec<Value> {
     let mut parameters = settings_parameters();
     parameters.splice(1..1, content_parameters());
