@@ -183,8 +183,19 @@ async fn every_form_needs_its_csrf_token() {
         200,
         "still logged in, nothing changed"
     );
-    // GET never changes anything.
-    assert_eq!(a.get("/dashboard/logout").await.status, 405);
+    // GET never changes anything; a 405 names the methods the page takes (RFC 9110).
+    let refused = a.get("/dashboard/logout").await;
+    assert_eq!(refused.status, 405);
+    assert_eq!(refused.header("allow"), Some("POST"));
+    let landing = s.send("PUT", "/", &[], "").await;
+    assert_eq!(landing.status, 405);
+    assert_eq!(landing.header("allow"), Some("GET, HEAD"));
+    assert!(
+        landing
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("text/html")),
+        "the landing page's 405 is a page"
+    );
     s.stop().await;
 }
 

@@ -32,8 +32,8 @@ use crate::response::{self, FORM, SESSION, WebResponse, html, redirect};
 pub(crate) enum Failure {
     /// No such page, or not this account's object, or an admin page for a non-admin (404).
     NotFound,
-    /// The path exists, the method does not (405).
-    Method,
+    /// The path exists, the method does not (405, with these methods in `Allow`).
+    Method(&'static str),
     /// A state-changing form without this session's (or form cookie's) CSRF token (403).
     Csrf,
     /// The store failed (503 when it may pass, else 500).
@@ -159,15 +159,19 @@ pub(crate) fn failure_page(status: StatusCode, message: &str) -> WebResponse {
 }
 
 fn render_failure(failure: Failure) -> WebResponse {
+    let mut allow = None;
     let (status, message) = match failure {
         Failure::NotFound => (
             StatusCode::NOT_FOUND,
             "There is no such page, or it is not yours to see.",
         ),
-        Failure::Method => (
-            StatusCode::METHOD_NOT_ALLOWED,
-            "This address does not take that kind of request.",
-        ),
+        Failure::Method(allowed) => {
+            allow = Some(allowed);
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                "This address does not take that kind of request.",
+            )
+        }
         Failure::Csrf => (
             StatusCode::FORBIDDEN,
             "This form has expired or did not come from this site. Go back, reload the page and try again.",
@@ -194,7 +198,13 @@ fn render_failure(failure: Failure) -> WebResponse {
             )
         }
     };
-    failure_page(status, message)
+    let mut page = failure_page(status, message);
+    // RFC 9110 (15.5.6): a 405 names the methods the page takes.
+    if let Some(allowed) = allow {
+        page.headers_mut()
+            .insert(http::header::ALLOW, http::HeaderValue::from_static(allowed));
+    }
+    page
 }
 
 /// A request with the logged-in account.
@@ -381,7 +391,7 @@ fn read_only(req: &WebRequest) -> Result<(), Failure> {
     if req.is_read() {
         Ok(())
     } else {
-        Err(Failure::Method)
+        Err(Failure::Method("GET, HEAD"))
     }
 }
 
@@ -389,7 +399,7 @@ fn post_only(req: &WebRequest) -> Result<(), Failure> {
     if req.is_post() {
         Ok(())
     } else {
-        Err(Failure::Method)
+        Err(Failure::Method("POST"))
     }
 }
 
@@ -398,7 +408,7 @@ pub(crate) fn read_or_post(req: &WebRequest) -> Result<(), Failure> {
     if req.is_read() || req.is_post() {
         Ok(())
     } else {
-        Err(Failure::Method)
+        Err(Failure::Method("GET, HEAD, POST"))
     }
 }
 
