@@ -6,9 +6,10 @@
 use std::fmt::Write as _;
 
 use super::art::path::Transform;
-use super::art::{Art, Paint, number};
+use super::art::{Art, Layer, Paint, number};
 use super::print::{
-    EPS_RUN_PROCEDURES, push_path, push_rgb, push_runs_eps, push_shading_dictionary,
+    EPS_DOT_PROCEDURE, EPS_ROW_PROCEDURE, EPS_RUN_PROCEDURE, push_dots_eps, push_outline,
+    push_path, push_rgb, push_runs_eps, push_shading_dictionary,
 };
 use crate::options::{Color, Dpi, PrintSize};
 
@@ -19,6 +20,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
     let layers = art.layers(true);
     let shaded = layers.iter().any(|l| !matches!(l.paint, Paint::Solid(_)));
     let has_runs = layers.iter().any(|l| !l.runs.is_empty());
+    let has_dots = layers.iter().any(|l| !l.dots.modules.is_empty());
     let mut body = String::with_capacity(4096);
     let paper = Color::WHITE;
     let opaque = |c: Color| c.over(paper);
@@ -47,13 +49,11 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
             Paint::Solid(color) => {
                 push_rgb(&mut body, opaque(color));
                 body.push_str(" r\n");
-                push_path(&mut body, &layer.path);
-                push_runs_eps(&mut body, &layer.runs);
+                push_shape(&mut body, layer);
                 body.push_str(if layer.even_odd { "F" } else { "f" });
             }
             paint => {
-                push_path(&mut body, &layer.path);
-                push_runs_eps(&mut body, &layer.runs);
+                push_shape(&mut body, layer);
                 body.push_str(if layer.even_odd {
                     "eoclip newpath\n"
                 } else {
@@ -110,13 +110,27 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
     let mut eps = String::with_capacity(body.len() + 512);
     let _ = write!(
         eps,
-        "%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: qr-core\n%%BoundingBox: 0 0 {box_side} {box_side}\n%%HiResBoundingBox: 0 0 {page:.3} {page:.3}\n%%LanguageLevel: {}\n%%Pages: 1\n%%EndComments\n%%BeginProlog\n/m/moveto load def/l/lineto load def/c/curveto load def/h/closepath load def/f/fill load def/F/eofill load def/r/setrgbcolor load def\n{runs}%%EndProlog\n%%Page: 1 1\n",
+        "%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: qr-core\n%%BoundingBox: 0 0 {box_side} {box_side}\n%%HiResBoundingBox: 0 0 {page:.3} {page:.3}\n%%LanguageLevel: {}\n%%Pages: 1\n%%EndComments\n%%BeginProlog\n/m/moveto load def/l/lineto load def/c/curveto load def/h/closepath load def/f/fill load def/F/eofill load def/r/setrgbcolor load def\n{row}{runs}{dots}%%EndProlog\n%%Page: 1 1\n",
         if shaded { 3 } else { 2 },
-        runs = if has_runs { EPS_RUN_PROCEDURES } else { "" }
+        row = if has_runs || has_dots {
+            EPS_ROW_PROCEDURE
+        } else {
+            ""
+        },
+        runs = if has_runs { EPS_RUN_PROCEDURE } else { "" },
+        dots = if has_dots { EPS_DOT_PROCEDURE } else { "" },
     );
     eps.push_str(&body);
     eps.push_str("showpage\n%%EOF\n");
     eps.into_bytes()
+}
+
+/// Appends the path of `layer`: its general path, figures, runs and discs.
+fn push_shape(out: &mut String, layer: &Layer) {
+    push_path(out, &layer.path);
+    push_outline(out, &layer.outline);
+    push_runs_eps(out, &layer.runs);
+    push_dots_eps(out, &layer.dots);
 }
 
 /// Appends `transform` as a `concat` (nothing for the identity).

@@ -85,11 +85,8 @@ impl FramePlan {
             path.segments.extend(line.path.segments);
         }
         Some(Layer {
-            paint: Paint::Solid(color),
-            transform: Transform::IDENTITY,
-            path,
-            runs: Vec::new(),
             even_odd: true,
+            ..Layer::new(Paint::Solid(color), Transform::IDENTITY, path)
         })
     }
 }

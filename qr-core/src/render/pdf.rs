@@ -9,7 +9,10 @@ use std::fmt::Write as _;
 
 use super::art::path::Transform;
 use super::art::{Art, Paint, number};
-use super::print::{push_path, push_rgb, push_runs_pdf, push_shading_dictionary};
+use super::print::{
+    PDF_DISC_FORM, push_dots_pdf, push_outline, push_path, push_rgb, push_runs_pdf,
+    push_shading_dictionary,
+};
 use crate::deflate::zlib_compress_fast;
 use crate::options::{Dpi, PrintSize};
 
@@ -42,18 +45,31 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
                 resources.alpha(&mut content, color.a);
                 push_rgb(&mut content, color);
                 content.push_str(" rg\n");
-                push_path(&mut content, &layer.path);
-                push_runs_pdf(&mut content, &layer.runs);
-                content.push_str(if layer.even_odd { "f*" } else { "f" });
             }
             paint => {
+                // A shading pattern as the fill colour: the discs' form paints in it too, which
+                // a clipping path could not hold.
                 resources.alpha(&mut content, paint.colors()[0].a);
-                push_path(&mut content, &layer.path);
-                push_runs_pdf(&mut content, &layer.runs);
-                content.push_str(if layer.even_odd { "W* n " } else { "W n " });
-                let name = resources.shading(&paint, &layer.transform);
-                let _ = write!(content, "/{name} sh");
+                let ctm = Transform::new(
+                    k * layer.transform.sx,
+                    -k * layer.transform.sy,
+                    k * layer.transform.tx,
+                    page as f32 - k * layer.transform.ty,
+                );
+                let name = resources.pattern(&paint, &layer.transform, &ctm);
+                let _ = writeln!(content, "/Pattern cs/{name} scn");
             }
+        }
+        let before = content.len();
+        push_path(&mut content, &layer.path);
+        push_outline(&mut content, &layer.outline);
+        push_runs_pdf(&mut content, &layer.runs);
+        if content.len() > before {
+            content.push_str(if layer.even_odd { "f*" } else { "f" });
+        }
+        if !layer.dots.modules.is_empty() {
+            resources.disc = true;
+            push_dots_pdf(&mut content, &layer.dots);
         }
         content.push_str(" Q\n");
     }
@@ -105,11 +121,13 @@ fn push_transform(content: &mut String, t: &Transform) {
     content.push_str(" cm\n");
 }
 
-/// The page's named resources: alpha states and shadings.
+/// The page's named resources: alpha states, shading patterns and the discs' form.
 #[derive(Default)]
 struct Resources {
     alphas: Vec<u8>,
-    shadings: Vec<String>,
+    patterns: Vec<String>,
+    /// Whether a dots layer paints the form `/D`.
+    disc: bool,
 }
 
 impl Resources {
@@ -128,15 +146,23 @@ impl Resources {
         let _ = write!(content, "/A{index} gs ");
     }
 
-    /// Names the shading of `paint` in the user space of `transform`.
-    fn shading(&mut self, paint: &Paint, transform: &Transform) -> String {
-        let mut dict = String::new();
+    /// Names the shading pattern of `paint`, whose coordinates are in the user space of
+    /// `transform`, placed on the page by `ctm` (that user space to the page's default one).
+    fn pattern(&mut self, paint: &Paint, transform: &Transform, ctm: &Transform) -> String {
+        let mut dict = String::from("<</PatternType 2/Matrix[");
+        for value in [ctm.sx, 0.0, 0.0, ctm.sy, ctm.tx, ctm.ty] {
+            number::push_word(&mut dict, value);
+        }
+        dict.push_str("]/Shading");
         push_shading_dictionary(&mut dict, paint, transform, |c| c);
-        self.shadings.push(dict);
-        format!("S{}", self.shadings.len() - 1)
+        dict.push_str(">>");
+        self.patterns.push(dict);
+        format!("P{}", self.patterns.len() - 1)
     }
 
-    fn dictionary(&self, has_image: bool, first_image: usize) -> String {
+    /// The resource dictionary; the logo is object `first_image` (its mask the next) and the
+    /// discs' form object `disc_form`.
+    fn dictionary(&self, has_image: bool, first_image: usize, disc_form: usize) -> String {
         let mut out = String::from("<<");
         if !self.alphas.is_empty() {
             out.push_str("/ExtGState<<");
@@ -147,15 +173,22 @@ impl Resources {
             }
             out.push_str(">>");
         }
-        if !self.shadings.is_empty() {
-            out.push_str("/Shading<<");
-            for (i, shading) in self.shadings.iter().enumerate() {
-                let _ = write!(out, "/S{i} {shading}");
+        if !self.patterns.is_empty() {
+            out.push_str("/Pattern<<");
+            for (i, pattern) in self.patterns.iter().enumerate() {
+                let _ = write!(out, "/P{i} {pattern}");
             }
             out.push_str(">>");
         }
-        if has_image {
-            let _ = write!(out, "/XObject<</I0 {first_image} 0 R>>");
+        if has_image || self.disc {
+            out.push_str("/XObject<<");
+            if has_image {
+                let _ = write!(out, "/I0 {first_image} 0 R");
+            }
+            if self.disc {
+                let _ = write!(out, "/D {disc_form} 0 R");
+            }
+            out.push_str(">>");
         }
         out.push_str(">>");
         out
@@ -180,10 +213,11 @@ fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<
     number::push_word(&mut side, page as f32);
     object(&mut pdf, b"<</Type/Catalog/Pages 2 0 R>>");
     object(&mut pdf, b"<</Type/Pages/Kids[3 0 R]/Count 1>>");
-    // Objects 5 and 6 are the logo and its mask, when there is a logo.
+    // Objects 5 and 6 are the logo and its mask, when there is a logo; the discs' form follows.
+    let disc_form = if logo.is_some() { 7 } else { 5 };
     let page_dict = format!(
         "<</Type/Page/Parent 2 0 R/MediaBox[0 0 {side} {side}]/Resources{}/Contents 4 0 R>>",
-        resources.dictionary(logo.is_some(), 5)
+        resources.dictionary(logo.is_some(), 5, disc_form)
     );
     object(&mut pdf, page_dict.as_bytes());
     object(&mut pdf, &stream("<<", content.as_bytes(), 0));
@@ -199,6 +233,13 @@ fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<
                 w as usize,
             ),
         );
+    }
+    if resources.disc {
+        let form = format!(
+            "<</Type/XObject/Subtype/Form/BBox[0 0 1 1]/Length {}>>\nstream\n{PDF_DISC_FORM}\nendstream",
+            PDF_DISC_FORM.len()
+        );
+        object(&mut pdf, form.as_bytes());
     }
     let xref = pdf.len();
     let count = offsets.len() + 1;

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::art::outline::{Dots, Outline, STEPS, Step};
 use super::art::path::{Cubic, Path, Transform};
 use super::art::{Paint, Run, number};
 use crate::options::Color;
@@ -40,9 +41,70 @@ pub(crate) fn push_path(out: &mut String, path: &Path) {
     number::push_ascii(out, &bytes);
 }
 
+/// Kappa, the distance of a cubic's control points from its ends that draws a quarter circle
+/// of radius 1 (within 0.03 % of the radius).
+const KAPPA: f64 = 0.552_284_749_8;
+
+/// Appends the figures of `outline` as PDF and PostScript path operators in absolute
+/// coordinates, straight from its whole thousandths (no floating point but kappa's product
+/// per radius): each quarter arc's control points lie kappa times the radius along the sides
+/// it leaves and joins.
+pub(crate) fn push_outline(out: &mut String, outline: &Outline) {
+    if outline.is_empty() {
+        return;
+    }
+    let mut bytes = Vec::with_capacity(outline.turns.len() * 40);
+    let last = out.as_bytes().last().copied();
+    let word = |bytes: &mut Vec<u8>, value: i32| {
+        let before = bytes.last().copied().or(last);
+        number::put_word(bytes, before, i64::from(value));
+    };
+    let (mut x0, mut y0) = (0, 0);
+    // Kappa times the last radius (radii repeat: one multiplication per new radius).
+    let mut handle = (0, 0);
+    outline.for_each(|step| match step {
+        Step::Move(x, y) => {
+            word(&mut bytes, x);
+            word(&mut bytes, y);
+            bytes.extend_from_slice(b" m");
+            (x0, y0) = (x, y);
+        }
+        Step::Line(x, y) => {
+            word(&mut bytes, x);
+            word(&mut bytes, y);
+            bytes.extend_from_slice(b" l");
+            (x0, y0) = (x, y);
+        }
+        Step::Arc {
+            x,
+            y,
+            radius,
+            incoming,
+            outgoing,
+        } => {
+            if handle.0 != radius {
+                handle = (radius, (f64::from(radius) * KAPPA).round() as i32);
+            }
+            let k = handle.1;
+            let (ix, iy) = STEPS[usize::from(incoming)];
+            let (ox, oy) = STEPS[usize::from(outgoing)];
+            for value in [x0 + ix * k, y0 + iy * k, x - ox * k, y - oy * k, x, y] {
+                word(&mut bytes, value);
+            }
+            bytes.extend_from_slice(b" c");
+            (x0, y0) = (x, y);
+        }
+        Step::Close => bytes.extend_from_slice(b" h\n"),
+    });
+    number::push_ascii(out, &bytes);
+}
+
 /// Appends `runs` as PDF rectangles, `x y length 1 re` each, a line per row of modules.
 #[cfg(feature = "pdf")]
 pub(crate) fn push_runs_pdf(out: &mut String, runs: &[Run]) {
+    if runs.is_empty() {
+        return;
+    }
     let mut bytes = Vec::with_capacity(runs.len() * 14 + 1);
     if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
@@ -62,15 +124,23 @@ pub(crate) fn push_runs_pdf(out: &mut String, runs: &[Run]) {
     number::push_ascii(out, &bytes);
 }
 
-/// The EPS procedures `runs` are written with: `y R` starts module row `y`, and `gap length P`
-/// adds the rectangle of a run `gap` modules after the end of the previous one in the row.
+/// The EPS procedure that starts module row `y` (`y R`) for [`EPS_RUN_PROCEDURE`] and
+/// [`EPS_DOT_PROCEDURE`].
 #[cfg(feature = "eps")]
-pub(crate) const EPS_RUN_PROCEDURES: &str = "/R{/Y exch def/X 0 def}bind def/P{exch X add dup Y moveto 1 index add/X exch def dup 0 rlineto 0 1 rlineto neg 0 rlineto closepath}bind def\n";
+pub(crate) const EPS_ROW_PROCEDURE: &str = "/R{/Y exch def/X 0 def}bind def";
 
-/// Appends `runs` with the procedures of [`EPS_RUN_PROCEDURES`]: about 5 bytes a run, where an
+/// The EPS procedure `runs` are written with, after `y R`: `gap length P` adds the rectangle
+/// of a run `gap` modules after the end of the previous one in the row.
+#[cfg(feature = "eps")]
+pub(crate) const EPS_RUN_PROCEDURE: &str = "/P{exch X add dup Y moveto 1 index add/X exch def dup 0 rlineto 0 1 rlineto neg 0 rlineto closepath}bind def\n";
+
+/// Appends `runs` with the procedures of [`EPS_ROW_PROCEDURE`] and [`EPS_RUN_PROCEDURE`]: about 5 bytes a run, where an
 /// outline takes a coordinate pair per corner.
 #[cfg(feature = "eps")]
 pub(crate) fn push_runs_eps(out: &mut String, runs: &[Run]) {
+    if runs.is_empty() {
+        return;
+    }
     let mut bytes = Vec::with_capacity(runs.len() * 6 + 1);
     if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
@@ -95,6 +165,77 @@ pub(crate) fn push_runs_eps(out: &mut String, runs: &[Run]) {
         number::put_word_int(&mut bytes, run.length);
         bytes.extend_from_slice(b" P");
         end = run.x + run.length;
+    }
+    bytes.push(b'\n');
+    number::push_ascii(out, &bytes);
+}
+
+/// The PDF form every disc of a dots layer paints: a disc of half a module in the square from
+/// (0, 0) to (1, 1), filled in the colour of the moment it is painted.
+#[cfg(feature = "pdf")]
+pub(crate) const PDF_DISC_FORM: &str =
+    "0 .5 m 0 .224 .224 0 .5 0 c .776 0 1 .224 1 .5 c 1 .776 .776 1 .5 1 c .224 1 0 .776 0 .5 c f";
+
+/// Appends the discs of `dots` as the form `/D` moved to each module in turn (`1 0 0 1 dx dy
+/// cm` steps from the previous disc): about 20 bytes a disc, where its four curves take 115,
+/// and the same bytes over and over, which the content stream's compression takes almost
+/// whole. The discs never overlap (their circles touch at most at a point), so painting each
+/// on its own draws the same image as one path.
+#[cfg(feature = "pdf")]
+pub(crate) fn push_dots_pdf(out: &mut String, dots: &Dots) {
+    if dots.modules.is_empty() {
+        return;
+    }
+    let mut bytes = Vec::with_capacity(dots.modules.len() * 22 + 4);
+    bytes.extend_from_slice(b" q\n");
+    let (mut x0, mut y0) = (0i64, 0i64);
+    for &(x, y) in &dots.modules {
+        let (x, y) = (i64::from(x), i64::from(y));
+        bytes.extend_from_slice(b"1 0 0 1");
+        for value in [x - x0, y - y0] {
+            number::put_word(&mut bytes, Some(b'1'), value * 1000);
+        }
+        bytes.extend_from_slice(b" cm/D Do\n");
+        (x0, y0) = (x, y);
+    }
+    bytes.push(b'Q');
+    number::push_ascii(out, &bytes);
+}
+
+/// The EPS procedure `dots` are written with, after `y R` (of [`EPS_ROW_PROCEDURE`]):
+/// `gap D` adds the disc of the module `gap` modules after the previous disc of the row.
+#[cfg(feature = "eps")]
+pub(crate) const EPS_DOT_PROCEDURE: &str = "/D{X add dup 1 add/X exch def dup 1 add Y .5 add moveto .5 add Y .5 add .5 0 360 arc closepath}bind def\n";
+
+/// Appends `dots` with the procedure of [`EPS_DOT_PROCEDURE`]: about 3 bytes a disc.
+#[cfg(feature = "eps")]
+pub(crate) fn push_dots_eps(out: &mut String, dots: &Dots) {
+    if dots.modules.is_empty() {
+        return;
+    }
+    let mut bytes = Vec::with_capacity(dots.modules.len() * 4 + 1);
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        bytes.push(b' ');
+    }
+    let (mut row, mut end, mut line_start) = (None, 0, 0);
+    for &(x, y) in &dots.modules {
+        if row != Some(y) {
+            if row.is_some() {
+                bytes.push(b'\n');
+                line_start = bytes.len();
+            }
+            row = Some(y);
+            end = 0;
+            number::put_word_int(&mut bytes, y);
+            bytes.extend_from_slice(b" R");
+        } else if bytes.len() - line_start > 200 {
+            // DSC keeps lines under 255 characters.
+            bytes.push(b'\n');
+            line_start = bytes.len();
+        }
+        number::put_word_int(&mut bytes, x - end);
+        bytes.extend_from_slice(b" D");
+        end = x + 1;
     }
     bytes.push(b'\n');
     number::push_ascii(out, &bytes);

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::art::outline::{Dots, Outline, Step};
 use super::art::path::{Path, Point, Segment, Transform};
 use super::art::{Art, Layer, Paint, number};
 use super::svg::push_color;
@@ -58,7 +59,14 @@ pub(crate) fn encode(art: &Art<'_>) -> String {
             svg.push_str(r#")""#);
         }
         svg.push_str(r#" d=""#);
-        push_path(&mut svg, &layer.path);
+        let capacity = 12 * layer.outline.turns.len()
+            + DISC.len() * layer.dots.modules.len()
+            + 12 * layer.path.segments.len();
+        let mut data = PathData::new(&mut svg, capacity);
+        data.outline(&layer.outline);
+        data.dots(&layer.dots);
+        data.path(&layer.path);
+        data.finish();
         svg.push_str(r#""/>"#);
     }
     #[cfg(feature = "logo")]
@@ -134,124 +142,277 @@ fn push_gradient(svg: &mut String, index: usize, layer: &Layer) {
     }
 }
 
-/// Appends the path data of `path` in relative commands: coordinates as thousandths of the
-/// path's unit (module units for the symbol), moves, lines and arcs as steps from the previous
-/// point, lines along an axis as `h`/`v`, two quarter arcs that make a half circle as one arc,
-/// and no separator the syntax does not need (`.5.5`, `1-1`).
+/// Path data being written in relative commands: coordinates as thousandths of the path's
+/// unit (module units for the symbol), moves, lines and arcs as steps from the previous point,
+/// lines along an axis as `h`/`v`, two quarter arcs that make a half circle as one arc, and no
+/// separator the syntax does not need (`.5.5`, `1-1`).
 ///
 /// Relative steps are small repeated numbers (`a.5.5 0 0 1 .5.5`), where absolute coordinates
 /// grow with the symbol: the dots SVG of the benchmark's code fell from 32,709 to 13,000 bytes,
 /// and its writing time with it. Steps are computed between rounded points, so rounding never
-/// accumulates along a figure.
-pub(crate) fn push_path(svg: &mut String, path: &Path) {
-    let mut out = PathData {
-        bytes: Vec::with_capacity(path.segments.len() * 8),
-        after_number: false,
-        number_has_point: false,
-    };
-    let rounded = |p: Point| (number::thousandths(p.x), number::thousandths(p.y));
-    // The point reached (exact and rounded) and the figure's start.
-    let mut exact = Point::new(0.0, 0.0);
-    let mut current = (0, 0);
-    let mut start = (current, exact);
-    let mut segments = path.segments.iter().peekable();
-    let mut first = true;
-    while let Some(segment) = segments.next() {
-        match *segment {
-            Segment::Move(p) => {
-                let to = rounded(p);
-                // After a close the current point is the figure's start: moves are steps from there.
-                out.command(if first { 'M' } else { 'm' });
-                out.number(to.0 - current.0);
-                out.number(to.1 - current.1);
-                (current, exact, first) = (to, p, false);
-                start = (current, exact);
-            }
-            Segment::Line(p) => {
-                let to = rounded(p);
-                let (dx, dy) = (to.0 - current.0, to.1 - current.1);
-                match (dx, dy) {
-                    (0, 0) => {}
-                    (_, 0) => {
-                        out.command('h');
-                        out.number(dx);
-                    }
-                    (0, _) => {
-                        out.command('v');
-                        out.number(dy);
-                    }
-                    _ => {
-                        out.command('l');
-                        out.number(dx);
-                        out.number(dy);
-                    }
-                }
-                (current, exact) = (to, p);
-            }
-            Segment::Arc {
-                to,
-                center,
-                clockwise,
-            } => {
-                let mut end = to;
-                // A quarter arc on to the point opposite its start, around the same centre and
-                // in the same direction, completes a half circle: one SVG arc draws both.
-                let opposite = Point::new(2.0 * center.x - exact.x, 2.0 * center.y - exact.y);
-                if let Some(&&Segment::Arc {
-                    to: next,
-                    center: next_center,
-                    clockwise: next_clockwise,
-                }) = segments.peek()
-                    && next_center == center
-                    && next_clockwise == clockwise
-                    && (next.x - opposite.x).abs() + (next.y - opposite.y).abs() < 1e-4
-                {
-                    end = next;
-                    segments.next();
-                }
-                let radius = ((exact.x - center.x).powi(2) + (exact.y - center.y).powi(2)).sqrt();
-                let to = rounded(end);
-                out.command('a');
-                out.radii(number::thousandths(radius));
-                out.flags(if clockwise { "0 0 1" } else { "0 0 0" });
-                out.number(to.0 - current.0);
-                out.number(to.1 - current.1);
-                (current, exact) = (to, end);
-            }
-            #[cfg(feature = "frame")]
-            Segment::Quad { control, to: end } => {
-                let (control, to) = (rounded(control), rounded(end));
-                out.command('q');
-                out.number(control.0 - current.0);
-                out.number(control.1 - current.1);
-                out.number(to.0 - current.0);
-                out.number(to.1 - current.1);
-                (current, exact) = (to, end);
-            }
-            Segment::Close => {
-                out.command('z');
-                (current, exact) = start;
-            }
-        }
-    }
-    // Commands, digits, points and signs only.
-    svg.push_str(std::str::from_utf8(&out.bytes).unwrap_or_default());
-}
-
-/// Path data being written: commands and numbers with only the separators SVG needs, as
-/// bytes (one UTF-8 check at the end instead of one per number).
-struct PathData {
+/// accumulates along a figure. Written as bytes, checked as UTF-8 once at the end.
+struct PathData<'a> {
+    svg: &'a mut String,
     bytes: Vec<u8>,
     /// Whether the last thing written was a number (the next needs a separator unless its
     /// sign or point starts a new one).
     after_number: bool,
     /// Whether that number had a decimal point (a second point then starts a new number).
     number_has_point: bool,
+    /// The point reached and the current figure's start, in thousandths.
+    current: (i64, i64),
+    start: (i64, i64),
+    /// Whether nothing was drawn yet (the first move is absolute).
+    first: bool,
+    /// A quarter arc held back in case the next one completes a half circle with it: its end
+    /// and radius, in thousandths, and the direction it leaves in.
+    pending: Option<(i64, i64, i64, u8)>,
+    /// The radius, direction and text (radii and flags) of the last arc written.
+    arc_prefix: (i64, bool, Vec<u8>),
+    /// The whole text of the outlines' arcs by radius and kind (see [`PathData::cached_arc`]),
+    /// with whether its last number has a point.
+    arc_texts: Vec<(i64, [Option<ArcText>; 8])>,
 }
 
-impl PathData {
-    fn command(&mut self, letter: char) {
-        self.bytes.push(letter as u8);
+/// An arc's whole text, and whether its last number has a decimal point.
+type ArcText = (Vec<u8>, bool);
+
+/// Each disc of a dots layer after its move: two half circles from its left end.
+const DISC: &[u8] = b"a.5.5 0 0 1 1 0a.5.5 0 0 1-1 0z";
+
+impl<'a> PathData<'a> {
+    /// A writer into `svg` for path data of about `capacity` bytes.
+    fn new(svg: &'a mut String, capacity: usize) -> PathData<'a> {
+        svg.reserve(capacity + 64);
+        PathData {
+            svg,
+            bytes: Vec::with_capacity(capacity + 64),
+            after_number: false,
+            number_has_point: false,
+            current: (0, 0),
+            start: (0, 0),
+            first: true,
+            pending: None,
+            arc_prefix: (0, false, Vec::new()),
+            arc_texts: Vec::new(),
+        }
+    }
+
+    /// Hands the bytes over to the document.
+    fn finish(mut self) {
+        self.flush_arc();
+        // Commands, digits, points and signs only.
+        self.svg
+            .push_str(std::str::from_utf8(&self.bytes).unwrap_or_default());
+    }
+
+    fn move_to(&mut self, to: (i64, i64)) {
+        self.flush_arc();
+        // After a close the current point is the figure's start: moves are steps from there.
+        self.command(if self.first { b'M' } else { b'm' });
+        self.number(to.0 - self.current.0);
+        self.number(to.1 - self.current.1);
+        self.first = false;
+        self.current = to;
+        self.start = to;
+    }
+
+    fn line_to(&mut self, to: (i64, i64)) {
+        self.flush_arc();
+        let (dx, dy) = (to.0 - self.current.0, to.1 - self.current.1);
+        match (dx, dy) {
+            (0, 0) => {}
+            (_, 0) => {
+                self.command(b'h');
+                self.number(dx);
+            }
+            (0, _) => {
+                self.command(b'v');
+                self.number(dy);
+            }
+            _ => {
+                self.command(b'l');
+                self.number(dx);
+                self.number(dy);
+            }
+        }
+        self.current = to;
+    }
+
+    /// A clockwise arc of `radius` to `to` (a half circle when `to` is opposite the current point).
+    fn arc_to(&mut self, to: (i64, i64), radius: i64, clockwise: bool) {
+        self.command(b'a');
+        let (cached, cached_clockwise, ref text) = self.arc_prefix;
+        if (cached, cached_clockwise) == (radius, clockwise) && !text.is_empty() {
+            // The radii and flags of the previous arc, copied (the outlines' arcs share a
+            // radius or two).
+            self.bytes.extend_from_slice(text);
+            self.after_number = true;
+            self.number_has_point = false;
+        } else {
+            let start = self.bytes.len();
+            self.radii(radius);
+            self.flags(if clockwise { "0 0 1" } else { "0 0 0" });
+            self.arc_prefix = (radius, clockwise, self.bytes[start..].to_vec());
+        }
+        self.number(to.0 - self.current.0);
+        self.number(to.1 - self.current.1);
+        self.current = to;
+    }
+
+    /// A clockwise quarter arc of `radius` to `to`, arriving in direction `incoming` and
+    /// leaving in `outgoing`, held back until the next step shows whether it is the first half
+    /// of a half circle.
+    fn quarter_arc(&mut self, to: (i64, i64), radius: i64, (incoming, outgoing): (u8, u8)) {
+        match self.pending.take() {
+            // A quarter arc of the same radius that goes on in the direction the held one
+            // leaves in shares its centre: the two are one half circle. (A square turn between
+            // two arcs that leaves no side, as extra-rounded draws, must not be merged.)
+            Some((_, _, r, leaves)) if r == radius && leaves == incoming => {
+                // A half circle's step is twice the radius along the first arc's exit.
+                self.cached_arc(to, radius, 4 + usize::from(leaves))
+            }
+            Some((x, y, r, leaves)) => {
+                self.cached_arc((x, y), r, usize::from((leaves + 3) % 4));
+                self.pending = Some((to.0, to.1, radius, outgoing));
+            }
+            None => self.pending = Some((to.0, to.1, radius, outgoing)),
+        }
+    }
+
+    fn flush_arc(&mut self) {
+        if let Some((x, y, r, leaves)) = self.pending.take() {
+            self.cached_arc((x, y), r, usize::from((leaves + 3) % 4));
+        }
+    }
+
+    /// A clockwise arc of an outline to `to`: a quarter arriving in direction `kind` (0 to 3),
+    /// or a half circle leaving in direction `kind - 4`. Its step depends only on the radius
+    /// and the kind, so its whole text is written once per radius and kind and copied after
+    /// (formatting the radii, flags and step of each arc cost about 100 instructions).
+    fn cached_arc(&mut self, to: (i64, i64), radius: i64, kind: usize) {
+        let slot = match self.arc_texts.iter().position(|(r, _)| *r == radius) {
+            Some(slot) => slot,
+            None => {
+                self.arc_texts.push((radius, Default::default()));
+                self.arc_texts.len() - 1
+            }
+        };
+        if let Some((text, point)) = &self.arc_texts[slot].1[kind] {
+            self.bytes.extend_from_slice(text);
+            self.after_number = true;
+            self.number_has_point = *point;
+            self.current = to;
+            return;
+        }
+        let start = self.bytes.len();
+        self.arc_to(to, radius, true);
+        let text = self.bytes[start..].to_vec();
+        self.arc_texts[slot].1[kind] = Some((text, self.number_has_point));
+    }
+
+    fn close(&mut self) {
+        self.flush_arc();
+        self.command(b'z');
+        self.current = self.start;
+    }
+
+    /// The figures of `outline`, straight from its turns.
+    fn outline(&mut self, outline: &Outline) {
+        outline.for_each(|step| match step {
+            Step::Move(x, y) => self.move_to((i64::from(x), i64::from(y))),
+            Step::Line(x, y) => self.line_to((i64::from(x), i64::from(y))),
+            Step::Arc {
+                x,
+                y,
+                radius,
+                incoming,
+                outgoing,
+            } => self.quarter_arc(
+                (i64::from(x), i64::from(y)),
+                i64::from(radius),
+                (incoming, outgoing),
+            ),
+            Step::Close => self.close(),
+        });
+    }
+
+    /// The discs of `dots`: a move to each one's left end, then the same two half circles.
+    fn dots(&mut self, dots: &Dots) {
+        for &(x, y) in &dots.modules {
+            self.move_to((i64::from(x) * 1000, i64::from(y) * 1000 + 500));
+            self.bytes.extend_from_slice(DISC);
+            self.after_number = false;
+        }
+    }
+
+    /// The figures of a general `path` (finders, frames, text).
+    fn path(&mut self, path: &Path) {
+        self.flush_arc();
+        let rounded = |p: Point| (number::thousandths(p.x), number::thousandths(p.y));
+        let unrounded = |(x, y): (i64, i64)| Point::new(x as f32 / 1000.0, y as f32 / 1000.0);
+        // The exact point reached and the figure's start.
+        let mut exact = unrounded(self.current);
+        let mut exact_start = unrounded(self.start);
+        let mut segments = path.segments.iter().peekable();
+        while let Some(segment) = segments.next() {
+            match *segment {
+                Segment::Move(p) => {
+                    self.move_to(rounded(p));
+                    exact = p;
+                    exact_start = p;
+                }
+                Segment::Line(p) => {
+                    self.line_to(rounded(p));
+                    exact = p;
+                }
+                Segment::Arc {
+                    to,
+                    center,
+                    clockwise,
+                } => {
+                    let mut end = to;
+                    // A quarter arc on to the point opposite its start, around the same centre
+                    // and in the same direction, completes a half circle: one SVG arc draws both.
+                    let opposite = Point::new(2.0 * center.x - exact.x, 2.0 * center.y - exact.y);
+                    if let Some(&&Segment::Arc {
+                        to: next,
+                        center: next_center,
+                        clockwise: next_clockwise,
+                    }) = segments.peek()
+                        && next_center == center
+                        && next_clockwise == clockwise
+                        && (next.x - opposite.x).abs() + (next.y - opposite.y).abs() < 1e-4
+                    {
+                        end = next;
+                        segments.next();
+                    }
+                    let radius =
+                        ((exact.x - center.x).powi(2) + (exact.y - center.y).powi(2)).sqrt();
+                    self.arc_to(rounded(end), number::thousandths(radius), clockwise);
+                    exact = end;
+                }
+                #[cfg(feature = "frame")]
+                Segment::Quad { control, to: end } => {
+                    let (control, to) = (rounded(control), rounded(end));
+                    self.command(b'q');
+                    self.number(control.0 - self.current.0);
+                    self.number(control.1 - self.current.1);
+                    self.number(to.0 - self.current.0);
+                    self.number(to.1 - self.current.1);
+                    self.current = to;
+                    exact = end;
+                }
+                Segment::Close => {
+                    self.close();
+                    exact = exact_start;
+                }
+            }
+        }
+    }
+
+    fn command(&mut self, letter: u8) {
+        self.bytes.push(letter);
         self.after_number = false;
     }
 
@@ -264,33 +425,65 @@ impl PathData {
     }
 
     /// Appends `thousandths` / 1000.
+    #[inline]
     fn number(&mut self, thousandths: i64) {
+        match number::tenths(thousandths) {
+            Some(written) => self.push_written(written),
+            None => self.format_number(thousandths),
+        }
+    }
+
+    /// [`PathData::number`] of a number the table does not hold (kept out of line: its buffer
+    /// and formatting made every number's call cost 90 instructions).
+    #[inline(never)]
+    fn format_number(&mut self, thousandths: i64) {
         let mut buffer = [0u8; 24];
         let text = number::format_thousandths(thousandths, &mut buffer);
-        self.push(text);
+        self.push(text, text.contains(&b'.'));
     }
 
     /// Appends the equal radii of a circular arc, formatted once.
     fn radii(&mut self, thousandths: i64) {
+        if let Some(written) = number::tenths(thousandths) {
+            self.push_written(written);
+            return self.push_written(written);
+        }
         let mut buffer = [0u8; 24];
         let text = number::format_thousandths(thousandths, &mut buffer);
-        self.push(text);
-        self.push(text);
+        let point = text.contains(&b'.');
+        self.push(text, point);
+        self.push(text, point);
     }
 
-    /// Appends the formatted number `text`, separated from the previous one if it must be.
-    fn push(&mut self, text: &[u8]) {
-        let has_point = text.contains(&b'.');
-        let starts_new = match text.first() {
-            Some(b'-') => true,
-            Some(b'.') => self.number_has_point,
+    /// Appends a number written ahead of time: its eight bytes copied whole (a fixed-size copy
+    /// is a store, where a slice of its length is a call), the rest cut off.
+    #[inline]
+    fn push_written(&mut self, written: &number::Written) {
+        self.separate(written.bytes[0], written.point);
+        let end = self.bytes.len() + usize::from(written.len);
+        self.bytes.extend_from_slice(&written.bytes);
+        self.bytes.truncate(end);
+    }
+
+    /// Appends the formatted number `text` (with a decimal point if `point`), separated from
+    /// the previous one if it must be.
+    fn push(&mut self, text: &[u8], point: bool) {
+        self.separate(text.first().copied().unwrap_or(b'0'), point);
+        self.bytes.extend_from_slice(text);
+    }
+
+    /// Writes the separator a number starting with `first` needs after what came before.
+    #[inline]
+    fn separate(&mut self, first: u8, point: bool) {
+        let starts_new = match first {
+            b'-' => true,
+            b'.' => self.number_has_point,
             _ => false,
         };
         if self.after_number && !starts_new {
             self.bytes.push(b' ');
         }
         self.after_number = true;
-        self.number_has_point = has_point;
-        self.bytes.extend_from_slice(text);
+        self.number_has_point = point;
     }
 }

@@ -1,22 +1,19 @@
 //! The outline of the dark modules: boundary edges linked into closed figures, with every convex corner rounded by the style's radius.
 
-use super::path::{Path, Point};
+use super::outline::{Outline, STEPS, Turn, UNIT};
 use super::shapes::Corner;
 use crate::grid::WORDS;
 
-/// The four directions of an edge, y pointing down, numbered clockwise.
-const STEPS: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
-
 /// Appends the outline of the dark modules of an `n` x `n` grid: outer figures clockwise and
 /// holes anticlockwise (y down), for the nonzero rule. Modules that touch only at a corner stay
-/// separate figures. `radius(x, y, corner)` gives the radius of a convex corner of the dark
-/// module (`x`, `y`).
+/// separate figures. `radius(x, y, corner)` gives the radius, in thousandths of a module, of a
+/// convex corner of the dark module (`x`, `y`).
 #[cfg(test)]
 pub(crate) fn trace(
-    path: &mut Path,
+    outline: &mut Outline,
     n: usize,
     dark: impl Fn(usize, usize) -> bool,
-    radius: impl Fn(usize, usize, Corner) -> f32,
+    radius: impl Fn(usize, usize, Corner) -> i32,
 ) {
     let rows: Vec<[u64; WORDS]> = (0..n)
         .map(|y| {
@@ -27,7 +24,7 @@ pub(crate) fn trace(
             row
         })
         .collect();
-    trace_rows(path, &rows, radius);
+    trace_rows(outline, &rows, radius);
 }
 
 /// [`trace`] of the dark modules given as rows of bits (module `x` of a row is bit `x % 64` of
@@ -37,9 +34,9 @@ pub(crate) fn trace(
 /// bit is clear): asking for each module's four neighbours one at a time cost a rounded SVG
 /// about 60 thousand instructions.
 pub(crate) fn trace_rows(
-    path: &mut Path,
+    outline: &mut Outline,
     rows: &[[u64; WORDS]],
-    radius: impl Fn(usize, usize, Corner) -> f32,
+    radius: impl Fn(usize, usize, Corner) -> i32,
 ) {
     let n = rows.len();
     let side = n + 1;
@@ -75,33 +72,35 @@ pub(crate) fn trace_rows(
         }
     }
     let edges = exits.clone();
-    let mut corners: Vec<(Point, i32, i32, f32)> = Vec::new();
     for start in 0..exits.len() {
         while exits[start] != 0 {
             let first = exits[start].trailing_zeros() as usize;
-            corners.clear();
-            let (mut vertex, mut direction) = (start, first);
+            let (start_x, start_y) = ((start % side) as i32, (start / side) as i32);
+            let (mut x, mut y, mut direction) = (start_x, start_y, first);
             // Every edge is walked once; the bound only guards against a broken grid.
             for _ in 0..=4 * n * n {
-                exits[vertex] &= !(1 << direction);
+                exits[y as usize * side + x as usize] &= !(1 << direction);
                 let (dx, dy) = STEPS[direction];
-                let (x, y) = ((vertex % side) as i32 + dx, (vertex / side) as i32 + dy);
-                let next = y as usize * side + x as usize;
+                (x, y) = (x + dx, y + dy);
+                let next = edges[y as usize * side + x as usize];
                 // Turning right first keeps modules that touch at a corner apart.
-                let out = [1, 0, 3]
-                    .iter()
-                    .map(|turn| (direction + turn) % 4)
-                    .find(|&d| edges[next] & (1 << d) != 0)
-                    .unwrap_or(direction);
+                let right = (direction + 1) % 4;
+                let left = (direction + 3) % 4;
+                let out = if next & (1 << right) != 0 {
+                    right
+                } else if next & (1 << direction) != 0 {
+                    direction
+                } else if next & (1 << left) != 0 {
+                    left
+                } else {
+                    direction
+                };
                 if out != direction {
-                    let convex = out == (direction + 1) % 4;
-                    let r = if convex {
+                    let r = if out == right {
+                        // The module inside a right turn: the quarter between the two sides.
                         let (ox, oy) = STEPS[out];
                         let (qx, qy) = (ox - dx, oy - dy);
-                        let (cx, cy) = (
-                            x + if qx < 0 { -1 } else { 0 },
-                            y + if qy < 0 { -1 } else { 0 },
-                        );
+                        let (cx, cy) = (x - i32::from(qx < 0), y - i32::from(qy < 0));
                         let corner = match (qx < 0, qy < 0) {
                             (false, false) => Corner::TopLeft,
                             (true, false) => Corner::TopRight,
@@ -110,51 +109,38 @@ pub(crate) fn trace_rows(
                         };
                         radius(cx as usize, cy as usize, corner)
                     } else {
-                        0.0
+                        0
                     };
-                    corners.push((
-                        Point::new(x as f32, y as f32),
-                        direction as i32,
-                        out as i32,
-                        r,
-                    ));
+                    outline.turns.push(Turn {
+                        x: x * UNIT,
+                        y: y * UNIT,
+                        incoming: direction as u8,
+                        outgoing: out as u8,
+                        radius: r,
+                    });
                 }
-                vertex = next;
                 direction = out;
-                if vertex == start && direction == first {
+                if (x, y) == (start_x, start_y) && direction == first {
                     break;
                 }
             }
-            emit(path, &corners);
+            outline.close();
         }
     }
-}
-
-/// Appends one closed figure through `corners` (vertex, incoming and outgoing direction, radius).
-fn emit(path: &mut Path, corners: &[(Point, i32, i32, f32)]) {
-    let Some(&(last, _, out, r)) = corners.last() else {
-        return;
-    };
-    let (ox, oy) = STEPS[out as usize];
-    path.move_to(last.x + ox as f32 * r, last.y + oy as f32 * r);
-    for &(vertex, incoming, outgoing, r) in corners {
-        let (ix, iy) = STEPS[incoming as usize];
-        let (ox, oy) = STEPS[outgoing as usize];
-        let entry = Point::new(vertex.x - ix as f32 * r, vertex.y - iy as f32 * r);
-        path.line_to(entry.x, entry.y);
-        if r > 0.0 {
-            let exit = Point::new(vertex.x + ox as f32 * r, vertex.y + oy as f32 * r);
-            let center = Point::new(entry.x + ox as f32 * r, entry.y + oy as f32 * r);
-            path.arc_to(exit, center, true);
-        }
-    }
-    path.close();
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::path::{Segment, Transform};
+    use super::super::path::{Path, Segment, Transform};
     use super::*;
+
+    fn traced(n: usize, dark: impl Fn(usize, usize) -> bool, radius: i32) -> Path {
+        let mut outline = Outline::default();
+        trace(&mut outline, n, dark, |_, _, _| radius);
+        let mut path = Path::default();
+        outline.append_to(&mut path);
+        path
+    }
 
     fn area(path: &Path) -> f32 {
         let mut twice = 0.0;
@@ -169,8 +155,7 @@ mod tests {
         // A ring of 8 modules around a hole, and a module touching it only at a corner.
         let grid = ["###.", "#.#.", "###.", "...#"];
         let dark = |x: usize, y: usize| grid[y].as_bytes()[x] == b'#';
-        let mut path = Path::default();
-        trace(&mut path, 4, dark, |_, _, _| 0.0);
+        let path = traced(4, dark, 0);
         let figures = path
             .segments
             .iter()
@@ -182,8 +167,7 @@ mod tests {
 
     #[test]
     fn rounded_corners_take_their_area_off() {
-        let mut path = Path::default();
-        trace(&mut path, 1, |_, _| true, |_, _, _| 0.5);
+        let path = traced(1, |_, _| true, 500);
         let circle = std::f32::consts::PI / 4.0;
         assert!((area(&path) - circle).abs() < 1e-3, "{}", area(&path));
     }

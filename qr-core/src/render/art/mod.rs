@@ -5,11 +5,13 @@
 
 pub(crate) mod contour;
 pub(crate) mod number;
+pub(crate) mod outline;
 pub(crate) mod path;
 pub(crate) mod shapes;
 
+use outline::{Dots, Outline, UNIT};
 use path::{Path, Point, Transform};
-use shapes::{Family, Neighbours};
+use shapes::{Corner, Family, Neighbours};
 
 use super::layout::Layout;
 use crate::grid::WORDS;
@@ -82,8 +84,37 @@ pub(crate) struct Layer {
     /// Horizontal runs of square modules filled with the path (the print writers' short form of
     /// square modules; empty for the other writers and styles).
     pub(crate) runs: Vec<Run>,
+    /// Figures in whole thousandths filled with the path: the styled modules' outline, the
+    /// connected style's capsules, the alignment patterns' squares.
+    pub(crate) outline: Outline,
+    /// Discs of half a module filled with the path: the dots style's modules and the connected
+    /// style's lone ones.
+    pub(crate) dots: Dots,
     /// Filled with the even-odd rule (text knocked out of a banner) instead of nonzero.
     pub(crate) even_odd: bool,
+}
+
+impl Layer {
+    /// A layer of `path` alone, filled with the nonzero rule.
+    pub(crate) fn new(paint: Paint, transform: Transform, path: Path) -> Layer {
+        Layer {
+            paint,
+            transform,
+            path,
+            runs: Vec::new(),
+            outline: Outline::default(),
+            dots: Dots::default(),
+            even_odd: false,
+        }
+    }
+
+    /// Whether the layer draws nothing.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.path.is_empty()
+            && self.runs.is_empty()
+            && self.outline.is_empty()
+            && self.dots.modules.is_empty()
+    }
 }
 
 /// A horizontal run of `length` square modules from module (`x`, `y`).
@@ -163,6 +194,7 @@ impl Symbol {
     }
 
     /// Whether the module at (`x`, `y`) is drawn in the module style; outside is light.
+    #[cfg(all(feature = "style", feature = "png"))]
     pub(crate) fn is_dark(&self, x: i64, y: i64) -> bool {
         x >= 0
             && y >= 0
@@ -203,26 +235,53 @@ impl Symbol {
         finder_origins(self.n)
     }
 
-    /// The modules' outline in module units, as the vector writers fill it.
-    pub(crate) fn module_path(&self) -> Path {
-        let mut path = Path::default();
-        let n = self.n;
-        let dark = |x: usize, y: usize| self.is_dark(x as i64, y as i64);
+    /// The modules as the vector writers fill them, in module units: figures and discs.
+    pub(crate) fn module_figures(&self) -> (Outline, Dots) {
+        // At most four turns and one disc per dark module: sized once, never grown.
+        let dark: usize = self
+            .rows
+            .iter()
+            .flatten()
+            .map(|w| w.count_ones() as usize)
+            .sum();
+        let mut outline = Outline {
+            turns: Vec::with_capacity(4 * dark + 64),
+            ends: Vec::with_capacity(dark + 16),
+        };
+        let mut dots = Dots::default();
+        if shapes::family(self.style) != Family::Outlined {
+            dots.modules.reserve(dark);
+        }
         match shapes::family(self.style) {
-            Family::Outlined => contour::trace_rows(&mut path, &self.rows, |x, y, corner| {
-                shapes::corner_radius(self.style, self.neighbours(x, y), corner)
-            }),
+            Family::Outlined => {
+                // Every corner's radius by its module's neighbours (4 bits) and the corner, in
+                // thousandths, worked out once: 64 entries, against a match and a count of
+                // free corners at each of about a thousand turns.
+                let radii: [i32; 64] = std::array::from_fn(|i| {
+                    let neighbours = Neighbours::from_index(i >> 2);
+                    let radius = shapes::corner_radius(self.style, neighbours, Corner::ALL[i & 3]);
+                    (radius * UNIT as f32) as i32
+                });
+                contour::trace_rows(&mut outline, &self.rows, |x, y, corner| {
+                    radii[self.neighbours(x, y).index() << 2 | corner as usize]
+                });
+            }
             Family::Dots => {
-                for y in 0..n {
-                    for x in (0..n).filter(|&x| dark(x, y)) {
-                        path.circle(x as f32 + 0.5, y as f32 + 0.5, 0.5, false);
+                for (y, row) in self.rows.iter().enumerate() {
+                    for (w, &word) in row.iter().enumerate() {
+                        let mut bits = word;
+                        while bits != 0 {
+                            let x = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            dots.modules.push((x as u32, y as u32));
+                        }
                     }
                 }
             }
-            Family::Connected => shapes::connected_runs(&mut path, n, dark),
+            Family::Connected => shapes::connected_runs(&mut outline, &mut dots, &self.rows),
         }
-        contour::trace_rows(&mut path, &self.squares, |_, _, _| 0.0);
-        path
+        contour::trace_rows(&mut outline, &self.squares, |_, _, _| 0);
+        (outline, dots)
     }
 
     /// The three finder patterns in module units.
@@ -240,35 +299,29 @@ impl Symbol {
     /// PDF and EPS write a run in a few bytes, where the outline of the same modules takes a
     /// coordinate pair per corner and a trace over the whole grid.
     pub(crate) fn layers(&self, runs: bool) -> Vec<Layer> {
-        let layer = |paint, path, runs| Layer {
-            paint,
-            transform: self.transform(),
-            path,
-            runs,
-            even_odd: false,
-        };
         let as_runs = runs && self.style == ModuleStyle::Square;
         let shared = self.finder_paint == self.module_paint;
         let finders_as_runs = as_runs && shared && self.finder_style == FinderStyle::Square;
-        let (mut modules, module_runs) = if as_runs {
-            (Path::default(), self.runs(finders_as_runs))
+        let mut modules = Layer::new(self.module_paint, self.transform(), Path::default());
+        if as_runs {
+            modules.runs = self.runs(finders_as_runs);
         } else {
-            (self.module_path(), Vec::new())
-        };
+            (modules.outline, modules.dots) = self.module_figures();
+        }
         let finders = if finders_as_runs {
             Path::default()
         } else {
             self.finder_path()
         };
         if shared {
-            modules.segments.extend(finders.segments);
-            return vec![layer(self.module_paint, modules, module_runs)];
+            modules.path = finders;
+            return vec![modules];
         }
         let mut layers = Vec::with_capacity(2);
-        if !modules.is_empty() || !module_runs.is_empty() {
-            layers.push(layer(self.module_paint, modules, module_runs));
+        if !modules.is_empty() {
+            layers.push(modules);
         }
-        layers.push(layer(self.finder_paint, finders, Vec::new()));
+        layers.push(Layer::new(self.finder_paint, self.transform(), finders));
         layers
     }
 
