@@ -6,7 +6,6 @@
 //! each position tries the previous byte, the row above and the last position with the same
 //! three bytes, takes the longest match whole, and moves on: a few nanoseconds a byte.
 
-use super::adler32::Adler32;
 use super::block::{BlockPlan, symbol_code};
 use super::huffman::canonical_codes;
 use super::tables::{
@@ -32,9 +31,9 @@ pub(crate) fn zlib_compress_fast(data: &[u8], stride: usize) -> Vec<u8> {
         |writer, litlen, dist| write_tokens(writer, &parse.tokens, litlen, dist),
     );
     let mut out = writer.finish();
-    let mut adler = Adler32::new();
-    adler.update(data);
-    out.extend_from_slice(&adler.value().to_be_bytes());
+    let mut adler = simd_adler32::Adler32::new();
+    adler.write(data);
+    out.extend_from_slice(&adler.finish().to_be_bytes());
     out
 }
 

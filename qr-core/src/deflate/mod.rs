@@ -17,6 +17,8 @@
 //! whichever is smallest), with length-limited Huffman codes, and the Adler-32 checksum of the
 //! copies is derived from the checksum of their row instead of being recomputed byte by byte.
 
+// The fast deflate of the styled images and PDF sums with simd-adler32 instead.
+#[cfg(feature = "png")]
 mod adler32;
 mod block;
 // The optimal parse is the plain PNG's; the styled images and PDF use only the greedy one.

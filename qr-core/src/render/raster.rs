@@ -44,17 +44,18 @@ impl Coverage {
         let slope = (bottom.x - top.x) / (bottom.y - top.y);
         let mut x = top.x;
         let first_row = top.y as usize;
-        let last_row = (bottom.y.ceil() as usize).min(self.height);
+        let last_row = ceil(bottom.y).min(self.height);
         for row in first_row..last_row {
             let row_start = row * self.width;
             let dy = ((row + 1) as f32).min(bottom.y) - (row as f32).max(top.y);
             let x_next = x + slope * dy;
             let d = dy * direction;
             let (x0, x1) = if x < x_next { (x, x_next) } else { (x_next, x) };
-            let x0_floor = x0.floor();
-            let x0i = x0_floor as usize;
-            let x1_ceil = x1.ceil();
-            let x1i = x1_ceil as usize;
+            // Coordinates are clamped to 0 or more, so truncation is the floor.
+            let x0i = x0 as usize;
+            let x0_floor = x0i as f32;
+            let x1i = ceil(x1);
+            let x1_ceil = x1i as f32;
             if x1i <= x0i + 1 {
                 let mid = 0.5 * (x + x_next) - x0_floor;
                 self.add(row_start + x0i, d - d * mid);
@@ -90,28 +91,62 @@ impl Coverage {
     }
 
     /// The coverage of every pixel, 0 to 255, row by row: nonzero winding, or even-odd.
-    pub(crate) fn finish(&self, even_odd: bool) -> Vec<u8> {
+    ///
+    /// Two passes: the running sum (the only sequential step, a load, an add and a store a
+    /// cell), then winding to coverage with no branch or conversion, which the compiler
+    /// vectorises. One pass that folded and rounded each sum as it went cost 37 instructions a
+    /// pixel, 0.9 million of a framed 300 px PNG.
+    pub(crate) fn finish(&mut self, even_odd: bool) -> Vec<u8> {
+        let cells = &mut self.cells[..self.width * self.height];
         let mut sum = 0.0f32;
-        let cells = &self.cells[..self.width * self.height];
-        let mut out = vec![0u8; cells.len()];
-        for (pixel, &cell) in out.iter_mut().zip(cells) {
-            sum += cell;
-            let winding = sum.abs();
-            let coverage = if even_odd && winding > 1.0 {
-                // Windings are small whole numbers plus a fraction at edges: fold by
-                // subtraction (a float `%` is a library call, 30 % of a framed PNG's time).
-                let mut folded = winding;
-                while folded > 2.0 {
-                    folded -= 2.0;
-                }
-                if folded > 1.0 { 2.0 - folded } else { folded }
-            } else {
-                winding.min(1.0)
-            };
-            *pixel = (coverage * 255.0 + 0.5) as u8;
+        for cell in cells.iter_mut() {
+            sum += *cell;
+            *cell = sum;
         }
-        out
+        let cells = &self.cells[..self.width * self.height];
+        if even_odd {
+            // Windings are whole numbers plus a fraction at edges; the even-odd coverage is the
+            // distance to the nearest even number, 0 to 1.
+            cells
+                .iter()
+                .map(|&winding| {
+                    let w = winding.abs();
+                    to_byte((w - 2.0 * round(w * 0.5)).abs().min(1.0))
+                })
+                .collect()
+        } else {
+            cells
+                .iter()
+                .map(|&winding| to_byte(winding.abs().min(1.0)))
+                .collect()
+        }
     }
+}
+
+/// Adding 1.5 x 2^23 leaves no bits below the unit in an `f32`: the sum's low mantissa bits
+/// are the value rounded to the nearest whole number (|v| < 2^22).
+const ROUNDING: f32 = 12_582_912.0;
+
+/// `v` rounded to a whole number, ties to even, with two additions: `f32::round` is a library
+/// call on the baseline x86-64 (no SSE4.1) and a saturating cast to an integer costs a dozen
+/// instructions; these vectorise.
+#[inline]
+fn round(v: f32) -> f32 {
+    (v + ROUNDING) - ROUNDING
+}
+
+/// Coverage `c` (0 to 1) as 0 to 255, rounded, from the mantissa bits of `c x 255 + 2^23`
+/// (the same add-and-read trick; 10 instructions a pixel fewer than `as u8`).
+#[inline]
+fn to_byte(c: f32) -> u8 {
+    (c * 255.0 + 8_388_608.0).to_bits() as u8
+}
+
+/// The ceiling of `v` (0 or more) by conversions: `f32::ceil` and `floor` are library calls on
+/// the baseline x86-64 (no SSE4.1), 60 k instructions of a framed 300 px PNG.
+fn ceil(v: f32) -> usize {
+    let whole = v as usize;
+    if (whole as f32) < v { whole + 1 } else { whole }
 }
 
 /// The lines of `path` placed by `transform`, curves flattened: to rasterise one path in
