@@ -105,6 +105,31 @@ async fn fill(browser: &Client, id: &str, text: &str) {
     field.send_keys(text).await.unwrap();
 }
 
+/// Waits up to 15 s for the designer's live preview (a `blob:` image) to show `want` in the middle
+/// of the top-left finder's centre: (75, 75) of a 330 px version 2 code with a 4-module margin.
+async fn finder_becomes(browser: &Client, want: [u8; 3]) {
+    let script = "const img = document.getElementById('preview-image');
+        if (!img.src.startsWith('blob:') || !img.complete || !img.naturalWidth) return null;
+        const canvas = document.createElement('canvas');
+        canvas.width = img.naturalWidth;
+        canvas.height = img.naturalHeight;
+        const g = canvas.getContext('2d');
+        g.drawImage(img, 0, 0);
+        return Array.from(g.getImageData(75, 75, 1, 1).data.slice(0, 3));";
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let seen = browser.execute(script, vec![]).await.unwrap();
+        if seen == json!(want) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the preview's finder is {seen}, not {want:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 async fn submit(browser: &Client, form_action: &str) {
     browser
         .wait()
@@ -475,6 +500,58 @@ async fn the_customer_journey_in_a_real_browser() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     camera.snap(&browser, "design").await;
+    // A colour without a default: its box starts ticked (the finders follow color); picking a
+    // colour clears it and the preview's finders take it; ticking it again goes back.
+    fill(&browser, "f-size", "330").await;
+    fill(&browser, "f-data", "https://example.com/finder").await;
+    let ticked = "return document.getElementById('d-finderColor').checked;";
+    assert_eq!(browser.execute(ticked, vec![]).await.unwrap(), true);
+    finder_becomes(&browser, [0, 0, 0]).await;
+    browser
+        .execute(
+            "const p = document.getElementById('f-finderColor'); p.value = '#c62828';
+             p.dispatchEvent(new Event('input', {bubbles: true}));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(browser.execute(ticked, vec![]).await.unwrap(), false);
+    finder_becomes(&browser, [0xc6, 0x28, 0x28]).await;
+    camera.snap(&browser, "design-finder-colour").await;
+    browser
+        .find(Locator::Id("d-finderColor"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(browser.execute(ticked, vec![]).await.unwrap(), true);
+    finder_becomes(&browser, [0, 0, 0]).await;
+    // The Preview button (the form without the script): the page comes back with the box ticked
+    // and the picker keeping its colour.
+    browser
+        .find(Locator::Css("#designer-form button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let picker = "return document.getElementById('f-finderColor').value;";
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while browser.execute(picker, vec![]).await.ok() != Some(json!("#c62828"))
+        || browser.execute(ticked, vec![]).await.ok() != Some(json!(true))
+        || !browser
+            .current_url()
+            .await
+            .unwrap()
+            .as_str()
+            .ends_with("/dashboard/design")
+        || browser.find(Locator::Css("#preview-hint")).await.is_ok()
+    {
+        assert!(Instant::now() < deadline, "no designer page after Preview");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    finder_becomes(&browser, [0, 0, 0]).await;
     // A content type: its fields appear, the content box goes, and the preview follows.
     let before = browser
         .find(Locator::Id("preview-image"))

@@ -219,6 +219,128 @@ async fn the_designer_offers_every_documented_parameter() {
     s.stop().await;
 }
 
+/// The colour of a PNG's pixel (any colour type, alpha ignored).
+fn rgb_at(png_bytes: &[u8], x: usize, y: usize) -> [u8; 3] {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    let channels = info.color_type.samples();
+    let at = (y * info.width as usize + x) * channels;
+    match channels {
+        1 | 2 => [buffer[at]; 3],
+        _ => [buffer[at], buffer[at + 1], buffer[at + 2]],
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_designer_leaves_colours_without_a_default_to_it() {
+    let (s, smtp) = start(|_| {}).await;
+    let mut c = customer(&s, &smtp, "f@example.com").await;
+    let page = c.get("/dashboard/design").await.text();
+    // Nothing chosen yet: every colour without a fixed default has its box, ticked and labelled.
+    for (name, label) in [
+        ("finderColor", "Same as the modules&#39; paint"),
+        ("frameColor", "Same as color"),
+        ("color2", "Not set"),
+    ] {
+        let tag = format!(
+            "<label class=\"check\" for=\"d-{name}\"><input type=\"checkbox\" id=\"d-{name}\" name=\"default\" value=\"{name}\" checked> "
+        );
+        assert!(
+            page.contains(&format!("{tag}{label}</label>")),
+            "{name}: {page}"
+        );
+    }
+    assert!(!page.contains("id=\"d-color\""), "color has a default");
+    assert!(
+        !page.contains("id=\"d-background\""),
+        "background has a default"
+    );
+    let csrf = csrf_in(&page);
+    // 26 bytes at M: version 2, 25 + 2 x 4 modules of 10 px; (75, 75) is the middle of the
+    // top-left finder's centre.
+    let base = [
+        ("csrf", csrf.as_str()),
+        ("data", "https://example.com/finder"),
+        ("size", "330"),
+        ("margin", "4"),
+        ("format", "png"),
+        ("color", "#1a237e"),
+        ("finderColor", "#c62828"),
+        ("frameColor", "#00695c"),
+    ];
+    let ticked = [&base[..], &[("default", "finderColor")]].concat();
+    let preview = c
+        .post_multipart("/dashboard/design/preview", &ticked, None)
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    assert_eq!(decode_png(&preview.body), "https://example.com/finder");
+    assert_eq!(
+        rgb_at(&preview.body, 75, 75),
+        [0x1a, 0x23, 0x7e],
+        "the finders follow color"
+    );
+    let chosen = c
+        .post_multipart("/dashboard/design/preview", &base, None)
+        .await;
+    assert_eq!(chosen.status, 200, "{}", chosen.text());
+    assert_eq!(decode_png(&chosen.body), "https://example.com/finder");
+    assert_eq!(
+        rgb_at(&chosen.body, 75, 75),
+        [0xc6, 0x28, 0x28],
+        "the chosen finder colour"
+    );
+    // Without JavaScript the page comes back as it was sent: the ticked box ticked and the picker
+    // keeping its colour; a colour sent with its box cleared, cleared.
+    let again = [&ticked[..], &[("default", "frameColor")]].concat();
+    let no_js = c.post_multipart("/dashboard/design", &again, None).await;
+    assert_eq!(no_js.status, 200);
+    let no_js = no_js.text();
+    assert!(no_js.contains("id=\"d-finderColor\" name=\"default\" value=\"finderColor\" checked>"));
+    assert!(
+        no_js
+            .contains("id=\"f-finderColor\" name=\"finderColor\" type=\"color\" value=\"#c62828\"")
+    );
+    assert!(no_js.contains("value=\"frameColor\" checked>"));
+    assert!(
+        no_js.contains("id=\"d-color2\" name=\"default\" value=\"color2\" checked>"),
+        "not sent: the default"
+    );
+    let download = c
+        .post_multipart("/dashboard/design/download", &base, None)
+        .await;
+    assert_eq!(rgb_at(&download.body, 75, 75), [0xc6, 0x28, 0x28]);
+    let no_js = c
+        .post_multipart("/dashboard/design", &base, None)
+        .await
+        .text();
+    assert!(
+        no_js.contains("value=\"finderColor\">"),
+        "sent with the box cleared"
+    );
+    assert!(no_js.contains("value=\"frameColor\">"));
+    // color2 left unset with a gradient: the API's refusal, by color2's picker.
+    let gradient = [
+        &ticked[..],
+        &[
+            ("gradient", "linear"),
+            ("color2", "#6a1b9a"),
+            ("default", "color2"),
+        ],
+    ]
+    .concat();
+    let refused = c.post_multipart("/dashboard/design", &gradient, None).await;
+    assert_eq!(refused.status, 422);
+    let refused = refused.text();
+    assert!(
+        refused.contains("id=\"e-color2\">Invalid color2</p>"),
+        "{refused}"
+    );
+    s.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_designer_makes_content_types_micro_codes_and_print_formats() {
     let (s, smtp) = start(|_| {}).await;

@@ -7,12 +7,21 @@
 //! names, so `qr_generate::GenerateParams` reads them exactly as the API does. A choice without
 //! a default (`gradient`, `type`: the code of `data`) gets a first, empty choice; a content field carries the types that use it
 //! (the document's `x-content-types`), which the page's script uses to show only the selected
-//! type's fields, and its example as a placeholder.
+//! type's fields, and its example as a placeholder. A colour without a default (`finderColor`
+//! and `frameColor` follow `color`, `color2` is only read with `gradient`) gets a box beside its
+//! picker, because a picker always holds a colour: while it is ticked the colour is not sent.
 
 use serde_json::Value;
 
+use crate::request::Fields;
+
 /// The API's parameter that is a logo URL; the designer takes an upload instead.
 pub(crate) const LOGO: &str = "logo";
+
+/// The form name of the boxes "leave this colour to its default", one value per ticked box (the
+/// colour's parameter name: `default=finderColor`), as a group of checkboxes sends them. No API
+/// parameter has this name (a test checks), so it cannot shadow one.
+pub(crate) const DEFAULT: &str = "default";
 
 /// One control of the designer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +49,9 @@ pub(crate) enum Kind {
     Number { min: i64, max: i64 },
     /// One of a list.
     Choice(Vec<String>),
-    /// A colour (hex without `#` on the wire).
-    Colour,
+    /// A colour (hex without `#` on the wire); `unset` is the label of its "default" box when the
+    /// API has no default value for it ("Same as color"), `None` when it has one.
+    Colour { unset: Option<String> },
     /// On or off.
     Toggle,
     /// An image upload (the logo).
@@ -114,7 +124,9 @@ fn field(p: &Value) -> Option<Field> {
                     .chain(values.iter().filter_map(|v| v.as_str().map(str::to_owned)))
                     .collect(),
             ),
-            (_, Some(Value::String(pattern))) if is_colour(pattern) => Kind::Colour,
+            (_, Some(Value::String(pattern))) if is_colour(pattern) => Kind::Colour {
+                unset: default.is_empty().then(|| unset_label(description)),
+            },
             _ => Kind::Text { max: max_len },
         },
         _ => Kind::Text { max: max_len },
@@ -135,6 +147,24 @@ fn field(p: &Value) -> Option<Field> {
         types,
         placeholder,
     })
+}
+
+/// The label of a colour's "default" box: what the API's description says it defaults to
+/// ("… (default: color)" is "Same as color"), else "Not set" (`color2` has no default; it is
+/// required with a gradient and unused without).
+fn unset_label(description: &str) -> String {
+    description
+        .split_once("(default: ")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map_or_else(|| "Not set".to_owned(), |(to, _)| format!("Same as {to}"))
+}
+
+/// Whether a form leaves a colour to its API default: the colour has a "default" box and the box
+/// is ticked, or the form holds no value for it (a client that sent only some fields).
+pub(crate) fn follows_default(field: &Field, form: &Fields) -> bool {
+    matches!(field.kind, Kind::Colour { unset: Some(_) })
+        && (form.all(DEFAULT).contains(&field.name.as_str())
+            || form.get(&field.name).is_none_or(str::is_empty))
 }
 
 /// Whether a pattern is the API's hex colour pattern (RGB, RRGGBB or RRGGBBAA without `#`).
@@ -160,7 +190,7 @@ pub(crate) fn picker_value(value: &str) -> String {
 /// A form value as the API wants it: colour pickers send `#rrggbb`, the API takes `rrggbb`.
 pub(crate) fn api_value(field: Option<&Field>, value: &str) -> String {
     match field.map(|f| &f.kind) {
-        Some(Kind::Colour) => value.trim_start_matches('#').to_owned(),
+        Some(Kind::Colour { .. }) => value.trim_start_matches('#').to_owned(),
         _ => value.to_owned(),
     }
 }
@@ -197,7 +227,11 @@ mod tests {
             Kind::Choice(vec![String::new(), "linear".into()]),
             "no default: an empty choice first"
         );
-        assert_eq!(f[3].kind, Kind::Colour);
+        assert_eq!(
+            f[3].kind,
+            Kind::Colour { unset: None },
+            "color has a default"
+        );
         assert_eq!(f[4].kind, Kind::Upload);
         assert_eq!(f[5].kind, Kind::Toggle);
         assert_eq!(f[6].kind, Kind::Text { max: 40 });
@@ -235,12 +269,66 @@ mod tests {
         let colour = Field {
             name: "color".into(),
             label: String::new(),
-            kind: Kind::Colour,
+            kind: Kind::Colour { unset: None },
             default: String::new(),
             types: Vec::new(),
             placeholder: String::new(),
         };
         assert_eq!(api_value(Some(&colour), "#1a237e"), "1a237e");
         assert_eq!(api_value(None, "#keep"), "#keep");
+    }
+
+    #[test]
+    fn colours_without_a_default_get_a_default_box() {
+        let pattern = "^([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$";
+        let params = vec![
+            json!({"name": "finderColor", "schema": {"type": "string", "pattern": pattern},
+                   "description": "Colour of the finder patterns, hex without # (default: the modules' paint)"}),
+            json!({"name": "frameColor", "schema": {"type": "string", "pattern": pattern},
+                   "description": "Colour of the frame, hex without # (default: color)"}),
+            json!({"name": "color2", "schema": {"type": "string", "pattern": pattern},
+                   "description": "End colour of the gradient, hex without # (required with gradient)"}),
+        ];
+        let f = fields(&params);
+        let unset = |i: usize| match &f[i].kind {
+            Kind::Colour { unset } => unset.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(unset(0).as_deref(), Some("Same as the modules' paint"));
+        assert_eq!(unset(1).as_deref(), Some("Same as color"));
+        assert_eq!(unset(2).as_deref(), Some("Not set"));
+        assert_eq!(f[1].label, "Colour of the frame");
+        // Ticked, or no value at all: the default; a value with the box cleared: the value.
+        let form = |pairs: &[(&str, &str)]| Fields::from_pairs(pairs);
+        let frame = &f[1];
+        assert!(follows_default(
+            frame,
+            &form(&[("frameColor", "#ff0000"), (DEFAULT, "frameColor")])
+        ));
+        assert!(follows_default(frame, &form(&[("color", "#ff0000")])));
+        assert!(follows_default(frame, &form(&[("frameColor", "")])));
+        assert!(!follows_default(
+            frame,
+            &form(&[("frameColor", "#ff0000"), (DEFAULT, "color2")])
+        ));
+        let color = fields(&[
+            json!({"name": "color", "schema": {"type": "string", "pattern": pattern, "default": "000000"}}),
+        ]);
+        assert!(
+            !follows_default(&color[0], &form(&[(DEFAULT, "color")])),
+            "a colour with a default has no box to tick"
+        );
+    }
+
+    #[test]
+    fn the_default_box_shadows_no_api_parameter() {
+        assert!(!qr_generate::params::PARAMETER_NAMES.contains(&DEFAULT));
+        for kind in qr_generate::content::CONTENT_TYPES {
+            assert!(
+                kind.fields.iter().all(|f| f.name != DEFAULT),
+                "{}",
+                kind.name
+            );
+        }
     }
 }

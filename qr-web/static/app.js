@@ -76,6 +76,13 @@ document.addEventListener("DOMContentLoaded", () => {
     kind.addEventListener("change", showType);
     showType();
   }
+  // A colour's "default" box (for colours without a fixed default): picking a colour means
+  // using it, so the box is cleared; ticking it again goes back to the default. Without the
+  // script the server ignores the picker while the box is ticked.
+  for (const box of designer.querySelectorAll(".colour input[type=checkbox]")) {
+    const picker = document.getElementById("f-" + box.value);
+    if (picker) picker.addEventListener("input", () => { box.checked = false; });
+  }
   designer.addEventListener("input", later);
   designer.addEventListener("change", later);
   later();

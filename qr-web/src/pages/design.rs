@@ -23,7 +23,10 @@ struct Control {
     max: i64,
     max_len: u64,
     choices: Vec<(String, bool)>,
+    /// A toggle's state, or whether a colour's "default" box is ticked.
     checked: bool,
+    /// The label of a colour's "default" box, for a colour without an API default.
+    unset: Option<String>,
     error: Option<String>,
     locked: bool,
     /// The content types this field belongs to, space-separated ("" for the other controls).
@@ -94,6 +97,7 @@ fn render<S: Store, C: Clock>(
         .filter(|(name, value)| name != "csrf" && name != LOGO && !value.is_empty())
         .filter_map(|(name, value)| {
             web.field(name)
+                .filter(|f| !designer::follows_default(f, form))
                 .map(|f| (name.clone(), designer::api_value(Some(f), value)))
         });
     let params = GenerateParams::from_pairs(pairs);
@@ -147,15 +151,19 @@ fn render<S: Store, C: Clock>(
         .map_err(refused)
 }
 
+/// The controls with the form's values (`values`; the API default where it has none) and the
+/// state of the colours' "default" boxes (`follows`).
 fn controls<S: Store, C: Clock>(
     web: &Web<S, C>,
     values: &dyn Fn(&Field) -> Option<String>,
+    follows: &dyn Fn(&Field) -> bool,
     logo_plan: bool,
 ) -> Vec<Control> {
     web.designer
         .iter()
         .map(|f| {
             let value = values(f).unwrap_or_else(|| f.default.clone());
+            let mut unset = None;
             let (kind, min, max, max_len, choices) = match &f.kind {
                 Kind::Data { max } => ("data", 0, 0, *max, Vec::new()),
                 Kind::Number { min, max } => ("number", *min, *max, 0, Vec::new()),
@@ -169,7 +177,10 @@ fn controls<S: Store, C: Clock>(
                         .map(|o| (o.clone(), o.eq_ignore_ascii_case(&value)))
                         .collect(),
                 ),
-                Kind::Colour => ("colour", 0, 0, 0, Vec::new()),
+                Kind::Colour { unset: label } => {
+                    unset.clone_from(label);
+                    ("colour", 0, 0, 0, Vec::new())
+                }
                 Kind::Toggle => ("toggle", 0, 0, 0, Vec::new()),
                 Kind::Upload => ("upload", 0, 0, 0, Vec::new()),
                 Kind::Text { max } => ("text", 0, 0, *max, Vec::new()),
@@ -187,7 +198,12 @@ fn controls<S: Store, C: Clock>(
                 max,
                 max_len,
                 choices,
-                checked: value == "true",
+                checked: if unset.is_some() {
+                    follows(f)
+                } else {
+                    value == "true"
+                },
+                unset,
                 error: None,
                 locked: kind == "upload" && !logo_plan,
                 types: f.types.join(" "),
@@ -222,12 +238,19 @@ pub(super) fn show<S: Store, C: Clock>(
         view.controls = controls(
             web,
             &|f| (f.name == "data").then(|| sample.clone()),
+            // Nothing chosen yet: every colour without a default follows it.
+            &|_| true,
             logo_plan,
         );
         return page(StatusCode::OK, &view);
     }
     let form = user.form()?;
-    view.controls = controls(web, &|f| form.get(&f.name).map(str::to_owned), logo_plan);
+    view.controls = controls(
+        web,
+        &|f| form.get(&f.name).map(str::to_owned),
+        &|f| designer::follows_default(f, &form),
+        logo_plan,
+    );
     let status = match render(web, user, &form, Purpose::Show) {
         Ok((bytes, format)) => {
             let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
