@@ -183,6 +183,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "svg")]
     fn the_layout_gives_whole_pixels_and_a_centred_symbol() {
         // M2 is 13 modules; with a 2-module quiet zone, 17 modules in 100 px are 5 px each and
         // 15 px left over, 7 on the left and top.
