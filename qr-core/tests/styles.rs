@@ -209,3 +209,65 @@ fn vector_and_raster_writers_draw_the_same_shapes() {
         }
     }
 }
+
+#[test]
+fn print_writers_draw_the_raster_writers_shapes() {
+    // PDF through poppler and EPS through Ghostscript, 127 mm (5 inches) at 60 dpi, exactly 300
+    // pixels, against the PNG of the same 300 pixels: forms, procedures and outlines must draw the tiles' shapes.
+    let data = "https://qr.example.com/r/7K3M9QXZ";
+    let tools = [
+        (Format::Pdf, "pdftoppm", "apt-get install poppler-utils"),
+        (Format::Eps, "gs", "apt-get install ghostscript"),
+    ];
+    for (format, program, install) in tools {
+        if !qr_test_support::have_program(program, "the print comparison", install) {
+            continue;
+        }
+        for &style in ModuleStyle::ALL {
+            for finder in [FinderStyle::Square, FinderStyle::Circle] {
+                let options = RenderOptions::default()
+                    .with_style(style)
+                    .with_finder_style(finder)
+                    .with_size(Size::new(300).expect("valid"))
+                    .with_print_size(PrintSize::new(127).expect("valid"));
+                let png = render(data, &options.clone().with_format(Format::Png)).expect("png");
+                let print = render(data, &options.clone().with_format(format)).expect("print");
+                let png = qr_test_support::png_luma(&png);
+                let print = match format {
+                    Format::Pdf => qr_test_support::pdf_luma(&print, 60),
+                    _ => qr_test_support::eps_luma(&print, 60),
+                };
+                // Every module's centre is dark in both or light in both (Ghostscript draws
+                // without anti-aliasing, so whole images differ along every curved edge). The
+                // finder patterns are shapes of their own, not modules: a circle finder's centre
+                // disc passes 0.7 pixels from a module centre.
+                let code = encode(data, &options).expect("fits");
+                let place = placement(&code, &options).expect("fits");
+                let (step, half) = (
+                    place.module_pixels as usize,
+                    place.module_pixels as usize / 2,
+                );
+                let n = place.modules as usize;
+                let in_finder = |x: usize, y: usize| {
+                    (x < 8 || x + 8 >= n) && (y < 8 || y + 8 >= n) && !(x + 8 >= n && y + 8 >= n)
+                };
+                for my in 0..n {
+                    for mx in (0..n).filter(|&mx| !in_finder(mx, my)) {
+                        let at = (place.y as usize + my * step + half) * png.width
+                            + place.x as usize
+                            + mx * step
+                            + half;
+                        assert_eq!(
+                            png.pixels[at] < 128,
+                            print.pixels[at] < 128,
+                            "{format} {style} {finder}: module ({mx}, {my})"
+                        );
+                    }
+                }
+                let (mean, _) = difference(&png, &print);
+                // Measured: PDF 1.2 to 3.2, EPS up to 9.7 (dots' aliased edges).
+                assert!(mean < 12.0, "{format} {style} {finder}: mean {mean:.3}");
+            }
+        }
+    }
+}

@@ -44,6 +44,8 @@ use block::BlockPlan;
 use cost::CostModel;
 #[cfg(any(feature = "style", feature = "pdf"))]
 pub(crate) use greedy::zlib_compress_fast;
+#[cfg(feature = "pdf")]
+pub(crate) use greedy::zlib_compress_literals;
 #[cfg(feature = "png")]
 use layout::Layout;
 #[cfg(feature = "png")]

@@ -8,8 +8,9 @@ use std::fmt::Write as _;
 use super::art::path::Transform;
 use super::art::{Art, Layer, Paint, number};
 use super::print::{
-    EPS_DOT_PROCEDURE, EPS_ROW_PROCEDURE, EPS_RUN_PROCEDURE, push_dots_eps, push_outline,
-    push_path, push_rgb, push_runs_eps, push_shading_dictionary,
+    EPS_CAPSULE_PROCEDURES, EPS_DOT_PROCEDURE, EPS_ROW_PROCEDURE, EPS_RUN_PROCEDURE,
+    push_capsules_eps, push_dots_eps, push_outline, push_path, push_rgb, push_runs_eps,
+    push_shading_dictionary,
 };
 use crate::options::{Color, Dpi, PrintSize};
 
@@ -21,6 +22,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
     let shaded = layers.iter().any(|l| !matches!(l.paint, Paint::Solid(_)));
     let has_runs = layers.iter().any(|l| !l.runs.is_empty());
     let has_dots = layers.iter().any(|l| !l.dots.modules.is_empty());
+    let has_capsules = layers.iter().any(|l| !l.capsules.is_empty());
     let mut body = String::with_capacity(4096);
     let paper = Color::WHITE;
     let opaque = |c: Color| c.over(paper);
@@ -110,7 +112,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
     let mut eps = String::with_capacity(body.len() + 512);
     let _ = write!(
         eps,
-        "%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: qr-core\n%%BoundingBox: 0 0 {box_side} {box_side}\n%%HiResBoundingBox: 0 0 {page:.3} {page:.3}\n%%LanguageLevel: {}\n%%Pages: 1\n%%EndComments\n%%BeginProlog\n/m/moveto load def/l/lineto load def/c/curveto load def/h/closepath load def/f/fill load def/F/eofill load def/r/setrgbcolor load def\n{row}{runs}{dots}%%EndProlog\n%%Page: 1 1\n",
+        "%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: qr-core\n%%BoundingBox: 0 0 {box_side} {box_side}\n%%HiResBoundingBox: 0 0 {page:.3} {page:.3}\n%%LanguageLevel: {}\n%%Pages: 1\n%%EndComments\n%%BeginProlog\n/m/moveto load def/l/lineto load def/c/curveto load def/h/closepath load def/f/fill load def/F/eofill load def/r/setrgbcolor load def\n{row}{runs}{dots}{capsules}%%EndProlog\n%%Page: 1 1\n",
         if shaded { 3 } else { 2 },
         row = if has_runs || has_dots {
             EPS_ROW_PROCEDURE
@@ -119,6 +121,11 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         },
         runs = if has_runs { EPS_RUN_PROCEDURE } else { "" },
         dots = if has_dots { EPS_DOT_PROCEDURE } else { "" },
+        capsules = if has_capsules {
+            EPS_CAPSULE_PROCEDURES
+        } else {
+            ""
+        },
     );
     eps.push_str(&body);
     eps.push_str("showpage\n%%EOF\n");
@@ -131,6 +138,7 @@ fn push_shape(out: &mut String, layer: &Layer) {
     push_outline(out, &layer.outline);
     push_runs_eps(out, &layer.runs);
     push_dots_eps(out, &layer.dots);
+    push_capsules_eps(out, &layer.capsules);
 }
 
 /// Appends `transform` as a `concat` (nothing for the identity).

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use super::art::path::Transform;
 use super::art::{Art, Paint, number};
 use super::print::{
-    PDF_DISC_FORM, push_dots_pdf, push_outline, push_path, push_rgb, push_runs_pdf,
-    push_shading_dictionary,
+    PDF_DISC_FORM, PDF_END_FORM, capsule_ends, push_capsule_middles_pdf, push_forms_pdf,
+    push_outline, push_path, push_rgb, push_runs_pdf, push_shading_dictionary,
 };
 use crate::deflate::zlib_compress_fast;
 use crate::options::{Dpi, PrintSize};
@@ -60,16 +60,40 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
                 let _ = writeln!(content, "/Pattern cs/{name} scn");
             }
         }
+        // Capsules are a rectangle and two disc forms each, which overlap: painted apart,
+        // a translucent colour would darken where they do, so then they are figures of the path.
+        let opaque = layer.paint.colors().iter().all(|c| c.a == 255);
         let before = content.len();
         push_path(&mut content, &layer.path);
-        push_outline(&mut content, &layer.outline);
+        if opaque {
+            push_outline(&mut content, &layer.outline);
+            push_capsule_middles_pdf(&mut content, &layer.capsules);
+        } else {
+            let mut outline = layer.outline.clone();
+            for capsule in &layer.capsules {
+                capsule.append_to(&mut outline);
+            }
+            push_outline(&mut content, &outline);
+        }
         push_runs_pdf(&mut content, &layer.runs);
         if content.len() > before {
             content.push_str(if layer.even_odd { "f*" } else { "f" });
         }
-        if !layer.dots.modules.is_empty() {
-            resources.disc = true;
-            push_dots_pdf(&mut content, &layer.dots);
+        let ends = if opaque {
+            layer.capsules.as_slice()
+        } else {
+            &[]
+        };
+        if !layer.dots.modules.is_empty() || !ends.is_empty() {
+            resources.disc |= !layer.dots.modules.is_empty();
+            resources.end |= !ends.is_empty();
+            let discs = layer
+                .dots
+                .modules
+                .iter()
+                .map(|&(x, y)| (i64::from(x) * 1000, i64::from(y) * 1000, "D"));
+            let ends = capsule_ends(ends).map(|(x, y)| (x, y, "E"));
+            push_forms_pdf(&mut content, discs.chain(ends));
         }
         content.push_str(" Q\n");
     }
@@ -126,8 +150,9 @@ fn push_transform(content: &mut String, t: &Transform) {
 struct Resources {
     alphas: Vec<u8>,
     patterns: Vec<String>,
-    /// Whether a dots layer paints the form `/D`.
+    /// Whether a layer paints the form `/D` (a module's disc) or `/E` (a capsule's end).
     disc: bool,
+    end: bool,
 }
 
 impl Resources {
@@ -146,6 +171,16 @@ impl Resources {
         let _ = write!(content, "/A{index} gs ");
     }
 
+    /// The names and contents of the forms the page paints, in object order.
+    fn forms(&self) -> impl Iterator<Item = (&'static str, &'static str)> {
+        [
+            (self.disc, ("D", PDF_DISC_FORM)),
+            (self.end, ("E", PDF_END_FORM)),
+        ]
+        .into_iter()
+        .filter_map(|(used, form)| used.then_some(form))
+    }
+
     /// Names the shading pattern of `paint`, whose coordinates are in the user space of
     /// `transform`, placed on the page by `ctm` (that user space to the page's default one).
     fn pattern(&mut self, paint: &Paint, transform: &Transform, ctm: &Transform) -> String {
@@ -161,8 +196,8 @@ impl Resources {
     }
 
     /// The resource dictionary; the logo is object `first_image` (its mask the next) and the
-    /// discs' form object `disc_form`.
-    fn dictionary(&self, has_image: bool, first_image: usize, disc_form: usize) -> String {
+    /// forms the objects after it.
+    fn dictionary(&self, has_image: bool, first_image: usize, first_form: usize) -> String {
         let mut out = String::from("<<");
         if !self.alphas.is_empty() {
             out.push_str("/ExtGState<<");
@@ -180,13 +215,13 @@ impl Resources {
             }
             out.push_str(">>");
         }
-        if has_image || self.disc {
+        if has_image || self.disc || self.end {
             out.push_str("/XObject<<");
             if has_image {
                 let _ = write!(out, "/I0 {first_image} 0 R");
             }
-            if self.disc {
-                let _ = write!(out, "/D {disc_form} 0 R");
+            for (i, (name, _)) in self.forms().enumerate() {
+                let _ = write!(out, "/{name} {} 0 R", first_form + i);
             }
             out.push_str(">>");
         }
@@ -213,11 +248,11 @@ fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<
     number::push_word(&mut side, page as f32);
     object(&mut pdf, b"<</Type/Catalog/Pages 2 0 R>>");
     object(&mut pdf, b"<</Type/Pages/Kids[3 0 R]/Count 1>>");
-    // Objects 5 and 6 are the logo and its mask, when there is a logo; the discs' form follows.
-    let disc_form = if logo.is_some() { 7 } else { 5 };
+    // Objects 5 and 6 are the logo and its mask, when there is a logo; the forms follow.
+    let first_form = if logo.is_some() { 7 } else { 5 };
     let page_dict = format!(
         "<</Type/Page/Parent 2 0 R/MediaBox[0 0 {side} {side}]/Resources{}/Contents 4 0 R>>",
-        resources.dictionary(logo.is_some(), 5, disc_form)
+        resources.dictionary(logo.is_some(), 5, first_form)
     );
     object(&mut pdf, page_dict.as_bytes());
     object(&mut pdf, &stream("<<", content.as_bytes(), 0));
@@ -234,10 +269,11 @@ fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<
             ),
         );
     }
-    if resources.disc {
+    for (name, body) in resources.forms() {
+        let side = if name == "D" { "1" } else { ".8" };
         let form = format!(
-            "<</Type/XObject/Subtype/Form/BBox[0 0 1 1]/Length {}>>\nstream\n{PDF_DISC_FORM}\nendstream",
-            PDF_DISC_FORM.len()
+            "<</Type/XObject/Subtype/Form/BBox[0 0 {side} {side}]/Length {}>>\nstream\n{body}\nendstream",
+            body.len()
         );
         object(&mut pdf, form.as_bytes());
     }
@@ -260,7 +296,11 @@ fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<
 /// A stream object's body: `dict` (left open) completed with the filter and the length, then
 /// the data compressed with rows of `stride` bytes.
 fn stream(dict: &str, data: &[u8], stride: usize) -> Vec<u8> {
-    let compressed = zlib_compress_fast(data, stride);
+    let compressed = if stride == 0 {
+        crate::deflate::zlib_compress_literals(data)
+    } else {
+        zlib_compress_fast(data, stride)
+    };
     let mut body = Vec::with_capacity(compressed.len() + 96);
     let _ = write!(
         ByteWriter(&mut body),

@@ -2,7 +2,11 @@
 
 use std::fmt::Write as _;
 
-use super::art::outline::{Dots, Outline, STEPS, Step};
+#[cfg(feature = "pdf")]
+use super::art::outline::CAPSULE_RADIUS;
+#[cfg(feature = "eps")]
+use super::art::outline::Dots;
+use super::art::outline::{Capsule, Outline, STEPS, Step};
 use super::art::path::{Cubic, Path, Transform};
 use super::art::{Paint, Run, number};
 use crate::options::Color;
@@ -53,18 +57,24 @@ pub(crate) fn push_outline(out: &mut String, outline: &Outline) {
     if outline.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(outline.turns.len() * 40);
-    let last = out.as_bytes().last().copied();
+    let mut bytes = Vec::with_capacity(outline.turns.len() * 48 + 16);
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        bytes.push(b' ');
+    }
+    // Every number follows a space, but a figure's first after its line break.
     let word = |bytes: &mut Vec<u8>, value: i32| {
-        let before = bytes.last().copied().or(last);
-        number::put_word(bytes, before, i64::from(value));
+        bytes.push(b' ');
+        number::put_thousandths(bytes, i64::from(value));
     };
     let (mut x0, mut y0) = (0, 0);
     // Kappa times the last radius (radii repeat: one multiplication per new radius).
     let mut handle = (0, 0);
     outline.for_each(|step| match step {
         Step::Move(x, y) => {
-            word(&mut bytes, x);
+            if !matches!(bytes.last(), None | Some(b' ' | b'\n')) {
+                bytes.push(b' ');
+            }
+            number::put_thousandths(&mut bytes, i64::from(x));
             word(&mut bytes, y);
             bytes.extend_from_slice(b" m");
             (x0, y0) = (x, y);
@@ -176,26 +186,75 @@ pub(crate) fn push_runs_eps(out: &mut String, runs: &[Run]) {
 pub(crate) const PDF_DISC_FORM: &str =
     "0 .5 m 0 .224 .224 0 .5 0 c .776 0 1 .224 1 .5 c 1 .776 .776 1 .5 1 c .224 1 0 .776 0 .5 c f";
 
-/// Appends the discs of `dots` as the form `/D` moved to each module in turn (`1 0 0 1 dx dy
-/// cm` steps from the previous disc): about 20 bytes a disc, where its four curves take 115,
-/// and the same bytes over and over, which the content stream's compression takes almost
-/// whole. The discs never overlap (their circles touch at most at a point), so painting each
-/// on its own draws the same image as one path.
+/// The PDF form of a capsule's end: a disc of [`CAPSULE_RADIUS`] in the square from (0, 0) to
+/// (0.8, 0.8).
 #[cfg(feature = "pdf")]
-pub(crate) fn push_dots_pdf(out: &mut String, dots: &Dots) {
-    if dots.modules.is_empty() {
+pub(crate) const PDF_END_FORM: &str = "0 .4 m 0 .179 .179 0 .4 0 c .621 0 .8 .179 .8 .4 c .8 .621 .621 .8 .4 .8 c .179 .8 0 .621 0 .4 c f";
+
+/// Appends the capsules' straight middles as rectangles, `x y w h re` from the first end's
+/// centre to the last one's, [`CAPSULE_RADIUS`] either side; their ends are discs painted with
+/// [`push_forms_pdf`] (see [`capsule_ends`]).
+#[cfg(feature = "pdf")]
+pub(crate) fn push_capsule_middles_pdf(out: &mut String, capsules: &[Capsule]) {
+    if capsules.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(dots.modules.len() * 22 + 4);
+    let mut bytes = Vec::with_capacity(capsules.len() * 24 + 1);
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        bytes.push(b' ');
+    }
+    let r = CAPSULE_RADIUS;
+    for capsule in capsules {
+        let ((x0, y0), (x1, y1)) = capsule.ends();
+        for value in [x0 - (y1 - y0).signum() * r, y0 - (x1 - x0).signum() * r] {
+            number::put_thousandths(&mut bytes, i64::from(value));
+            bytes.push(b' ');
+        }
+        let (w, h) = if capsule.vertical {
+            (2 * r, y1 - y0)
+        } else {
+            (x1 - x0, 2 * r)
+        };
+        number::put_thousandths(&mut bytes, i64::from(w));
+        bytes.push(b' ');
+        number::put_thousandths(&mut bytes, i64::from(h));
+        bytes.extend_from_slice(b" re\n");
+    }
+    number::push_ascii(out, &bytes);
+}
+
+/// Where the discs of the capsules' ends go: the corner of each end's form, in thousandths.
+#[cfg(feature = "pdf")]
+pub(crate) fn capsule_ends(capsules: &[Capsule]) -> impl Iterator<Item = (i64, i64)> + '_ {
+    let r = i64::from(CAPSULE_RADIUS);
+    capsules.iter().flat_map(move |capsule| {
+        let (a, b) = capsule.ends();
+        [a, b].map(|(x, y)| (i64::from(x) - r, i64::from(y) - r))
+    })
+}
+
+/// Appends form XObjects painted at `places` (the forms' corners in thousandths, with the
+/// form's name), each moved to by a `1 0 0 1 dx dy cm` step from the previous one: about 20
+/// bytes a disc, where its four curves take 115, and the same bytes over and over, which the
+/// content stream's compression takes almost whole. The discs never overlap one another (their
+/// circles touch at most at a point) and those of capsule ends overlap only their own opaque
+/// capsule, so painting each on its own draws the same image as one path.
+#[cfg(feature = "pdf")]
+pub(crate) fn push_forms_pdf(
+    out: &mut String,
+    places: impl Iterator<Item = (i64, i64, &'static str)>,
+) {
+    let mut bytes = Vec::with_capacity(4096);
     bytes.extend_from_slice(b" q\n");
     let (mut x0, mut y0) = (0i64, 0i64);
-    for &(x, y) in &dots.modules {
-        let (x, y) = (i64::from(x), i64::from(y));
-        bytes.extend_from_slice(b"1 0 0 1");
-        for value in [x - x0, y - y0] {
-            number::put_word(&mut bytes, Some(b'1'), value * 1000);
-        }
-        bytes.extend_from_slice(b" cm/D Do\n");
+    for (x, y, name) in places {
+        bytes.extend_from_slice(b"1 0 0 1 ");
+        number::put_thousandths(&mut bytes, x - x0);
+        bytes.push(b' ');
+        number::put_thousandths(&mut bytes, y - y0);
+        bytes.extend_from_slice(b" cm/");
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.extend_from_slice(b" Do\n");
         (x0, y0) = (x, y);
     }
     bytes.push(b'Q');
@@ -206,6 +265,43 @@ pub(crate) fn push_dots_pdf(out: &mut String, dots: &Dots) {
 /// `gap D` adds the disc of the module `gap` modules after the previous disc of the row.
 #[cfg(feature = "eps")]
 pub(crate) const EPS_DOT_PROCEDURE: &str = "/D{X add dup 1 add/X exch def dup 1 add Y .5 add moveto .5 add Y .5 add .5 0 360 arc closepath}bind def\n";
+
+/// The EPS procedures capsules are written with: `x0 y x1 H` a horizontal one between the
+/// centres (`x0`, `y`) and (`x1`, `y`), `x y0 y1 V` a vertical one, both with arcs turning the
+/// same way as every other figure (the nonzero rule fills where they cross).
+#[cfg(feature = "eps")]
+pub(crate) const EPS_CAPSULE_PROCEDURES: &str = "/H{/B exch def/C exch def/A exch def B C .4 sub moveto B C .4 -90 90 arc A C .4 90 270 arc closepath}bind def/V{/B exch def/A exch def/C exch def C .4 add B moveto C B .4 0 180 arc C A .4 180 360 arc closepath}bind def\n";
+
+/// Appends `capsules` with the procedures of [`EPS_CAPSULE_PROCEDURES`].
+#[cfg(feature = "eps")]
+pub(crate) fn push_capsules_eps(out: &mut String, capsules: &[Capsule]) {
+    if capsules.is_empty() {
+        return;
+    }
+    let mut bytes = Vec::with_capacity(capsules.len() * 16 + 1);
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        bytes.push(b' ');
+    }
+    for (i, capsule) in capsules.iter().enumerate() {
+        let ((x0, y0), (x1, y1)) = capsule.ends();
+        let (values, name) = if capsule.vertical {
+            ([x0, y0, y1], b" V")
+        } else {
+            ([x0, y0, x1], b" H")
+        };
+        for (k, value) in values.into_iter().enumerate() {
+            if k > 0 {
+                bytes.push(b' ');
+            }
+            number::put_thousandths(&mut bytes, i64::from(value));
+        }
+        bytes.extend_from_slice(name);
+        // A line every 12 capsules: DSC keeps lines under 255 characters.
+        bytes.push(if i % 12 == 11 { b'\n' } else { b' ' });
+    }
+    bytes.push(b'\n');
+    number::push_ascii(out, &bytes);
+}
 
 /// Appends `dots` with the procedure of [`EPS_DOT_PROCEDURE`]: about 3 bytes a disc.
 #[cfg(feature = "eps")]

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::art::outline::{Dots, Outline, Step};
+use super::art::outline::{CAPSULE_RADIUS, Capsule, Dots, Outline, Step};
 use super::art::path::{Path, Point, Segment, Transform};
 use super::art::{Art, Layer, Paint, number};
 use super::svg::push_color;
@@ -60,11 +60,13 @@ pub(crate) fn encode(art: &Art<'_>) -> String {
         }
         svg.push_str(r#" d=""#);
         let capacity = 12 * layer.outline.turns.len()
+            + 48 * layer.capsules.len()
             + DISC.len() * layer.dots.modules.len()
             + 12 * layer.path.segments.len();
         let mut data = PathData::new(&mut svg, capacity);
         data.outline(&layer.outline);
         data.dots(&layer.dots);
+        data.capsules(&layer.capsules);
         data.path(&layer.path);
         data.finish();
         svg.push_str(r#""/>"#);
@@ -179,6 +181,13 @@ type ArcText = (Vec<u8>, bool);
 
 /// Each disc of a dots layer after its move: two half circles from its left end.
 const DISC: &[u8] = b"a.5.5 0 0 1 1 0a.5.5 0 0 1-1 0z";
+
+/// The half circles of the capsules' ends (radius [`CAPSULE_RADIUS`]): down round the right
+/// end, up round the left, left round the bottom, right round the top (then the close).
+const CAPSULE_DOWN: &[u8] = b"a.4.4 0 0 1 0 .8";
+const CAPSULE_UP: &[u8] = b"a.4.4 0 0 1 0-.8z";
+const CAPSULE_LEFT: &[u8] = b"a.4.4 0 0 1-.8 0";
+const CAPSULE_RIGHT: &[u8] = b"a.4.4 0 0 1 .8 0z";
 
 impl<'a> PathData<'a> {
     /// A writer into `svg` for path data of about `capacity` bytes.
@@ -342,6 +351,30 @@ impl<'a> PathData<'a> {
         for &(x, y) in &dots.modules {
             self.move_to((i64::from(x) * 1000, i64::from(y) * 1000 + 500));
             self.bytes.extend_from_slice(DISC);
+            self.after_number = false;
+        }
+    }
+
+    /// The capsules of the connected style: a move to the start of a long side, the side, a
+    /// half circle, the other side and the half circle back, from constant text but for the
+    /// sides' length.
+    fn capsules(&mut self, capsules: &[Capsule]) {
+        for capsule in capsules {
+            let ((x0, y0), (x1, y1)) = capsule.ends();
+            let span = i64::from(x1 - x0 + y1 - y0);
+            let (x0, y0, r) = (i64::from(x0), i64::from(y0), i64::from(CAPSULE_RADIUS));
+            let (start, side, there, back) = if capsule.vertical {
+                ((x0 + r, y0), b'v', CAPSULE_LEFT, CAPSULE_RIGHT)
+            } else {
+                ((x0, y0 - r), b'h', CAPSULE_DOWN, CAPSULE_UP)
+            };
+            self.move_to(start);
+            self.command(side);
+            self.number(span);
+            self.bytes.extend_from_slice(there);
+            self.command(side);
+            self.number(-span);
+            self.bytes.extend_from_slice(back);
             self.after_number = false;
         }
     }

@@ -9,7 +9,7 @@ pub(crate) mod outline;
 pub(crate) mod path;
 pub(crate) mod shapes;
 
-use outline::{Dots, Outline, UNIT};
+use outline::{Capsule, Dots, Outline, UNIT};
 use path::{Path, Point, Transform};
 use shapes::{Corner, Family, Neighbours};
 
@@ -90,6 +90,8 @@ pub(crate) struct Layer {
     /// Discs of half a module filled with the path: the dots style's modules and the connected
     /// style's lone ones.
     pub(crate) dots: Dots,
+    /// The connected style's runs, filled with the path.
+    pub(crate) capsules: Vec<Capsule>,
     /// Filled with the even-odd rule (text knocked out of a banner) instead of nonzero.
     pub(crate) even_odd: bool,
 }
@@ -104,6 +106,7 @@ impl Layer {
             runs: Vec::new(),
             outline: Outline::default(),
             dots: Dots::default(),
+            capsules: Vec::new(),
             even_odd: false,
         }
     }
@@ -114,6 +117,7 @@ impl Layer {
             && self.runs.is_empty()
             && self.outline.is_empty()
             && self.dots.modules.is_empty()
+            && self.capsules.is_empty()
     }
 }
 
@@ -236,7 +240,7 @@ impl Symbol {
     }
 
     /// The modules as the vector writers fill them, in module units: figures and discs.
-    pub(crate) fn module_figures(&self) -> (Outline, Dots) {
+    pub(crate) fn module_figures(&self) -> (Outline, Dots, Vec<Capsule>) {
         // At most four turns and one disc per dark module: sized once, never grown.
         let dark: usize = self
             .rows
@@ -249,6 +253,7 @@ impl Symbol {
             ends: Vec::with_capacity(dark + 16),
         };
         let mut dots = Dots::default();
+        let mut capsules = Vec::new();
         if shapes::family(self.style) != Family::Outlined {
             dots.modules.reserve(dark);
         }
@@ -278,10 +283,12 @@ impl Symbol {
                     }
                 }
             }
-            Family::Connected => shapes::connected_runs(&mut outline, &mut dots, &self.rows),
+            Family::Connected => {
+                shapes::connected_runs(&mut capsules, &mut dots, &self.rows);
+            }
         }
         contour::trace_rows(&mut outline, &self.squares, |_, _, _| 0);
-        (outline, dots)
+        (outline, dots, capsules)
     }
 
     /// The three finder patterns in module units.
@@ -306,7 +313,7 @@ impl Symbol {
         if as_runs {
             modules.runs = self.runs(finders_as_runs);
         } else {
-            (modules.outline, modules.dots) = self.module_figures();
+            (modules.outline, modules.dots, modules.capsules) = self.module_figures();
         }
         let finders = if finders_as_runs {
             Path::default()

@@ -37,8 +37,82 @@ pub(crate) fn put_word(out: &mut Vec<u8>, last: Option<u8>, thousandths: i64) {
     if !matches!(last, None | Some(b' ' | b'\n' | b'[')) {
         out.push(b' ');
     }
-    let mut buffer = [0u8; 24];
-    out.extend_from_slice(format_thousandths(thousandths, &mut buffer));
+    put_thousandths(out, thousandths);
+}
+
+/// Up to four bytes of text and their length.
+type Short = ([u8; 4], u8);
+
+/// The text of every whole number below 1,000 (`7`, `42`).
+static WHOLES: [Short; 1000] = {
+    let mut table = [([0u8; 4], 0u8); 1000];
+    let mut i = 0;
+    while i < 1000 {
+        let (mut text, mut len) = ([0u8; 4], 0);
+        if i >= 100 {
+            text[len] = b'0' + (i / 100) as u8;
+            len += 1;
+        }
+        if i >= 10 {
+            text[len] = b'0' + (i / 10 % 10) as u8;
+            len += 1;
+        }
+        text[len] = b'0' + (i % 10) as u8;
+        table[i] = (text, len as u8 + 1);
+        i += 1;
+    }
+    table
+};
+
+/// The point and digits of every thousandth fraction, trailing zeros left out (`.5`, `.224`;
+/// nothing for 0).
+static FRACTIONS: [Short; 1000] = {
+    let mut table = [([0u8; 4], 0u8); 1000];
+    let mut i = 1;
+    while i < 1000 {
+        let digits = [(i / 100) as u8, (i / 10 % 10) as u8, (i % 10) as u8];
+        let mut len = 3;
+        while digits[len - 1] == 0 {
+            len -= 1;
+        }
+        let mut text = [b'.', 0, 0, 0];
+        let mut k = 0;
+        while k < len {
+            text[k + 1] = b'0' + digits[k];
+            k += 1;
+        }
+        table[i] = (text, len as u8 + 1);
+        i += 1;
+    }
+    table
+};
+
+/// Appends `thousandths` / 1000 in its shortest form, as [`format_thousandths`] writes it:
+/// the whole part and the fraction from tables (a store of four bytes each; the print writers'
+/// absolute coordinates are most of a PDF's writing, and formatting each digit cost them 37
+/// instructions a number).
+pub(crate) fn put_thousandths(out: &mut Vec<u8>, thousandths: i64) {
+    let magnitude = thousandths.unsigned_abs();
+    let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as usize);
+    if whole >= 1000 {
+        let mut buffer = [0u8; 24];
+        out.extend_from_slice(format_thousandths(thousandths, &mut buffer));
+        return;
+    }
+    if thousandths < 0 {
+        out.push(b'-');
+    }
+    let mut put = |&(text, len): &Short| {
+        let end = out.len() + usize::from(len);
+        out.extend_from_slice(&text);
+        out.truncate(end);
+    };
+    if whole != 0 || fraction == 0 {
+        put(&WHOLES[whole as usize]);
+    }
+    if fraction != 0 {
+        put(&FRACTIONS[fraction]);
+    }
 }
 
 /// Appends the whole number `value` after a space unless `out` ends in white space or a
@@ -227,6 +301,23 @@ mod tests {
             assert_eq!(written.point, text.contains(&b'.'));
         }
         assert!(tenths(64_000).is_none() && tenths(-64_100).is_none() && tenths(250).is_none());
+    }
+
+    #[test]
+    fn table_numbers_are_the_formatted_ones() {
+        for thousandths in (-1_000_500..1_000_500)
+            .step_by(7)
+            .chain([0, 1000, -999_999])
+        {
+            let mut fast = Vec::new();
+            put_thousandths(&mut fast, thousandths);
+            let mut buffer = [0u8; 24];
+            assert_eq!(
+                fast,
+                format_thousandths(thousandths, &mut buffer),
+                "{thousandths}"
+            );
+        }
     }
 
     #[test]

@@ -69,6 +69,7 @@ impl Outline {
         }
     }
 
+    #[cfg(any(feature = "pdf", test))]
     /// Appends a clockwise rectangle from (`x`, `y`), `w` by `h`, every corner rounded by
     /// `radius` (at most half the shorter side).
     pub(crate) fn rounded_rect(&mut self, (x, y): (i32, i32), (w, h): (i32, i32), radius: i32) {
@@ -169,6 +170,47 @@ impl Dots {
     pub(crate) fn disc(outline: &mut Outline, x: u32, y: u32) {
         let (x, y) = (x as i32 * UNIT, y as i32 * UNIT);
         outline.rounded_rect((x, y), (UNIT, UNIT), UNIT / 2);
+    }
+}
+
+/// The half width, in thousandths, of the connected style's capsules (four fifths of a module wide).
+pub(crate) const CAPSULE_RADIUS: i32 = 400;
+
+/// A run of `length` dark modules (two or more) from module (`x`, `y`), rightwards or
+/// downwards: the connected style draws it as a capsule, a rectangle from the first module's
+/// centre to the last one's, [`CAPSULE_RADIUS`] either side, closed by a half disc at each end.
+///
+/// Every capsule is the same figure but for its length, so the SVG writer prints it from
+/// constant text, EPS from a procedure, and PDF as a rectangle and two copies of one disc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Capsule {
+    pub(crate) x: u32,
+    pub(crate) y: u32,
+    pub(crate) length: u32,
+    pub(crate) vertical: bool,
+}
+
+impl Capsule {
+    /// The centres of the first and last modules, in thousandths.
+    pub(crate) fn ends(&self) -> ((i32, i32), (i32, i32)) {
+        let (x, y) = (
+            self.x as i32 * UNIT + UNIT / 2,
+            self.y as i32 * UNIT + UNIT / 2,
+        );
+        let span = (self.length as i32 - 1) * UNIT;
+        if self.vertical {
+            ((x, y), (x, y + span))
+        } else {
+            ((x, y), (x + span, y))
+        }
+    }
+
+    /// Appends the capsule as a figure: a rectangle with every corner rounded by half its width.
+    #[cfg(feature = "pdf")]
+    pub(crate) fn append_to(&self, outline: &mut Outline) {
+        let ((x0, y0), (x1, y1)) = self.ends();
+        let r = CAPSULE_RADIUS;
+        outline.rounded_rect((x0 - r, y0 - r), (x1 - x0 + 2 * r, y1 - y0 + 2 * r), r);
     }
 }
 

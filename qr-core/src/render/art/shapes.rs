@@ -1,6 +1,6 @@
 //! The shapes of the styles: each module's corner radii from its neighbours, the connected runs, the dots and the finder patterns, in module units.
 
-use super::outline::{Dots, Outline, UNIT};
+use super::outline::{CAPSULE_RADIUS, Capsule, Dots, UNIT};
 use super::path::Path;
 use crate::grid::WORDS;
 use crate::options::{FinderStyle, ModuleStyle};
@@ -76,6 +76,7 @@ pub(crate) enum Family {
 
 /// The half-width of a connected run, and the inset that leaves.
 const CONNECTED_HALF_WIDTH: f32 = 0.4;
+#[cfg(feature = "png")]
 const CONNECTED_INSET: f32 = 0.5 - CONNECTED_HALF_WIDTH;
 /// The radius of a connected-style module with no dark neighbour: a whole module's disc.
 ///
@@ -183,15 +184,9 @@ pub(crate) fn module_shape(
 ///
 /// Runs are read from whole words (the columns from the rows transposed once): asking each
 /// module of the grid twice whether it is dark cost a connected SVG 80 thousand instructions.
-pub(crate) fn connected_runs(outline: &mut Outline, dots: &mut Dots, rows: &[[u64; WORDS]]) {
-    // In thousandths of a module: the capsule's width, its inset from the module's sides and
-    // its ends' radius.
-    let thousandths = |v: f32| (v * UNIT as f32).round() as i32;
-    let (w, i, r) = (
-        thousandths(2.0 * CONNECTED_HALF_WIDTH),
-        thousandths(CONNECTED_INSET),
-        thousandths(CONNECTED_HALF_WIDTH),
-    );
+pub(crate) fn connected_runs(capsules: &mut Vec<Capsule>, dots: &mut Dots, rows: &[[u64; WORDS]]) {
+    // The capsules' radius is the style's half width.
+    const _: () = assert!(CAPSULE_RADIUS == (CONNECTED_HALF_WIDTH * UNIT as f32) as i32);
     let n = rows.len();
     let set = |line: &mut [u64; WORDS], k: usize| line[k / 64] |= 1 << (k % 64);
     let mut columns = vec![[0u64; WORDS]; n];
@@ -219,12 +214,13 @@ pub(crate) fn connected_runs(outline: &mut Outline, dots: &mut Dots, rows: &[[u6
                             set(&mut in_run[line], j);
                         }
                     }
-                    let (len, s, l) = (length as i32 * UNIT, k as i32 * UNIT, line as i32 * UNIT);
-                    if transposed {
-                        outline.rounded_rect((l + i, s + i), (w, len - 2 * i), r);
-                    } else {
-                        outline.rounded_rect((s + i, l + i), (len - 2 * i, w), r);
-                    }
+                    let (along, across) = (k as u32, line as u32);
+                    capsules.push(Capsule {
+                        x: if transposed { across } else { along },
+                        y: if transposed { along } else { across },
+                        length: length as u32,
+                        vertical: transposed,
+                    });
                 }
                 k += length;
             });
