@@ -60,7 +60,15 @@ pub(crate) fn zlib_compress_literals(data: &[u8]) -> Vec<u8> {
             for (symbol, entry) in literals.iter_mut().enumerate() {
                 *entry = symbol_code(&codes, litlen_lengths, symbol);
             }
-            for &byte in data {
+            // Two bytes a step (codes are at most 15 bits, so two fit the 32-bit write):
+            // half the writer's calls and its flush checks.
+            let mut pairs = data.chunks_exact(2);
+            for pair in &mut pairs {
+                let (a, a_count) = literals[usize::from(pair[0])];
+                let (b, b_count) = literals[usize::from(pair[1])];
+                writer.write_bits(a | b << a_count, a_count + b_count);
+            }
+            for &byte in pairs.remainder() {
                 let (bits, count) = literals[usize::from(byte)];
                 writer.write_bits(bits, count);
             }

@@ -87,6 +87,78 @@ static FRACTIONS: [Short; 1000] = {
     table
 };
 
+/// A few numbers and operators put together on the stack before they are appended at once: a
+/// store of four bytes per part and no capacity check, where appending each part to a `Vec`
+/// cost a check and a length update each (27 instructions a number of a PDF's coordinates).
+pub(crate) struct Words {
+    bytes: [u8; 128],
+    len: usize,
+}
+
+impl Words {
+    pub(crate) fn new() -> Words {
+        Words {
+            bytes: [0; 128],
+            len: 0,
+        }
+    }
+
+    /// Appends a space and `thousandths` / 1000 (as [`put_thousandths`] writes it); at most
+    /// ten numbers fit with their operators.
+    #[inline]
+    pub(crate) fn number(&mut self, thousandths: i64) {
+        self.bytes[self.len] = b' ';
+        self.len += 1;
+        self.put(thousandths);
+    }
+
+    /// Appends `thousandths` / 1000 without a space before it.
+    #[inline]
+    pub(crate) fn put(&mut self, thousandths: i64) {
+        let magnitude = thousandths.unsigned_abs();
+        let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as usize);
+        if whole >= 1000 {
+            let mut buffer = [0u8; 24];
+            let text = format_thousandths(thousandths, &mut buffer);
+            self.text(text);
+            return;
+        }
+        if thousandths < 0 {
+            self.bytes[self.len] = b'-';
+            self.len += 1;
+        }
+        if whole != 0 || fraction == 0 {
+            self.short(&WHOLES[whole as usize]);
+        }
+        if fraction != 0 {
+            self.short(&FRACTIONS[fraction]);
+        }
+    }
+
+    #[inline]
+    fn short(&mut self, &(text, len): &Short) {
+        self.bytes[self.len..self.len + 4].copy_from_slice(&text);
+        self.len += usize::from(len);
+    }
+
+    /// Appends `text` (an operator) as it is.
+    #[inline]
+    pub(crate) fn text(&mut self, text: &[u8]) {
+        self.bytes[self.len..self.len + text.len()].copy_from_slice(text);
+        self.len += text.len();
+    }
+
+    /// Empties the buffer.
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The bytes put together.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// Appends `thousandths` / 1000 in its shortest form, as [`format_thousandths`] writes it:
 /// the whole part and the fraction from tables (a store of four bytes each; the print writers'
 /// absolute coordinates are most of a PDF's writing, and formatting each digit cost them 37
@@ -318,6 +390,16 @@ mod tests {
                 "{thousandths}"
             );
         }
+    }
+
+    #[test]
+    fn words_put_the_table_numbers_together() {
+        let mut words = Words::new();
+        words.put(12_500);
+        words.number(-224);
+        words.number(1_000_000_500);
+        words.text(b" c");
+        assert_eq!(words.as_bytes(), b"12.5 -.224 1000000.5 c");
     }
 
     #[test]
