@@ -134,7 +134,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
 
 /// Appends the path of `layer`: its general path, figures, runs and discs.
 fn push_shape(out: &mut String, layer: &Layer) {
-    push_path(out, &layer.path);
+    push_path(out, &layer.path, layer.whole_units);
     push_outline(out, &layer.outline);
     push_runs_eps(out, &layer.runs);
     push_dots_eps(out, &layer.dots);
@@ -148,7 +148,7 @@ fn push_transform(out: &mut String, t: &Transform) {
     }
     out.push_str(" [");
     for value in [t.sx, 0.0, 0.0, t.sy, t.tx, t.ty] {
-        number::push_word(out, value);
+        number::push_exact(out, value, true);
     }
     out.push_str("] concat\n");
 }

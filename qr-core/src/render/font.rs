@@ -3,85 +3,133 @@
 //! The font file is `fonts/DejaVuSans-Bold-Latin1.ttf` (14.9 KB; licence beside it), so no
 //! installed font is ever needed: text becomes outlines in every format.
 
-use super::art::path::{Path, Point};
+use std::sync::OnceLock;
+
+use super::art::path::{Path, Point, Segment, Transform};
 
 /// The font file.
 const FONT: &[u8] = include_bytes!("../../fonts/DejaVuSans-Bold-Latin1.ttf");
 
-/// Text laid out in one line: its outline in image pixels.
+/// Text laid out in one line: its outline in font units (y down, the pen starting at 0 on the
+/// baseline), and the map of font units to image pixels.
+///
+/// Font units keep the glyphs' coordinates whole numbers (the SVG writer prints `q-41-18`
+/// where pixels took `q-2.002-.895`).
 pub(crate) struct Line {
     pub(crate) path: Path,
+    pub(crate) transform: Transform,
+}
+
+/// A glyph's outline in font units, y down, and its advance.
+struct Glyph {
+    segments: Vec<Segment>,
+    advance: i32,
+}
+
+/// The glyphs of the Latin-1 characters, read from the font the first time each is drawn:
+/// parsing the font and a glyph's outline cost a framed image 23 thousand instructions a
+/// render; the outlines never change.
+static GLYPHS: [OnceLock<Option<Glyph>>; 256] = [const { OnceLock::new() }; 256];
+
+/// The height of the font's capitals in font units.
+static CAP_HEIGHT: OnceLock<i32> = OnceLock::new();
+
+fn face() -> Option<ttf_parser::Face<'static>> {
+    // The file is compiled in and parses (a test says so).
+    ttf_parser::Face::parse(FONT, 0).ok()
+}
+
+/// The glyph of `c`, if the font has it (Latin-1 only).
+fn glyph(c: char) -> Option<&'static Glyph> {
+    let slot = GLYPHS.get(usize::try_from(u32::from(c)).ok()?)?;
+    slot.get_or_init(|| {
+        let face = face()?;
+        let id = face.glyph_index(c)?;
+        let mut path = Path::default();
+        // A glyph without an outline (a space) has only its advance.
+        face.outline_glyph(id, &mut Outline { path: &mut path });
+        Some(Glyph {
+            segments: path.segments,
+            advance: i32::from(face.glyph_hor_advance(id).unwrap_or(0)),
+        })
+    })
+    .as_ref()
 }
 
 /// Lays out `text` centred on `center_x`, its capitals centred on `middle_y`, `height` pixels
 /// from the baseline to the top of a capital at most, narrowed to fit `max_width` pixels.
 pub(crate) fn line(text: &str, center_x: f32, middle_y: f32, height: f32, max_width: f32) -> Line {
-    let mut path = Path::default();
-    let Ok(face) = ttf_parser::Face::parse(FONT, 0) else {
-        // The file is compiled in and parses (a test says so): nothing to draw otherwise.
-        return Line { path };
-    };
-    let glyphs: Vec<(ttf_parser::GlyphId, f32)> = text
-        .chars()
-        .filter_map(|c| face.glyph_index(c))
-        .map(|id| (id, f32::from(face.glyph_hor_advance(id).unwrap_or(0))))
-        .collect();
-    let advance: f32 = glyphs.iter().map(|&(_, a)| a).sum();
-    let cap = f32::from(face.capital_height().unwrap_or(1493)).max(1.0);
+    let glyphs: Vec<&Glyph> = text.chars().filter_map(glyph).collect();
+    let advance: i32 = glyphs.iter().map(|g| g.advance).sum();
+    let cap = *CAP_HEIGHT.get_or_init(|| {
+        face()
+            .and_then(|face| face.capital_height())
+            .map_or(1493, i32::from)
+    });
+    let cap = cap.max(1) as f32;
     let mut scale = height / cap;
-    if advance * scale > max_width {
-        scale = max_width / advance.max(1.0);
+    if advance as f32 * scale > max_width {
+        scale = max_width / (advance.max(1) as f32);
     }
-    let mut pen = center_x - advance * scale / 2.0;
-    let baseline = middle_y + cap * scale / 2.0;
-    for (id, advance) in glyphs {
-        let mut builder = Outline {
-            path: &mut path,
-            scale,
-            x: pen,
-            y: baseline,
-        };
-        face.outline_glyph(id, &mut builder);
-        pen += advance * scale;
+    let transform = Transform::new(
+        scale,
+        scale,
+        center_x - advance as f32 * scale / 2.0,
+        middle_y + cap * scale / 2.0,
+    );
+    let mut path = Path::default();
+    path.segments
+        .reserve(glyphs.iter().map(|g| g.segments.len()).sum());
+    let mut pen = 0;
+    for glyph in glyphs {
+        let dx = pen as f32;
+        let moved = |p: Point| Point::new(p.x + dx, p.y);
+        path.segments
+            .extend(glyph.segments.iter().map(|&s| match s {
+                Segment::Move(p) => Segment::Move(moved(p)),
+                Segment::Line(p) => Segment::Line(moved(p)),
+                Segment::Quad { control, to } => Segment::Quad {
+                    control: moved(control),
+                    to: moved(to),
+                },
+                Segment::Arc {
+                    to,
+                    center,
+                    clockwise,
+                } => Segment::Arc {
+                    to: moved(to),
+                    center: moved(center),
+                    clockwise,
+                },
+                Segment::Close => Segment::Close,
+            }));
+        pen += glyph.advance;
     }
-    Line { path }
+    Line { path, transform }
 }
 
-/// Receives glyph outlines (font units, y up) into a path in pixels (y down).
+/// Receives glyph outlines (font units, y up) into a path in font units, y down.
 struct Outline<'a> {
     path: &'a mut Path,
-    scale: f32,
-    x: f32,
-    y: f32,
-}
-
-impl Outline<'_> {
-    fn point(&self, x: f32, y: f32) -> Point {
-        Point::new(self.x + x * self.scale, self.y - y * self.scale)
-    }
 }
 
 impl ttf_parser::OutlineBuilder for Outline<'_> {
     fn move_to(&mut self, x: f32, y: f32) {
-        let p = self.point(x, y);
-        self.path.move_to(p.x, p.y);
+        self.path.move_to(x, -y);
     }
 
     fn line_to(&mut self, x: f32, y: f32) {
-        let p = self.point(x, y);
-        self.path.line_to(p.x, p.y);
+        self.path.line_to(x, -y);
     }
 
     fn quad_to(&mut self, x1: f32, y1: f32, x: f32, y: f32) {
-        let (control, to) = (self.point(x1, y1), self.point(x, y));
-        self.path.quad_to(control, to);
+        self.path.quad_to(Point::new(x1, -y1), Point::new(x, -y));
     }
 
     fn curve_to(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, x: f32, y: f32) {
         // TrueType outlines are quadratic; a cubic (from a CFF font) is approximated by one quadratic.
-        let control = self.point((3.0 * (x1 + x2) - x) / 4.0, (3.0 * (y1 + y2) - y) / 4.0);
-        let to = self.point(x, y);
-        self.path.quad_to(control, to);
+        let control = Point::new((3.0 * (x1 + x2) - x) / 4.0, -(3.0 * (y1 + y2) - y) / 4.0);
+        self.path.quad_to(control, Point::new(x, -y));
     }
 
     fn close(&mut self) {
@@ -109,14 +157,10 @@ mod tests {
         let line = line("SCAN ME", 100.0, 50.0, 20.0, 60.0);
         let mut min_x = f32::MAX;
         let mut max_x = f32::MIN;
-        line.path.flatten(
-            &super::super::art::path::Transform::IDENTITY,
-            0.1,
-            |a, _| {
-                min_x = min_x.min(a.x);
-                max_x = max_x.max(a.x);
-            },
-        );
+        line.path.flatten(&line.transform, 0.1, |a, _| {
+            min_x = min_x.min(a.x);
+            max_x = max_x.max(a.x);
+        });
         assert!(
             max_x - min_x <= 60.5 && max_x - min_x > 50.0,
             "{min_x} {max_x}"

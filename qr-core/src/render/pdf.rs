@@ -64,7 +64,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         // a translucent colour would darken where they do, so then they are figures of the path.
         let opaque = layer.paint.colors().iter().all(|c| c.a == 255);
         let before = content.len();
-        push_path(&mut content, &layer.path);
+        push_path(&mut content, &layer.path, layer.whole_units);
         if opaque {
             push_outline(&mut content, &layer.outline);
             push_capsule_middles_pdf(&mut content, &layer.capsules);
@@ -140,7 +140,7 @@ fn push_transform(content: &mut String, t: &Transform) {
         return;
     }
     for value in [t.sx, 0.0, 0.0, t.sy, t.tx, t.ty] {
-        number::push_word(content, value);
+        number::push_exact(content, value, true);
     }
     content.push_str(" cm\n");
 }
@@ -186,7 +186,7 @@ impl Resources {
     fn pattern(&mut self, paint: &Paint, transform: &Transform, ctm: &Transform) -> String {
         let mut dict = String::from("<</PatternType 2/Matrix[");
         for value in [ctm.sx, 0.0, 0.0, ctm.sy, ctm.tx, ctm.ty] {
-            number::push_word(&mut dict, value);
+            number::push_exact(&mut dict, value, true);
         }
         dict.push_str("]/Shading");
         push_shading_dictionary(&mut dict, paint, transform, |c| c);

@@ -12,35 +12,48 @@ use super::art::{Paint, Run, number};
 use crate::options::Color;
 
 /// Appends `path` as PDF and PostScript path operators (`m`, `l`, `c`, `h`; EPS defines them)
-/// in absolute coordinates.
+/// in absolute coordinates, whole numbers if `whole` (see `Layer::whole_units`).
 ///
 /// The operators are written as bytes and handed over once: checking each number's UTF-8
 /// cost a rounded PDF 175 thousand instructions, more than formatting it.
-pub(crate) fn push_path(out: &mut String, path: &Path) {
-    let mut bytes = Vec::with_capacity(path.segments.len() * 24);
-    let last = out.as_bytes().last().copied();
-    let word = |bytes: &mut Vec<u8>, value: f32| {
-        let before = bytes.last().copied().or(last);
-        number::put_word(bytes, before, number::thousandths(value));
+pub(crate) fn push_path(out: &mut String, path: &Path, whole: bool) {
+    if path.is_empty() {
+        return;
+    }
+    let mut bytes = Vec::with_capacity(path.segments.len() * 40 + 16);
+    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+        bytes.push(b' ');
+    }
+    let mut words = number::Words::new();
+    let put = |words: &mut number::Words, points: &[f32]| {
+        for &value in points {
+            words.number(number::thousandths_in(value, whole));
+        }
     };
-    path.for_each_cubic(|step| match step {
-        Cubic::Move(p) => {
-            word(&mut bytes, p.x);
-            word(&mut bytes, p.y);
-            bytes.extend_from_slice(b" m");
-        }
-        Cubic::Line(p) => {
-            word(&mut bytes, p.x);
-            word(&mut bytes, p.y);
-            bytes.extend_from_slice(b" l");
-        }
-        Cubic::Curve(a, b, p) => {
-            for value in [a.x, a.y, b.x, b.y, p.x, p.y] {
-                word(&mut bytes, value);
+    path.for_each_cubic(|step| {
+        words.clear();
+        match step {
+            Cubic::Move(p) => {
+                put(&mut words, &[p.x, p.y]);
+                words.text(b" m");
             }
-            bytes.extend_from_slice(b" c");
+            Cubic::Line(p) => {
+                put(&mut words, &[p.x, p.y]);
+                words.text(b" l");
+            }
+            Cubic::Curve(a, b, p) => {
+                put(&mut words, &[a.x, a.y, b.x, b.y, p.x, p.y]);
+                words.text(b" c");
+            }
+            Cubic::Close => words.text(b" h\n"),
         }
-        Cubic::Close => bytes.extend_from_slice(b" h\n"),
+        // Every number follows a space, but a figure's first after its line break.
+        let text = words.as_bytes();
+        let text = match (bytes.last(), text.first()) {
+            (None | Some(b'\n' | b' '), Some(b' ')) => &text[1..],
+            _ => text,
+        };
+        bytes.extend_from_slice(text);
     });
     number::push_ascii(out, &bytes);
 }

@@ -54,7 +54,7 @@ pub(crate) fn encode(art: &Art<'_>) -> String {
             let t = layer.transform;
             svg.push_str(r#" transform="matrix("#);
             for value in [t.sx, 0.0, 0.0, t.sy, t.tx, t.ty] {
-                number::push(&mut svg, value);
+                number::push_exact(&mut svg, value, false);
             }
             svg.push_str(r#")""#);
         }
@@ -67,7 +67,7 @@ pub(crate) fn encode(art: &Art<'_>) -> String {
         data.outline(&layer.outline);
         data.dots(&layer.dots);
         data.capsules(&layer.capsules);
-        data.path(&layer.path);
+        data.path(&layer.path, layer.whole_units);
         data.finish();
         svg.push_str(r#""/>"#);
     }
@@ -379,10 +379,15 @@ impl<'a> PathData<'a> {
         }
     }
 
-    /// The figures of a general `path` (finders, frames, text).
-    fn path(&mut self, path: &Path) {
+    /// The figures of a general `path` (finders, frames, text), in whole units if `whole`.
+    fn path(&mut self, path: &Path, whole: bool) {
         self.flush_arc();
-        let rounded = |p: Point| (number::thousandths(p.x), number::thousandths(p.y));
+        let rounded = |p: Point| {
+            (
+                number::thousandths_in(p.x, whole),
+                number::thousandths_in(p.y, whole),
+            )
+        };
         let unrounded = |(x, y): (i64, i64)| Point::new(x as f32 / 1000.0, y as f32 / 1000.0);
         // The exact point reached and the figure's start.
         let mut exact = unrounded(self.current);
@@ -466,10 +471,33 @@ impl<'a> PathData<'a> {
         }
     }
 
+    /// Appends a whole number below 1,000 in magnitude from its table (a text's steps in font
+    /// units); `false` for any other number.
+    fn whole_number(&mut self, thousandths: i64) -> bool {
+        let whole = thousandths / 1000;
+        if thousandths % 1000 != 0 || !(-999..=999).contains(&whole) {
+            return false;
+        }
+        let (text, len) = number::WHOLES[whole.unsigned_abs() as usize];
+        if whole < 0 {
+            self.separate(b'-', false);
+            self.bytes.push(b'-');
+        } else {
+            self.separate(text[0], false);
+        }
+        let end = self.bytes.len() + usize::from(len);
+        self.bytes.extend_from_slice(&text);
+        self.bytes.truncate(end);
+        true
+    }
+
     /// [`PathData::number`] of a number the table does not hold (kept out of line: its buffer
     /// and formatting made every number's call cost 90 instructions).
     #[inline(never)]
     fn format_number(&mut self, thousandths: i64) {
+        if self.whole_number(thousandths) {
+            return;
+        }
         let mut buffer = [0u8; 24];
         let text = number::format_thousandths(thousandths, &mut buffer);
         self.push(text, text.contains(&b'.'));

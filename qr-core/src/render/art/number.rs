@@ -19,6 +19,31 @@ pub(crate) fn push(out: &mut String, value: f32) {
     push_ascii(out, text);
 }
 
+/// Appends a transform's `value` in full when thousandths would change it (a text's scale
+/// from font units to pixels is about 0.016: three decimals would shrink it by a sixth), else
+/// as [`push_word`] does (`with_space`) or [`push`] does.
+pub(crate) fn push_exact(out: &mut String, value: f32, with_space: bool) {
+    let short = thousandths(value);
+    let exact =
+        (short as f64 / 1000.0 - f64::from(value)).abs() <= 1e-7 * f64::from(value.abs()).max(1.0);
+    if exact && with_space {
+        return push_word(out, value);
+    }
+    #[cfg(feature = "svg")]
+    if exact {
+        return push(out, value);
+    }
+    let text = value.to_string();
+    let separated = matches!(
+        out.as_bytes().last(),
+        None | Some(b' ' | b'"' | b'[' | b'(' | b'\n')
+    );
+    if !separated && (with_space || !text.starts_with('-')) {
+        out.push(' ');
+    }
+    out.push_str(&text);
+}
+
 /// Appends `value` as [`push`] does, preceded by a space unless `out` ends in white space or a
 /// bracket: PDF and PostScript need a space after an operator.
 pub(crate) fn push_word(out: &mut String, value: f32) {
@@ -41,10 +66,10 @@ pub(crate) fn put_word(out: &mut Vec<u8>, last: Option<u8>, thousandths: i64) {
 }
 
 /// Up to four bytes of text and their length.
-type Short = ([u8; 4], u8);
+pub(crate) type Short = ([u8; 4], u8);
 
 /// The text of every whole number below 1,000 (`7`, `42`).
-static WHOLES: [Short; 1000] = {
+pub(crate) static WHOLES: [Short; 1000] = {
     let mut table = [([0u8; 4], 0u8); 1000];
     let mut i = 0;
     while i < 1000 {
@@ -59,6 +84,23 @@ static WHOLES: [Short; 1000] = {
         }
         text[len] = b'0' + (i % 10) as u8;
         table[i] = (text, len as u8 + 1);
+        i += 1;
+    }
+    table
+};
+
+/// The three digits of every number below 1,000, zeros in front (`007`): the low part of a
+/// whole number of a thousand or more.
+static PADDED: [[u8; 4]; 1000] = {
+    let mut table = [[0u8; 4]; 1000];
+    let mut i = 0;
+    while i < 1000 {
+        table[i] = [
+            b'0' + (i / 100) as u8,
+            b'0' + (i / 10 % 10) as u8,
+            b'0' + (i % 10) as u8,
+            0,
+        ];
         i += 1;
     }
     table
@@ -117,7 +159,7 @@ impl Words {
     pub(crate) fn put(&mut self, thousandths: i64) {
         let magnitude = thousandths.unsigned_abs();
         let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as usize);
-        if whole >= 1000 {
+        if whole >= 1_000_000 {
             let mut buffer = [0u8; 24];
             let text = format_thousandths(thousandths, &mut buffer);
             self.text(text);
@@ -127,7 +169,11 @@ impl Words {
             self.bytes[self.len] = b'-';
             self.len += 1;
         }
-        if whole != 0 || fraction == 0 {
+        if whole >= 1000 {
+            // A font's coordinates run to thousands: the high part, then three digits.
+            self.short(&WHOLES[(whole / 1000) as usize]);
+            self.short(&(PADDED[(whole % 1000) as usize], 3));
+        } else if whole != 0 || fraction == 0 {
             self.short(&WHOLES[whole as usize]);
         }
         if fraction != 0 {
@@ -204,6 +250,15 @@ pub(crate) fn put_word_int(out: &mut Vec<u8>, value: u32) {
 pub(crate) fn thousandths(value: f32) -> i64 {
     let scaled = f64::from(value) * 1000.0;
     (scaled + if scaled < 0.0 { -0.5 } else { 0.5 }) as i64
+}
+
+/// `value` in whole thousandths, rounded to a whole number of units when `whole`.
+pub(crate) fn thousandths_in(value: f32, whole: bool) -> i64 {
+    if whole {
+        thousandths(value.round())
+    } else {
+        thousandths(value)
+    }
 }
 
 /// `value` rounded to thousandths in its shortest form, written at the end of `buffer`.
@@ -398,8 +453,19 @@ mod tests {
         words.put(12_500);
         words.number(-224);
         words.number(1_000_000_500);
+        words.number(-4_007_550);
+        words.number(17_326_000);
         words.text(b" c");
-        assert_eq!(words.as_bytes(), b"12.5 -.224 1000000.5 c");
+        assert_eq!(words.as_bytes(), b"12.5 -.224 1000000.5 -4007.55 17326 c");
+    }
+
+    #[test]
+    fn transforms_keep_their_digits() {
+        let mut out = String::from("[");
+        for value in [8.0, 0.0162, -34.5, 65.14513] {
+            push_exact(&mut out, value, true);
+        }
+        assert_eq!(out, "[8 0.0162 -34.5 65.14513");
     }
 
     #[test]
