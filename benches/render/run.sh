@@ -2,7 +2,9 @@
 # Styled rendering and print formats against the peers, in one run: qr-core's criterion
 # benchmark (benches/styles.rs), then segno (PyPI) for PDF, EPS, SVG and PNG, and
 # qr-code-styling (npm, run headless with jsdom and @napi-rs/canvas) for styled SVG and PNG, all
-# on the reference URL at 300 px (50 mm for print). Installs the peers in a temporary directory.
+# on the reference URL at 300 px (50 mm for print), and the bytes libqrencode's qrencode writes
+# (EPS, SVG, PNG; it has no PDF; Debian's `qrencode`, skipped when missing). Installs the peers
+# in a temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
@@ -10,6 +12,18 @@ trap 'rm -rf "$work"' EXIT
 
 echo "== qr-core (criterion medians)"
 cargo bench -p qr-benches --bench styles 2>&1 | grep -E "^(png|svg|pdf|eps)/|time:|bytes|^plain|^rounded|^dots|^connected"
+
+echo "== libqrencode (bytes; 8 px a module, 4 modules of quiet zone: 296 px)"
+if command -v qrencode >/dev/null; then
+    for kind in EPS SVG PNG; do
+        qrencode -l M -m 4 -s 8 -t "$kind" -o "$work/qrencode.$kind" "https://qr.example.com/r/7K3M9QXZ"
+        echo "qrencode $kind: $(wc -c <"$work/qrencode.$kind") bytes"
+    done
+    qrencode -l M -m 4 -s 8 -t SVG --svg-path -o "$work/qrencode-path.svg" "https://qr.example.com/r/7K3M9QXZ"
+    echo "qrencode SVG --svg-path: $(wc -c <"$work/qrencode-path.svg") bytes"
+else
+    echo "qrencode not installed (apt-get install qrencode): skipped"
+fi
 
 echo "== segno"
 python3 -m pip install --quiet --target "$work/py" segno

@@ -37,52 +37,6 @@ pub(crate) fn zlib_compress_fast(data: &[u8], stride: usize) -> Vec<u8> {
     out
 }
 
-/// Compresses `data` into a zlib stream of literals only (Huffman coding, no matches): a
-/// counting pass and a table lookup a byte. For text whose repeats are short, as the absolute
-/// coordinates of a PDF content stream are, it costs a fifth of the greedy parse for about a
-/// tenth more bytes (a rounded code's content: 13,518 bytes to 5,801 against 5,196).
-#[cfg(feature = "pdf")]
-pub(crate) fn zlib_compress_literals(data: &[u8]) -> Vec<u8> {
-    let mut writer = BitWriter::<LsbFirst>::with_capacity(data.len() / 2 + 64);
-    writer.write_bytes(&[0x78, 0x01]);
-    let mut litlen = [0u32; LITLEN_SYMBOLS];
-    for &byte in data {
-        litlen[usize::from(byte)] += 1;
-    }
-    litlen[END_OF_BLOCK] += 1;
-    let dist = [0u32; DIST_SYMBOLS];
-    BlockPlan::from_frequencies(&litlen, &dist).write_with(
-        &mut writer,
-        data,
-        |writer, litlen_lengths, _| {
-            let codes = canonical_codes(litlen_lengths);
-            let mut literals = [(0u32, 0u32); END_OF_BLOCK + 1];
-            for (symbol, entry) in literals.iter_mut().enumerate() {
-                *entry = symbol_code(&codes, litlen_lengths, symbol);
-            }
-            // Two bytes a step (codes are at most 15 bits, so two fit the 32-bit write):
-            // half the writer's calls and its flush checks.
-            let mut pairs = data.chunks_exact(2);
-            for pair in &mut pairs {
-                let (a, a_count) = literals[usize::from(pair[0])];
-                let (b, b_count) = literals[usize::from(pair[1])];
-                writer.write_bits(a | b << a_count, a_count + b_count);
-            }
-            for &byte in pairs.remainder() {
-                let (bits, count) = literals[usize::from(byte)];
-                writer.write_bits(bits, count);
-            }
-            let (bits, count) = literals[END_OF_BLOCK];
-            writer.write_bits(bits, count);
-        },
-    );
-    let mut out = writer.finish();
-    let mut adler = simd_adler32::Adler32::new();
-    adler.write(data);
-    out.extend_from_slice(&adler.finish().to_be_bytes());
-    out
-}
-
 /// The greedy parse of some data: its tokens and the counts of their symbols.
 struct Parse {
     tokens: Vec<Token>,

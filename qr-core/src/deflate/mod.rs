@@ -34,6 +34,8 @@ mod matches;
 #[cfg(feature = "png")]
 mod parse;
 mod tables;
+#[cfg(feature = "pdf")]
+mod text;
 mod token;
 
 #[cfg(feature = "png")]
@@ -44,12 +46,12 @@ use block::BlockPlan;
 use cost::CostModel;
 #[cfg(any(feature = "style", feature = "pdf"))]
 pub(crate) use greedy::zlib_compress_fast;
-#[cfg(feature = "pdf")]
-pub(crate) use greedy::zlib_compress_literals;
 #[cfg(feature = "png")]
 use layout::Layout;
 #[cfg(feature = "png")]
 use parse::Search;
+#[cfg(feature = "pdf")]
+pub(crate) use text::{zlib_compress_literals, zlib_compress_text};
 #[cfg(feature = "png")]
 use token::Token;
 

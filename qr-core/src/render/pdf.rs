@@ -14,7 +14,7 @@ use super::print::{
     push_outline, push_path, push_rgb, push_runs_pdf, push_shading_dictionary,
 };
 use crate::deflate::zlib_compress_fast;
-use crate::options::{Dpi, PrintSize};
+use crate::options::{Dpi, ModuleStyle, PrintSize};
 
 /// Writes `art` as a PDF document `print_size` wide; a logo is resampled at `dpi`.
 pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> {
@@ -131,7 +131,18 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         None
     };
     content.push('Q');
-    assemble(page, &content, &resources, logo)
+    // The dots style's content is all placements of one form (`1 0 0 1 1 0 cm/D Do`), whose
+    // repeats matches shrink to 40 % (3,469 bytes of literals, 1,409) for 10 % more time; the
+    // square style's rectangles keep a code of their own (1,486 bytes, segno's 1,575; the
+    // shared code wrote 1,802); curves take the shared code (see `deflate::text`).
+    let coding = if resources.disc && !resources.end {
+        Coding::Matches(1)
+    } else if art.symbol.style == ModuleStyle::Square {
+        Coding::OwnCode
+    } else {
+        Coding::SharedCode
+    };
+    assemble(page, (&content, coding), &resources, logo)
 }
 
 /// Appends `transform` as a `cm` operator (nothing for the identity).
@@ -235,7 +246,12 @@ type Image<'a> = (u32, u32, &'a [u8], &'a [u8]);
 
 /// Writes the document: catalog, pages, page, content, and the logo with its soft mask, then
 /// the cross-reference table.
-fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<'_>>) -> Vec<u8> {
+fn assemble(
+    page: f64,
+    (content, coding): (&str, Coding),
+    resources: &Resources,
+    logo: Option<Image<'_>>,
+) -> Vec<u8> {
     let mut pdf: Vec<u8> = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec();
     let mut offsets = Vec::new();
     let mut object = |pdf: &mut Vec<u8>, body: &[u8]| {
@@ -255,25 +271,18 @@ fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<
         resources.dictionary(logo.is_some(), 5, first_form)
     );
     object(&mut pdf, page_dict.as_bytes());
-    // The dots style's content is all placements of one form (`1 0 0 1 1 0 cm/D Do`), whose
-    // repeats matches shrink to 40 % (3,469 bytes of literals, 1,409) for 10 % more time;
-    // coordinates, and the connected style's rectangles between its forms, gain less than the
-    // 20 % more time (connected: 5,520 and 2,740 bytes, 648 k and 794 k instructions).
-    let repeats = resources.disc && !resources.end;
-    object(
-        &mut pdf,
-        &stream("<<", content.as_bytes(), if repeats { 1 } else { 0 }),
-    );
+    object(&mut pdf, &stream("<<", content.as_bytes(), coding));
     if let Some((w, h, rgb_rows, alpha_rows)) = logo {
         let head = format!("<</Type/XObject/Subtype/Image/Width {w}/Height {h}/BitsPerComponent 8");
         let rgb = format!("{head}/ColorSpace/DeviceRGB/SMask 6 0 R");
-        object(&mut pdf, &stream(&rgb, rgb_rows, w as usize * 3));
+        let rows = |stride: u32| Coding::Matches(stride as usize);
+        object(&mut pdf, &stream(&rgb, rgb_rows, rows(w * 3)));
         object(
             &mut pdf,
             &stream(
                 &format!("{head}/ColorSpace/DeviceGray"),
                 alpha_rows,
-                w as usize,
+                rows(w),
             ),
         );
     }
@@ -301,14 +310,25 @@ fn assemble(page: f64, content: &str, resources: &Resources, logo: Option<Image<
     pdf
 }
 
+/// How a stream's data is compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Coding {
+    /// The greedy parse's matches, the data in rows of this many bytes (images, and content
+    /// that repeats itself).
+    Matches(usize),
+    /// Literals with the stream's own Huffman code.
+    OwnCode,
+    /// Literals with the code shared by content streams of curves.
+    SharedCode,
+}
+
 /// A stream object's body: `dict` (left open) completed with the filter and the length, then
-/// the data compressed: as rows of `stride` bytes with the greedy parse, or with `stride` 0 as
-/// Huffman-coded literals only (a fifth of the time for a tenth more bytes on coordinates).
-fn stream(dict: &str, data: &[u8], stride: usize) -> Vec<u8> {
-    let compressed = if stride == 0 {
-        crate::deflate::zlib_compress_literals(data)
-    } else {
-        zlib_compress_fast(data, stride)
+/// the data compressed by `coding`.
+fn stream(dict: &str, data: &[u8], coding: Coding) -> Vec<u8> {
+    let compressed = match coding {
+        Coding::Matches(stride) => zlib_compress_fast(data, stride),
+        Coding::OwnCode => crate::deflate::zlib_compress_literals(data),
+        Coding::SharedCode => crate::deflate::zlib_compress_text(data),
     };
     let mut body = Vec::with_capacity(compressed.len() + 96);
     let _ = write!(

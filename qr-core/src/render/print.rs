@@ -48,12 +48,7 @@ pub(crate) fn push_path(out: &mut String, path: &Path, whole: bool) {
             Cubic::Close => words.text(b" h\n"),
         }
         // Every number follows a space, but a figure's first after its line break.
-        let text = words.as_bytes();
-        let text = match (bytes.last(), text.first()) {
-            (None | Some(b'\n' | b' '), Some(b' ')) => &text[1..],
-            _ => text,
-        };
-        bytes.extend_from_slice(text);
+        words.append_to(&mut bytes);
     });
     number::push_ascii(out, &bytes);
 }
@@ -86,17 +81,14 @@ pub(crate) fn push_outline(out: &mut String, outline: &Outline) {
     let (mut x0, mut y0) = (0, 0);
     // Kappa times the last radius (radii repeat: one multiplication per new radius).
     let mut handle = (0, 0);
-    // One buffer for every step (clearing it is a length; a new one is 128 zeroed bytes).
+    // One buffer for every step (clearing it is a length; a new one is 192 zeroed bytes).
     let mut words = number::Words::new();
     outline.for_each(|step| {
         // Every number follows a space, but a figure's first after its line break.
         words.clear();
         match step {
             Step::Move(x, y) => {
-                if !matches!(bytes.last(), None | Some(b' ' | b'\n')) {
-                    words.text(b" ");
-                }
-                words.put(i64::from(x));
+                words.number(i64::from(x));
                 words.number(i64::from(y));
                 words.text(b" m");
                 (x0, y0) = (x, y);
@@ -128,7 +120,7 @@ pub(crate) fn push_outline(out: &mut String, outline: &Outline) {
             }
             Step::Close => words.text(b" h\n"),
         }
-        bytes.extend_from_slice(words.as_bytes());
+        words.append_to(&mut bytes);
     });
     number::push_ascii(out, &bytes);
 }

@@ -176,8 +176,9 @@ struct PathData<'a> {
     arc_texts: Vec<(i64, [Option<ArcText>; 8])>,
 }
 
-/// An arc's whole text, and whether its last number has a decimal point.
-type ArcText = (Vec<u8>, bool);
+/// An arc's whole text (at most 32 bytes: `a.5.5 0 0 1 .5.5` is 15; longer ones are written
+/// each time), its length, and whether its last number has a decimal point.
+type ArcText = ([u8; 32], u8, bool);
 
 /// Each disc of a dots layer after its move: two half circles from its left end.
 const DISC: &[u8] = b"a.5.5 0 0 1 1 0a.5.5 0 0 1-1 0z";
@@ -307,17 +308,25 @@ impl<'a> PathData<'a> {
                 self.arc_texts.len() - 1
             }
         };
-        if let Some((text, point)) = &self.arc_texts[slot].1[kind] {
-            self.bytes.extend_from_slice(text);
+        if let Some((text, len, point)) = self.arc_texts[slot].1[kind] {
+            // 32 bytes copied whole and the rest cut off: a copy of a known size is two
+            // vector stores, one of the text's own length a call to `memmove`.
+            let end = self.bytes.len() + usize::from(len);
+            self.bytes.extend_from_slice(&text);
+            self.bytes.truncate(end);
             self.after_number = true;
-            self.number_has_point = *point;
+            self.number_has_point = point;
             self.current = to;
             return;
         }
         let start = self.bytes.len();
         self.arc_to(to, radius, true);
-        let text = self.bytes[start..].to_vec();
-        self.arc_texts[slot].1[kind] = Some((text, self.number_has_point));
+        let written = &self.bytes[start..];
+        if written.len() <= 32 {
+            let mut text = [0u8; 32];
+            text[..written.len()].copy_from_slice(written);
+            self.arc_texts[slot].1[kind] = Some((text, written.len() as u8, self.number_has_point));
+        }
     }
 
     fn close(&mut self) {
