@@ -159,34 +159,9 @@ impl Words {
     /// Appends `thousandths` / 1000 without a space before it.
     #[inline]
     pub(crate) fn put(&mut self, thousandths: i64) {
-        let magnitude = thousandths.unsigned_abs();
-        let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as usize);
-        if whole >= 1_000_000 {
-            let mut buffer = [0u8; 24];
-            let text = format_thousandths(thousandths, &mut buffer);
-            self.text(text);
-            return;
-        }
-        if thousandths < 0 {
-            self.bytes[self.len] = b'-';
-            self.len += 1;
-        }
-        if whole >= 1000 {
-            // A font's coordinates run to thousands: the high part, then three digits.
-            self.short(&WHOLES[(whole / 1000) as usize]);
-            self.short(&(PADDED[(whole % 1000) as usize], 3));
-        } else if whole != 0 || fraction == 0 {
-            self.short(&WHOLES[whole as usize]);
-        }
-        if fraction != 0 {
-            self.short(&FRACTIONS[fraction]);
-        }
-    }
-
-    #[inline]
-    fn short(&mut self, &(text, len): &Short) {
-        self.bytes[self.len..self.len + 4].copy_from_slice(&text);
-        self.len += usize::from(len);
+        let mut sink = (&mut self.bytes, self.len);
+        write_thousandths(&mut sink, thousandths);
+        self.len = sink.1;
     }
 
     /// Appends `text` (an operator) as it is.
@@ -231,26 +206,71 @@ impl Words {
 /// absolute coordinates are most of a PDF's writing, and formatting each digit cost them 37
 /// instructions a number).
 pub(crate) fn put_thousandths(out: &mut Vec<u8>, thousandths: i64) {
+    write_thousandths(out, thousandths);
+}
+
+/// Where [`write_thousandths`] puts its parts: a `Vec`, or a fixed buffer and the length used.
+trait Parts {
+    /// Appends the first `len` of four bytes (copied whole, then cut: a copy of a known size
+    /// is a store, one of the text's own length a call to `memmove`).
+    fn short(&mut self, text: [u8; 4], len: u8);
+    /// Appends `text` as it is.
+    fn text(&mut self, text: &[u8]);
+}
+
+impl Parts for Vec<u8> {
+    #[inline(always)]
+    fn short(&mut self, text: [u8; 4], len: u8) {
+        let end = self.len() + usize::from(len);
+        self.extend_from_slice(&text);
+        self.truncate(end);
+    }
+
+    fn text(&mut self, text: &[u8]) {
+        self.extend_from_slice(text);
+    }
+}
+
+/// A buffer whose size is part of its type (so the four-byte copies' bounds are known), and
+/// its length.
+impl<const N: usize> Parts for (&mut [u8; N], usize) {
+    #[inline(always)]
+    fn short(&mut self, text: [u8; 4], len: u8) {
+        self.0[self.1..self.1 + 4].copy_from_slice(&text);
+        self.1 += usize::from(len);
+    }
+
+    fn text(&mut self, text: &[u8]) {
+        self.0[self.1..self.1 + text.len()].copy_from_slice(text);
+        self.1 += text.len();
+    }
+}
+
+/// Writes `thousandths` / 1000 from the tables (whole parts below a million, fractions).
+#[inline(always)]
+fn write_thousandths(out: &mut impl Parts, thousandths: i64) {
     let magnitude = thousandths.unsigned_abs();
     let (whole, fraction) = (magnitude / 1000, (magnitude % 1000) as usize);
-    if whole >= 1000 {
-        let mut buffer = [0u8; 24];
-        out.extend_from_slice(format_thousandths(thousandths, &mut buffer));
+    if whole >= 1_000_000 {
+        let mut text = [0u8; 24];
+        out.text(format_thousandths(thousandths, &mut text));
         return;
     }
     if thousandths < 0 {
-        out.push(b'-');
+        out.short([b'-', 0, 0, 0], 1);
     }
-    let mut put = |&(text, len): &Short| {
-        let end = out.len() + usize::from(len);
-        out.extend_from_slice(&text);
-        out.truncate(end);
-    };
-    if whole != 0 || fraction == 0 {
-        put(&WHOLES[whole as usize]);
+    if whole >= 1000 {
+        // A font's coordinates run to thousands: the high part, then three digits.
+        let (text, len) = WHOLES[(whole / 1000) as usize];
+        out.short(text, len);
+        out.short(PADDED[(whole % 1000) as usize], 3);
+    } else if whole != 0 || fraction == 0 {
+        let (text, len) = WHOLES[whole as usize];
+        out.short(text, len);
     }
     if fraction != 0 {
-        put(&FRACTIONS[fraction]);
+        let (text, len) = FRACTIONS[fraction];
+        out.short(text, len);
     }
 }
 
