@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use super::art::outline::Dots;
 use super::art::path::Transform;
 use super::art::{Art, Paint, number};
 use super::print::{
@@ -47,8 +48,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
                 content.push_str(" rg\n");
             }
             paint => {
-                // A shading pattern as the fill colour: the discs' form paints in it too, which
-                // a clipping path could not hold.
+                // A shading pattern as the fill colour of the layer's path.
                 resources.alpha(&mut content, paint.colors()[0].a);
                 let ctm = Transform::new(
                     k * layer.transform.sx,
@@ -60,36 +60,52 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
                 let _ = writeln!(content, "/Pattern cs/{name} scn");
             }
         }
-        // Capsules are a rectangle and two disc forms each, which overlap: painted apart,
-        // a translucent colour would darken where they do, so then they are figures of the path.
-        let opaque = layer.paint.colors().iter().all(|c| c.a == 255);
+        // Forms paint in the colour of the moment, but a pattern colour is placed in the form's
+        // own space by viewers (poppler painted every disc in a gradient's first colour), so
+        // only a solid paint uses them. A capsule's forms overlap its rectangle, which a
+        // translucent colour would darken, so only an opaque one draws capsules with them.
+        // Otherwise discs and capsules are figures of the path.
+        let solid = matches!(layer.paint, Paint::Solid(_));
+        let disc_forms = solid;
+        let capsule_forms = solid && layer.paint.colors()[0].a == 255;
+        let mut figures = None;
+        if !disc_forms || !capsule_forms {
+            let outline = figures.insert(layer.outline.clone());
+            if !disc_forms {
+                for &(x, y) in &layer.dots.modules {
+                    Dots::disc(outline, x, y);
+                }
+            }
+            if !capsule_forms {
+                for capsule in &layer.capsules {
+                    capsule.append_to(outline);
+                }
+            }
+        }
         let before = content.len();
         push_path(&mut content, &layer.path, layer.whole_units);
-        if opaque {
-            push_outline(&mut content, &layer.outline);
+        push_outline(&mut content, figures.as_ref().unwrap_or(&layer.outline));
+        if capsule_forms {
             push_capsule_middles_pdf(&mut content, &layer.capsules);
-        } else {
-            let mut outline = layer.outline.clone();
-            for capsule in &layer.capsules {
-                capsule.append_to(&mut outline);
-            }
-            push_outline(&mut content, &outline);
         }
         push_runs_pdf(&mut content, &layer.runs);
         if content.len() > before {
             content.push_str(if layer.even_odd { "f*" } else { "f" });
         }
-        let ends = if opaque {
+        let discs = if disc_forms {
+            layer.dots.modules.as_slice()
+        } else {
+            &[]
+        };
+        let ends = if capsule_forms {
             layer.capsules.as_slice()
         } else {
             &[]
         };
-        if !layer.dots.modules.is_empty() || !ends.is_empty() {
-            resources.disc |= !layer.dots.modules.is_empty();
+        if !discs.is_empty() || !ends.is_empty() {
+            resources.disc |= !discs.is_empty();
             resources.end |= !ends.is_empty();
-            let discs = layer
-                .dots
-                .modules
+            let discs = discs
                 .iter()
                 .map(|&(x, y)| (i64::from(x) * 1000, i64::from(y) * 1000, "D"));
             let ends = capsule_ends(ends).map(|(x, y)| (x, y, "E"));

@@ -165,8 +165,8 @@ pub(crate) struct Dots {
 }
 
 impl Dots {
-    /// The disc of module (`x`, `y`) as an outline figure (the tests' form).
-    #[cfg(test)]
+    /// Appends the disc of module (`x`, `y`) as an outline figure (PDF draws gradient discs so).
+    #[cfg(any(feature = "pdf", test))]
     pub(crate) fn disc(outline: &mut Outline, x: u32, y: u32) {
         let (x, y) = (x as i32 * UNIT, y as i32 * UNIT);
         outline.rounded_rect((x, y), (UNIT, UNIT), UNIT / 2);
