@@ -299,7 +299,7 @@ pub(crate) fn encode(art: &Art<'_>) -> Vec<u8> {
     let image = index(art);
     let solid = image.paints.iter().all(|p| matches!(p, Paint::Solid(_)));
     if solid {
-        return palette_png(&image, art.background);
+        return palette_png(image, art.background);
     }
     let shader = Shader::new(&image, art.background);
     gradient_palette_png(&image, &shader).unwrap_or_else(|| truecolor_png(&image, &shader))
@@ -324,8 +324,11 @@ pub(crate) fn rgba(art: &Art<'_>) -> Vec<[u8; 4]> {
         .collect()
 }
 
-/// A palette PNG: 4-bit indices for one paint, 8-bit for more.
-fn palette_png(image: &Indexed, background: Color) -> Vec<u8> {
+/// A palette PNG: 4-bit indices for one paint, 8-bit for more. The index image is dropped
+/// once its rows are packed, before they are compressed: with it the peak heap is over glibc's
+/// 128 KiB trim threshold, the heap's top is given back after every image and the next one
+/// faults its pages in again (10 to 40 µs of a 300 px styled PNG).
+fn palette_png(image: Indexed, background: Color) -> Vec<u8> {
     let entries = 1 + image.paints.len() * image.levels;
     let mut palette = Vec::with_capacity(entries);
     palette.push(background);
@@ -355,6 +358,7 @@ fn palette_png(image: &Indexed, background: Color) -> Vec<u8> {
         }
         previous = line;
     }
+    drop(image);
     palette_file(size, depth, &palette, &raw, stride)
 }
 
