@@ -10,16 +10,6 @@ use super::art::path::{Path, Point, Segment, Transform};
 /// The font file.
 const FONT: &[u8] = include_bytes!("../../fonts/DejaVuSans-Bold-Latin1.ttf");
 
-/// Text laid out in one line: its outline in font units (y down, the pen starting at 0 on the
-/// baseline), and the map of font units to image pixels.
-///
-/// Font units keep the glyphs' coordinates whole numbers (the SVG writer prints `q-41-18`
-/// where pixels took `q-2.002-.895`).
-pub(crate) struct Line {
-    pub(crate) path: Path,
-    pub(crate) transform: Transform,
-}
-
 /// A glyph's outline in font units, y down, and its advance.
 struct Glyph {
     segments: Vec<Segment>,
@@ -57,8 +47,19 @@ fn glyph(c: char) -> Option<&'static Glyph> {
 }
 
 /// Lays out `text` centred on `center_x`, its capitals centred on `middle_y`, `height` pixels
-/// from the baseline to the top of a capital at most, narrowed to fit `max_width` pixels.
-pub(crate) fn line(text: &str, center_x: f32, middle_y: f32, height: f32, max_width: f32) -> Line {
+/// from the baseline to the top of a capital at most, narrowed to fit `max_width` pixels:
+/// appends its outline to `path` in font units (y down, the pen starting at 0 on the
+/// baseline) and returns the map of font units to image pixels.
+///
+/// Font units keep the glyphs' coordinates whole numbers (the SVG writer prints `q-41-18`
+/// where pixels took `q-2.002-.895`).
+pub(crate) fn line(
+    path: &mut Path,
+    text: &str,
+    (center_x, middle_y): (f32, f32),
+    height: f32,
+    max_width: f32,
+) -> Transform {
     let glyphs: Vec<&Glyph> = text.chars().filter_map(glyph).collect();
     let advance: i32 = glyphs.iter().map(|g| g.advance).sum();
     let cap = *CAP_HEIGHT.get_or_init(|| {
@@ -77,9 +78,9 @@ pub(crate) fn line(text: &str, center_x: f32, middle_y: f32, height: f32, max_wi
         center_x - advance as f32 * scale / 2.0,
         middle_y + cap * scale / 2.0,
     );
-    let mut path = Path::default();
+    // Room for the glyphs and the frame's border and banner (three figures), grown once.
     path.segments
-        .reserve(glyphs.iter().map(|g| g.segments.len()).sum());
+        .reserve(glyphs.iter().map(|g| g.segments.len()).sum::<usize>() + 32);
     let mut pen = 0;
     for glyph in glyphs {
         let dx = pen as f32;
@@ -105,7 +106,7 @@ pub(crate) fn line(text: &str, center_x: f32, middle_y: f32, height: f32, max_wi
             }));
         pen += glyph.advance;
     }
-    Line { path, transform }
+    transform
 }
 
 /// Receives glyph outlines (font units, y up) into a path in font units, y down.
@@ -154,10 +155,11 @@ mod tests {
 
     #[test]
     fn lines_fit_their_width() {
-        let line = line("SCAN ME", 100.0, 50.0, 20.0, 60.0);
+        let mut path = Path::default();
+        let transform = line(&mut path, "SCAN ME", (100.0, 50.0), 20.0, 60.0);
         let mut min_x = f32::MAX;
         let mut max_x = f32::MIN;
-        line.path.flatten(&line.transform, 0.1, |a, _| {
+        path.flatten(&transform, 0.1, |a, _| {
             min_x = min_x.min(a.x);
             max_x = max_x.max(a.x);
         });

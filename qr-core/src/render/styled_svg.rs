@@ -166,6 +166,9 @@ struct PathData<'a> {
     start: (i64, i64),
     /// Whether nothing was drawn yet (the first move is absolute).
     first: bool,
+    /// Whether the path being written is in whole units (a frame's text in font units): its
+    /// numbers are whole, so they come from the table of whole numbers first.
+    whole: bool,
     /// A quarter arc held back in case the next one completes a half circle with it: its end
     /// and radius, in thousandths, and the direction it leaves in.
     pending: Option<(i64, i64, i64, u8)>,
@@ -202,6 +205,7 @@ impl<'a> PathData<'a> {
             current: (0, 0),
             start: (0, 0),
             first: true,
+            whole: false,
             pending: None,
             arc_prefix: (0, false, Vec::new()),
             arc_texts: Vec::new(),
@@ -391,11 +395,16 @@ impl<'a> PathData<'a> {
     /// The figures of a general `path` (finders, frames, text), in whole units if `whole`.
     fn path(&mut self, path: &Path, whole: bool) {
         self.flush_arc();
+        self.whole = whole;
         let rounded = |p: Point| {
-            (
-                number::thousandths_in(p.x, whole),
-                number::thousandths_in(p.y, whole),
-            )
+            if whole {
+                (
+                    number::whole_thousandths(p.x),
+                    number::whole_thousandths(p.y),
+                )
+            } else {
+                (number::thousandths(p.x), number::thousandths(p.y))
+            }
         };
         let unrounded = |(x, y): (i64, i64)| Point::new(x as f32 / 1000.0, y as f32 / 1000.0);
         // The exact point reached and the figure's start.
@@ -456,6 +465,7 @@ impl<'a> PathData<'a> {
                 }
             }
         }
+        self.whole = false;
     }
 
     fn command(&mut self, letter: u8) {
@@ -474,29 +484,28 @@ impl<'a> PathData<'a> {
     /// Appends `thousandths` / 1000.
     #[inline]
     fn number(&mut self, thousandths: i64) {
+        if self.whole && self.whole_number(thousandths) {
+            return;
+        }
         match number::tenths(thousandths) {
             Some(written) => self.push_written(written),
             None => self.format_number(thousandths),
         }
     }
 
-    /// Appends a whole number below 1,000 in magnitude from its table (a text's steps in font
-    /// units); `false` for any other number.
+    /// Appends a whole number below a million in magnitude from the tables (a text's steps in
+    /// font units); `false` for any other number.
     fn whole_number(&mut self, thousandths: i64) -> bool {
-        let whole = thousandths / 1000;
-        if thousandths % 1000 != 0 || !(-999..=999).contains(&whole) {
+        if thousandths % 1000 != 0 || thousandths.unsigned_abs() >= 1_000_000_000 {
             return false;
         }
-        let (text, len) = number::WHOLES[whole.unsigned_abs() as usize];
-        if whole < 0 {
-            self.separate(b'-', false);
-            self.bytes.push(b'-');
-        } else {
-            self.separate(text[0], false);
+        // A whole number starts with a digit or its sign, never a point.
+        if self.after_number && thousandths >= 0 {
+            self.bytes.push(b' ');
         }
-        let end = self.bytes.len() + usize::from(len);
-        self.bytes.extend_from_slice(&text);
-        self.bytes.truncate(end);
+        self.after_number = true;
+        self.number_has_point = false;
+        number::put_thousandths(&mut self.bytes, thousandths);
         true
     }
 

@@ -33,15 +33,40 @@ pub(crate) fn push_exact(out: &mut String, value: f32, with_space: bool) {
     if exact {
         return push(out, value);
     }
-    let text = value.to_string();
+    // Nine decimals, trailing zeros dropped: more than the seven digits an `f32` holds (the
+    // last ones are its binary expansion, exact as written). Formatting the float itself went
+    // through `core::fmt`, 500 instructions a number.
+    let nanos = (f64::from(value) * 1e9).round() as i64;
+    let magnitude = nanos.unsigned_abs();
+    let mut buffer = [0u8; 32];
+    let mut end = buffer.len();
+    let fraction = magnitude % 1_000_000_000;
+    if fraction != 0 {
+        let (mut digits, mut width) = (fraction, 9);
+        while digits % 10 == 0 {
+            digits /= 10;
+            width -= 1;
+        }
+        for slot in buffer[end - width..end].iter_mut().rev() {
+            *slot = b'0' + (digits % 10) as u8;
+            digits /= 10;
+        }
+        end -= width + 1;
+        buffer[end] = b'.';
+    }
+    let mut start = self::digits(&mut buffer[..end], magnitude / 1_000_000_000);
+    if nanos < 0 {
+        start -= 1;
+        buffer[start] = b'-';
+    }
     let separated = matches!(
         out.as_bytes().last(),
         None | Some(b' ' | b'"' | b'[' | b'(' | b'\n')
     );
-    if !separated && (with_space || !text.starts_with('-')) {
+    if !separated && (with_space || nanos >= 0) {
         out.push(' ');
     }
-    out.push_str(&text);
+    push_ascii(out, &buffer[start..]);
 }
 
 /// Appends `value` as [`push`] does, preceded by a space unless `out` ends in white space or a
@@ -66,10 +91,10 @@ pub(crate) fn put_word(out: &mut Vec<u8>, last: Option<u8>, thousandths: i64) {
 }
 
 /// Up to four bytes of text and their length.
-pub(crate) type Short = ([u8; 4], u8);
+type Short = ([u8; 4], u8);
 
 /// The text of every whole number below 1,000 (`7`, `42`).
-pub(crate) static WHOLES: [Short; 1000] = {
+static WHOLES: [Short; 1000] = {
     let mut table = [([0u8; 4], 0u8); 1000];
     let mut i = 0;
     while i < 1000 {
@@ -295,13 +320,20 @@ pub(crate) fn thousandths(value: f32) -> i64 {
 
 /// `value` in whole thousandths, rounded to a whole number of units when `whole`.
 pub(crate) fn thousandths_in(value: f32, whole: bool) -> i64 {
-    let t = thousandths(value);
     if whole {
-        // In integers: `f32::round` is a call into libm, twice a point of every glyph.
-        (t + 500).div_euclid(1000) * 1000
+        whole_thousandths(value)
     } else {
-        t
+        thousandths(value)
     }
+}
+
+/// `value` rounded to a whole number (ties to even) in thousandths: adding and taking away
+/// 1.5 x 2^52 leaves no bits below the unit in an `f64` (`f32::round` is a call into libm on
+/// the baseline x86-64, twice a point of every glyph).
+#[inline]
+pub(crate) fn whole_thousandths(value: f32) -> i64 {
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    ((f64::from(value) + SHIFT) - SHIFT) as i64 * 1000
 }
 
 /// `value` rounded to thousandths in its shortest form, written at the end of `buffer`.
@@ -508,7 +540,7 @@ mod tests {
         for value in [8.0, 0.0162, -34.5, 65.14513] {
             push_exact(&mut out, value, true);
         }
-        assert_eq!(out, "[8 0.0162 -34.5 65.14513");
+        assert_eq!(out, "[8 0.0162 -34.5 65.145126343");
     }
 
     #[test]
