@@ -11,9 +11,96 @@ use super::art::path::{Path, Point, Segment, Transform};
 const FONT: &[u8] = include_bytes!("../../fonts/DejaVuSans-Bold-Latin1.ttf");
 
 /// A glyph's outline in font units, y down, and its advance.
-struct Glyph {
+pub(crate) struct Glyph {
     segments: Vec<Segment>,
     advance: i32,
+    /// The glyph's outline as SVG path data after its first move (relative steps, so the same
+    /// wherever the glyph stands) and the point it ends at (in thousandths of a font unit, from
+    /// the glyph's origin), made by the SVG writer the first time it draws the glyph.
+    #[cfg(feature = "svg")]
+    svg: OnceLock<(Vec<u8>, (i64, i64))>,
+}
+
+impl Glyph {
+    /// The glyph's outline in font units, y down, its origin on the baseline.
+    #[cfg(feature = "svg")]
+    pub(crate) fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// The glyph's SVG path data after its first move and the point it ends at, made by
+    /// `write` on the first call.
+    #[cfg(feature = "svg")]
+    pub(crate) fn svg(
+        &self,
+        write: impl FnOnce(&[Segment]) -> (Vec<u8>, (i64, i64)),
+    ) -> &(Vec<u8>, (i64, i64)) {
+        self.svg.get_or_init(|| write(&self.segments))
+    }
+}
+
+/// A line of text laid out: its glyphs with their pen positions in font units, and the map of
+/// font units to image pixels (y down, the pen starting at 0 on the baseline).
+///
+/// Font units keep the glyphs' coordinates whole numbers (the SVG writer prints `q-41-18`
+/// where pixels took `q-2.002-.895`), and a glyph's outline the same wherever it stands, so
+/// the SVG writer prints each glyph's steps once per process.
+#[derive(Clone)]
+pub(crate) struct TextLine {
+    pub(crate) glyphs: Vec<(&'static Glyph, i32)>,
+    pub(crate) transform: Transform,
+}
+
+impl TextLine {
+    /// Appends the glyphs' outlines to `path`, each moved to its pen position.
+    pub(crate) fn append_to(&self, path: &mut Path) {
+        path.segments
+            .reserve(self.glyphs.iter().map(|(g, _)| g.segments.len()).sum());
+        for &(glyph, pen) in &self.glyphs {
+            let dx = pen as f32;
+            let moved = |p: Point| Point::new(p.x + dx, p.y);
+            path.segments
+                .extend(glyph.segments.iter().map(|&s| match s {
+                    Segment::Move(p) => Segment::Move(moved(p)),
+                    Segment::Line(p) => Segment::Line(moved(p)),
+                    Segment::Quad { control, to } => Segment::Quad {
+                        control: moved(control),
+                        to: moved(to),
+                    },
+                    Segment::Arc {
+                        to,
+                        center,
+                        clockwise,
+                    } => Segment::Arc {
+                        to: moved(to),
+                        center: moved(center),
+                        clockwise,
+                    },
+                    Segment::Close => Segment::Close,
+                }));
+        }
+    }
+}
+
+impl std::fmt::Debug for TextLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextLine")
+            .field("glyphs", &self.glyphs.len())
+            .field("transform", &self.transform)
+            .finish()
+    }
+}
+
+impl PartialEq for TextLine {
+    fn eq(&self, other: &TextLine) -> bool {
+        self.transform == other.transform
+            && self.glyphs.len() == other.glyphs.len()
+            && self
+                .glyphs
+                .iter()
+                .zip(&other.glyphs)
+                .all(|((a, p), (b, q))| std::ptr::eq(*a, *b) && p == q)
+    }
 }
 
 /// The glyphs of the Latin-1 characters, read from the font the first time each is drawn:
@@ -41,27 +128,32 @@ fn glyph(c: char) -> Option<&'static Glyph> {
         Some(Glyph {
             segments: path.segments,
             advance: i32::from(face.glyph_hor_advance(id).unwrap_or(0)),
+            #[cfg(feature = "svg")]
+            svg: OnceLock::new(),
         })
     })
     .as_ref()
 }
 
 /// Lays out `text` centred on `center_x`, its capitals centred on `middle_y`, `height` pixels
-/// from the baseline to the top of a capital at most, narrowed to fit `max_width` pixels:
-/// appends its outline to `path` in font units (y down, the pen starting at 0 on the
-/// baseline) and returns the map of font units to image pixels.
-///
-/// Font units keep the glyphs' coordinates whole numbers (the SVG writer prints `q-41-18`
-/// where pixels took `q-2.002-.895`).
+/// from the baseline to the top of a capital at most, narrowed to fit `max_width` pixels.
 pub(crate) fn line(
-    path: &mut Path,
     text: &str,
     (center_x, middle_y): (f32, f32),
     height: f32,
     max_width: f32,
-) -> Transform {
-    let glyphs: Vec<&Glyph> = text.chars().filter_map(glyph).collect();
-    let advance: i32 = glyphs.iter().map(|g| g.advance).sum();
+) -> TextLine {
+    let mut pen = 0;
+    let glyphs: Vec<(&'static Glyph, i32)> = text
+        .chars()
+        .filter_map(glyph)
+        .map(|g| {
+            let at = pen;
+            pen += g.advance;
+            (g, at)
+        })
+        .collect();
+    let advance = pen;
     let cap = *CAP_HEIGHT.get_or_init(|| {
         face()
             .and_then(|face| face.capital_height())
@@ -78,35 +170,7 @@ pub(crate) fn line(
         center_x - advance as f32 * scale / 2.0,
         middle_y + cap * scale / 2.0,
     );
-    // Room for the glyphs and the frame's border and banner (three figures), grown once.
-    path.segments
-        .reserve(glyphs.iter().map(|g| g.segments.len()).sum::<usize>() + 32);
-    let mut pen = 0;
-    for glyph in glyphs {
-        let dx = pen as f32;
-        let moved = |p: Point| Point::new(p.x + dx, p.y);
-        path.segments
-            .extend(glyph.segments.iter().map(|&s| match s {
-                Segment::Move(p) => Segment::Move(moved(p)),
-                Segment::Line(p) => Segment::Line(moved(p)),
-                Segment::Quad { control, to } => Segment::Quad {
-                    control: moved(control),
-                    to: moved(to),
-                },
-                Segment::Arc {
-                    to,
-                    center,
-                    clockwise,
-                } => Segment::Arc {
-                    to: moved(to),
-                    center: moved(center),
-                    clockwise,
-                },
-                Segment::Close => Segment::Close,
-            }));
-        pen += glyph.advance;
-    }
-    transform
+    TextLine { glyphs, transform }
 }
 
 /// Receives glyph outlines (font units, y up) into a path in font units, y down.
@@ -155,11 +219,12 @@ mod tests {
 
     #[test]
     fn lines_fit_their_width() {
+        let text = line("SCAN ME", (100.0, 50.0), 20.0, 60.0);
         let mut path = Path::default();
-        let transform = line(&mut path, "SCAN ME", (100.0, 50.0), 20.0, 60.0);
+        text.append_to(&mut path);
         let mut min_x = f32::MAX;
         let mut max_x = f32::MIN;
-        path.flatten(&transform, 0.1, |a, _| {
+        path.flatten(&text.transform, 0.1, |a, _| {
             min_x = min_x.min(a.x);
             max_x = max_x.max(a.x);
         });

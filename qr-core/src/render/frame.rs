@@ -67,20 +67,18 @@ impl FramePlan {
         let (band_top, band_height) = (self.band.0 as f32, self.band.1 as f32);
         // With a text, the whole layer is in the text's font units (its glyphs whole numbers),
         // the border and banner mapped into them; without, in pixels.
-        let mut path = Path::default();
-        let transform = if !frame.text.is_blank() && band_height > 0.0 {
+        let text = (!frame.text.is_blank() && band_height > 0.0).then(|| {
             font::line(
-                &mut path,
                 frame.text.as_str(),
                 (s / 2.0, band_top + band_height / 2.0),
                 band_height * 0.45,
                 (s - 2.0 * b) * 0.88,
             )
-        } else {
-            Transform::IDENTITY
-        };
+        });
+        let transform = text.as_ref().map_or(Transform::IDENTITY, |t| t.transform);
         let (k, ox, oy) = (1.0 / transform.sx, transform.tx, transform.ty);
         let (x, y) = (|x: f32| (x - ox) * k, |y: f32| (y - oy) * k);
+        let mut path = Path::default();
         path.rounded_rect(x(0.0), y(0.0), s * k, s * k, [2.0 * b * k; 4], false);
         path.rect(x(b), y(b), (s - 2.0 * b) * k, (s - 2.0 * b) * k);
         if matches!(
@@ -89,9 +87,15 @@ impl FramePlan {
         ) {
             path.rect(x(b), y(band_top), (s - 2.0 * b) * k, band_height * k);
         }
+        let text = text.map(|text| {
+            let start = path.segments.len();
+            text.append_to(&mut path);
+            (start, text)
+        });
         Some(Layer {
             even_odd: true,
             whole_units: transform != Transform::IDENTITY,
+            text,
             ..Layer::new(Paint::Solid(color), transform, path)
         })
     }

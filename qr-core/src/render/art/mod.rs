@@ -99,6 +99,10 @@ pub(crate) struct Layer {
     /// and 1.3 µm of a 50 mm print (the cubics PDF and EPS make of the glyphs' quadratic
     /// curves would otherwise carry three decimals each).
     pub(crate) whole_units: bool,
+    /// A line of text whose glyphs end the path, from this segment on: a writer may draw its
+    /// glyphs from their own cached form instead of the path's copy.
+    #[cfg(feature = "frame")]
+    pub(crate) text: Option<(usize, super::font::TextLine)>,
 }
 
 impl Layer {
@@ -114,6 +118,8 @@ impl Layer {
             capsules: Vec::new(),
             even_odd: false,
             whole_units: false,
+            #[cfg(feature = "frame")]
+            text: None,
         }
     }
 

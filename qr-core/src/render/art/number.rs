@@ -157,6 +157,7 @@ static FRACTIONS: [Short; 1000] = {
 /// A few numbers and operators put together on the stack before they are appended at once: a
 /// store of four bytes per part and no capacity check, where appending each part to a `Vec`
 /// cost a check and a length update each (27 instructions a number of a PDF's coordinates).
+#[cfg(any(feature = "pdf", feature = "eps"))]
 pub(crate) struct Words {
     /// 64 bytes beyond the most a step writes (ten numbers and an operator), so that
     /// [`Words::append_to`] can always copy 64 from wherever the text starts.
@@ -164,6 +165,7 @@ pub(crate) struct Words {
     len: usize,
 }
 
+#[cfg(any(feature = "pdf", feature = "eps"))]
 impl Words {
     pub(crate) fn new() -> Words {
         Words {
@@ -319,6 +321,7 @@ pub(crate) fn thousandths(value: f32) -> i64 {
 }
 
 /// `value` in whole thousandths, rounded to a whole number of units when `whole`.
+#[cfg(any(feature = "pdf", feature = "eps"))]
 pub(crate) fn thousandths_in(value: f32, whole: bool) -> i64 {
     if whole {
         whole_thousandths(value)
@@ -523,6 +526,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(any(feature = "pdf", feature = "eps"))]
     fn words_put_the_table_numbers_together() {
         let mut words = Words::new();
         words.put(12_500);
