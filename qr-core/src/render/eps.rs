@@ -3,7 +3,7 @@
 //! PostScript has no transparency: translucent colours are composited over white paper (a
 //! fully transparent background is simply not painted), and a logo over the background.
 
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 use super::art::path::Transform;
 use super::art::{Art, Layer, Paint, number};
@@ -23,48 +23,48 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
     let has_runs = layers.iter().any(|l| !l.runs.is_empty());
     let has_dots = layers.iter().any(|l| !l.dots.modules.is_empty());
     let has_capsules = layers.iter().any(|l| !l.capsules.is_empty());
-    let mut body = String::with_capacity(4096);
+    let mut body: Vec<u8> = Vec::with_capacity(4096);
     let paper = Color::WHITE;
     let opaque = |c: Color| c.over(paper);
     let k = points_per_pixel as f32;
-    body.push_str("gsave 0");
+    body.extend_from_slice(b"gsave 0");
     number::push_word(&mut body, page as f32);
-    body.push_str(" translate");
+    body.extend_from_slice(b" translate");
     number::push_word(&mut body, k);
     number::push_word(&mut body, -k);
-    body.push_str(" scale\n");
+    body.extend_from_slice(b" scale\n");
     if art.background.a != 0 {
         push_rgb(&mut body, opaque(art.background));
         let s = art.size as f32;
-        body.push_str(" r 0 0 m");
+        body.extend_from_slice(b" r 0 0 m");
         for (x, y) in [(s, 0.0), (s, s), (0.0, s)] {
             number::push_word(&mut body, x);
             number::push_word(&mut body, y);
-            body.push_str(" l");
+            body.extend_from_slice(b" l");
         }
-        body.push_str(" h f\n");
+        body.extend_from_slice(b" h f\n");
     }
     for layer in &layers {
-        body.push_str("gsave");
+        body.extend_from_slice(b"gsave");
         push_transform(&mut body, &layer.transform);
         match layer.paint {
             Paint::Solid(color) => {
                 push_rgb(&mut body, opaque(color));
-                body.push_str(" r\n");
+                body.extend_from_slice(b" r\n");
                 push_shape(&mut body, layer);
-                body.push_str(if layer.even_odd { "F" } else { "f" });
+                body.extend_from_slice(if layer.even_odd { b"F" } else { b"f" });
             }
             paint => {
                 push_shape(&mut body, layer);
-                body.push_str(if layer.even_odd {
-                    "eoclip newpath\n"
+                body.extend_from_slice(if layer.even_odd {
+                    b"eoclip newpath\n"
                 } else {
-                    "clip newpath\n"
+                    b"clip newpath\n"
                 });
                 push_shading(&mut body, &paint, &layer.transform, opaque);
             }
         }
-        body.push_str(" grestore\n");
+        body.extend_from_slice(b" grestore\n");
     }
     #[cfg(feature = "logo")]
     if let Some((logo, placement)) = &art.logo {
@@ -74,11 +74,11 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         );
         let image = super::print::resample_logo(logo, size, dpi);
         if image.width > 0 {
-            body.push_str("gsave");
+            body.extend_from_slice(b"gsave");
             for value in [placement.x, placement.y + placement.height] {
                 number::push_word(&mut body, value);
             }
-            body.push_str(" translate");
+            body.extend_from_slice(b" translate");
             number::push_word(&mut body, placement.width);
             number::push_word(&mut body, -placement.height);
             let (w, h) = (image.width, image.height);
@@ -98,18 +98,18 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
                 .over(under);
                 let _ = write!(body, "{:02x}{:02x}{:02x}", pixel.r, pixel.g, pixel.b);
                 if i % 24 == 23 {
-                    body.push('\n');
+                    body.push(b'\n');
                 }
             }
-            body.push_str(">\ngrestore\n");
+            body.extend_from_slice(b">\ngrestore\n");
         }
     }
     #[cfg(not(feature = "logo"))]
     let _ = dpi;
-    body.push_str("grestore\n");
+    body.extend_from_slice(b"grestore\n");
 
     let box_side = page.ceil() as u32;
-    let mut eps = String::with_capacity(body.len() + 512);
+    let mut eps: Vec<u8> = Vec::with_capacity(body.len() + 512);
     let _ = write!(
         eps,
         "%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: qr-core\n%%BoundingBox: 0 0 {box_side} {box_side}\n%%HiResBoundingBox: 0 0 {page:.3} {page:.3}\n%%LanguageLevel: {}\n%%Pages: 1\n%%EndComments\n%%BeginProlog\n/m/moveto load def/l/lineto load def/c/curveto load def/h/closepath load def/f/fill load def/F/eofill load def/r/setrgbcolor load def\n{row}{runs}{dots}{capsules}%%EndProlog\n%%Page: 1 1\n",
@@ -127,13 +127,13 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
             ""
         },
     );
-    eps.push_str(&body);
-    eps.push_str("showpage\n%%EOF\n");
-    eps.into_bytes()
+    eps.extend_from_slice(&body);
+    eps.extend_from_slice(b"showpage\n%%EOF\n");
+    eps
 }
 
 /// Appends the path of `layer`: its general path, figures, runs and discs.
-fn push_shape(out: &mut String, layer: &Layer) {
+fn push_shape(out: &mut Vec<u8>, layer: &Layer) {
     push_path(out, &layer.path, layer.whole_units);
     push_outline(out, &layer.outline);
     push_runs_eps(out, &layer.runs);
@@ -142,24 +142,24 @@ fn push_shape(out: &mut String, layer: &Layer) {
 }
 
 /// Appends `transform` as a `concat` (nothing for the identity).
-fn push_transform(out: &mut String, t: &Transform) {
+fn push_transform(out: &mut Vec<u8>, t: &Transform) {
     if *t == Transform::IDENTITY {
         return;
     }
-    out.push_str(" [");
+    out.extend_from_slice(b" [");
     for value in [t.sx, 0.0, 0.0, t.sy, t.tx, t.ty] {
-        number::push_exact(out, value, true);
+        number::push_exact_word(out, value);
     }
-    out.push_str("] concat\n");
+    out.extend_from_slice(b"] concat\n");
 }
 
 /// Appends a Level 3 `shfill` of `paint` in the user space of `transform`.
 fn push_shading(
-    out: &mut String,
+    out: &mut Vec<u8>,
     paint: &Paint,
     transform: &Transform,
     opaque: impl Fn(Color) -> Color,
 ) {
     push_shading_dictionary(out, paint, transform, opaque);
-    out.push_str("shfill");
+    out.extend_from_slice(b"shfill");
 }

@@ -5,7 +5,7 @@
 //! ExtGState's `ca`; a logo is an image XObject resampled to the resolution, with its alpha as
 //! a soft mask.
 
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 use super::art::outline::Dots;
 use super::art::path::Transform;
@@ -21,31 +21,31 @@ use crate::options::{Dpi, ModuleStyle, PrintSize};
 pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> {
     let page = print_size.points();
     let points_per_pixel = page / f64::from(art.size);
-    let mut content = String::with_capacity(4096);
+    let mut content: Vec<u8> = Vec::with_capacity(4096);
     let mut resources = Resources::default();
-    content.push('q');
+    content.push(b'q');
     let k = points_per_pixel as f32;
     for value in [k, 0.0, 0.0, -k, 0.0, page as f32] {
         number::push_word(&mut content, value);
     }
-    content.push_str(" cm\n");
+    content.extend_from_slice(b" cm\n");
     if art.background.a != 0 {
         resources.alpha(&mut content, art.background.a);
         push_rgb(&mut content, art.background);
         let s = art.size as f32;
-        content.push_str(" rg 0 0");
+        content.extend_from_slice(b" rg 0 0");
         number::push_word(&mut content, s);
         number::push_word(&mut content, s);
-        content.push_str(" re f\n");
+        content.extend_from_slice(b" re f\n");
     }
     for layer in art.layers(true) {
-        content.push('q');
+        content.push(b'q');
         push_transform(&mut content, &layer.transform);
         match layer.paint {
             Paint::Solid(color) => {
                 resources.alpha(&mut content, color.a);
                 push_rgb(&mut content, color);
-                content.push_str(" rg\n");
+                content.extend_from_slice(b" rg\n");
             }
             paint => {
                 // A shading pattern as the fill colour of the layer's path.
@@ -90,7 +90,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         }
         push_runs_pdf(&mut content, &layer.runs);
         if content.len() > before {
-            content.push_str(if layer.even_odd { "f*" } else { "f" });
+            content.extend_from_slice(if layer.even_odd { b"f*" } else { b"f" });
         }
         let discs = if disc_forms {
             layer.dots.modules.as_slice()
@@ -111,7 +111,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
             let ends = capsule_ends(ends).map(|(x, y)| (x, y, "E"));
             push_forms_pdf(&mut content, discs.chain(ends));
         }
-        content.push_str(" Q\n");
+        content.extend_from_slice(b" Q\n");
     }
     #[cfg(feature = "logo")]
     let logo = art.logo.as_ref().and_then(|(logo, placement)| {
@@ -123,7 +123,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         if resampled.width == 0 {
             return None;
         }
-        content.push('q');
+        content.push(b'q');
         for value in [
             placement.width,
             0.0,
@@ -134,7 +134,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         ] {
             number::push_word(&mut content, value);
         }
-        content.push_str(" cm /I0 Do Q\n");
+        content.extend_from_slice(b" cm /I0 Do Q\n");
         Some(resampled)
     });
     #[cfg(feature = "logo")]
@@ -146,7 +146,7 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
         let _ = dpi;
         None
     };
-    content.push('Q');
+    content.push(b'Q');
     // The dots style's content is all placements of one form (`1 0 0 1 1 0 cm/D Do`), whose
     // repeats matches shrink to 40 % (3,469 bytes of literals, 1,409) for 10 % more time; the
     // square style's rectangles keep a code of their own (1,486 bytes, segno's 1,575; the
@@ -162,21 +162,21 @@ pub(crate) fn encode(art: &Art<'_>, print_size: PrintSize, dpi: Dpi) -> Vec<u8> 
 }
 
 /// Appends `transform` as a `cm` operator (nothing for the identity).
-fn push_transform(content: &mut String, t: &Transform) {
+fn push_transform(content: &mut Vec<u8>, t: &Transform) {
     if *t == Transform::IDENTITY {
         return;
     }
     for value in [t.sx, 0.0, 0.0, t.sy, t.tx, t.ty] {
-        number::push_exact(content, value, true);
+        number::push_exact_word(content, value);
     }
-    content.push_str(" cm\n");
+    content.extend_from_slice(b" cm\n");
 }
 
 /// The page's named resources: alpha states, shading patterns and the discs' form.
 #[derive(Default)]
 struct Resources {
     alphas: Vec<u8>,
-    patterns: Vec<String>,
+    patterns: Vec<Vec<u8>>,
     /// Whether a layer paints the form `/D` (a module's disc) or `/E` (a capsule's end).
     disc: bool,
     end: bool,
@@ -184,7 +184,7 @@ struct Resources {
 
 impl Resources {
     /// Sets the fill alpha `alpha` (an ExtGState) when the colour is translucent.
-    fn alpha(&mut self, content: &mut String, alpha: u8) {
+    fn alpha(&mut self, content: &mut Vec<u8>, alpha: u8) {
         if alpha == 255 {
             return;
         }
@@ -211,48 +211,49 @@ impl Resources {
     /// Names the shading pattern of `paint`, whose coordinates are in the user space of
     /// `transform`, placed on the page by `ctm` (that user space to the page's default one).
     fn pattern(&mut self, paint: &Paint, transform: &Transform, ctm: &Transform) -> String {
-        let mut dict = String::from("<</PatternType 2/Matrix[");
+        let mut dict = b"<</PatternType 2/Matrix[".to_vec();
         for value in [ctm.sx, 0.0, 0.0, ctm.sy, ctm.tx, ctm.ty] {
-            number::push_exact(&mut dict, value, true);
+            number::push_exact_word(&mut dict, value);
         }
-        dict.push_str("]/Shading");
+        dict.extend_from_slice(b"]/Shading");
         push_shading_dictionary(&mut dict, paint, transform, |c| c);
-        dict.push_str(">>");
+        dict.extend_from_slice(b">>");
         self.patterns.push(dict);
         format!("P{}", self.patterns.len() - 1)
     }
 
     /// The resource dictionary; the logo is object `first_image` (its mask the next) and the
     /// forms the objects after it.
-    fn dictionary(&self, has_image: bool, first_image: usize, first_form: usize) -> String {
-        let mut out = String::from("<<");
+    fn dictionary(&self, has_image: bool, first_image: usize, first_form: usize) -> Vec<u8> {
+        let mut out = b"<<".to_vec();
         if !self.alphas.is_empty() {
-            out.push_str("/ExtGState<<");
+            out.extend_from_slice(b"/ExtGState<<");
             for (i, &alpha) in self.alphas.iter().enumerate() {
                 let _ = write!(out, "/A{i}<</ca");
                 number::push_word(&mut out, f32::from(alpha) / 255.0);
-                out.push_str(">>");
+                out.extend_from_slice(b">>");
             }
-            out.push_str(">>");
+            out.extend_from_slice(b">>");
         }
         if !self.patterns.is_empty() {
-            out.push_str("/Pattern<<");
+            out.extend_from_slice(b"/Pattern<<");
             for (i, pattern) in self.patterns.iter().enumerate() {
-                let _ = write!(out, "/P{i} {pattern}");
+                let _ = write!(out, "/P{i} ");
+                out.extend_from_slice(pattern);
             }
-            out.push_str(">>");
+            out.extend_from_slice(b">>");
         }
         if has_image || self.disc || self.end {
-            out.push_str("/XObject<<");
+            out.extend_from_slice(b"/XObject<<");
             if has_image {
                 let _ = write!(out, "/I0 {first_image} 0 R");
             }
             for (i, (name, _)) in self.forms().enumerate() {
                 let _ = write!(out, "/{name} {} 0 R", first_form + i);
             }
-            out.push_str(">>");
+            out.extend_from_slice(b">>");
         }
-        out.push_str(">>");
+        out.extend_from_slice(b">>");
         out
     }
 }
@@ -264,7 +265,7 @@ type Image<'a> = (u32, u32, &'a [u8], &'a [u8]);
 /// the cross-reference table.
 fn assemble(
     page: f64,
-    (content, coding): (&str, Coding),
+    (content, coding): (&[u8], Coding),
     resources: &Resources,
     logo: Option<Image<'_>>,
 ) -> Vec<u8> {
@@ -272,22 +273,23 @@ fn assemble(
     let mut offsets = Vec::new();
     let mut object = |pdf: &mut Vec<u8>, body: &[u8]| {
         offsets.push(pdf.len());
-        let _ = writeln!(ByteWriter(pdf), "{} 0 obj", offsets.len());
+        let _ = writeln!(pdf, "{} 0 obj", offsets.len());
         pdf.extend_from_slice(body);
         pdf.extend_from_slice(b"\nendobj\n");
     };
-    let mut side = String::new();
+    let mut side = Vec::new();
     number::push_word(&mut side, page as f32);
+    let side = String::from_utf8_lossy(&side);
     object(&mut pdf, b"<</Type/Catalog/Pages 2 0 R>>");
     object(&mut pdf, b"<</Type/Pages/Kids[3 0 R]/Count 1>>");
     // Objects 5 and 6 are the logo and its mask, when there is a logo; the forms follow.
     let first_form = if logo.is_some() { 7 } else { 5 };
-    let page_dict = format!(
-        "<</Type/Page/Parent 2 0 R/MediaBox[0 0 {side} {side}]/Resources{}/Contents 4 0 R>>",
-        resources.dictionary(logo.is_some(), 5, first_form)
-    );
-    object(&mut pdf, page_dict.as_bytes());
-    object(&mut pdf, &stream("<<", content.as_bytes(), coding));
+    let mut page_dict =
+        format!("<</Type/Page/Parent 2 0 R/MediaBox[0 0 {side} {side}]/Resources").into_bytes();
+    page_dict.extend_from_slice(&resources.dictionary(logo.is_some(), 5, first_form));
+    page_dict.extend_from_slice(b"/Contents 4 0 R>>");
+    object(&mut pdf, &page_dict);
+    object(&mut pdf, &stream("<<", content, coding));
     if let Some((w, h, rgb_rows, alpha_rows)) = logo {
         let head = format!("<</Type/XObject/Subtype/Image/Width {w}/Height {h}/BitsPerComponent 8");
         let rgb = format!("{head}/ColorSpace/DeviceRGB/SMask 6 0 R");
@@ -312,15 +314,12 @@ fn assemble(
     }
     let xref = pdf.len();
     let count = offsets.len() + 1;
-    let _ = write!(
-        ByteWriter(&mut pdf),
-        "xref\n0 {count}\n0000000000 65535 f \n"
-    );
+    let _ = write!(&mut pdf, "xref\n0 {count}\n0000000000 65535 f \n");
     for offset in &offsets {
-        let _ = writeln!(ByteWriter(&mut pdf), "{offset:010} 00000 n ");
+        let _ = writeln!(&mut pdf, "{offset:010} 00000 n ");
     }
     let _ = write!(
-        ByteWriter(&mut pdf),
+        &mut pdf,
         "trailer\n<</Size {count}/Root 1 0 R>>\nstartxref\n{xref}\n%%EOF\n"
     );
     pdf
@@ -348,21 +347,11 @@ fn stream(dict: &str, data: &[u8], coding: Coding) -> Vec<u8> {
     };
     let mut body = Vec::with_capacity(compressed.len() + 96);
     let _ = write!(
-        ByteWriter(&mut body),
+        &mut body,
         "{dict}/Filter/FlateDecode/Length {}>>\nstream\n",
         compressed.len()
     );
     body.extend_from_slice(&compressed);
     body.extend_from_slice(b"\nendstream");
     body
-}
-
-/// `fmt::Write` into bytes.
-struct ByteWriter<'a>(&'a mut Vec<u8>);
-
-impl std::fmt::Write for ByteWriter<'_> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
-    }
 }

@@ -1,6 +1,6 @@
 //! What the PDF and EPS writers share: path operators in the PostScript form, colours as fractions, and the logo resampled for print.
 
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 #[cfg(feature = "pdf")]
 use super::art::outline::CAPSULE_RADIUS;
@@ -16,12 +16,13 @@ use crate::options::Color;
 ///
 /// The operators are written as bytes and handed over once: checking each number's UTF-8
 /// cost a rounded PDF 175 thousand instructions, more than formatting it.
-pub(crate) fn push_path(out: &mut String, path: &Path, whole: bool) {
+pub(crate) fn push_path(out: &mut Vec<u8>, path: &Path, whole: bool) {
     if path.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(path.segments.len() * 40 + 16);
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+    out.reserve(path.segments.len() * 40 + 16);
+    let bytes = out;
+    if !matches!(bytes.last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
     }
     let mut words = number::Words::new();
@@ -48,9 +49,8 @@ pub(crate) fn push_path(out: &mut String, path: &Path, whole: bool) {
             Cubic::Close => words.text(b" h\n"),
         }
         // Every number follows a space, but a figure's first after its line break.
-        words.append_to(&mut bytes);
+        words.append_to(bytes);
     });
-    number::push_ascii(out, &bytes);
 }
 
 /// Kappa, the distance of a cubic's control points from its ends that draws a quarter circle
@@ -70,12 +70,13 @@ fn handle(radius: i32) -> i32 {
 /// coordinates, straight from its whole thousandths (no floating point but kappa's product
 /// per radius): each quarter arc's control points lie kappa times the radius along the sides
 /// it leaves and joins.
-pub(crate) fn push_outline(out: &mut String, outline: &Outline) {
+pub(crate) fn push_outline(out: &mut Vec<u8>, outline: &Outline) {
     if outline.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(outline.turns.len() * 48 + 16);
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+    out.reserve(outline.turns.len() * 48 + 16);
+    let bytes = out;
+    if !matches!(bytes.last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
     }
     let (mut x0, mut y0) = (0, 0);
@@ -120,19 +121,19 @@ pub(crate) fn push_outline(out: &mut String, outline: &Outline) {
             }
             Step::Close => words.text(b" h\n"),
         }
-        words.append_to(&mut bytes);
+        words.append_to(bytes);
     });
-    number::push_ascii(out, &bytes);
 }
 
 /// Appends `runs` as PDF rectangles, `x y length 1 re` each, a line per row of modules.
 #[cfg(feature = "pdf")]
-pub(crate) fn push_runs_pdf(out: &mut String, runs: &[Run]) {
+pub(crate) fn push_runs_pdf(out: &mut Vec<u8>, runs: &[Run]) {
     if runs.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(runs.len() * 14 + 1);
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+    out.reserve(runs.len() * 14 + 1);
+    let bytes = out;
+    if !matches!(bytes.last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
     }
     let mut row = None;
@@ -142,12 +143,11 @@ pub(crate) fn push_runs_pdf(out: &mut String, runs: &[Run]) {
         }
         row = Some(run.y);
         for value in [run.x, run.y, run.length] {
-            number::put_word_int(&mut bytes, value);
+            number::put_word_int(bytes, value);
         }
         bytes.extend_from_slice(b" 1 re");
     }
     bytes.push(b'\n');
-    number::push_ascii(out, &bytes);
 }
 
 /// The EPS procedure that starts module row `y` (`y R`) for [`EPS_RUN_PROCEDURE`] and
@@ -163,15 +163,16 @@ pub(crate) const EPS_RUN_PROCEDURE: &str = "/P{exch X add dup Y moveto 1 index a
 /// Appends `runs` with the procedures of [`EPS_ROW_PROCEDURE`] and [`EPS_RUN_PROCEDURE`]: about 5 bytes a run, where an
 /// outline takes a coordinate pair per corner.
 #[cfg(feature = "eps")]
-pub(crate) fn push_runs_eps(out: &mut String, runs: &[Run]) {
+pub(crate) fn push_runs_eps(out: &mut Vec<u8>, runs: &[Run]) {
     if runs.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(runs.len() * 6 + 1);
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+    out.reserve(runs.len() * 6 + 1);
+    let bytes = out;
+    if !matches!(bytes.last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
     }
-    let (mut row, mut end, mut line_start) = (None, 0, 0);
+    let (mut row, mut end, mut line_start) = (None, 0, bytes.len());
     for run in runs {
         if row != Some(run.y) {
             if row.is_some() {
@@ -180,20 +181,19 @@ pub(crate) fn push_runs_eps(out: &mut String, runs: &[Run]) {
             }
             row = Some(run.y);
             end = 0;
-            number::put_word_int(&mut bytes, run.y);
+            number::put_word_int(bytes, run.y);
             bytes.extend_from_slice(b" R");
         } else if bytes.len() - line_start > 200 {
             // DSC keeps lines under 255 characters.
             bytes.push(b'\n');
             line_start = bytes.len();
         }
-        number::put_word_int(&mut bytes, run.x - end);
-        number::put_word_int(&mut bytes, run.length);
+        number::put_word_int(bytes, run.x - end);
+        number::put_word_int(bytes, run.length);
         bytes.extend_from_slice(b" P");
         end = run.x + run.length;
     }
     bytes.push(b'\n');
-    number::push_ascii(out, &bytes);
 }
 
 /// The PDF form every disc of a dots layer paints: a disc of half a module in the square from
@@ -211,19 +211,20 @@ pub(crate) const PDF_END_FORM: &str = "0 .4 m 0 .179 .179 0 .4 0 c .621 0 .8 .17
 /// centre to the last one's, [`CAPSULE_RADIUS`] either side; their ends are discs painted with
 /// [`push_forms_pdf`] (see [`capsule_ends`]).
 #[cfg(feature = "pdf")]
-pub(crate) fn push_capsule_middles_pdf(out: &mut String, capsules: &[Capsule]) {
+pub(crate) fn push_capsule_middles_pdf(out: &mut Vec<u8>, capsules: &[Capsule]) {
     if capsules.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(capsules.len() * 24 + 1);
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+    out.reserve(capsules.len() * 24 + 1);
+    let bytes = out;
+    if !matches!(bytes.last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
     }
     let r = CAPSULE_RADIUS;
     for capsule in capsules {
         let ((x0, y0), (x1, y1)) = capsule.ends();
         for value in [x0 - (y1 - y0).signum() * r, y0 - (x1 - x0).signum() * r] {
-            number::put_thousandths(&mut bytes, i64::from(value));
+            number::put_thousandths(bytes, i64::from(value));
             bytes.push(b' ');
         }
         let (w, h) = if capsule.vertical {
@@ -231,12 +232,11 @@ pub(crate) fn push_capsule_middles_pdf(out: &mut String, capsules: &[Capsule]) {
         } else {
             (x1 - x0, 2 * r)
         };
-        number::put_thousandths(&mut bytes, i64::from(w));
+        number::put_thousandths(bytes, i64::from(w));
         bytes.push(b' ');
-        number::put_thousandths(&mut bytes, i64::from(h));
+        number::put_thousandths(bytes, i64::from(h));
         bytes.extend_from_slice(b" re\n");
     }
-    number::push_ascii(out, &bytes);
 }
 
 /// Where the discs of the capsules' ends go: the corner of each end's form, in thousandths.
@@ -257,24 +257,24 @@ pub(crate) fn capsule_ends(capsules: &[Capsule]) -> impl Iterator<Item = (i64, i
 /// capsule, so painting each on its own draws the same image as one path.
 #[cfg(feature = "pdf")]
 pub(crate) fn push_forms_pdf(
-    out: &mut String,
+    out: &mut Vec<u8>,
     places: impl Iterator<Item = (i64, i64, &'static str)>,
 ) {
-    let mut bytes = Vec::with_capacity(4096);
+    out.reserve(4096);
+    let bytes = out;
     bytes.extend_from_slice(b" q\n");
     let (mut x0, mut y0) = (0i64, 0i64);
     for (x, y, name) in places {
         bytes.extend_from_slice(b"1 0 0 1 ");
-        number::put_thousandths(&mut bytes, x - x0);
+        number::put_thousandths(bytes, x - x0);
         bytes.push(b' ');
-        number::put_thousandths(&mut bytes, y - y0);
+        number::put_thousandths(bytes, y - y0);
         bytes.extend_from_slice(b" cm/");
         bytes.extend_from_slice(name.as_bytes());
         bytes.extend_from_slice(b" Do\n");
         (x0, y0) = (x, y);
     }
     bytes.push(b'Q');
-    number::push_ascii(out, &bytes);
 }
 
 /// The EPS procedure `dots` are written with, after `y R` (of [`EPS_ROW_PROCEDURE`]):
@@ -290,12 +290,13 @@ pub(crate) const EPS_CAPSULE_PROCEDURES: &str = "/H{/B exch def/C exch def/A exc
 
 /// Appends `capsules` with the procedures of [`EPS_CAPSULE_PROCEDURES`].
 #[cfg(feature = "eps")]
-pub(crate) fn push_capsules_eps(out: &mut String, capsules: &[Capsule]) {
+pub(crate) fn push_capsules_eps(out: &mut Vec<u8>, capsules: &[Capsule]) {
     if capsules.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(capsules.len() * 16 + 1);
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+    out.reserve(capsules.len() * 16 + 1);
+    let bytes = out;
+    if !matches!(bytes.last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
     }
     for (i, capsule) in capsules.iter().enumerate() {
@@ -309,27 +310,27 @@ pub(crate) fn push_capsules_eps(out: &mut String, capsules: &[Capsule]) {
             if k > 0 {
                 bytes.push(b' ');
             }
-            number::put_thousandths(&mut bytes, i64::from(value));
+            number::put_thousandths(bytes, i64::from(value));
         }
         bytes.extend_from_slice(name);
         // A line every 12 capsules: DSC keeps lines under 255 characters.
         bytes.push(if i % 12 == 11 { b'\n' } else { b' ' });
     }
     bytes.push(b'\n');
-    number::push_ascii(out, &bytes);
 }
 
 /// Appends `dots` with the procedure of [`EPS_DOT_PROCEDURE`]: about 3 bytes a disc.
 #[cfg(feature = "eps")]
-pub(crate) fn push_dots_eps(out: &mut String, dots: &Dots) {
+pub(crate) fn push_dots_eps(out: &mut Vec<u8>, dots: &Dots) {
     if dots.modules.is_empty() {
         return;
     }
-    let mut bytes = Vec::with_capacity(dots.modules.len() * 4 + 1);
-    if !matches!(out.as_bytes().last(), None | Some(b' ' | b'\n' | b'[')) {
+    out.reserve(dots.modules.len() * 4 + 1);
+    let bytes = out;
+    if !matches!(bytes.last(), None | Some(b' ' | b'\n' | b'[')) {
         bytes.push(b' ');
     }
-    let (mut row, mut end, mut line_start) = (None, 0, 0);
+    let (mut row, mut end, mut line_start) = (None, 0, bytes.len());
     for &(x, y) in &dots.modules {
         if row != Some(y) {
             if row.is_some() {
@@ -338,23 +339,22 @@ pub(crate) fn push_dots_eps(out: &mut String, dots: &Dots) {
             }
             row = Some(y);
             end = 0;
-            number::put_word_int(&mut bytes, y);
+            number::put_word_int(bytes, y);
             bytes.extend_from_slice(b" R");
         } else if bytes.len() - line_start > 200 {
             // DSC keeps lines under 255 characters.
             bytes.push(b'\n');
             line_start = bytes.len();
         }
-        number::put_word_int(&mut bytes, x - end);
+        number::put_word_int(bytes, x - end);
         bytes.extend_from_slice(b" D");
         end = x + 1;
     }
     bytes.push(b'\n');
-    number::push_ascii(out, &bytes);
 }
 
 /// Appends the RGB of `color` as three fractions of 1.
-pub(crate) fn push_rgb(out: &mut String, color: Color) {
+pub(crate) fn push_rgb(out: &mut Vec<u8>, color: Color) {
     for channel in [color.r, color.g, color.b] {
         number::push_word(out, f32::from(channel) / 255.0);
     }
@@ -417,7 +417,7 @@ pub(crate) fn resample_logo(
 /// Appends the type 2 (axial) or 3 (radial) shading dictionary of `paint` in the user space of
 /// `transform`, with `color` applied to both ends: PDF and PostScript Level 3 share its syntax.
 pub(crate) fn push_shading_dictionary(
-    out: &mut String,
+    out: &mut Vec<u8>,
     paint: &Paint,
     transform: &Transform,
     color: impl Fn(Color) -> Color,
@@ -449,9 +449,9 @@ pub(crate) fn push_shading_dictionary(
     for value in coords {
         number::push_word(out, value);
     }
-    out.push_str("]/Extend[true true]/Function<</FunctionType 2/Domain[0 1]/C0[");
+    out.extend_from_slice(b"]/Extend[true true]/Function<</FunctionType 2/Domain[0 1]/C0[");
     push_rgb(out, color(from));
-    out.push_str("]/C1[");
+    out.extend_from_slice(b"]/C1[");
     push_rgb(out, color(to));
-    out.push_str("]/N 1>>>>");
+    out.extend_from_slice(b"]/N 1>>>>");
 }

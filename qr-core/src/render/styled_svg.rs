@@ -54,7 +54,7 @@ pub(crate) fn encode(art: &Art<'_>) -> String {
             let t = layer.transform;
             svg.push_str(r#" transform="matrix("#);
             for value in [t.sx, 0.0, 0.0, t.sy, t.tx, t.ty] {
-                number::push_exact(&mut svg, value, false);
+                number::push_exact(&mut svg, value);
             }
             svg.push_str(r#")""#);
         }

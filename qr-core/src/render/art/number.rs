@@ -19,26 +19,19 @@ pub(crate) fn push(out: &mut String, value: f32) {
     push_ascii(out, text);
 }
 
-/// Appends a transform's `value` in full when thousandths would change it (a text's scale
-/// from font units to pixels is about 0.016: three decimals would shrink it by a sixth), else
-/// as [`push_word`] does (`with_space`) or [`push`] does.
-pub(crate) fn push_exact(out: &mut String, value: f32, with_space: bool) {
+/// A transform's `value` in full when thousandths would change it (a text's scale from font
+/// units to pixels is about 0.016: three decimals would shrink it by a sixth): nine decimals,
+/// trailing zeros dropped, more than the seven digits an `f32` holds (the last ones are its
+/// binary expansion, exact as written), written at the end of `buffer`; `None` when
+/// thousandths hold it. Formatting the float itself went through `core::fmt`, 500
+/// instructions a number.
+fn exact(value: f32, buffer: &mut [u8; 32]) -> Option<&[u8]> {
     let short = thousandths(value);
-    let exact =
-        (short as f64 / 1000.0 - f64::from(value)).abs() <= 1e-7 * f64::from(value.abs()).max(1.0);
-    if exact && with_space {
-        return push_word(out, value);
+    if (short as f64 / 1000.0 - f64::from(value)).abs() <= 1e-7 * f64::from(value.abs()).max(1.0) {
+        return None;
     }
-    #[cfg(feature = "svg")]
-    if exact {
-        return push(out, value);
-    }
-    // Nine decimals, trailing zeros dropped: more than the seven digits an `f32` holds (the
-    // last ones are its binary expansion, exact as written). Formatting the float itself went
-    // through `core::fmt`, 500 instructions a number.
     let nanos = (f64::from(value) * 1e9).round() as i64;
     let magnitude = nanos.unsigned_abs();
-    let mut buffer = [0u8; 32];
     let mut end = buffer.len();
     let fraction = magnitude % 1_000_000_000;
     if fraction != 0 {
@@ -59,26 +52,46 @@ pub(crate) fn push_exact(out: &mut String, value: f32, with_space: bool) {
         start -= 1;
         buffer[start] = b'-';
     }
+    Some(&buffer[start..])
+}
+
+/// Appends a transform's `value` as [`push`] does, in full when thousandths would change it
+/// (see [`exact`]).
+#[cfg(feature = "svg")]
+pub(crate) fn push_exact(out: &mut String, value: f32) {
+    let mut buffer = [0u8; 32];
+    let Some(text) = exact(value, &mut buffer) else {
+        return push(out, value);
+    };
     let separated = matches!(
         out.as_bytes().last(),
         None | Some(b' ' | b'"' | b'[' | b'(' | b'\n')
     );
-    if !separated && (with_space || nanos >= 0) {
+    if !separated && text.first() != Some(&b'-') {
         out.push(' ');
     }
-    push_ascii(out, &buffer[start..]);
+    push_ascii(out, text);
+}
+
+/// Appends a transform's `value` as [`push_word`] does, in full when thousandths would change
+/// it (see [`exact`]).
+#[cfg(any(feature = "pdf", feature = "eps"))]
+pub(crate) fn push_exact_word(out: &mut Vec<u8>, value: f32) {
+    let mut buffer = [0u8; 32];
+    let Some(text) = exact(value, &mut buffer) else {
+        return push_word(out, value);
+    };
+    if !matches!(out.last(), None | Some(b' ' | b'\n' | b'[')) {
+        out.push(b' ');
+    }
+    out.extend_from_slice(text);
 }
 
 /// Appends `value` as [`push`] does, preceded by a space unless `out` ends in white space or a
 /// bracket: PDF and PostScript need a space after an operator.
-pub(crate) fn push_word(out: &mut String, value: f32) {
-    let mut bytes = Vec::with_capacity(12);
-    put_word(
-        &mut bytes,
-        out.as_bytes().last().copied(),
-        thousandths(value),
-    );
-    push_ascii(out, &bytes);
+pub(crate) fn push_word(out: &mut Vec<u8>, value: f32) {
+    let last = out.last().copied();
+    put_word(out, last, thousandths(value));
 }
 
 /// Appends `thousandths` / 1000 to `out` as [`push_word`] does, where `last` is the byte
@@ -458,6 +471,7 @@ pub(crate) fn tenths(thousandths: i64) -> Option<&'static Written> {
 }
 
 /// Appends ASCII `bytes` (digits, signs and points) in one copy.
+#[cfg(feature = "svg")]
 pub(crate) fn push_ascii(out: &mut String, bytes: &[u8]) {
     // Always ASCII, so the check passes; callers hand over whole paths, not single numbers
     // (checking each number cost more than formatting it).
@@ -539,19 +553,20 @@ mod tests {
     }
 
     #[test]
+    #[cfg(any(feature = "pdf", feature = "eps"))]
     fn transforms_keep_their_digits() {
-        let mut out = String::from("[");
+        let mut out = b"[".to_vec();
         for value in [8.0, 0.0162, -34.5, 65.14513] {
-            push_exact(&mut out, value, true);
+            push_exact_word(&mut out, value);
         }
-        assert_eq!(out, "[8 0.0162 -34.5 65.145126343");
+        assert_eq!(out, b"[8 0.0162 -34.5 65.145126343");
     }
 
     #[test]
     fn words_are_separated() {
-        let mut pdf = String::from("0 0 m");
+        let mut pdf = b"0 0 m".to_vec();
         push_word(&mut pdf, -1.5);
         push_word(&mut pdf, 0.25);
-        assert_eq!(pdf, "0 0 m -1.5 .25");
+        assert_eq!(pdf, b"0 0 m -1.5 .25");
     }
 }
