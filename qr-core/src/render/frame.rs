@@ -94,7 +94,8 @@ impl FramePlan {
         });
         Some(Layer {
             even_odd: true,
-            whole_units: transform != Transform::IDENTITY,
+            // In font units when there is a text (see `Layer::whole_units`).
+            whole_units: text.is_some(),
             text,
             ..Layer::new(Paint::Solid(color), transform, path)
         })
