@@ -427,14 +427,6 @@ impl ReadTx for Data {
     ) -> Result<Vec<OutboxEvent>, StoreError> {
         Ok(webhooks::events_of(self, account, limit))
     }
-
-    fn idempotency_record(
-        &self,
-        account: AccountId,
-        key: &IdempotencyKey,
-    ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        Ok(idempotency::get(self, account, key))
-    }
 }
 
 impl WriteTx for Data {
@@ -763,14 +755,6 @@ impl WriteTx for Data {
 
     fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
         Ok(webhooks::prune(self, before))
-    }
-
-    fn put_idempotency_record(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError> {
-        idempotency::put(self, record)
-    }
-
-    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError> {
-        Ok(idempotency::prune(self, now))
     }
 }
 

@@ -9,7 +9,6 @@ use postgres::types::FromSql;
 use qr_domain::account::PlanRequest;
 use qr_domain::analytics::{DayCount, StatsRows};
 use qr_domain::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
-use qr_domain::bulk::{IdempotencyKey, IdempotencyRecord};
 use qr_domain::ids::ScanId;
 use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
@@ -25,7 +24,6 @@ use qr_domain::{
 use uuid::Uuid;
 
 use crate::dashboard;
-use crate::idempotency;
 use crate::pool::{Conn, Params};
 use crate::webhooks;
 
@@ -493,14 +491,6 @@ impl ReadTx for PgTx<'_> {
     ) -> Result<Vec<OutboxEvent>, StoreError> {
         webhooks::events_of(self, account, limit)
     }
-
-    fn idempotency_record(
-        &self,
-        account: AccountId,
-        key: &IdempotencyKey,
-    ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        idempotency::get_record(self, account, key)
-    }
 }
 
 impl WriteTx for PgTx<'_> {
@@ -772,13 +762,5 @@ impl WriteTx for PgTx<'_> {
 
     fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
         webhooks::prune(self, before)
-    }
-
-    fn put_idempotency_record(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError> {
-        idempotency::put(self, record)
-    }
-
-    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError> {
-        idempotency::prune(self, now)
     }
 }

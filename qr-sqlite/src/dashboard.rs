@@ -7,7 +7,7 @@ use qr_domain::token::{OneTimeToken, TokenHash, TokenPurpose};
 use qr_domain::{AccountId, StoreError};
 use rusqlite::{Row, params};
 
-use crate::sql::{SqlTx, corrupt, count, day, day_num, get, micros, signed, time, uuid};
+use crate::tx::{SqlTx, corrupt, count, day, day_num, get, micros, signed, time, uuid};
 
 fn id_bytes(id: AccountId) -> [u8; 16] {
     id.as_uuid().into_bytes()

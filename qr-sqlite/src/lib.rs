@@ -16,8 +16,8 @@ mod idempotency;
 mod links;
 mod scans;
 mod schema;
-mod sql;
 mod store;
+mod tx;
 mod webhooks;
 
 pub use error::{OpenError, SharedEmail};

@@ -4,7 +4,7 @@ use qr_domain::listing::LinkQuery;
 use qr_domain::{AccountId, Link, ReadTx, StoreError};
 use rusqlite::params;
 
-use crate::sql::{LINK_COLS, SqlTx, get, link_from, micros, signed, to_json};
+use crate::tx::{LINK_COLS, SqlTx, get, link_from, micros, signed, to_json};
 
 /// Adds a link; its code's key must be free (live or tombstoned).
 pub(crate) fn insert(tx: &SqlTx<'_>, l: &Link) -> Result<(), StoreError> {

@@ -10,7 +10,7 @@ use qr_domain::{LinkId, StoreError};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::store_err;
-use crate::sql::{count, day_num, micros, signed};
+use crate::tx::{count, day_num, micros, signed};
 
 /// Stores a batch of scans in the caller's transaction: scans, visitors, rollups and link counts.
 pub(crate) fn insert_scans(

@@ -14,7 +14,7 @@ use qr_domain::{AccountId, LinkId, StoreError};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::store_err;
-use crate::sql::{SqlTx, corrupt, get, micros, signed, time, uuid};
+use crate::tx::{SqlTx, corrupt, get, micros, signed, time, uuid};
 
 /// Version 5's tables. Deleting an account or a webhook deletes its rows through the foreign
 /// keys; adding or deleting a webhook moves the config version, so every process reloads the

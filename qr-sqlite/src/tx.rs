@@ -6,7 +6,6 @@ use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use qr_domain::account::PlanRequest;
 use qr_domain::analytics::{DayCount, StatsRows};
 use qr_domain::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
-use qr_domain::bulk::{IdempotencyKey, IdempotencyRecord};
 use qr_domain::ids::ScanId;
 use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
@@ -24,7 +23,6 @@ use uuid::Uuid;
 
 use crate::dashboard;
 use crate::error::store_err;
-use crate::idempotency;
 use crate::webhooks;
 
 /// A transaction (or snapshot) on one connection.
@@ -521,14 +519,6 @@ impl ReadTx for SqlTx<'_> {
     ) -> Result<Vec<OutboxEvent>, StoreError> {
         webhooks::events_of(self, account, limit)
     }
-
-    fn idempotency_record(
-        &self,
-        account: AccountId,
-        key: &IdempotencyKey,
-    ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        idempotency::get_record(self, account, key)
-    }
 }
 
 impl WriteTx for SqlTx<'_> {
@@ -788,13 +778,5 @@ impl WriteTx for SqlTx<'_> {
 
     fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
         webhooks::prune(self, before)
-    }
-
-    fn put_idempotency_record(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError> {
-        idempotency::put(self, record)
-    }
-
-    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError> {
-        idempotency::prune(self, now)
     }
 }

@@ -4,13 +4,14 @@
 //! account, and a link of another account is simply absent. So is uniqueness: an
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 
+mod idempotency;
+
 use std::collections::HashSet;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::account::{Account, Email, PlanRequest};
 use crate::analytics::StatsRows;
-use crate::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::key::{ApiKey, KeyHash};
@@ -22,6 +23,8 @@ use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
 use crate::token::{OneTimeToken, TokenHash};
 use crate::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId};
+
+pub use idempotency::{IdempotencyReads, IdempotencyWrites};
 
 /// A storage backend.
 pub trait Store: Send + Sync + 'static {
@@ -65,7 +68,7 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// Reads available in every transaction.
-pub trait ReadTx {
+pub trait ReadTx: IdempotencyReads {
     /// The account with this id.
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
     /// All accounts, oldest first.
@@ -164,17 +167,10 @@ pub trait ReadTx {
         account: AccountId,
         limit: usize,
     ) -> Result<Vec<OutboxEvent>, StoreError>;
-    /// The stored answer of `account`'s idempotency key, expired or not (the service decides);
-    /// another account's record with the same key is absent.
-    fn idempotency_record(
-        &self,
-        account: AccountId,
-        key: &IdempotencyKey,
-    ) -> Result<Option<IdempotencyRecord>, StoreError>;
 }
 
 /// Writes, available in write transactions.
-pub trait WriteTx: ReadTx {
+pub trait WriteTx: ReadTx + IdempotencyWrites {
     /// Adds an account. An e-mail address another account has (compared by
     /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
@@ -278,10 +274,4 @@ pub trait WriteTx: ReadTx {
     ) -> Result<bool, StoreError>;
     /// Deletes delivered and failed outbox events created before `before`; returns how many.
     fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError>;
-    /// Stores an idempotency record, replacing the account's record of the same key (an
-    /// expired one: the service never replaces a live one). The account must exist
-    /// ([`StoreError::Conflict`] otherwise); deleting the account deletes its records.
-    fn put_idempotency_record(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError>;
-    /// Deletes idempotency records that expired at or before `now`; returns how many.
-    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError>;
 }
