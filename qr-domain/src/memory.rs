@@ -29,7 +29,7 @@ use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
 use crate::store::{ReadTx, Store, WriteTx};
 use crate::token::{OneTimeToken, TokenHash};
-use crate::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId};
+use crate::webhook::{OutboxEvent, Webhook, WebhookId};
 
 /// A store that keeps everything in memory.
 #[derive(Debug, Default)]
@@ -402,31 +402,6 @@ impl ReadTx for Data {
             .map(|((_, day), n)| (*day, *n))
             .collect())
     }
-
-    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
-        Ok(webhooks::webhooks(self, None))
-    }
-
-    fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError> {
-        Ok(webhooks::webhooks(self, Some(account)))
-    }
-
-    fn due_webhook_events(
-        &self,
-        webhook: WebhookId,
-        now: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<OutboxEvent>, StoreError> {
-        Ok(webhooks::due(self, webhook, now, limit))
-    }
-
-    fn webhook_events_of(
-        &self,
-        account: AccountId,
-        limit: usize,
-    ) -> Result<Vec<OutboxEvent>, StoreError> {
-        Ok(webhooks::events_of(self, account, limit))
-    }
 }
 
 impl WriteTx for Data {
@@ -721,40 +696,6 @@ impl WriteTx for Data {
         self.sessions
             .retain(|_, s| s.last_seen_at >= seen_before && s.created_at >= created_before);
         Ok((before - self.tokens.len() - self.sessions.len()) as u64)
-    }
-
-    fn insert_webhook(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
-        webhooks::insert(self, webhook)
-    }
-
-    fn delete_webhook(&mut self, account: AccountId, id: WebhookId) -> Result<bool, StoreError> {
-        Ok(webhooks::delete(self, account, id))
-    }
-
-    fn enqueue_webhook_event(
-        &mut self,
-        account: AccountId,
-        event: &NewEvent,
-    ) -> Result<u64, StoreError> {
-        Ok(webhooks::enqueue(self, account, event))
-    }
-
-    fn update_webhook_events(&mut self, events: &[OutboxEvent]) -> Result<(), StoreError> {
-        webhooks::update(self, events);
-        Ok(())
-    }
-
-    fn claim_usage_threshold(
-        &mut self,
-        account: AccountId,
-        month: UsageMonth,
-        percent: u8,
-    ) -> Result<bool, StoreError> {
-        webhooks::claim_threshold(self, account, month, percent)
-    }
-
-    fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
-        Ok(webhooks::prune(self, before))
     }
 }
 

@@ -16,7 +16,6 @@ use qr_domain::listing::LinkQuery;
 use qr_domain::scan::ScanRecord;
 use qr_domain::session::{Session, SessionHash};
 use qr_domain::token::{OneTimeToken, TokenHash};
-use qr_domain::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId};
 use qr_domain::{
     Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, Options, PasswordHash, ReadTx,
     ShortCode, StoreError, WriteTx,
@@ -25,7 +24,6 @@ use uuid::Uuid;
 
 use crate::dashboard;
 use crate::pool::{Conn, Params};
-use crate::webhooks;
 
 /// A stored variant or rule index.
 fn small(v: Option<i16>) -> Result<Option<u8>, StoreError> {
@@ -466,31 +464,6 @@ impl ReadTx for PgTx<'_> {
     ) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
         dashboard::daily_usage(self, account, first, last)
     }
-
-    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
-        webhooks::webhooks(self, None)
-    }
-
-    fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError> {
-        webhooks::webhooks(self, Some(account))
-    }
-
-    fn due_webhook_events(
-        &self,
-        webhook: WebhookId,
-        now: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<OutboxEvent>, StoreError> {
-        webhooks::due(self, webhook, now, limit)
-    }
-
-    fn webhook_events_of(
-        &self,
-        account: AccountId,
-        limit: usize,
-    ) -> Result<Vec<OutboxEvent>, StoreError> {
-        webhooks::events_of(self, account, limit)
-    }
 }
 
 impl WriteTx for PgTx<'_> {
@@ -729,38 +702,5 @@ impl WriteTx for PgTx<'_> {
         created_before: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         dashboard::prune_credentials(self, now, seen_before, created_before)
-    }
-
-    fn insert_webhook(&mut self, webhook: &Webhook) -> Result<(), StoreError> {
-        webhooks::insert(self, webhook)
-    }
-
-    fn delete_webhook(&mut self, account: AccountId, id: WebhookId) -> Result<bool, StoreError> {
-        webhooks::delete(self, account, id)
-    }
-
-    fn enqueue_webhook_event(
-        &mut self,
-        account: AccountId,
-        event: &NewEvent,
-    ) -> Result<u64, StoreError> {
-        webhooks::enqueue(self, account, event)
-    }
-
-    fn update_webhook_events(&mut self, events: &[OutboxEvent]) -> Result<(), StoreError> {
-        webhooks::update(self, events)
-    }
-
-    fn claim_usage_threshold(
-        &mut self,
-        account: AccountId,
-        month: UsageMonth,
-        percent: u8,
-    ) -> Result<bool, StoreError> {
-        webhooks::claim_threshold(self, account, month, percent)
-    }
-
-    fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
-        webhooks::prune(self, before)
     }
 }

@@ -5,6 +5,7 @@
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 
 mod idempotency;
+mod webhooks;
 
 use std::collections::HashSet;
 
@@ -22,9 +23,9 @@ use crate::scan::{NewScan, ScanRecord};
 use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
 use crate::token::{OneTimeToken, TokenHash};
-use crate::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId};
 
 pub use idempotency::{IdempotencyReads, IdempotencyWrites};
+pub use webhooks::{WebhookReads, WebhookWrites};
 
 /// A storage backend.
 pub trait Store: Send + Sync + 'static {
@@ -48,8 +49,8 @@ pub trait Store: Send + Sync + 'static {
     /// [`Store::record_scans`], and in the same transaction, for every stored scan whose link
     /// belongs to an account in `subscribed`, the event [`crate::webhook::scan_event`] in the
     /// outbox of that account's webhooks that want `scan.recorded` (as
-    /// [`WriteTx::enqueue_webhook_event`] writes it). Only called with a non-empty set, so the
-    /// scans of every other account cost nothing more.
+    /// [`WebhookWrites::enqueue_webhook_event`] writes it). Only called with a non-empty set, so
+    /// the scans of every other account cost nothing more.
     fn record_scans_with_events(
         &self,
         scans: &[NewScan],
@@ -68,7 +69,7 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// Reads available in every transaction.
-pub trait ReadTx: IdempotencyReads {
+pub trait ReadTx: WebhookReads + IdempotencyReads {
     /// The account with this id.
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
     /// All accounts, oldest first.
@@ -148,29 +149,10 @@ pub trait ReadTx: IdempotencyReads {
         first: NaiveDate,
         last: NaiveDate,
     ) -> Result<Vec<(NaiveDate, u64)>, StoreError>;
-    /// Every webhook, oldest first.
-    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError>;
-    /// The webhooks of an account, oldest first.
-    fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError>;
-    /// A webhook's pending outbox events due at `now` (`next_attempt_at <= now`), earliest due
-    /// first (by next attempt time, then by the order they were written), at most `limit`. New
-    /// events are due when they happen, so among them this is oldest first.
-    fn due_webhook_events(
-        &self,
-        webhook: WebhookId,
-        now: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<OutboxEvent>, StoreError>;
-    /// The outbox events of an account's webhooks in any state, newest first, at most `limit`.
-    fn webhook_events_of(
-        &self,
-        account: AccountId,
-        limit: usize,
-    ) -> Result<Vec<OutboxEvent>, StoreError>;
 }
 
 /// Writes, available in write transactions.
-pub trait WriteTx: ReadTx + IdempotencyWrites {
+pub trait WriteTx: ReadTx + WebhookWrites + IdempotencyWrites {
     /// Adds an account. An e-mail address another account has (compared by
     /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
@@ -249,29 +231,4 @@ pub trait WriteTx: ReadTx + IdempotencyWrites {
         seen_before: DateTime<Utc>,
         created_before: DateTime<Utc>,
     ) -> Result<u64, StoreError>;
-    /// Adds a webhook. The account must exist ([`StoreError::Conflict`] otherwise). Adding or
-    /// deleting a webhook changes the config version (servers keep the subscribed accounts).
-    fn insert_webhook(&mut self, webhook: &Webhook) -> Result<(), StoreError>;
-    /// Deletes a webhook of `account` with its outbox events; `false` if absent.
-    fn delete_webhook(&mut self, account: AccountId, id: WebhookId) -> Result<bool, StoreError>;
-    /// Writes `event` to the outbox once for each webhook of `account` whose events include its
-    /// kind ([`OutboxEvent::new`]: pending, due at once); returns how many rows were written.
-    fn enqueue_webhook_event(
-        &mut self,
-        account: AccountId,
-        event: &NewEvent,
-    ) -> Result<u64, StoreError>;
-    /// Replaces the attempts, next attempt time, state and last error of outbox rows, found by
-    /// webhook and event id; rows that no longer exist are skipped.
-    fn update_webhook_events(&mut self, events: &[OutboxEvent]) -> Result<(), StoreError>;
-    /// Records that `account` reached `percent` of its quota in `month`; `false` if that was
-    /// already recorded (the event is sent once per month).
-    fn claim_usage_threshold(
-        &mut self,
-        account: AccountId,
-        month: UsageMonth,
-        percent: u8,
-    ) -> Result<bool, StoreError>;
-    /// Deletes delivered and failed outbox events created before `before`; returns how many.
-    fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError>;
 }
