@@ -4,6 +4,7 @@
 //! failing closure leaves nothing behind. Scans, rollups and visitor sets sit behind
 //! `Arc`s so that copy stays cheap; scan batches are applied in place under the lock.
 
+mod credentials;
 mod idempotency;
 mod links;
 mod scans;
@@ -369,21 +370,6 @@ impl ReadTx for Data {
             .collect())
     }
 
-    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
-        Ok(self.sessions.get(hash).cloned())
-    }
-
-    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
-        let mut v: Vec<Session> = self
-            .sessions
-            .values()
-            .filter(|s| s.account_id == account)
-            .cloned()
-            .collect();
-        v.sort_by_key(|s| (s.created_at, s.hash));
-        Ok(v)
-    }
-
     fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError> {
         let mut v: Vec<PlanRequest> = self.plan_requests.values().copied().collect();
         v.sort_by_key(|r| (r.created_at, r.account_id));
@@ -603,39 +589,6 @@ impl WriteTx for Data {
         Ok(removed)
     }
 
-    fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError> {
-        self.require_account(token.account_id)?;
-        self.tokens
-            .retain(|_, t| !(t.account_id == token.account_id && t.purpose == token.purpose));
-        self.tokens.insert(token.hash, token.clone());
-        Ok(())
-    }
-
-    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError> {
-        Ok(self.tokens.remove(hash))
-    }
-
-    fn save_session(&mut self, session: &Session) -> Result<(), StoreError> {
-        self.require_account(session.account_id)?;
-        self.sessions.insert(session.hash, session.clone());
-        Ok(())
-    }
-
-    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError> {
-        Ok(self.sessions.remove(hash).is_some())
-    }
-
-    fn delete_sessions_of(
-        &mut self,
-        account: AccountId,
-        keep: Option<&SessionHash>,
-    ) -> Result<u64, StoreError> {
-        let before = self.sessions.len();
-        self.sessions
-            .retain(|h, s| s.account_id != account || Some(h) == keep);
-        Ok((before - self.sessions.len()) as u64)
-    }
-
     fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError> {
         self.require_account(request.account_id)?;
         self.plan_requests.insert(request.account_id, *request);
@@ -683,19 +636,6 @@ impl WriteTx for Data {
         idempotency::forget_account(self, account);
         self.config_changed = true;
         Ok(true)
-    }
-
-    fn prune_credentials(
-        &mut self,
-        now: DateTime<Utc>,
-        seen_before: DateTime<Utc>,
-        created_before: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        let before = self.tokens.len() + self.sessions.len();
-        self.tokens.retain(|_, t| t.expires_at >= now);
-        self.sessions
-            .retain(|_, s| s.last_seen_at >= seen_before && s.created_at >= created_before);
-        Ok((before - self.tokens.len() - self.sessions.len()) as u64)
     }
 }
 

@@ -3,6 +3,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use qr_domain::account::PlanRequest;
 use qr_domain::session::{Session, SessionHash};
+use qr_domain::store::{CredentialReads, CredentialWrites};
 use qr_domain::token::{OneTimeToken, TokenHash, TokenPurpose};
 use qr_domain::{AccountId, StoreError};
 use rusqlite::{Row, params};
@@ -25,18 +26,6 @@ fn session_from(r: &Row<'_>) -> Result<Session, StoreError> {
 }
 
 const SESSION_COLS: &str = "hash, account_id, created_at, last_seen_at, user_agent";
-
-pub(crate) fn session(tx: &SqlTx<'_>, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
-    let sql = format!("SELECT {SESSION_COLS} FROM sessions WHERE hash = ?1");
-    tx.one(&sql, [&hash.0[..]], session_from)
-}
-
-pub(crate) fn sessions_of(tx: &SqlTx<'_>, account: AccountId) -> Result<Vec<Session>, StoreError> {
-    let sql = format!(
-        "SELECT {SESSION_COLS} FROM sessions WHERE account_id = ?1 ORDER BY created_at, hash"
-    );
-    tx.all(&sql, [&id_bytes(account)[..]], session_from)
-}
 
 pub(crate) fn plan_requests(tx: &SqlTx<'_>) -> Result<Vec<PlanRequest>, StoreError> {
     tx.all(
@@ -63,88 +52,6 @@ pub(crate) fn daily_usage(
         params![&id_bytes(account)[..], day_num(first), day_num(last)],
         |r| Ok((day(get(r, 0)?)?, count(get(r, 1)?))),
     )
-}
-
-pub(crate) fn insert_token(tx: &SqlTx<'_>, t: &OneTimeToken) -> Result<(), StoreError> {
-    let account = id_bytes(t.account_id);
-    tx.exec(
-        "DELETE FROM tokens WHERE account_id = ?1 AND purpose = ?2",
-        params![&account[..], t.purpose.as_str()],
-    )?;
-    tx.exec(
-        "INSERT INTO tokens (hash, account_id, purpose, new_email, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            &t.hash.0[..],
-            &account[..],
-            t.purpose.as_str(),
-            t.new_email.as_ref().map(|e| e.as_str()),
-            micros(t.created_at),
-            micros(t.expires_at)
-        ],
-    )?;
-    Ok(())
-}
-
-pub(crate) fn take_token(
-    tx: &SqlTx<'_>,
-    hash: &TokenHash,
-) -> Result<Option<OneTimeToken>, StoreError> {
-    let found = tx.one(
-        "SELECT account_id, purpose, new_email, created_at, expires_at FROM tokens WHERE hash = ?1",
-        [&hash.0[..]],
-        |r| {
-            Ok(OneTimeToken {
-                hash: *hash,
-                account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
-                purpose: TokenPurpose::parse(&get::<String>(r, 1)?)
-                    .ok_or_else(|| corrupt("token purpose"))?,
-                new_email: get::<Option<String>>(r, 2)?
-                    .map(|e| e.try_into().map_err(|_| corrupt("token e-mail")))
-                    .transpose()?,
-                created_at: time(get(r, 3)?)?,
-                expires_at: time(get(r, 4)?)?,
-            })
-        },
-    )?;
-    if found.is_some() {
-        tx.exec("DELETE FROM tokens WHERE hash = ?1", [&hash.0[..]])?;
-    }
-    Ok(found)
-}
-
-pub(crate) fn save_session(tx: &SqlTx<'_>, s: &Session) -> Result<(), StoreError> {
-    tx.exec(
-        "INSERT INTO sessions (hash, account_id, created_at, last_seen_at, user_agent)
-         VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT (hash) DO UPDATE SET last_seen_at = excluded.last_seen_at",
-        params![
-            &s.hash.0[..],
-            &id_bytes(s.account_id)[..],
-            micros(s.created_at),
-            micros(s.last_seen_at),
-            s.user_agent
-        ],
-    )?;
-    Ok(())
-}
-
-pub(crate) fn delete_session(tx: &SqlTx<'_>, hash: &SessionHash) -> Result<bool, StoreError> {
-    Ok(tx.exec("DELETE FROM sessions WHERE hash = ?1", [&hash.0[..]])? > 0)
-}
-
-pub(crate) fn delete_sessions_of(
-    tx: &SqlTx<'_>,
-    account: AccountId,
-    keep: Option<&SessionHash>,
-) -> Result<u64, StoreError> {
-    // An all-zero hash matches no session: SHA-256 never gives it in practice.
-    let keep = keep.map_or([0u8; 32], |h| h.0);
-    let n = tx.exec(
-        "DELETE FROM sessions WHERE account_id = ?1 AND hash <> ?2",
-        params![&id_bytes(account)[..], &keep[..]],
-    )?;
-    Ok(n as u64)
 }
 
 pub(crate) fn put_plan_request(tx: &SqlTx<'_>, r: &PlanRequest) -> Result<(), StoreError> {
@@ -198,16 +105,111 @@ pub(crate) fn delete_account(tx: &SqlTx<'_>, account: AccountId) -> Result<bool,
     Ok(tx.exec("DELETE FROM accounts WHERE id = ?1", [id])? > 0)
 }
 
-pub(crate) fn prune_credentials(
-    tx: &SqlTx<'_>,
-    now: DateTime<Utc>,
-    seen_before: DateTime<Utc>,
-    created_before: DateTime<Utc>,
-) -> Result<u64, StoreError> {
-    let tokens = tx.exec("DELETE FROM tokens WHERE expires_at < ?1", [micros(now)])?;
-    let sessions = tx.exec(
-        "DELETE FROM sessions WHERE last_seen_at < ?1 OR created_at < ?2",
-        params![micros(seen_before), micros(created_before)],
-    )?;
-    Ok((tokens + sessions) as u64)
+impl CredentialReads for SqlTx<'_> {
+    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
+        let sql = format!("SELECT {SESSION_COLS} FROM sessions WHERE hash = ?1");
+        self.one(&sql, [&hash.0[..]], session_from)
+    }
+
+    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
+        let sql = format!(
+            "SELECT {SESSION_COLS} FROM sessions WHERE account_id = ?1 ORDER BY created_at, hash"
+        );
+        self.all(&sql, [&id_bytes(account)[..]], session_from)
+    }
+}
+
+impl CredentialWrites for SqlTx<'_> {
+    fn insert_token(&mut self, t: &OneTimeToken) -> Result<(), StoreError> {
+        let account = id_bytes(t.account_id);
+        self.exec(
+            "DELETE FROM tokens WHERE account_id = ?1 AND purpose = ?2",
+            params![&account[..], t.purpose.as_str()],
+        )?;
+        self.exec(
+            "INSERT INTO tokens (hash, account_id, purpose, new_email, created_at, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                &t.hash.0[..],
+                &account[..],
+                t.purpose.as_str(),
+                t.new_email.as_ref().map(|e| e.as_str()),
+                micros(t.created_at),
+                micros(t.expires_at)
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError> {
+        let found = self.one(
+            "SELECT account_id, purpose, new_email, created_at, expires_at FROM tokens WHERE hash = ?1",
+            [&hash.0[..]],
+            |r| {
+                Ok(OneTimeToken {
+                    hash: *hash,
+                    account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
+                    purpose: TokenPurpose::parse(&get::<String>(r, 1)?)
+                        .ok_or_else(|| corrupt("token purpose"))?,
+                    new_email: get::<Option<String>>(r, 2)?
+                        .map(|e| e.try_into().map_err(|_| corrupt("token e-mail")))
+                        .transpose()?,
+                    created_at: time(get(r, 3)?)?,
+                    expires_at: time(get(r, 4)?)?,
+                })
+            },
+        )?;
+        if found.is_some() {
+            self.exec("DELETE FROM tokens WHERE hash = ?1", [&hash.0[..]])?;
+        }
+        Ok(found)
+    }
+
+    fn save_session(&mut self, s: &Session) -> Result<(), StoreError> {
+        self.exec(
+            "INSERT INTO sessions (hash, account_id, created_at, last_seen_at, user_agent)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (hash) DO UPDATE SET last_seen_at = excluded.last_seen_at",
+            params![
+                &s.hash.0[..],
+                &id_bytes(s.account_id)[..],
+                micros(s.created_at),
+                micros(s.last_seen_at),
+                s.user_agent
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError> {
+        Ok(self.exec("DELETE FROM sessions WHERE hash = ?1", [&hash.0[..]])? > 0)
+    }
+
+    fn delete_sessions_of(
+        &mut self,
+        account: AccountId,
+        keep: Option<&SessionHash>,
+    ) -> Result<u64, StoreError> {
+        // An all-zero hash matches no session: SHA-256 never gives it in practice.
+        let keep = keep.map_or([0u8; 32], |h| h.0);
+        let n = self.exec(
+            "DELETE FROM sessions WHERE account_id = ?1 AND hash <> ?2",
+            params![&id_bytes(account)[..], &keep[..]],
+        )?;
+        Ok(n as u64)
+    }
+
+    fn prune_credentials(
+        &mut self,
+        now: DateTime<Utc>,
+        seen_before: DateTime<Utc>,
+        created_before: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let tokens = self.exec("DELETE FROM tokens WHERE expires_at < ?1", [micros(now)])?;
+        let sessions = self.exec(
+            "DELETE FROM sessions WHERE last_seen_at < ?1 OR created_at < ?2",
+            params![micros(seen_before), micros(created_before)],
+        )?;
+        Ok((tokens + sessions) as u64)
+    }
 }

@@ -11,8 +11,6 @@ use qr_domain::key::KeyHash;
 use qr_domain::limits::UsageMonth;
 use qr_domain::listing::LinkQuery;
 use qr_domain::scan::ScanRecord;
-use qr_domain::session::{Session, SessionHash};
-use qr_domain::token::{OneTimeToken, TokenHash};
 use qr_domain::{
     Account, AccountId, ApiKey, Email, KeyId, KeyMode, Link, LinkId, Options, PasswordHash, ReadTx,
     ShortCode, StoreError, WriteTx,
@@ -472,14 +470,6 @@ impl ReadTx for SqlTx<'_> {
         )
     }
 
-    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
-        dashboard::session(self, hash)
-    }
-
-    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
-        dashboard::sessions_of(self, account)
-    }
-
     fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError> {
         dashboard::plan_requests(self)
     }
@@ -667,30 +657,6 @@ impl WriteTx for SqlTx<'_> {
         Ok(removed as u64)
     }
 
-    fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError> {
-        dashboard::insert_token(self, token)
-    }
-
-    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError> {
-        dashboard::take_token(self, hash)
-    }
-
-    fn save_session(&mut self, session: &Session) -> Result<(), StoreError> {
-        dashboard::save_session(self, session)
-    }
-
-    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError> {
-        dashboard::delete_session(self, hash)
-    }
-
-    fn delete_sessions_of(
-        &mut self,
-        account: AccountId,
-        keep: Option<&SessionHash>,
-    ) -> Result<u64, StoreError> {
-        dashboard::delete_sessions_of(self, account, keep)
-    }
-
     fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError> {
         dashboard::put_plan_request(self, request)
     }
@@ -709,14 +675,5 @@ impl WriteTx for SqlTx<'_> {
 
     fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError> {
         dashboard::delete_account(self, account)
-    }
-
-    fn prune_credentials(
-        &mut self,
-        now: DateTime<Utc>,
-        seen_before: DateTime<Utc>,
-        created_before: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        dashboard::prune_credentials(self, now, seen_before, created_before)
     }
 }

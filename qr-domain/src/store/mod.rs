@@ -4,6 +4,7 @@
 //! account, and a link of another account is simply absent. So is uniqueness: an
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 
+mod credentials;
 mod idempotency;
 mod webhooks;
 
@@ -20,10 +21,9 @@ use crate::limits::UsageMonth;
 use crate::link::Link;
 use crate::listing::LinkQuery;
 use crate::scan::{NewScan, ScanRecord};
-use crate::session::{Session, SessionHash};
 use crate::shortcode::ShortCode;
-use crate::token::{OneTimeToken, TokenHash};
 
+pub use credentials::{CredentialReads, CredentialWrites};
 pub use idempotency::{IdempotencyReads, IdempotencyWrites};
 pub use webhooks::{WebhookReads, WebhookWrites};
 
@@ -69,7 +69,7 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// Reads available in every transaction.
-pub trait ReadTx: WebhookReads + IdempotencyReads {
+pub trait ReadTx: CredentialReads + WebhookReads + IdempotencyReads {
     /// The account with this id.
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
     /// All accounts, oldest first.
@@ -135,10 +135,6 @@ pub trait ReadTx: WebhookReads + IdempotencyReads {
         to: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<ScanRecord>, StoreError>;
-    /// The session with this hash, expired or not (the service decides).
-    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError>;
-    /// The sessions of an account, oldest first.
-    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError>;
     /// Every pending plan request, oldest first.
     fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError>;
     /// An account's persisted API requests per UTC day over `first..=last`, days without
@@ -152,7 +148,7 @@ pub trait ReadTx: WebhookReads + IdempotencyReads {
 }
 
 /// Writes, available in write transactions.
-pub trait WriteTx: ReadTx + WebhookWrites + IdempotencyWrites {
+pub trait WriteTx: ReadTx + CredentialWrites + WebhookWrites + IdempotencyWrites {
     /// Adds an account. An e-mail address another account has (compared by
     /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
@@ -190,22 +186,6 @@ pub trait WriteTx: ReadTx + WebhookWrites + IdempotencyWrites {
     fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError>;
     /// Deletes scans and rollups of `account`'s links on days before `day`; returns the scans deleted.
     fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError>;
-    /// Stores a one-time token, replacing any token of the same account and purpose (only the
-    /// newest link works). The account must exist ([`StoreError::Conflict`] otherwise).
-    fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError>;
-    /// Removes and returns the token with this hash (single use), expired or not.
-    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError>;
-    /// Adds a session, or replaces the one with the same hash (its last-seen time). The account
-    /// must exist ([`StoreError::Conflict`] otherwise).
-    fn save_session(&mut self, session: &Session) -> Result<(), StoreError>;
-    /// Removes one session; `false` if there is none with this hash.
-    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError>;
-    /// Removes every session of an account but `keep`; returns how many.
-    fn delete_sessions_of(
-        &mut self,
-        account: AccountId,
-        keep: Option<&SessionHash>,
-    ) -> Result<u64, StoreError>;
     /// Stores an account's pending plan request, replacing an earlier one. The account must exist
     /// ([`StoreError::Conflict`] otherwise).
     fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError>;
@@ -223,12 +203,4 @@ pub trait WriteTx: ReadTx + WebhookWrites + IdempotencyWrites {
     /// request, and its webhooks with their outbox events and quota thresholds; `false` if
     /// there is no such account.
     fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError>;
-    /// Deletes tokens that expired before `now`, and sessions last seen before `seen_before` or
-    /// created before `created_before`; returns how many records went.
-    fn prune_credentials(
-        &mut self,
-        now: DateTime<Utc>,
-        seen_before: DateTime<Utc>,
-        created_before: DateTime<Utc>,
-    ) -> Result<u64, StoreError>;
 }
