@@ -6,6 +6,7 @@
 
 mod credentials;
 mod idempotency;
+mod scans;
 mod webhooks;
 
 use std::collections::HashSet;
@@ -13,18 +14,18 @@ use std::collections::HashSet;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::account::{Account, Email, PlanRequest};
-use crate::analytics::StatsRows;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::key::{ApiKey, KeyHash};
 use crate::limits::UsageMonth;
 use crate::link::Link;
 use crate::listing::LinkQuery;
-use crate::scan::{NewScan, ScanRecord};
+use crate::scan::NewScan;
 use crate::shortcode::ShortCode;
 
 pub use credentials::{CredentialReads, CredentialWrites};
 pub use idempotency::{IdempotencyReads, IdempotencyWrites};
+pub use scans::{ScanReads, ScanWrites};
 pub use webhooks::{WebhookReads, WebhookWrites};
 
 /// A storage backend.
@@ -69,7 +70,7 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// Reads available in every transaction.
-pub trait ReadTx: CredentialReads + WebhookReads + IdempotencyReads {
+pub trait ReadTx: ScanReads + CredentialReads + WebhookReads + IdempotencyReads {
     /// The account with this id.
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
     /// All accounts, oldest first.
@@ -111,30 +112,6 @@ pub trait ReadTx: CredentialReads + WebhookReads + IdempotencyReads {
     fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError>;
     /// The persisted usage counts of a month.
     fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError>;
-    /// The visitor salt of a UTC day, if one exists and has not been destroyed.
-    fn salt(&self, day: NaiveDate) -> Result<Option<[u8; 32]>, StoreError>;
-    /// Statistics of a link over whole days `first..=last`, from the daily rollups.
-    fn rollup_stats(
-        &self,
-        link: LinkId,
-        first: NaiveDate,
-        last: NaiveDate,
-    ) -> Result<StatsRows, StoreError>;
-    /// Statistics of a link over the instants `from..=to` (within one day), from the scans themselves.
-    fn raw_stats(
-        &self,
-        link: LinkId,
-        from: DateTime<Utc>,
-        to: DateTime<Utc>,
-    ) -> Result<StatsRows, StoreError>;
-    /// The newest scans of a link in `from..=to`, newest first, at most `limit`.
-    fn recent_scans(
-        &self,
-        link: LinkId,
-        from: DateTime<Utc>,
-        to: DateTime<Utc>,
-        limit: u32,
-    ) -> Result<Vec<ScanRecord>, StoreError>;
     /// Every pending plan request, oldest first.
     fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError>;
     /// An account's persisted API requests per UTC day over `first..=last`, days without
@@ -148,7 +125,7 @@ pub trait ReadTx: CredentialReads + WebhookReads + IdempotencyReads {
 }
 
 /// Writes, available in write transactions.
-pub trait WriteTx: ReadTx + CredentialWrites + WebhookWrites + IdempotencyWrites {
+pub trait WriteTx: ReadTx + ScanWrites + CredentialWrites + WebhookWrites + IdempotencyWrites {
     /// Adds an account. An e-mail address another account has (compared by
     /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
@@ -180,12 +157,6 @@ pub trait WriteTx: ReadTx + CredentialWrites + WebhookWrites + IdempotencyWrites
         month: UsageMonth,
         counts: &[(AccountId, u64)],
     ) -> Result<(), StoreError>;
-    /// Stores the salt of a day unless one exists; returns the salt in force.
-    fn put_salt(&mut self, day: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError>;
-    /// Destroys salts and visitor ids of days before `day`.
-    fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError>;
-    /// Deletes scans and rollups of `account`'s links on days before `day`; returns the scans deleted.
-    fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError>;
     /// Stores an account's pending plan request, replacing an earlier one. The account must exist
     /// ([`StoreError::Conflict`] otherwise).
     fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError>;
