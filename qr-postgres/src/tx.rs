@@ -109,29 +109,6 @@ fn key_from(r: &Row) -> Result<ApiKey, StoreError> {
     })
 }
 
-pub(crate) const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options";
-
-pub(crate) fn link_from(r: &Row) -> Result<Link, StoreError> {
-    Ok(Link {
-        id: LinkId::from_uuid(get(r, 0, "id")?),
-        account_id: AccountId::from_uuid(get(r, 1, "account_id")?),
-        name: get::<String>(r, 2, "name")?
-            .try_into()
-            .map_err(|_| corrupt("name"))?,
-        short_code: get::<String>(r, 3, "short_code")?
-            .try_into()
-            .map_err(|_| corrupt("short_code"))?,
-        target_url: get::<String>(r, 4, "target_url")?
-            .try_into()
-            .map_err(|_| corrupt("target_url"))?,
-        scan_count: count(get(r, 5, "scan_count")?),
-        created_at: get(r, 6, "created_at")?,
-        updated_at: get(r, 7, "updated_at")?,
-        tags: json(get(r, 8, "tags")?, "tags")?,
-        options: Options::from_stored(get::<Option<&str>>(r, 9, "options")?)?,
-    })
-}
-
 impl<'c> PgTx<'c> {
     pub(crate) fn new(conn: &'c mut Conn) -> Self {
         PgTx {
@@ -216,75 +193,6 @@ impl ReadTx for PgTx<'_> {
             "SELECT {KEY_COLS} FROM api_keys WHERE account_id = $1 ORDER BY created_at, id"
         );
         self.all(&sql, &[&account.as_uuid()], key_from)
-    }
-
-    fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError> {
-        let sql = format!("SELECT {LINK_COLS} FROM links WHERE id = $1 AND account_id = $2");
-        self.one(&sql, &[&id.as_uuid(), &account.as_uuid()], link_from)
-    }
-
-    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
-        let sql = format!("SELECT {LINK_COLS} FROM links WHERE code_key = $1");
-        self.one(&sql, &[&code.key()], link_from)
-    }
-
-    fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError> {
-        crate::links::list(self, account, query)
-    }
-
-    fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
-        let sql =
-            format!("SELECT {LINK_COLS} FROM links WHERE account_id = $1 ORDER BY created_at, id");
-        self.all(&sql, &[&account.as_uuid()], link_from)
-    }
-
-    fn search_links(
-        &self,
-        account: AccountId,
-        needle: &str,
-        offset: u64,
-        limit: u32,
-    ) -> Result<(Vec<Link>, u64), StoreError> {
-        // Under the "C" collation lower() folds ASCII letters only, as the domain's needle is
-        // folded and as SQLite's lower() does.
-        const MATCHES: &str = r#"account_id = $1 AND ($2 = '' OR strpos(lower(name COLLATE "C"), $2) > 0
-             OR strpos(lower(target_url COLLATE "C"), $2) > 0
-             OR strpos(lower(short_code COLLATE "C"), $2) > 0)"#;
-        let account = account.as_uuid();
-        let sql = format!(
-            "SELECT {LINK_COLS} FROM links WHERE {MATCHES} \
-             ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"
-        );
-        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
-        let links = self.all(
-            &sql,
-            &[&account, &needle, &i64::from(limit), &offset],
-            link_from,
-        )?;
-        let total = self.one(
-            &format!("SELECT count(*) FROM links WHERE {MATCHES}"),
-            &[&account, &needle],
-            |r| get::<i64>(r, 0, "count"),
-        )?;
-        Ok((links, count(total.unwrap_or(0))))
-    }
-
-    fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
-        let n = self.one(
-            "SELECT count(*) FROM links WHERE account_id = $1",
-            &[&account.as_uuid()],
-            |r| get::<i64>(r, 0, "count"),
-        )?;
-        Ok(count(n.unwrap_or(0)))
-    }
-
-    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
-        let found = self.one(
-            "SELECT 1 FROM links WHERE code_key = $1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = $1",
-            &[&code.key()],
-            |_| Ok(()),
-        )?;
-        Ok(found.is_some())
     }
 
     fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError> {
@@ -409,39 +317,6 @@ impl WriteTx for PgTx<'_> {
             &[&ids, &times],
         )?;
         Ok(())
-    }
-
-    fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
-        crate::links::insert(self, l)
-    }
-
-    fn update_link(&mut self, l: &Link) -> Result<bool, StoreError> {
-        crate::links::update(self, l)
-    }
-
-    fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError> {
-        let code = self.one(
-            "DELETE FROM links WHERE id = $1 AND account_id = $2 RETURNING code_key",
-            &[&id.as_uuid(), &account.as_uuid()],
-            |r| get::<String>(r, 0, "code_key"),
-        )?;
-        let Some(code) = code else {
-            return Ok(false);
-        };
-        self.exec(
-            "INSERT INTO tombstones (short_code) VALUES ($1) ON CONFLICT DO NOTHING",
-            &[&code],
-        )?;
-        // The scan tables have no foreign key to links (schema version 2). The link row went
-        // first: its lock waited for any scan batch holding it, and later batches skip the link,
-        // so these statements see every row there will ever be.
-        for table in ["scans", "daily", "daily_dims", "visitors"] {
-            self.exec(
-                &format!("DELETE FROM {table} WHERE link_id = $1"),
-                &[&id.as_uuid()],
-            )?;
-        }
-        Ok(true)
     }
 
     fn save_usage(

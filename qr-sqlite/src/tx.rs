@@ -118,29 +118,6 @@ fn key_from(r: &Row<'_>) -> Result<ApiKey, StoreError> {
 
 const KEY_COLS: &str = "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four";
 
-pub(crate) fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
-    Ok(Link {
-        id: LinkId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
-        account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 1)?)?),
-        name: get::<String>(r, 2)?
-            .try_into()
-            .map_err(|_| corrupt("name"))?,
-        short_code: get::<String>(r, 3)?
-            .try_into()
-            .map_err(|_| corrupt("short_code"))?,
-        target_url: get::<String>(r, 4)?
-            .try_into()
-            .map_err(|_| corrupt("target_url"))?,
-        scan_count: count(get(r, 5)?),
-        created_at: time(get(r, 6)?)?,
-        updated_at: time(get(r, 7)?)?,
-        tags: json(&get::<String>(r, 8)?, "tags")?,
-        options: Options::from_stored(get::<Option<String>>(r, 9)?.as_deref())?,
-    })
-}
-
-pub(crate) const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options";
-
 impl SqlTx<'_> {
     pub(crate) fn all<T>(
         &self,
@@ -209,81 +186,6 @@ impl ReadTx for SqlTx<'_> {
             "SELECT {KEY_COLS} FROM api_keys WHERE account_id = ?1 ORDER BY created_at, id"
         );
         self.all(&sql, [&account.as_uuid().as_bytes()[..]], key_from)
-    }
-
-    fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError> {
-        let sql = format!("SELECT {LINK_COLS} FROM links WHERE id = ?1 AND account_id = ?2");
-        self.one(
-            &sql,
-            [
-                &id.as_uuid().as_bytes()[..],
-                &account.as_uuid().as_bytes()[..],
-            ],
-            link_from,
-        )
-    }
-
-    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
-        let sql = format!("SELECT {LINK_COLS} FROM links WHERE code_key = ?1");
-        self.one(&sql, [code.key()], link_from)
-    }
-
-    fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError> {
-        crate::links::list(self, account, query)
-    }
-
-    fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
-        let sql =
-            format!("SELECT {LINK_COLS} FROM links WHERE account_id = ?1 ORDER BY created_at, id");
-        self.all(&sql, [&account.as_uuid().as_bytes()[..]], link_from)
-    }
-
-    fn search_links(
-        &self,
-        account: AccountId,
-        needle: &str,
-        offset: u64,
-        limit: u32,
-    ) -> Result<(Vec<Link>, u64), StoreError> {
-        // SQLite's lower() folds ASCII letters only, as the domain's needle is folded.
-        const MATCHES: &str = "account_id = ?1 AND (?2 = '' OR instr(lower(name), ?2) > 0 \
-             OR instr(lower(target_url), ?2) > 0 OR instr(lower(short_code), ?2) > 0)";
-        let account = account.as_uuid();
-        let account = &account.as_bytes()[..];
-        let sql = format!(
-            "SELECT {LINK_COLS} FROM links WHERE {MATCHES} \
-             ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
-        );
-        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
-        let links = self.all(
-            &sql,
-            rusqlite::params![account, needle, i64::from(limit), offset],
-            link_from,
-        )?;
-        let total = self.one(
-            &format!("SELECT count(*) FROM links WHERE {MATCHES}"),
-            rusqlite::params![account, needle],
-            |r| get::<i64>(r, 0),
-        )?;
-        Ok((links, count(total.unwrap_or(0))))
-    }
-
-    fn count_links(&self, account: AccountId) -> Result<u64, StoreError> {
-        let n = self.one(
-            "SELECT count(*) FROM links WHERE account_id = ?1",
-            [&account.as_uuid().as_bytes()[..]],
-            |r| get::<i64>(r, 0),
-        )?;
-        Ok(count(n.unwrap_or(0)))
-    }
-
-    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
-        let found = self.one(
-            "SELECT 1 FROM links WHERE code_key = ?1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = ?1",
-            [code.key()],
-            |_| Ok(()),
-        )?;
-        Ok(found.is_some())
     }
 
     fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError> {
@@ -401,35 +303,6 @@ impl WriteTx for SqlTx<'_> {
             )?;
         }
         Ok(())
-    }
-
-    fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
-        crate::links::insert(self, l)
-    }
-
-    fn update_link(&mut self, l: &Link) -> Result<bool, StoreError> {
-        crate::links::update(self, l)
-    }
-
-    fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError> {
-        let lid_bytes = id.as_uuid().into_bytes();
-        let lid = &lid_bytes[..];
-        let code = self.one(
-            "SELECT code_key FROM links WHERE id = ?1 AND account_id = ?2",
-            [lid, &account.as_uuid().as_bytes()[..]],
-            |r| get::<String>(r, 0),
-        )?;
-        let Some(code) = code else {
-            return Ok(false);
-        };
-        self.exec(
-            "INSERT OR IGNORE INTO tombstones (short_code) VALUES (?1)",
-            [&code],
-        )?;
-        self.exec("DELETE FROM visitors WHERE link_id = ?1", [lid])?;
-        // Scans and rollups go with the link (ON DELETE CASCADE).
-        self.exec("DELETE FROM links WHERE id = ?1", [lid])?;
-        Ok(true)
     }
 
     fn save_usage(

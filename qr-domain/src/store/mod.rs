@@ -6,6 +6,7 @@
 
 mod credentials;
 mod idempotency;
+mod links;
 mod scans;
 mod webhooks;
 
@@ -18,13 +19,11 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::key::{ApiKey, KeyHash};
 use crate::limits::UsageMonth;
-use crate::link::Link;
-use crate::listing::LinkQuery;
 use crate::scan::NewScan;
-use crate::shortcode::ShortCode;
 
 pub use credentials::{CredentialReads, CredentialWrites};
 pub use idempotency::{IdempotencyReads, IdempotencyWrites};
+pub use links::{LinkReads, LinkWrites};
 pub use scans::{ScanReads, ScanWrites};
 pub use webhooks::{WebhookReads, WebhookWrites};
 
@@ -70,7 +69,7 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// Reads available in every transaction.
-pub trait ReadTx: ScanReads + CredentialReads + WebhookReads + IdempotencyReads {
+pub trait ReadTx: LinkReads + ScanReads + CredentialReads + WebhookReads + IdempotencyReads {
     /// The account with this id.
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
     /// All accounts, oldest first.
@@ -83,33 +82,6 @@ pub trait ReadTx: ScanReads + CredentialReads + WebhookReads + IdempotencyReads 
     fn key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError>;
     /// The keys of an account, oldest first.
     fn keys_of(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError>;
-    /// The link `id` if it belongs to `account`.
-    fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError>;
-    /// The live link with this short code (compared by [`ShortCode::key`]), whoever owns it
-    /// (for redirects).
-    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError>;
-    /// The links of an account, oldest first.
-    fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError>;
-    /// One page of an account's links, newest first (by creation time, then id): those whose
-    /// name, target URL or short code contains `needle` after ASCII lower-casing (`needle` is
-    /// given lower-cased; empty matches every link), `limit` of them after skipping `offset`,
-    /// with the number of matches. Paged in the store, so a page costs the same for an account
-    /// with a million links as for one with twenty.
-    fn search_links(
-        &self,
-        account: AccountId,
-        needle: &str,
-        offset: u64,
-        limit: u32,
-    ) -> Result<(Vec<Link>, u64), StoreError>;
-    /// The account's links that [`LinkQuery::admits`], newest first (creation time, then id,
-    /// both descending), at most `query.limit`.
-    fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError>;
-    /// How many links an account holds.
-    fn count_links(&self, account: AccountId) -> Result<u64, StoreError>;
-    /// Whether a code (its [`ShortCode::key`]) is used by a live link or tombstoned by a deleted
-    /// one or by a link whose code changed.
-    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError>;
     /// The persisted usage counts of a month.
     fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError>;
     /// Every pending plan request, oldest first.
@@ -125,7 +97,7 @@ pub trait ReadTx: ScanReads + CredentialReads + WebhookReads + IdempotencyReads 
 }
 
 /// Writes, available in write transactions.
-pub trait WriteTx: ReadTx + ScanWrites + CredentialWrites + WebhookWrites + IdempotencyWrites {
+pub trait WriteTx: ReadTx + LinkWrites + ScanWrites + CredentialWrites + WebhookWrites + IdempotencyWrites {
     /// Adds an account. An e-mail address another account has (compared by
     /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
@@ -142,15 +114,6 @@ pub trait WriteTx: ReadTx + ScanWrites + CredentialWrites + WebhookWrites + Idem
     fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError>;
     /// Records last-use times (a later time never moves backwards).
     fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError>;
-    /// Adds a link with its tags and options; its short code must not be taken
-    /// ([`StoreError::Conflict`]).
-    fn insert_link(&mut self, link: &Link) -> Result<(), StoreError>;
-    /// Replaces the name, target URL, short code, tags, options and updatedAt of a link of
-    /// `link.account_id`; `false` if absent. A new short code must not be taken
-    /// ([`StoreError::Conflict`]), and the old one is tombstoned.
-    fn update_link(&mut self, link: &Link) -> Result<bool, StoreError>;
-    /// Deletes a link of `account` with its scans and rollups, tombstoning its code; `false` if absent.
-    fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError>;
     /// Stores usage counts of a month; a stored count is never lowered.
     fn save_usage(
         &mut self,
