@@ -17,6 +17,7 @@ mod backfill;
 mod dashboard;
 mod error;
 mod idempotency;
+mod keys;
 mod links;
 mod listener;
 mod pool;

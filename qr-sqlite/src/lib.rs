@@ -13,6 +13,7 @@ mod backfill;
 mod dashboard;
 mod error;
 mod idempotency;
+mod keys;
 mod links;
 mod scans;
 mod schema;

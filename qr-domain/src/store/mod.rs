@@ -6,6 +6,7 @@
 
 mod credentials;
 mod idempotency;
+mod keys;
 mod links;
 mod scans;
 mod webhooks;
@@ -17,12 +18,12 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crate::account::{Account, Email, PlanRequest};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
-use crate::key::{ApiKey, KeyHash};
 use crate::limits::UsageMonth;
 use crate::scan::NewScan;
 
 pub use credentials::{CredentialReads, CredentialWrites};
 pub use idempotency::{IdempotencyReads, IdempotencyWrites};
+pub use keys::{KeyReads, KeyWrites};
 pub use links::{LinkReads, LinkWrites};
 pub use scans::{ScanReads, ScanWrites};
 pub use webhooks::{WebhookReads, WebhookWrites};
@@ -69,19 +70,13 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// Reads available in every transaction.
-pub trait ReadTx: LinkReads + ScanReads + CredentialReads + WebhookReads + IdempotencyReads {
+pub trait ReadTx: KeyReads + LinkReads + ScanReads + CredentialReads + WebhookReads + IdempotencyReads {
     /// The account with this id.
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
     /// All accounts, oldest first.
     fn accounts(&self) -> Result<Vec<Account>, StoreError>;
     /// The account with this e-mail address, compared by [`Email::lookup_key`].
     fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError>;
-    /// The key with this id.
-    fn key(&self, id: KeyId) -> Result<Option<ApiKey>, StoreError>;
-    /// The key whose current secret has this hash.
-    fn key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError>;
-    /// The keys of an account, oldest first.
-    fn keys_of(&self, account: AccountId) -> Result<Vec<ApiKey>, StoreError>;
     /// The persisted usage counts of a month.
     fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError>;
     /// Every pending plan request, oldest first.
@@ -97,7 +92,7 @@ pub trait ReadTx: LinkReads + ScanReads + CredentialReads + WebhookReads + Idemp
 }
 
 /// Writes, available in write transactions.
-pub trait WriteTx: ReadTx + LinkWrites + ScanWrites + CredentialWrites + WebhookWrites + IdempotencyWrites {
+pub trait WriteTx: ReadTx + KeyWrites + LinkWrites + ScanWrites + CredentialWrites + WebhookWrites + IdempotencyWrites {
     /// Adds an account. An e-mail address another account has (compared by
     /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
@@ -105,15 +100,6 @@ pub trait WriteTx: ReadTx + LinkWrites + ScanWrites + CredentialWrites + Webhook
     /// role (everything but its id and creation time); `false` if there is no such account.
     /// An e-mail address another account has is a [`StoreError::Conflict`].
     fn update_account(&mut self, account: &Account) -> Result<bool, StoreError>;
-    /// Adds a key.
-    fn insert_key(&mut self, key: &ApiKey) -> Result<(), StoreError>;
-    /// Replaces a key's hash, display prefix, last four characters, name and settings; `false` if
-    /// there is no such key.
-    fn update_key(&mut self, key: &ApiKey) -> Result<bool, StoreError>;
-    /// Removes a key; `false` if there is no such key.
-    fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError>;
-    /// Records last-use times (a later time never moves backwards).
-    fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError>;
     /// Stores usage counts of a month; a stored count is never lowered.
     fn save_usage(
         &mut self,
