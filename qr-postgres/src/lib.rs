@@ -13,8 +13,9 @@
 //! (it blocks on its own runtime), which is why the stores' calls run on blocking threads.
 #![forbid(unsafe_code)]
 
+mod accounts;
 mod backfill;
-mod dashboard;
+mod credentials;
 mod error;
 mod idempotency;
 mod keys;

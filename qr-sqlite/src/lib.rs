@@ -9,8 +9,9 @@
 //! processes (the CLI) may open the same file at the same time.
 #![forbid(unsafe_code)]
 
+mod accounts;
 mod backfill;
-mod dashboard;
+mod credentials;
 mod error;
 mod idempotency;
 mod keys;

@@ -3,7 +3,13 @@
 //! Tenant isolation is part of the contract: every link query takes the owning
 //! account, and a link of another account is simply absent. So is uniqueness: an
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
+//!
+//! The transactions' methods come in one read trait and one write trait per aggregate, each in
+//! its own file here (accounts, keys, links, scans, credentials, webhooks, idempotency), and
+//! each adapter implements them in the file that holds that aggregate's storage; [`ReadTx`] and
+//! [`WriteTx`] gather them, so callers name those two alone.
 
+mod accounts;
 mod credentials;
 mod idempotency;
 mod keys;
@@ -13,14 +19,11 @@ mod webhooks;
 
 use std::collections::HashSet;
 
-use chrono::{DateTime, NaiveDate, Utc};
-
-use crate::account::{Account, Email, PlanRequest};
 use crate::error::StoreError;
-use crate::ids::{AccountId, KeyId, LinkId, ScanId};
-use crate::limits::UsageMonth;
+use crate::ids::{AccountId, ScanId};
 use crate::scan::NewScan;
 
+pub use accounts::{AccountReads, AccountWrites};
 pub use credentials::{CredentialReads, CredentialWrites};
 pub use idempotency::{IdempotencyReads, IdempotencyWrites};
 pub use keys::{KeyReads, KeyWrites};
@@ -69,58 +72,49 @@ pub trait Store: Send + Sync + 'static {
     }
 }
 
-/// Reads available in every transaction.
-pub trait ReadTx: KeyReads + LinkReads + ScanReads + CredentialReads + WebhookReads + IdempotencyReads {
-    /// The account with this id.
-    fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
-    /// All accounts, oldest first.
-    fn accounts(&self) -> Result<Vec<Account>, StoreError>;
-    /// The account with this e-mail address, compared by [`Email::lookup_key`].
-    fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError>;
-    /// The persisted usage counts of a month.
-    fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError>;
-    /// Every pending plan request, oldest first.
-    fn plan_requests(&self) -> Result<Vec<PlanRequest>, StoreError>;
-    /// An account's persisted API requests per UTC day over `first..=last`, days without
-    /// requests left out, ascending.
-    fn daily_usage(
-        &self,
-        account: AccountId,
-        first: NaiveDate,
-        last: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, u64)>, StoreError>;
+/// Reads available in every transaction: those of every aggregate. Implemented by every type
+/// that implements the aggregates' read traits, so a store implements those and passes its
+/// transaction as `&dyn ReadTx`.
+pub trait ReadTx:
+    AccountReads + KeyReads + LinkReads + ScanReads + CredentialReads + WebhookReads + IdempotencyReads
+{
 }
 
-/// Writes, available in write transactions.
-pub trait WriteTx: ReadTx + KeyWrites + LinkWrites + ScanWrites + CredentialWrites + WebhookWrites + IdempotencyWrites {
-    /// Adds an account. An e-mail address another account has (compared by
-    /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
-    fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
-    /// Replaces an account's e-mail, plan, overrides, password hash, verification time, status and
-    /// role (everything but its id and creation time); `false` if there is no such account.
-    /// An e-mail address another account has is a [`StoreError::Conflict`].
-    fn update_account(&mut self, account: &Account) -> Result<bool, StoreError>;
-    /// Stores usage counts of a month; a stored count is never lowered.
-    fn save_usage(
-        &mut self,
-        month: UsageMonth,
-        counts: &[(AccountId, u64)],
-    ) -> Result<(), StoreError>;
-    /// Stores an account's pending plan request, replacing an earlier one. The account must exist
-    /// ([`StoreError::Conflict`] otherwise).
-    fn put_plan_request(&mut self, request: &PlanRequest) -> Result<(), StoreError>;
-    /// Removes an account's pending plan request; `false` if there was none.
-    fn delete_plan_request(&mut self, account: AccountId) -> Result<bool, StoreError>;
-    /// Adds API requests to the accounts' counts of a UTC day (counts of deleted accounts are
-    /// dropped).
-    fn add_daily_usage(
-        &mut self,
-        day: NaiveDate,
-        added: &[(AccountId, u64)],
-    ) -> Result<(), StoreError>;
-    /// Deletes an account and everything it owns: keys, links (their short codes tombstoned)
-    /// with their scans, rollups and visitors, usage and daily usage, sessions, tokens, its plan
-    /// request, and its webhooks with their outbox events and quota thresholds; `false` if
-    /// there is no such account.
-    fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError>;
+impl<T> ReadTx for T where
+    T: ?Sized
+        + AccountReads
+        + KeyReads
+        + LinkReads
+        + ScanReads
+        + CredentialReads
+        + WebhookReads
+        + IdempotencyReads
+{
+}
+
+/// Writes, available in write transactions: those of every aggregate, beside its reads.
+/// Implemented by every type that implements the aggregates' read and write traits.
+pub trait WriteTx:
+    ReadTx
+    + AccountWrites
+    + KeyWrites
+    + LinkWrites
+    + ScanWrites
+    + CredentialWrites
+    + WebhookWrites
+    + IdempotencyWrites
+{
+}
+
+impl<T> WriteTx for T where
+    T: ?Sized
+        + ReadTx
+        + AccountWrites
+        + KeyWrites
+        + LinkWrites
+        + ScanWrites
+        + CredentialWrites
+        + WebhookWrites
+        + IdempotencyWrites
+{
 }

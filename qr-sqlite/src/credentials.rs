@@ -1,18 +1,13 @@
-//! The dashboard's records in SQL: one-time tokens, sessions, plan requests, requests per day, deleting an account and pruning ended credentials.
+//! The dashboard's credentials in SQL: one-time tokens and sessions, and pruning those that ended.
 
-use chrono::{DateTime, NaiveDate, Utc};
-use qr_domain::account::PlanRequest;
+use chrono::{DateTime, Utc};
 use qr_domain::session::{Session, SessionHash};
 use qr_domain::store::{CredentialReads, CredentialWrites};
 use qr_domain::token::{OneTimeToken, TokenHash, TokenPurpose};
 use qr_domain::{AccountId, StoreError};
 use rusqlite::{Row, params};
 
-use crate::tx::{SqlTx, corrupt, count, day, day_num, get, micros, signed, time, uuid};
-
-fn id_bytes(id: AccountId) -> [u8; 16] {
-    id.as_uuid().into_bytes()
-}
+use crate::tx::{SqlTx, corrupt, get, id_bytes, micros, time, uuid};
 
 fn session_from(r: &Row<'_>) -> Result<Session, StoreError> {
     let hash: Vec<u8> = get(r, 0)?;
@@ -26,84 +21,6 @@ fn session_from(r: &Row<'_>) -> Result<Session, StoreError> {
 }
 
 const SESSION_COLS: &str = "hash, account_id, created_at, last_seen_at, user_agent";
-
-pub(crate) fn plan_requests(tx: &SqlTx<'_>) -> Result<Vec<PlanRequest>, StoreError> {
-    tx.all(
-        "SELECT account_id, plan, created_at FROM plan_requests ORDER BY created_at, account_id",
-        [],
-        |r| {
-            Ok(PlanRequest {
-                account_id: AccountId::from_uuid(uuid(&get::<Vec<u8>>(r, 0)?)?),
-                plan: get::<String>(r, 1)?.parse().map_err(|_| corrupt("plan"))?,
-                created_at: time(get(r, 2)?)?,
-            })
-        },
-    )
-}
-
-pub(crate) fn daily_usage(
-    tx: &SqlTx<'_>,
-    account: AccountId,
-    first: NaiveDate,
-    last: NaiveDate,
-) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-    tx.all(
-        "SELECT day, count FROM daily_usage WHERE account_id = ?1 AND day BETWEEN ?2 AND ?3 ORDER BY day",
-        params![&id_bytes(account)[..], day_num(first), day_num(last)],
-        |r| Ok((day(get(r, 0)?)?, count(get(r, 1)?))),
-    )
-}
-
-pub(crate) fn put_plan_request(tx: &SqlTx<'_>, r: &PlanRequest) -> Result<(), StoreError> {
-    tx.exec(
-        "INSERT INTO plan_requests (account_id, plan, created_at) VALUES (?1, ?2, ?3)
-         ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan, created_at = excluded.created_at",
-        params![
-            &id_bytes(r.account_id)[..],
-            r.plan.as_str(),
-            micros(r.created_at)
-        ],
-    )?;
-    Ok(())
-}
-
-pub(crate) fn delete_plan_request(tx: &SqlTx<'_>, account: AccountId) -> Result<bool, StoreError> {
-    Ok(tx.exec(
-        "DELETE FROM plan_requests WHERE account_id = ?1",
-        [&id_bytes(account)[..]],
-    )? > 0)
-}
-
-pub(crate) fn add_daily_usage(
-    tx: &SqlTx<'_>,
-    d: NaiveDate,
-    added: &[(AccountId, u64)],
-) -> Result<(), StoreError> {
-    for (account, n) in added {
-        tx.exec(
-            "INSERT INTO daily_usage (account_id, day, count) SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?1)
-             ON CONFLICT (account_id, day) DO UPDATE SET count = count + excluded.count",
-            params![&id_bytes(*account)[..], day_num(d), signed(*n)],
-        )?;
-    }
-    Ok(())
-}
-
-pub(crate) fn delete_account(tx: &SqlTx<'_>, account: AccountId) -> Result<bool, StoreError> {
-    let id = id_bytes(account);
-    let id = &id[..];
-    tx.exec(
-        "INSERT OR IGNORE INTO tombstones (short_code) SELECT short_code FROM links WHERE account_id = ?1",
-        [id],
-    )?;
-    tx.exec(
-        "DELETE FROM visitors WHERE link_id IN (SELECT id FROM links WHERE account_id = ?1)",
-        [id],
-    )?;
-    // Keys, links (with their scans and rollups), usage, daily usage, sessions, tokens and the
-    // plan request go with the account (ON DELETE CASCADE).
-    Ok(tx.exec("DELETE FROM accounts WHERE id = ?1", [id])? > 0)
-}
 
 impl CredentialReads for SqlTx<'_> {
     fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {

@@ -1,15 +1,13 @@
-//! The dashboard's records in SQL: one-time tokens, sessions, plan requests, requests per day, deleting an account and pruning ended credentials.
+//! The dashboard's credentials in SQL: one-time tokens and sessions, and pruning those that ended.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use postgres::Row;
-use qr_domain::account::PlanRequest;
 use qr_domain::session::{Session, SessionHash};
 use qr_domain::store::{CredentialReads, CredentialWrites};
 use qr_domain::token::{OneTimeToken, TokenHash, TokenPurpose};
 use qr_domain::{AccountId, StoreError};
-use uuid::Uuid;
 
-use crate::tx::{PgTx, corrupt, count, get, signed};
+use crate::tx::{PgTx, corrupt, get};
 
 const SESSION_COLS: &str = "hash, account_id, created_at, last_seen_at, user_agent";
 
@@ -22,101 +20,6 @@ fn session_from(r: &Row) -> Result<Session, StoreError> {
         last_seen_at: get(r, 3, "last_seen_at")?,
         user_agent: get(r, 4, "user_agent")?,
     })
-}
-
-pub(crate) fn plan_requests(tx: &PgTx<'_>) -> Result<Vec<PlanRequest>, StoreError> {
-    tx.all(
-        "SELECT account_id, plan, created_at FROM plan_requests ORDER BY created_at, account_id",
-        &[],
-        |r| {
-            Ok(PlanRequest {
-                account_id: AccountId::from_uuid(get(r, 0, "account_id")?),
-                plan: get::<&str>(r, 1, "plan")?
-                    .parse()
-                    .map_err(|_| corrupt("plan"))?,
-                created_at: get(r, 2, "created_at")?,
-            })
-        },
-    )
-}
-
-pub(crate) fn daily_usage(
-    tx: &PgTx<'_>,
-    account: AccountId,
-    first: NaiveDate,
-    last: NaiveDate,
-) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-    tx.all(
-        "SELECT day, count FROM daily_usage WHERE account_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day",
-        &[&account.as_uuid(), &first, &last],
-        |r| Ok((get(r, 0, "day")?, count(get(r, 1, "count")?))),
-    )
-}
-
-pub(crate) fn put_plan_request(tx: &PgTx<'_>, r: &PlanRequest) -> Result<(), StoreError> {
-    tx.exec(
-        "INSERT INTO plan_requests (account_id, plan, created_at) VALUES ($1, $2, $3)
-         ON CONFLICT (account_id) DO UPDATE SET plan = excluded.plan, created_at = excluded.created_at",
-        &[&r.account_id.as_uuid(), &r.plan.as_str(), &r.created_at],
-    )?;
-    Ok(())
-}
-
-pub(crate) fn delete_plan_request(tx: &PgTx<'_>, account: AccountId) -> Result<bool, StoreError> {
-    Ok(tx.exec(
-        "DELETE FROM plan_requests WHERE account_id = $1",
-        &[&account.as_uuid()],
-    )? > 0)
-}
-
-pub(crate) fn add_daily_usage(
-    tx: &PgTx<'_>,
-    day: NaiveDate,
-    added: &[(AccountId, u64)],
-) -> Result<(), StoreError> {
-    if added.is_empty() {
-        return Ok(());
-    }
-    let (ids, values): (Vec<Uuid>, Vec<i64>) = added
-        .iter()
-        .map(|(id, n)| (id.as_uuid(), signed(*n)))
-        .unzip();
-    // One statement for every account. An account named twice is added up first (an upsert may
-    // touch a row once per statement); accounts deleted meanwhile are skipped.
-    tx.exec(
-        "INSERT INTO daily_usage (account_id, day, count)
-         SELECT u.id, $1, sum(u.n)::bigint FROM unnest($2::uuid[], $3::bigint[]) AS u(id, n)
-         WHERE EXISTS (SELECT 1 FROM accounts WHERE accounts.id = u.id)
-         GROUP BY u.id ORDER BY u.id
-         ON CONFLICT (account_id, day) DO UPDATE SET count = daily_usage.count + excluded.count",
-        &[&day, &ids, &values],
-    )?;
-    Ok(())
-}
-
-pub(crate) fn delete_account(tx: &PgTx<'_>, account: AccountId) -> Result<bool, StoreError> {
-    // The accounts and keys triggers move the configuration version: caches must drop the
-    // account's keys on every server.
-    tx.config_write();
-    let id = account.as_uuid();
-    tx.exec(
-        "INSERT INTO tombstones (short_code) SELECT short_code FROM links WHERE account_id = $1
-         ON CONFLICT DO NOTHING",
-        &[&id],
-    )?;
-    // Scans, rollups and visitors name their link without a foreign key (schema version 2
-    // dropped them from the scan tables: a lookup per inserted scan), so they go by hand.
-    for table in ["visitors", "scans", "daily", "daily_dims"] {
-        tx.exec(
-            &format!(
-                "DELETE FROM {table} WHERE link_id IN (SELECT id FROM links WHERE account_id = $1)"
-            ),
-            &[&id],
-        )?;
-    }
-    // Keys, links, usage, daily usage, sessions, tokens and the plan request go with the
-    // account (ON DELETE CASCADE).
-    Ok(tx.exec("DELETE FROM accounts WHERE id = $1", &[&id])? > 0)
 }
 
 impl CredentialReads for PgTx<'_> {
