@@ -99,31 +99,23 @@ fn state(s: DeliveryState) -> i16 {
     i16::try_from(s.code()).unwrap_or(0)
 }
 
-/// The webhooks of `account` (every account when `None`), oldest first.
-fn webhooks(tx: &PgTx<'_>, account: Option<AccountId>) -> Result<Vec<Webhook>, StoreError> {
-    match account {
-        Some(a) => tx.all(
-            &format!(
-                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id"
-            ),
-            &[&a.as_uuid()],
-            hook_from,
-        ),
-        None => tx.all(
+impl WebhookReads for PgTx<'_> {
+    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
+        self.all(
             &format!("SELECT {HOOK_COLS} FROM webhooks ORDER BY created_at, id"),
             &[],
             hook_from,
-        ),
-    }
-}
-
-impl WebhookReads for PgTx<'_> {
-    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
-        webhooks(self, None)
+        )
     }
 
     fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError> {
-        webhooks(self, Some(account))
+        self.all(
+            &format!(
+                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id"
+            ),
+            &[&account.as_uuid()],
+            hook_from,
+        )
     }
 
     fn due_webhook_events(

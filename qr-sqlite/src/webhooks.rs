@@ -103,31 +103,23 @@ fn event_from(r: &Row<'_>) -> Result<OutboxEvent, StoreError> {
     })
 }
 
-/// The webhooks of `account` (every account when `None`), oldest first.
-fn webhooks(tx: &SqlTx<'_>, account: Option<AccountId>) -> Result<Vec<Webhook>, StoreError> {
-    match account {
-        Some(a) => tx.all(
-            &format!(
-                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = ?1 ORDER BY created_at, id"
-            ),
-            [&bytes(a.as_uuid())[..]],
-            hook_from,
-        ),
-        None => tx.all(
+impl WebhookReads for SqlTx<'_> {
+    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
+        self.all(
             &format!("SELECT {HOOK_COLS} FROM webhooks ORDER BY created_at, id"),
             [],
             hook_from,
-        ),
-    }
-}
-
-impl WebhookReads for SqlTx<'_> {
-    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
-        webhooks(self, None)
+        )
     }
 
     fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError> {
-        webhooks(self, Some(account))
+        self.all(
+            &format!(
+                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = ?1 ORDER BY created_at, id"
+            ),
+            [&bytes(account.as_uuid())[..]],
+            hook_from,
+        )
     }
 
     fn due_webhook_events(
