@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use postgres::Row;
 use qr_domain::bulk::{IdempotencyKey, IdempotencyRecord};
+use qr_domain::store::{IdempotencyReads, IdempotencyWrites};
 use qr_domain::{AccountId, StoreError};
 
 use crate::tx::{PgTx, corrupt, get};
@@ -36,42 +37,46 @@ fn record_from(r: &Row) -> Result<IdempotencyRecord, StoreError> {
     })
 }
 
-pub(crate) fn get_record(
-    tx: &PgTx<'_>,
-    account: AccountId,
-    key: &IdempotencyKey,
-) -> Result<Option<IdempotencyRecord>, StoreError> {
-    tx.one(
-        "SELECT account_id, key_hash, fingerprint, answer, created_at, expires_at
-         FROM idempotency_keys WHERE account_id = $1 AND key_hash = $2",
-        &[&account.as_uuid(), &&key.hash()[..]],
-        record_from,
-    )
+impl IdempotencyReads for PgTx<'_> {
+    fn idempotency_record(
+        &self,
+        account: AccountId,
+        key: &IdempotencyKey,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        self.one(
+            "SELECT account_id, key_hash, fingerprint, answer, created_at, expires_at
+             FROM idempotency_keys WHERE account_id = $1 AND key_hash = $2",
+            &[&account.as_uuid(), &&key.hash()[..]],
+            record_from,
+        )
+    }
 }
 
-pub(crate) fn put(tx: &PgTx<'_>, r: &IdempotencyRecord) -> Result<(), StoreError> {
-    tx.exec(
-        "INSERT INTO idempotency_keys
-             (account_id, key_hash, fingerprint, answer, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (account_id, key_hash) DO UPDATE SET fingerprint = excluded.fingerprint,
-             answer = excluded.answer, created_at = excluded.created_at,
-             expires_at = excluded.expires_at",
-        &[
-            &r.account_id.as_uuid(),
-            &&r.key.hash()[..],
-            &&r.fingerprint[..],
-            &r.answer,
-            &r.created_at,
-            &r.expires_at,
-        ],
-    )?;
-    Ok(())
-}
+impl IdempotencyWrites for PgTx<'_> {
+    fn put_idempotency_record(&mut self, r: &IdempotencyRecord) -> Result<(), StoreError> {
+        self.exec(
+            "INSERT INTO idempotency_keys
+                 (account_id, key_hash, fingerprint, answer, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (account_id, key_hash) DO UPDATE SET fingerprint = excluded.fingerprint,
+                 answer = excluded.answer, created_at = excluded.created_at,
+                 expires_at = excluded.expires_at",
+            &[
+                &r.account_id.as_uuid(),
+                &&r.key.hash()[..],
+                &&r.fingerprint[..],
+                &r.answer,
+                &r.created_at,
+                &r.expires_at,
+            ],
+        )?;
+        Ok(())
+    }
 
-pub(crate) fn prune(tx: &PgTx<'_>, now: DateTime<Utc>) -> Result<u64, StoreError> {
-    tx.exec(
-        "DELETE FROM idempotency_keys WHERE expires_at <= $1",
-        &[&now],
-    )
+    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        self.exec(
+            "DELETE FROM idempotency_keys WHERE expires_at <= $1",
+            &[&now],
+        )
+    }
 }

@@ -13,10 +13,12 @@
 //! (it blocks on its own runtime), which is why the stores' calls run on blocking threads.
 #![forbid(unsafe_code)]
 
+mod accounts;
 mod backfill;
-mod dashboard;
+mod credentials;
 mod error;
 mod idempotency;
+mod keys;
 mod links;
 mod listener;
 mod pool;

@@ -1,17 +1,19 @@
-//! Scan batches: split by link across the scan connections, each part one statement (array parameters, data-modifying `WITH` clauses) in its own transaction, the daily rollups updated by the same statement.
+//! Scans in SQL: batches split by link across the scan connections, each part one statement (array parameters, data-modifying `WITH` clauses) in its own transaction, the daily rollups updated by the same statement; salts, statistics from the rollups or the scans, and pruning.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use qr_domain::StoreError;
-use qr_domain::breakdown::Dimension;
-use qr_domain::ids::{LinkId, ScanId};
-use qr_domain::scan::NewScan;
+use qr_domain::analytics::{DayCount, StatsRows};
+use qr_domain::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
+use qr_domain::ids::{AccountId, LinkId, ScanId};
+use qr_domain::scan::{NewScan, ScanRecord};
+use qr_domain::store::{ScanReads, ScanWrites};
 use uuid::Uuid;
 
 use crate::pool::Conn;
-use crate::tx::get;
+use crate::tx::{PgTx, corrupt, count, get};
 
 /// The whole batch in one statement, so a batch costs one round trip between `BEGIN` and
 /// `COMMIT` whatever its size. The counts are added up here, the server only applies them:
@@ -192,6 +194,183 @@ pub(crate) fn insert_scans(
         *slot = Some(ScanId(id));
     }
     Ok(ids)
+}
+
+/// A stored variant or rule index.
+fn small(v: Option<i16>) -> Result<Option<u8>, StoreError> {
+    v.map(|n| u8::try_from(n).map_err(|_| corrupt("variant or rule")))
+        .transpose()
+}
+
+impl ScanReads for PgTx<'_> {
+    fn salt(&self, day: NaiveDate) -> Result<Option<[u8; 32]>, StoreError> {
+        self.one("SELECT salt FROM salts WHERE day = $1", &[&day], |r| {
+            get::<&[u8]>(r, 0, "salt")?
+                .try_into()
+                .map_err(|_| corrupt("salt"))
+        })
+    }
+
+    fn rollup_stats(
+        &self,
+        link: LinkId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<StatsRows, StoreError> {
+        let id = link.as_uuid();
+        let days = self.all(
+            "SELECT day, scans, uniques FROM daily WHERE link_id = $1 AND day BETWEEN $2 AND $3",
+            &[&id, &first, &last],
+            |r| {
+                Ok(DayCount {
+                    day: get(r, 0, "day")?,
+                    scans: count(get(r, 1, "scans")?),
+                    uniques: count(get(r, 2, "uniques")?),
+                })
+            },
+        )?;
+        let rows = self.all(
+            "SELECT dim, value, sum(scans)::bigint FROM daily_dims
+             WHERE link_id = $1 AND day BETWEEN $2 AND $3 GROUP BY dim, value",
+            &[&id, &first, &last],
+            |r| {
+                Ok((
+                    get::<i16>(r, 0, "dim")?,
+                    get::<String>(r, 1, "value")?,
+                    count(get(r, 2, "scans")?),
+                ))
+            },
+        )?;
+        let mut breakdowns = Breakdowns::default();
+        for (dim, value, n) in rows {
+            // A dimension a newer build added is not this build's to report.
+            if let Some(dim) = Dimension::from_code(dim.into()) {
+                breakdowns.push(dim, value, n);
+            }
+        }
+        Ok(StatsRows { days, breakdowns })
+    }
+
+    fn raw_stats(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<StatsRows, StoreError> {
+        // One pass over the range's scans, counted by the server in two groupings: per day
+        // (GROUPING 0) and per combination of the fields breakdowns read (GROUPING 1), whose
+        // values (a referrer's host, `CC/City`) the domain derives here.
+        let rows = self.all(
+            "SELECT GROUPING(day), day, country, city, device, browser, os, referrer, variant, rule,
+                    count(*), count(DISTINCT visitor)
+             FROM scans WHERE link_id = $1 AND at BETWEEN $2 AND $3
+             GROUP BY GROUPING SETS ((day), (country, city, device, browser, os, referrer, variant, rule))",
+            &[&link.as_uuid(), &from, &to],
+            |r| {
+                let n = count(get(r, 10, "count")?);
+                if get::<i32>(r, 0, "grouping")? == 0 {
+                    let day = DayCount {
+                        day: get(r, 1, "day")?,
+                        scans: n,
+                        uniques: count(get(r, 11, "uniques")?),
+                    };
+                    return Ok((Some(day), Vec::new(), n));
+                }
+                let facets = Facets {
+                    country: get(r, 2, "country")?,
+                    city: get(r, 3, "city")?,
+                    device: get(r, 4, "device")?,
+                    browser: get(r, 5, "browser")?,
+                    os: get(r, 6, "os")?,
+                    referrer: get(r, 7, "referrer")?,
+                    variant: small(get(r, 8, "variant")?)?,
+                    rule: small(get(r, 9, "rule")?)?,
+                };
+                let values = Dimension::ALL
+                    .into_iter()
+                    .filter_map(|dim| facets.value(dim).map(|v| (dim, v.into_owned())))
+                    .collect();
+                Ok((None, values, n))
+            },
+        )?;
+        let mut out = StatsRows::default();
+        let mut sums: [HashMap<String, u64>; DIMENSIONS] = Default::default();
+        for (day, values, n) in rows {
+            out.days.extend(day);
+            for (dim, value) in values {
+                *sums[dim as usize].entry(value).or_default() += n;
+            }
+        }
+        for (dim, map) in Dimension::ALL.into_iter().zip(sums) {
+            for (value, n) in map {
+                out.breakdowns.push(dim, value, n);
+            }
+        }
+        Ok(out)
+    }
+
+    fn recent_scans(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ScanRecord>, StoreError> {
+        self.all(
+            "SELECT id, at, country, city, device, browser, os, referrer, variant, rule FROM scans
+             WHERE link_id = $1 AND at BETWEEN $2 AND $3 ORDER BY at DESC, id DESC LIMIT $4",
+            &[&link.as_uuid(), &from, &to, &i64::from(limit)],
+            |r| {
+                Ok(ScanRecord {
+                    id: ScanId(get(r, 0, "id")?),
+                    timestamp: get(r, 1, "at")?,
+                    country: get(r, 2, "country")?,
+                    city: get(r, 3, "city")?,
+                    device: get::<&str>(r, 4, "device")?
+                        .parse()
+                        .map_err(|_| corrupt("device"))?,
+                    browser: get(r, 5, "browser")?,
+                    os: get(r, 6, "os")?,
+                    referrer: get(r, 7, "referrer")?,
+                    variant: small(get(r, 8, "variant")?)?,
+                    rule: small(get(r, 9, "rule")?)?,
+                })
+            },
+        )
+    }
+}
+
+impl ScanWrites for PgTx<'_> {
+    fn put_salt(&mut self, day: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError> {
+        self.exec(
+            "INSERT INTO salts (day, salt) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            &[&day, &&salt[..]],
+        )?;
+        self.salt(day)?
+            .ok_or_else(|| StoreError::Backend("salt vanished after insert".into()))
+    }
+
+    fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError> {
+        self.exec("DELETE FROM salts WHERE day < $1", &[&day])?;
+        self.exec("DELETE FROM visitors WHERE day < $1", &[&day])?;
+        Ok(())
+    }
+
+    fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError> {
+        let removed = self.exec(
+            "DELETE FROM scans WHERE day < $2 AND link_id IN (SELECT id FROM links WHERE account_id = $1)",
+            &[&account.as_uuid(), &day],
+        )?;
+        for table in ["daily", "daily_dims"] {
+            self.exec(
+                &format!(
+                    "DELETE FROM {table} WHERE day < $2 AND link_id IN (SELECT id FROM links WHERE account_id = $1)"
+                ),
+                &[&account.as_uuid(), &day],
+            )?;
+        }
+        Ok(removed)
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use postgres::Row;
 use qr_domain::ids::ScanId;
 use qr_domain::limits::UsageMonth;
 use qr_domain::scan::NewScan;
+use qr_domain::store::{WebhookReads, WebhookWrites};
 use qr_domain::webhook::{
     DeliveryState, EventId, EventKind, EventSet, NewEvent, OutboxEvent, Webhook, WebhookId,
     WebhookSecret, WebhookUrl, scan_event,
@@ -98,128 +99,135 @@ fn state(s: DeliveryState) -> i16 {
     i16::try_from(s.code()).unwrap_or(0)
 }
 
-pub(crate) fn webhooks(
-    tx: &PgTx<'_>,
-    account: Option<AccountId>,
-) -> Result<Vec<Webhook>, StoreError> {
-    match account {
-        Some(a) => tx.all(
-            &format!(
-                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id"
-            ),
-            &[&a.as_uuid()],
-            hook_from,
-        ),
-        None => tx.all(
+impl WebhookReads for PgTx<'_> {
+    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
+        self.all(
             &format!("SELECT {HOOK_COLS} FROM webhooks ORDER BY created_at, id"),
             &[],
             hook_from,
-        ),
+        )
+    }
+
+    fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError> {
+        self.all(
+            &format!(
+                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id"
+            ),
+            &[&account.as_uuid()],
+            hook_from,
+        )
+    }
+
+    fn due_webhook_events(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError> {
+        self.all(
+            &format!(
+                "SELECT {EVENT_COLS} FROM webhook_events
+                 WHERE webhook_id = $1 AND state = 0 AND next_attempt_at <= $2
+                 ORDER BY next_attempt_at, seq LIMIT $3"
+            ),
+            &[&webhook.as_uuid(), &now, &signed(limit as u64)],
+            event_from,
+        )
+    }
+
+    fn webhook_events_of(
+        &self,
+        account: AccountId,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError> {
+        self.all(
+            &format!(
+                "SELECT {EVENT_COLS} FROM webhook_events WHERE account_id = $1
+                 ORDER BY created_at DESC, seq DESC LIMIT $2"
+            ),
+            &[&account.as_uuid(), &signed(limit as u64)],
+            event_from,
+        )
     }
 }
 
-pub(crate) fn due(
-    tx: &PgTx<'_>,
-    webhook: WebhookId,
-    now: DateTime<Utc>,
-    limit: usize,
-) -> Result<Vec<OutboxEvent>, StoreError> {
-    tx.all(
-        &format!(
-            "SELECT {EVENT_COLS} FROM webhook_events
-             WHERE webhook_id = $1 AND state = 0 AND next_attempt_at <= $2
-             ORDER BY next_attempt_at, seq LIMIT $3"
-        ),
-        &[&webhook.as_uuid(), &now, &signed(limit as u64)],
-        event_from,
-    )
+impl WebhookWrites for PgTx<'_> {
+    fn insert_webhook(&mut self, h: &Webhook) -> Result<(), StoreError> {
+        self.config_write();
+        self.exec(
+            &format!("INSERT INTO webhooks ({HOOK_COLS}) VALUES ($1, $2, $3, $4, $5, $6)"),
+            &[
+                &h.id.as_uuid(),
+                &h.account_id.as_uuid(),
+                &h.url.as_str(),
+                &i16::from(h.events.bits()),
+                &h.secret.expose(),
+                &h.created_at,
+            ],
+        )
+        .map(drop)
+    }
+
+    fn delete_webhook(&mut self, account: AccountId, id: WebhookId) -> Result<bool, StoreError> {
+        self.config_write();
+        Ok(self.exec(
+            "DELETE FROM webhooks WHERE id = $1 AND account_id = $2",
+            &[&id.as_uuid(), &account.as_uuid()],
+        )? > 0)
+    }
+
+    fn enqueue_webhook_event(
+        &mut self,
+        account: AccountId,
+        e: &NewEvent,
+    ) -> Result<u64, StoreError> {
+        let (a, id, kind) = enqueue_params(account, e);
+        self.exec(ENQUEUE, &[&a, &id, &kind, &e.data, &e.at])
+    }
+
+    fn update_webhook_events(&mut self, events: &[OutboxEvent]) -> Result<(), StoreError> {
+        for e in events {
+            self.exec(
+                "UPDATE webhook_events SET attempts = $3, next_attempt_at = $4, state = $5, last_error = $6
+                 WHERE webhook_id = $1 AND event_id = $2",
+                &[
+                    &e.webhook_id.as_uuid(),
+                    &e.id.as_uuid(),
+                    &i32::try_from(e.attempts).unwrap_or(i32::MAX),
+                    &e.next_attempt_at,
+                    &state(e.state),
+                    &e.last_error,
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn claim_usage_threshold(
+        &mut self,
+        account: AccountId,
+        month: UsageMonth,
+        percent: u8,
+    ) -> Result<bool, StoreError> {
+        let month = i32::try_from(month.index()).unwrap_or(i32::MAX);
+        Ok(self.exec(
+            "INSERT INTO usage_thresholds (account_id, month, percent) VALUES ($1, $2, $3)
+             ON CONFLICT DO NOTHING",
+            &[&account.as_uuid(), &month, &i16::from(percent)],
+        )? > 0)
+    }
+
+    fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        self.exec(
+            "DELETE FROM webhook_events WHERE state <> 0 AND created_at < $1",
+            &[&before],
+        )
+    }
 }
 
-pub(crate) fn events_of(
-    tx: &PgTx<'_>,
-    account: AccountId,
-    limit: usize,
-) -> Result<Vec<OutboxEvent>, StoreError> {
-    tx.all(
-        &format!(
-            "SELECT {EVENT_COLS} FROM webhook_events WHERE account_id = $1
-             ORDER BY created_at DESC, seq DESC LIMIT $2"
-        ),
-        &[&account.as_uuid(), &signed(limit as u64)],
-        event_from,
-    )
-}
-
-pub(crate) fn insert(tx: &PgTx<'_>, h: &Webhook) -> Result<(), StoreError> {
-    tx.config_write();
-    tx.exec(
-        &format!("INSERT INTO webhooks ({HOOK_COLS}) VALUES ($1, $2, $3, $4, $5, $6)"),
-        &[
-            &h.id.as_uuid(),
-            &h.account_id.as_uuid(),
-            &h.url.as_str(),
-            &i16::from(h.events.bits()),
-            &h.secret.expose(),
-            &h.created_at,
-        ],
-    )
-    .map(drop)
-}
-
-pub(crate) fn delete(tx: &PgTx<'_>, account: AccountId, id: WebhookId) -> Result<bool, StoreError> {
-    tx.config_write();
-    Ok(tx.exec(
-        "DELETE FROM webhooks WHERE id = $1 AND account_id = $2",
-        &[&id.as_uuid(), &account.as_uuid()],
-    )? > 0)
-}
-
+/// The parameters of [`ENQUEUE`] besides the event's data and time.
 fn enqueue_params(account: AccountId, e: &NewEvent) -> (Uuid, Uuid, i16) {
     (account.as_uuid(), e.id.as_uuid(), i16::from(e.kind.bit()))
-}
-
-pub(crate) fn enqueue(tx: &PgTx<'_>, account: AccountId, e: &NewEvent) -> Result<u64, StoreError> {
-    let (a, id, kind) = enqueue_params(account, e);
-    tx.exec(ENQUEUE, &[&a, &id, &kind, &e.data, &e.at])
-}
-
-pub(crate) fn update(tx: &PgTx<'_>, events: &[OutboxEvent]) -> Result<(), StoreError> {
-    for e in events {
-        tx.exec(
-            "UPDATE webhook_events SET attempts = $3, next_attempt_at = $4, state = $5, last_error = $6
-             WHERE webhook_id = $1 AND event_id = $2",
-            &[
-                &e.webhook_id.as_uuid(),
-                &e.id.as_uuid(),
-                &i32::try_from(e.attempts).unwrap_or(i32::MAX),
-                &e.next_attempt_at,
-                &state(e.state),
-                &e.last_error,
-            ],
-        )?;
-    }
-    Ok(())
-}
-
-pub(crate) fn claim_threshold(
-    tx: &PgTx<'_>,
-    account: AccountId,
-    month: UsageMonth,
-    percent: u8,
-) -> Result<bool, StoreError> {
-    let month = i32::try_from(month.index()).unwrap_or(i32::MAX);
-    Ok(tx.exec(
-        "INSERT INTO usage_thresholds (account_id, month, percent) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING",
-        &[&account.as_uuid(), &month, &i16::from(percent)],
-    )? > 0)
-}
-
-pub(crate) fn prune(tx: &PgTx<'_>, before: DateTime<Utc>) -> Result<u64, StoreError> {
-    tx.exec(
-        "DELETE FROM webhook_events WHERE state <> 0 AND created_at < $1",
-        &[&before],
-    )
 }
 
 /// In a scan part's open transaction, after its scans are stored: the `scan.recorded` events of

@@ -2,10 +2,11 @@
 
 use chrono::{DateTime, Utc};
 use qr_domain::bulk::{IdempotencyKey, IdempotencyRecord};
+use qr_domain::store::{IdempotencyReads, IdempotencyWrites};
 use qr_domain::{AccountId, StoreError};
 use rusqlite::{Row, params};
 
-use crate::sql::{SqlTx, corrupt, get, micros, time, uuid};
+use crate::tx::{SqlTx, corrupt, get, micros, time, uuid};
 
 /// Version 7's table. The primary key is the lookup (account, key hash); the expiry index
 /// serves the hourly prune.
@@ -37,42 +38,46 @@ fn record_from(r: &Row<'_>) -> Result<IdempotencyRecord, StoreError> {
     })
 }
 
-pub(crate) fn get_record(
-    tx: &SqlTx<'_>,
-    account: AccountId,
-    key: &IdempotencyKey,
-) -> Result<Option<IdempotencyRecord>, StoreError> {
-    tx.one(
-        "SELECT account_id, key_hash, fingerprint, answer, created_at, expires_at
-         FROM idempotency_keys WHERE account_id = ?1 AND key_hash = ?2",
-        params![&account.as_uuid().into_bytes()[..], &key.hash()[..]],
-        record_from,
-    )
+impl IdempotencyReads for SqlTx<'_> {
+    fn idempotency_record(
+        &self,
+        account: AccountId,
+        key: &IdempotencyKey,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        self.one(
+            "SELECT account_id, key_hash, fingerprint, answer, created_at, expires_at
+             FROM idempotency_keys WHERE account_id = ?1 AND key_hash = ?2",
+            params![&account.as_uuid().into_bytes()[..], &key.hash()[..]],
+            record_from,
+        )
+    }
 }
 
-pub(crate) fn put(tx: &SqlTx<'_>, r: &IdempotencyRecord) -> Result<(), StoreError> {
-    tx.exec(
-        "INSERT INTO idempotency_keys
-             (account_id, key_hash, fingerprint, answer, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT (account_id, key_hash) DO UPDATE SET fingerprint = excluded.fingerprint,
-             answer = excluded.answer, created_at = excluded.created_at,
-             expires_at = excluded.expires_at",
-        params![
-            &r.account_id.as_uuid().into_bytes()[..],
-            &r.key.hash()[..],
-            &r.fingerprint[..],
-            r.answer,
-            micros(r.created_at),
-            micros(r.expires_at)
-        ],
-    )?;
-    Ok(())
-}
+impl IdempotencyWrites for SqlTx<'_> {
+    fn put_idempotency_record(&mut self, r: &IdempotencyRecord) -> Result<(), StoreError> {
+        self.exec(
+            "INSERT INTO idempotency_keys
+                 (account_id, key_hash, fingerprint, answer, created_at, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (account_id, key_hash) DO UPDATE SET fingerprint = excluded.fingerprint,
+                 answer = excluded.answer, created_at = excluded.created_at,
+                 expires_at = excluded.expires_at",
+            params![
+                &r.account_id.as_uuid().into_bytes()[..],
+                &r.key.hash()[..],
+                &r.fingerprint[..],
+                r.answer,
+                micros(r.created_at),
+                micros(r.expires_at)
+            ],
+        )?;
+        Ok(())
+    }
 
-pub(crate) fn prune(tx: &SqlTx<'_>, now: DateTime<Utc>) -> Result<u64, StoreError> {
-    Ok(tx.exec(
-        "DELETE FROM idempotency_keys WHERE expires_at <= ?1",
-        [micros(now)],
-    )? as u64)
+    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        Ok(self.exec(
+            "DELETE FROM idempotency_keys WHERE expires_at <= ?1",
+            [micros(now)],
+        )? as u64)
+    }
 }

@@ -9,15 +9,17 @@
 //! processes (the CLI) may open the same file at the same time.
 #![forbid(unsafe_code)]
 
+mod accounts;
 mod backfill;
-mod dashboard;
+mod credentials;
 mod error;
 mod idempotency;
+mod keys;
 mod links;
 mod scans;
 mod schema;
-mod sql;
 mod store;
+mod tx;
 mod webhooks;
 
 pub use error::{OpenError, SharedEmail};

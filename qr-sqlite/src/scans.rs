@@ -1,16 +1,19 @@
-//! Writing scan batches (scans, visitors, daily rollups and link counts in the caller's transaction) and reading the configuration version.
+//! Scans in SQL: writing scan batches (scans, visitors, daily rollups and link counts in the caller's transaction), salts, statistics from the rollups or the scans, pruning, and reading the configuration version.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use qr_domain::breakdown::Dimension;
+use chrono::{DateTime, NaiveDate, Utc};
+use qr_domain::analytics::{DayCount, StatsRows};
+use qr_domain::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
 use qr_domain::ids::ScanId;
-use qr_domain::scan::NewScan;
-use qr_domain::{LinkId, StoreError};
-use rusqlite::{Connection, OptionalExtension, params};
+use qr_domain::scan::{NewScan, ScanRecord};
+use qr_domain::store::{ScanReads, ScanWrites};
+use qr_domain::{AccountId, LinkId, StoreError};
+use rusqlite::{Connection, OptionalExtension, Params, params};
 
 use crate::error::store_err;
-use crate::sql::{count, day_num, micros, signed};
+use crate::tx::{SqlTx, corrupt, count, day, day_num, get, micros, signed, time};
 
 /// Stores a batch of scans in the caller's transaction: scans, visitors, rollups and link counts.
 pub(crate) fn insert_scans(
@@ -114,6 +117,222 @@ pub(crate) fn insert_scans(
             .map_err(store_err)?;
     }
     Ok(out)
+}
+
+/// A stored variant or rule index.
+fn small(v: Option<i64>) -> Result<Option<u8>, StoreError> {
+    v.map(|n| u8::try_from(n).map_err(|_| corrupt("variant or rule")))
+        .transpose()
+}
+
+impl SqlTx<'_> {
+    fn breakdown(&self, sql: &str, params: impl Params + Copy) -> Result<Breakdowns, StoreError> {
+        // Equal values are added up by `summarize`, so the query needs no GROUP BY (and no sort).
+        let mut stmt = self.conn.prepare_cached(sql).map_err(store_err)?;
+        let mut rows = stmt.query(params).map_err(store_err)?;
+        let mut out = Breakdowns::default();
+        while let Some(r) = rows.next().map_err(store_err)? {
+            // A dimension a newer build added is not this build's to report.
+            let Some(dim) = Dimension::from_code(get(r, 0)?) else {
+                continue;
+            };
+            let value = r.get_ref(1).map_err(store_err)?;
+            let text = value.as_str().map_err(|_| corrupt("dimension value"))?;
+            out.push(dim, text.to_owned(), count(get(r, 2)?));
+        }
+        Ok(out)
+    }
+}
+
+impl ScanReads for SqlTx<'_> {
+    fn salt(&self, d: NaiveDate) -> Result<Option<[u8; 32]>, StoreError> {
+        self.one("SELECT salt FROM salts WHERE day = ?1", [day_num(d)], |r| {
+            get::<Vec<u8>>(r, 0)?
+                .try_into()
+                .map_err(|_| corrupt("salt"))
+        })
+    }
+
+    fn rollup_stats(
+        &self,
+        link: LinkId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<StatsRows, StoreError> {
+        let id_bytes = link.as_uuid().into_bytes();
+        let id = &id_bytes[..];
+        let (a, b) = (day_num(first), day_num(last));
+        let days = self.all(
+            "SELECT day, scans, uniques FROM daily WHERE link_id = ?1 AND day BETWEEN ?2 AND ?3",
+            params![id, a, b],
+            |r| {
+                Ok(DayCount {
+                    day: day(get(r, 0)?)?,
+                    scans: count(get(r, 1)?),
+                    uniques: count(get(r, 2)?),
+                })
+            },
+        )?;
+        // Rows come in primary-key order without a sort; `summarize` adds up equal values.
+        let breakdowns = self.breakdown(
+            "SELECT dim, value, scans FROM daily_dims WHERE link_id = ?1 AND day BETWEEN ?2 AND ?3",
+            params![id, a, b],
+        )?;
+        Ok(StatsRows { days, breakdowns })
+    }
+
+    fn raw_stats(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<StatsRows, StoreError> {
+        let id_bytes = link.as_uuid().into_bytes();
+        let id = &id_bytes[..];
+        let (a, b) = (micros(from), micros(to));
+        // One pass over the range's index entries, counted here (GROUP BY sorts per dimension).
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT day, visitor, country, city, device, browser, os, referrer, variant, rule
+                 FROM scans WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3",
+            )
+            .map_err(store_err)?;
+        let mut rows = stmt.query(params![id, a, b]).map_err(store_err)?;
+        let mut days: HashMap<i64, (u64, HashSet<Vec<u8>>)> = HashMap::new();
+        let mut sums: [HashMap<String, u64>; DIMENSIONS] = Default::default();
+        while let Some(r) = rows.next().map_err(store_err)? {
+            let slot = days.entry(get(r, 0)?).or_default();
+            slot.0 += 1;
+            slot.1.insert(get(r, 1)?);
+            let text = |i: usize| -> Result<&str, StoreError> {
+                r.get_ref(i)
+                    .map_err(store_err)?
+                    .as_str()
+                    .map_err(|_| corrupt("scan dimension"))
+            };
+            let referrer: Option<String> = get(r, 7)?;
+            let index = |i: usize| -> Result<Option<u8>, StoreError> {
+                get::<Option<i64>>(r, i)?
+                    .map(|v| u8::try_from(v).map_err(|_| corrupt("scan variant or rule")))
+                    .transpose()
+            };
+            let facets = Facets {
+                country: text(2)?,
+                city: text(3)?,
+                device: text(4)?,
+                browser: text(5)?,
+                os: text(6)?,
+                referrer: referrer.as_deref(),
+                variant: index(8)?,
+                rule: index(9)?,
+            };
+            for dim in Dimension::ALL {
+                if let Some(value) = facets.value(dim) {
+                    let map = &mut sums[dim as usize];
+                    match map.get_mut(value.as_ref()) {
+                        Some(n) => *n += 1,
+                        None => {
+                            map.insert(value.into_owned(), 1);
+                        }
+                    }
+                }
+            }
+        }
+        let days = days
+            .into_iter()
+            .map(|(d, (scans, visitors))| {
+                Ok(DayCount {
+                    day: day(d)?,
+                    scans,
+                    uniques: u64::try_from(visitors.len()).unwrap_or(u64::MAX),
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let mut breakdowns = Breakdowns::default();
+        for (dim, map) in Dimension::ALL.into_iter().zip(sums) {
+            for (value, n) in map {
+                breakdowns.push(dim, value, n);
+            }
+        }
+        Ok(StatsRows { days, breakdowns })
+    }
+
+    fn recent_scans(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ScanRecord>, StoreError> {
+        self.all(
+            "SELECT id, at, country, city, device, browser, os, referrer, variant, rule FROM scans
+             WHERE link_id = ?1 AND at BETWEEN ?2 AND ?3 ORDER BY at DESC, id DESC LIMIT ?4",
+            params![
+                &link.as_uuid().as_bytes()[..],
+                micros(from),
+                micros(to),
+                i64::from(limit)
+            ],
+            |r| {
+                Ok(ScanRecord {
+                    id: ScanId(get(r, 0)?),
+                    timestamp: time(get(r, 1)?)?,
+                    country: get(r, 2)?,
+                    city: get(r, 3)?,
+                    device: get::<String>(r, 4)?
+                        .parse()
+                        .map_err(|_| corrupt("device"))?,
+                    browser: get(r, 5)?,
+                    os: get(r, 6)?,
+                    referrer: get(r, 7)?,
+                    variant: small(get(r, 8)?)?,
+                    rule: small(get(r, 9)?)?,
+                })
+            },
+        )
+    }
+}
+
+impl ScanWrites for SqlTx<'_> {
+    fn put_salt(&mut self, d: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError> {
+        self.exec(
+            "INSERT OR IGNORE INTO salts (day, salt) VALUES (?1, ?2)",
+            params![day_num(d), &salt[..]],
+        )?;
+        self.salt(d)?
+            .ok_or_else(|| StoreError::Backend("salt vanished after insert".into()))
+    }
+
+    fn forget_visitors_before(&mut self, d: NaiveDate) -> Result<(), StoreError> {
+        self.exec("DELETE FROM salts WHERE day < ?1", [day_num(d)])?;
+        self.exec("DELETE FROM visitors WHERE day < ?1", [day_num(d)])?;
+        Ok(())
+    }
+
+    fn prune_scans(&mut self, account: AccountId, d: NaiveDate) -> Result<u64, StoreError> {
+        let links = self.all(
+            "SELECT id FROM links WHERE account_id = ?1",
+            [&account.as_uuid().as_bytes()[..]],
+            |r| get::<Vec<u8>>(r, 0),
+        )?;
+        let mut removed = 0;
+        for id in links {
+            removed += self.exec(
+                "DELETE FROM scans WHERE link_id = ?1 AND day < ?2",
+                params![id, day_num(d)],
+            )?;
+            self.exec(
+                "DELETE FROM daily WHERE link_id = ?1 AND day < ?2",
+                params![id, day_num(d)],
+            )?;
+            self.exec(
+                "DELETE FROM daily_dims WHERE link_id = ?1 AND day < ?2",
+                params![id, day_num(d)],
+            )?;
+        }
+        Ok(removed as u64)
+    }
 }
 
 /// Reads the configuration version counter.

@@ -14,7 +14,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::{OpenError, store_err};
 use crate::scans;
 use crate::schema;
-use crate::sql::SqlTx;
+use crate::tx::SqlTx;
 use crate::webhooks;
 
 /// How long a statement waits for another process's lock before failing with `Busy`.

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use qr_domain::ids::ScanId;
 use qr_domain::limits::UsageMonth;
 use qr_domain::scan::NewScan;
+use qr_domain::store::{WebhookReads, WebhookWrites};
 use qr_domain::webhook::{
     DeliveryState, EventId, EventKind, EventSet, NewEvent, OutboxEvent, Webhook, WebhookId,
     WebhookSecret, WebhookUrl, scan_event,
@@ -14,7 +15,7 @@ use qr_domain::{AccountId, LinkId, StoreError};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::store_err;
-use crate::sql::{SqlTx, corrupt, get, micros, signed, time, uuid};
+use crate::tx::{SqlTx, corrupt, get, micros, signed, time, uuid};
 
 /// Version 5's tables. Deleting an account or a webhook deletes its rows through the foreign
 /// keys; adding or deleting a webhook moves the config version, so every process reloads the
@@ -102,93 +103,143 @@ fn event_from(r: &Row<'_>) -> Result<OutboxEvent, StoreError> {
     })
 }
 
-pub(crate) fn webhooks(
-    tx: &SqlTx<'_>,
-    account: Option<AccountId>,
-) -> Result<Vec<Webhook>, StoreError> {
-    match account {
-        Some(a) => tx.all(
-            &format!(
-                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = ?1 ORDER BY created_at, id"
-            ),
-            [&bytes(a.as_uuid())[..]],
-            hook_from,
-        ),
-        None => tx.all(
+impl WebhookReads for SqlTx<'_> {
+    fn webhooks(&self) -> Result<Vec<Webhook>, StoreError> {
+        self.all(
             &format!("SELECT {HOOK_COLS} FROM webhooks ORDER BY created_at, id"),
             [],
             hook_from,
-        ),
+        )
+    }
+
+    fn webhooks_of(&self, account: AccountId) -> Result<Vec<Webhook>, StoreError> {
+        self.all(
+            &format!(
+                "SELECT {HOOK_COLS} FROM webhooks WHERE account_id = ?1 ORDER BY created_at, id"
+            ),
+            [&bytes(account.as_uuid())[..]],
+            hook_from,
+        )
+    }
+
+    fn due_webhook_events(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError> {
+        self.all(
+            &format!(
+                "SELECT {EVENT_COLS} FROM webhook_events
+                 WHERE webhook_id = ?1 AND state = 0 AND next_attempt_at <= ?2
+                 ORDER BY next_attempt_at, seq LIMIT ?3"
+            ),
+            params![
+                &bytes(webhook.as_uuid())[..],
+                micros(now),
+                signed(limit as u64)
+            ],
+            event_from,
+        )
+    }
+
+    fn webhook_events_of(
+        &self,
+        account: AccountId,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError> {
+        self.all(
+            &format!(
+                "SELECT {EVENT_COLS} FROM webhook_events WHERE account_id = ?1
+                 ORDER BY created_at DESC, seq DESC LIMIT ?2"
+            ),
+            params![&bytes(account.as_uuid())[..], signed(limit as u64)],
+            event_from,
+        )
     }
 }
 
-pub(crate) fn due(
-    tx: &SqlTx<'_>,
-    webhook: WebhookId,
-    now: DateTime<Utc>,
-    limit: usize,
-) -> Result<Vec<OutboxEvent>, StoreError> {
-    tx.all(
-        &format!(
-            "SELECT {EVENT_COLS} FROM webhook_events
-             WHERE webhook_id = ?1 AND state = 0 AND next_attempt_at <= ?2
-             ORDER BY next_attempt_at, seq LIMIT ?3"
-        ),
-        params![
-            &bytes(webhook.as_uuid())[..],
-            micros(now),
-            signed(limit as u64)
-        ],
-        event_from,
-    )
+impl WebhookWrites for SqlTx<'_> {
+    fn insert_webhook(&mut self, h: &Webhook) -> Result<(), StoreError> {
+        self.exec(
+            &format!("INSERT INTO webhooks ({HOOK_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+            params![
+                &bytes(h.id.as_uuid())[..],
+                &bytes(h.account_id.as_uuid())[..],
+                h.url.as_str(),
+                i64::from(h.events.bits()),
+                h.secret.expose(),
+                micros(h.created_at)
+            ],
+        )
+        .map(drop)
+    }
+
+    fn delete_webhook(&mut self, account: AccountId, id: WebhookId) -> Result<bool, StoreError> {
+        Ok(self.exec(
+            "DELETE FROM webhooks WHERE id = ?1 AND account_id = ?2",
+            params![&bytes(id.as_uuid())[..], &bytes(account.as_uuid())[..]],
+        )? > 0)
+    }
+
+    fn enqueue_webhook_event(
+        &mut self,
+        account: AccountId,
+        event: &NewEvent,
+    ) -> Result<u64, StoreError> {
+        enqueue(self.conn, account, event)
+    }
+
+    fn update_webhook_events(&mut self, events: &[OutboxEvent]) -> Result<(), StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "UPDATE webhook_events SET attempts = ?3, next_attempt_at = ?4, state = ?5, last_error = ?6
+                 WHERE webhook_id = ?1 AND event_id = ?2",
+            )
+            .map_err(store_err)?;
+        for e in events {
+            stmt.execute(params![
+                &bytes(e.webhook_id.as_uuid())[..],
+                &bytes(e.id.as_uuid())[..],
+                i64::from(e.attempts),
+                micros(e.next_attempt_at),
+                e.state.code(),
+                e.last_error
+            ])
+            .map_err(store_err)?;
+        }
+        Ok(())
+    }
+
+    fn claim_usage_threshold(
+        &mut self,
+        account: AccountId,
+        month: UsageMonth,
+        percent: u8,
+    ) -> Result<bool, StoreError> {
+        Ok(self.exec(
+            "INSERT INTO usage_thresholds (account_id, month, percent) VALUES (?1, ?2, ?3)
+             ON CONFLICT DO NOTHING",
+            params![
+                &bytes(account.as_uuid())[..],
+                month.index(),
+                i64::from(percent)
+            ],
+        )? > 0)
+    }
+
+    fn prune_webhook_events(&mut self, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        Ok(self.exec(
+            "DELETE FROM webhook_events WHERE state != 0 AND created_at < ?1",
+            [micros(before)],
+        )? as u64)
+    }
 }
 
-pub(crate) fn events_of(
-    tx: &SqlTx<'_>,
-    account: AccountId,
-    limit: usize,
-) -> Result<Vec<OutboxEvent>, StoreError> {
-    tx.all(
-        &format!(
-            "SELECT {EVENT_COLS} FROM webhook_events WHERE account_id = ?1
-             ORDER BY created_at DESC, seq DESC LIMIT ?2"
-        ),
-        params![&bytes(account.as_uuid())[..], signed(limit as u64)],
-        event_from,
-    )
-}
-
-pub(crate) fn insert(tx: &SqlTx<'_>, h: &Webhook) -> Result<(), StoreError> {
-    tx.exec(
-        &format!("INSERT INTO webhooks ({HOOK_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
-        params![
-            &bytes(h.id.as_uuid())[..],
-            &bytes(h.account_id.as_uuid())[..],
-            h.url.as_str(),
-            i64::from(h.events.bits()),
-            h.secret.expose(),
-            micros(h.created_at)
-        ],
-    )
-    .map(drop)
-}
-
-pub(crate) fn delete(
-    tx: &SqlTx<'_>,
-    account: AccountId,
-    id: WebhookId,
-) -> Result<bool, StoreError> {
-    Ok(tx.exec(
-        "DELETE FROM webhooks WHERE id = ?1 AND account_id = ?2",
-        params![&bytes(id.as_uuid())[..], &bytes(account.as_uuid())[..]],
-    )? > 0)
-}
-
-pub(crate) fn enqueue(
-    conn: &Connection,
-    account: AccountId,
-    e: &NewEvent,
-) -> Result<u64, StoreError> {
+/// Writes one event for every webhook of the account wanting its kind, on `conn`: from a
+/// transaction or from a scan batch's transaction.
+fn enqueue(conn: &Connection, account: AccountId, e: &NewEvent) -> Result<u64, StoreError> {
     let written = conn
         .prepare_cached(ENQUEUE)
         .and_then(|mut stmt| {
@@ -203,51 +254,6 @@ pub(crate) fn enqueue(
         })
         .map_err(store_err)?;
     Ok(written as u64)
-}
-
-pub(crate) fn update(conn: &Connection, events: &[OutboxEvent]) -> Result<(), StoreError> {
-    let mut stmt = conn
-        .prepare_cached(
-            "UPDATE webhook_events SET attempts = ?3, next_attempt_at = ?4, state = ?5, last_error = ?6
-             WHERE webhook_id = ?1 AND event_id = ?2",
-        )
-        .map_err(store_err)?;
-    for e in events {
-        stmt.execute(params![
-            &bytes(e.webhook_id.as_uuid())[..],
-            &bytes(e.id.as_uuid())[..],
-            i64::from(e.attempts),
-            micros(e.next_attempt_at),
-            e.state.code(),
-            e.last_error
-        ])
-        .map_err(store_err)?;
-    }
-    Ok(())
-}
-
-pub(crate) fn claim_threshold(
-    tx: &SqlTx<'_>,
-    account: AccountId,
-    month: UsageMonth,
-    percent: u8,
-) -> Result<bool, StoreError> {
-    Ok(tx.exec(
-        "INSERT INTO usage_thresholds (account_id, month, percent) VALUES (?1, ?2, ?3)
-         ON CONFLICT DO NOTHING",
-        params![
-            &bytes(account.as_uuid())[..],
-            month.index(),
-            i64::from(percent)
-        ],
-    )? > 0)
-}
-
-pub(crate) fn prune(tx: &SqlTx<'_>, before: DateTime<Utc>) -> Result<u64, StoreError> {
-    Ok(tx.exec(
-        "DELETE FROM webhook_events WHERE state != 0 AND created_at < ?1",
-        [micros(before)],
-    )? as u64)
 }
 
 /// In a scan batch's transaction, after its scans are stored: the `scan.recorded` events of the

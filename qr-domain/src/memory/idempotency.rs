@@ -1,4 +1,4 @@
-//! The in-memory store's idempotency records of bulk requests (the trait methods of `memory.rs` delegate here).
+//! The in-memory store's idempotency records of bulk requests.
 
 use chrono::{DateTime, Utc};
 
@@ -6,24 +6,34 @@ use super::Data;
 use crate::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::error::StoreError;
 use crate::ids::AccountId;
+use crate::store::{IdempotencyReads, IdempotencyWrites};
 
-pub(super) fn get(d: &Data, account: AccountId, key: &IdempotencyKey) -> Option<IdempotencyRecord> {
-    d.idempotency.get(&(account, *key)).cloned()
+impl IdempotencyReads for Data {
+    fn idempotency_record(
+        &self,
+        account: AccountId,
+        key: &IdempotencyKey,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        Ok(self.idempotency.get(&(account, *key)).cloned())
+    }
 }
 
-pub(super) fn put(d: &mut Data, record: &IdempotencyRecord) -> Result<(), StoreError> {
-    d.require_account(record.account_id)?;
-    d.idempotency
-        .insert((record.account_id, record.key), record.clone());
-    Ok(())
+impl IdempotencyWrites for Data {
+    fn put_idempotency_record(&mut self, record: &IdempotencyRecord) -> Result<(), StoreError> {
+        self.require_account(record.account_id)?;
+        self.idempotency
+            .insert((record.account_id, record.key), record.clone());
+        Ok(())
+    }
+
+    fn prune_idempotency_records(&mut self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let before = self.idempotency.len();
+        self.idempotency.retain(|_, r| r.expires_at > now);
+        Ok((before - self.idempotency.len()) as u64)
+    }
 }
 
-pub(super) fn prune(d: &mut Data, now: DateTime<Utc>) -> u64 {
-    let before = d.idempotency.len();
-    d.idempotency.retain(|_, r| r.expires_at > now);
-    (before - d.idempotency.len()) as u64
-}
-
+/// Removes the records of a deleted account.
 pub(super) fn forget_account(d: &mut Data, account: AccountId) {
     d.idempotency.retain(|(a, _), _| *a != account);
 }

@@ -1,13 +1,19 @@
-//! The in-memory store's scan batches: each scan, its rollups, visitor set and scan count
-//! applied in place under the store's lock (`Store::record_scans` of `memory.rs` calls here).
+//! The in-memory store's scans: batches (each scan, its rollups, visitor set and scan count
+//! applied in place under the store's lock; `Store::record_scans` of `memory.rs` calls here),
+//! salts, statistics from the rollups or the scans, and pruning.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+use chrono::{DateTime, NaiveDate, Utc};
+
 use super::{Data, StoredScan, webhooks};
+use crate::analytics::{DayCount, StatsRows};
 use crate::breakdown::{Dimension, Facets};
-use crate::ids::{AccountId, ScanId};
-use crate::scan::NewScan;
+use crate::error::StoreError;
+use crate::ids::{AccountId, LinkId, ScanId};
+use crate::scan::{NewScan, ScanRecord};
+use crate::store::{ScanReads, ScanWrites};
 use crate::webhook::scan_event;
 
 impl Data {
@@ -60,6 +66,145 @@ impl Data {
             out.push(Some(id));
         }
         out
+    }
+}
+
+impl ScanReads for Data {
+    fn salt(&self, day: NaiveDate) -> Result<Option<[u8; 32]>, StoreError> {
+        Ok(self.salts.get(&day).copied())
+    }
+
+    fn rollup_stats(
+        &self,
+        link: LinkId,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Result<StatsRows, StoreError> {
+        let mut rows = StatsRows::default();
+        for (day, r) in self
+            .rollups
+            .get(&link)
+            .iter()
+            .flat_map(|d| d.range(first..=last))
+        {
+            rows.days.push(DayCount {
+                day: *day,
+                scans: r.scans,
+                uniques: r.uniques,
+            });
+            for (dim, values) in Dimension::ALL.into_iter().zip(&r.dims) {
+                for (value, n) in values {
+                    rows.breakdowns.push(dim, value.clone(), *n);
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    fn raw_stats(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<StatsRows, StoreError> {
+        let mut days: BTreeMap<NaiveDate, (u64, HashSet<[u8; 16]>)> = BTreeMap::new();
+        let mut rows = StatsRows::default();
+        for s in self.scans.get(&link).iter().flat_map(|v| v.iter()) {
+            if s.at < from || s.at > to {
+                continue;
+            }
+            let d = days.entry(s.at.date_naive()).or_default();
+            d.0 += 1;
+            d.1.insert(s.visitor);
+            let facets = s.facets();
+            for dim in Dimension::ALL {
+                if let Some(value) = facets.value(dim) {
+                    rows.breakdowns.push(dim, value.into_owned(), 1);
+                }
+            }
+        }
+        rows.days = days
+            .into_iter()
+            .map(|(day, (scans, v))| DayCount {
+                day,
+                scans,
+                uniques: v.len() as u64,
+            })
+            .collect();
+        Ok(rows)
+    }
+
+    fn recent_scans(
+        &self,
+        link: LinkId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ScanRecord>, StoreError> {
+        let mut v: Vec<&StoredScan> = self
+            .scans
+            .get(&link)
+            .iter()
+            .flat_map(|v| v.iter())
+            .filter(|s| s.at >= from && s.at <= to)
+            .collect();
+        v.sort_by(|a, b| b.at.cmp(&a.at).then(b.id.cmp(&a.id)));
+        Ok(v.into_iter()
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .map(|s| ScanRecord {
+                id: s.id,
+                timestamp: s.at,
+                country: s.country.clone(),
+                city: s.city.clone(),
+                device: s.device,
+                browser: s.browser.clone(),
+                os: s.os.clone(),
+                referrer: s.referrer.clone(),
+                variant: s.variant,
+                rule: s.rule,
+            })
+            .collect())
+    }
+}
+
+impl ScanWrites for Data {
+    fn put_salt(&mut self, day: NaiveDate, salt: [u8; 32]) -> Result<[u8; 32], StoreError> {
+        Ok(*self.salts.entry(day).or_insert(salt))
+    }
+
+    fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError> {
+        self.salts = self.salts.split_off(&day);
+        if self.visitors.iter().any(|(_, d, _)| *d < day) {
+            Arc::make_mut(&mut self.visitors).retain(|(_, d, _)| *d >= day);
+        }
+        Ok(())
+    }
+
+    fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError> {
+        let links: Vec<LinkId> = self
+            .links
+            .values()
+            .filter(|l| l.account_id == account)
+            .map(|l| l.id)
+            .collect();
+        let mut removed = 0u64;
+        for id in links {
+            if let Some(scans) = self.scans.get_mut(&id)
+                && scans.iter().any(|s| s.at.date_naive() < day)
+            {
+                let v = Arc::make_mut(scans);
+                let before = v.len();
+                v.retain(|s| s.at.date_naive() >= day);
+                removed += (before - v.len()) as u64;
+            }
+            if let Some(r) = self.rollups.get_mut(&id)
+                && r.keys().next().is_some_and(|d| *d < day)
+            {
+                let kept = Arc::make_mut(r).split_off(&day);
+                *Arc::make_mut(r) = kept;
+            }
+        }
+        Ok(removed)
     }
 }
 

@@ -1,0 +1,75 @@
+//! The in-memory store's credentials: sessions and one-time tokens.
+
+use chrono::{DateTime, Utc};
+
+use super::Data;
+use crate::error::StoreError;
+use crate::ids::AccountId;
+use crate::session::{Session, SessionHash};
+use crate::store::{CredentialReads, CredentialWrites};
+use crate::token::{OneTimeToken, TokenHash};
+
+impl CredentialReads for Data {
+    fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {
+        Ok(self.sessions.get(hash).cloned())
+    }
+
+    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
+        let mut v: Vec<Session> = self
+            .sessions
+            .values()
+            .filter(|s| s.account_id == account)
+            .cloned()
+            .collect();
+        v.sort_by_key(|s| (s.created_at, s.hash));
+        Ok(v)
+    }
+}
+
+impl CredentialWrites for Data {
+    fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError> {
+        self.require_account(token.account_id)?;
+        self.tokens
+            .retain(|_, t| !(t.account_id == token.account_id && t.purpose == token.purpose));
+        self.tokens.insert(token.hash, token.clone());
+        Ok(())
+    }
+
+    fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError> {
+        Ok(self.tokens.remove(hash))
+    }
+
+    fn save_session(&mut self, session: &Session) -> Result<(), StoreError> {
+        self.require_account(session.account_id)?;
+        self.sessions.insert(session.hash, session.clone());
+        Ok(())
+    }
+
+    fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError> {
+        Ok(self.sessions.remove(hash).is_some())
+    }
+
+    fn delete_sessions_of(
+        &mut self,
+        account: AccountId,
+        keep: Option<&SessionHash>,
+    ) -> Result<u64, StoreError> {
+        let before = self.sessions.len();
+        self.sessions
+            .retain(|h, s| s.account_id != account || Some(h) == keep);
+        Ok((before - self.sessions.len()) as u64)
+    }
+
+    fn prune_credentials(
+        &mut self,
+        now: DateTime<Utc>,
+        seen_before: DateTime<Utc>,
+        created_before: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let before = self.tokens.len() + self.sessions.len();
+        self.tokens.retain(|_, t| t.expires_at >= now);
+        self.sessions
+            .retain(|_, s| s.last_seen_at >= seen_before && s.created_at >= created_before);
+        Ok((before - self.tokens.len() - self.sessions.len()) as u64)
+    }
+}

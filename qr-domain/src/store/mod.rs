@@ -1,0 +1,120 @@
+//! The storage traits every adapter implements: read and write transactions as closures, plus scan batches.
+//!
+//! Tenant isolation is part of the contract: every link query takes the owning
+//! account, and a link of another account is simply absent. So is uniqueness: an
+//! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
+//!
+//! The transactions' methods come in one read trait and one write trait per aggregate, each in
+//! its own file here (accounts, keys, links, scans, credentials, webhooks, idempotency), and
+//! each adapter implements them in the file that holds that aggregate's storage; [`ReadTx`] and
+//! [`WriteTx`] gather them, so callers name those two alone.
+
+mod accounts;
+mod credentials;
+mod idempotency;
+mod keys;
+mod links;
+mod scans;
+mod webhooks;
+
+use std::collections::HashSet;
+
+use crate::error::StoreError;
+use crate::ids::{AccountId, ScanId};
+use crate::scan::NewScan;
+
+pub use accounts::{AccountReads, AccountWrites};
+pub use credentials::{CredentialReads, CredentialWrites};
+pub use idempotency::{IdempotencyReads, IdempotencyWrites};
+pub use keys::{KeyReads, KeyWrites};
+pub use links::{LinkReads, LinkWrites};
+pub use scans::{ScanReads, ScanWrites};
+pub use webhooks::{WebhookReads, WebhookWrites};
+
+/// A storage backend.
+pub trait Store: Send + Sync + 'static {
+    /// Runs `f` in a read-only transaction with a consistent snapshot.
+    fn read<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&dyn ReadTx) -> Result<T, E>,
+    ) -> Result<T, E>;
+
+    /// Runs `f` in a write transaction: committed if `f` returns `Ok`, rolled back entirely if it returns `Err`.
+    fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut dyn WriteTx) -> Result<T, E>,
+    ) -> Result<T, E>;
+
+    /// Stores a batch of scans in one transaction: inserts the scans, updates the daily rollups,
+    /// the visitor set and each link's scan count. A scan whose link no longer exists is skipped
+    /// (`None`); the others get their ids. When this returns `Ok`, the batch is committed.
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError>;
+
+    /// [`Store::record_scans`], and in the same transaction, for every stored scan whose link
+    /// belongs to an account in `subscribed`, the event [`crate::webhook::scan_event`] in the
+    /// outbox of that account's webhooks that want `scan.recorded` (as
+    /// [`WebhookWrites::enqueue_webhook_event`] writes it). Only called with a non-empty set, so
+    /// the scans of every other account cost nothing more.
+    fn record_scans_with_events(
+        &self,
+        scans: &[NewScan],
+        subscribed: &HashSet<AccountId>,
+    ) -> Result<Vec<Option<ScanId>>, StoreError>;
+
+    /// A number that changes whenever accounts or keys change, in this process or in any other
+    /// process sharing the same storage. Caches of keys and accounts compare it on every request.
+    fn config_version(&self) -> Result<u64, StoreError>;
+
+    /// Whether the store was opened for reading only, so that every write fails with
+    /// [`StoreError::ReadOnly`]. Stores that can always write keep the default, `false`.
+    fn is_read_only(&self) -> bool {
+        false
+    }
+}
+
+/// Reads available in every transaction: those of every aggregate. Implemented by every type
+/// that implements the aggregates' read traits, so a store implements those and passes its
+/// transaction as `&dyn ReadTx`.
+pub trait ReadTx:
+    AccountReads + KeyReads + LinkReads + ScanReads + CredentialReads + WebhookReads + IdempotencyReads
+{
+}
+
+impl<T> ReadTx for T where
+    T: ?Sized
+        + AccountReads
+        + KeyReads
+        + LinkReads
+        + ScanReads
+        + CredentialReads
+        + WebhookReads
+        + IdempotencyReads
+{
+}
+
+/// Writes, available in write transactions: those of every aggregate, beside its reads.
+/// Implemented by every type that implements the aggregates' read and write traits.
+pub trait WriteTx:
+    ReadTx
+    + AccountWrites
+    + KeyWrites
+    + LinkWrites
+    + ScanWrites
+    + CredentialWrites
+    + WebhookWrites
+    + IdempotencyWrites
+{
+}
+
+impl<T> WriteTx for T where
+    T: ?Sized
+        + ReadTx
+        + AccountWrites
+        + KeyWrites
+        + LinkWrites
+        + ScanWrites
+        + CredentialWrites
+        + WebhookWrites
+        + IdempotencyWrites
+{
+}
