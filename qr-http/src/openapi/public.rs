@@ -13,7 +13,8 @@ use super::model::{
     Response,
 };
 
-/// The longest password the form's body may carry; longer ones are wrong without a check.
+/// The longest password the document lets the form carry (link passwords themselves are at most
+/// 128 characters, so a longer one is simply wrong).
 const MAX_FORM_PASSWORD_CHARS: usize = 1024;
 
 /// The example short code: the replay test swaps it for the code of a link it created.

@@ -17,7 +17,8 @@ use super::model::{Example, Operation, Parameter, Response};
 const WEBHOOK_ID_PATTERN: &str = "^wh_[0-9a-f]{32}$";
 /// A secret as given: printable ASCII without spaces.
 const SECRET_PATTERN: &str = "^[!-~]+$";
-/// The most events one webhook subscribes to: every kind, with room for kinds to come.
+/// The most entries of `events` the API reads (`MAX_EVENTS` of `api/webhooks.rs`: five kinds
+/// exist, and repeats are harmless).
 const MAX_EVENTS: usize = 16;
 
 /// `/api/webhooks`: list (and HEAD), register, delete.

@@ -21,8 +21,6 @@ const FRAME_TEXT_PATTERN: &str = "^[\\x20-\\x7E\\xA0-\\xFF]*$";
 const UTC_TIME_PATTERN: &str = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2})?[Zz]$";
 /// The longest logo URL.
 const MAX_LOGO_URL_CHARS: usize = 2048;
-/// The longest frame text: longer ones no longer fit the frame's band at the smallest size.
-const MAX_FRAME_TEXT_CHARS: usize = 32;
 
 /// One generate setting (`data` and the render parameters, which batch items and defaults take
 /// too).
@@ -174,7 +172,7 @@ pub(in super::super) fn settings() -> Vec<Setting> {
         setting(
             "frameText",
             string()
-                .max_length(MAX_FRAME_TEXT_CHARS)
+                .max_length(qr_core::FrameText::MAX_CHARS)
                 .pattern(FRAME_TEXT_PATTERN),
             "Text in the frame (printable ASCII and Latin-1, drawn as outlines)",
             Some(Text("SCAN ME")),
