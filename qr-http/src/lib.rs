@@ -14,8 +14,6 @@
 //! # Ok::<(), qr_http::ServerError>(())
 //! ```
 #![forbid(unsafe_code)]
-// The OpenAPI document is one nested `json!` literal, deeper than the default limit of 128.
-#![recursion_limit = "256"]
 
 mod api;
 mod app;

@@ -2,6 +2,7 @@
 
 mod common;
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use common::{Resp, TestServer};
@@ -10,6 +11,62 @@ use serde_json::{Value, json};
 /// Whether a missing external tool must fail the suite instead of skipping it (`.ci/run` sets it).
 fn suites_required() -> bool {
     std::env::var_os("QR_REQUIRE_SUITES").is_some()
+}
+
+/// The base URL the fixture's document is made for.
+const FIXTURE_BASE_URL: &str = "https://qr.example.com/prefix";
+
+/// What the fixture writes instead of the crate version, so a version bump needs no new fixture.
+const FIXTURE_VERSION: &str = "(the crate version)";
+
+/// The document as served, kept in `tests/data/openapi.json` so a refactoring of the code that
+/// builds it cannot change it unnoticed. After a deliberate change to the document, rewrite the
+/// fixture with `QR_BLESS=1 cargo test -p qr-http --test openapi the_document_equals_its_fixture`
+/// and name the change in the commit.
+#[test]
+fn the_document_equals_its_fixture() {
+    let mut document = qr_http::openapi::document(FIXTURE_BASE_URL);
+    assert_eq!(document["info"]["version"], env!("CARGO_PKG_VERSION"));
+    document["info"]["version"] = json!(FIXTURE_VERSION);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/openapi.json");
+    if std::env::var_os("QR_BLESS").is_some() {
+        let mut text = serde_json::to_string_pretty(&document).unwrap();
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+    }
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    if let Some(difference) = first_difference(&document, &fixture, "") {
+        panic!(
+            "the document differs from {} at {difference}; if the change is deliberate, rewrite the fixture with QR_BLESS=1",
+            path.display()
+        );
+    }
+}
+
+/// The JSON pointer of the first place where `generated` and `fixture` differ, with both values
+/// there; object members compare in any order, array items in order.
+fn first_difference(generated: &Value, fixture: &Value, pointer: &str) -> Option<String> {
+    match (generated, fixture) {
+        (Value::Object(left), Value::Object(right)) => {
+            let mut names: Vec<&String> = left.keys().chain(right.keys()).collect();
+            names.sort();
+            names.dedup();
+            names.into_iter().find_map(|name| {
+                let at = format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"));
+                match (left.get(name), right.get(name)) {
+                    (Some(l), Some(r)) => first_difference(l, r, &at),
+                    (l, r) => Some(format!("{at}: generated {l:?}, fixture {r:?}")),
+                }
+            })
+        }
+        (Value::Array(left), Value::Array(right)) if left.len() == right.len() => left
+            .iter()
+            .zip(right)
+            .enumerate()
+            .find_map(|(i, (l, r))| first_difference(l, r, &format!("{pointer}/{i}"))),
+        (l, r) if l == r => None,
+        (l, r) => Some(format!("{pointer}: generated {l}, fixture {r}")),
+    }
 }
 
 async fn served_document(s: &TestServer) -> Value {
