@@ -87,6 +87,39 @@ impl App {
         config: &ServerConfig,
         clock: SharedClock,
     ) -> Result<(App, Option<FirstStart>), ServerError> {
+        let base_url = Self::checked_base_url(config)?;
+        Self::check_metrics_token(config)?;
+        let proxies =
+            TrustedProxies::parse(&config.trusted_proxies).map_err(ServerError::Config)?;
+        let logos = LogoFetcher::new(&config.limits, config.allow_private_logo_hosts)
+            .map_err(ServerError::Config)?;
+        let geo = Self::open_geo(config)?;
+        let store = Self::open_store(config)?;
+        let limits = Self::open_limits(config, &store)?;
+        let concurrency = store.concurrency();
+        let service = Self::open_service(config, Arc::clone(&store), clock, geo, limits)?;
+        let first_start = Self::first_start(&service, &base_url)?;
+        let web = Self::open_web(config, &service, &base_url)?;
+        let app = App::new(AppParts {
+            service,
+            web,
+            store_concurrency: concurrency,
+            base_url,
+            proxies,
+            limits: config.limits,
+            logos,
+            metrics_enabled: config.metrics_listen.is_some() || config.metrics_token.is_some(),
+            metrics_token: config
+                .metrics_token
+                .as_ref()
+                .map(|t| MetricsToken::new(t.expose())),
+            store,
+        });
+        Ok((app, first_start))
+    }
+
+    /// The public base URL, refused unless it is an http or https URL with a host.
+    fn checked_base_url(config: &ServerConfig) -> Result<String, ServerError> {
         let base_url = config.effective_base_url();
         let parsed = url::Url::parse(&base_url)
             .map_err(|e| ServerError::Config(format!("base URL {base_url:?}: {e}")))?;
@@ -95,6 +128,11 @@ impl App {
                 "base URL {base_url:?} must be an http or https URL with a host"
             )));
         }
+        Ok(base_url)
+    }
+
+    /// Refuses a metrics token shorter than [`MIN_METRICS_TOKEN_CHARS`].
+    fn check_metrics_token(config: &ServerConfig) -> Result<(), ServerError> {
         if let Some(token) = &config.metrics_token
             && token.expose().chars().count() < MIN_METRICS_TOKEN_CHARS
         {
@@ -102,16 +140,20 @@ impl App {
                 "the metrics token must have at least {MIN_METRICS_TOKEN_CHARS} characters (try `openssl rand -hex 32`)"
             )));
         }
-        let proxies =
-            TrustedProxies::parse(&config.trusted_proxies).map_err(ServerError::Config)?;
-        let logos = LogoFetcher::new(&config.limits, config.allow_private_logo_hosts)
-            .map_err(ServerError::Config)?;
-        let geo: Arc<dyn GeoLocator> = match &config.geoip {
+        Ok(())
+    }
+
+    /// The GeoIP database, reloaded when its file changes, or no geolocation without one.
+    fn open_geo(config: &ServerConfig) -> Result<Arc<dyn GeoLocator>, ServerError> {
+        Ok(match &config.geoip {
             Some(path) => crate::geoip::ReloadingLocator::start(path)?,
             None => Arc::new(NoGeoLocator),
-        };
+        })
+    }
+
+    /// The database, with the operator's size cap (SQLite only); a read-only one is logged.
+    fn open_store(config: &ServerConfig) -> Result<Arc<Database>, ServerError> {
         let store = Arc::new(Database::open(&config.database)?);
-        let database = Arc::clone(&store);
         if store.is_read_only() {
             tracing::warn!(
                 database = %config.database,
@@ -128,6 +170,15 @@ impl App {
                 }
             }
         }
+        Ok(store)
+    }
+
+    /// Where the rate limiters and quota counters live: Redis, shared by several servers, or this
+    /// server's memory; logs the storage in use.
+    fn open_limits(
+        config: &ServerConfig,
+        store: &Database,
+    ) -> Result<Arc<dyn LimitState>, ServerError> {
         let limits: Arc<dyn LimitState> = match &config.redis {
             Some(url) => Arc::new(RedisLimits::open(url)?),
             None => Arc::new(MemoryLimits::new()),
@@ -143,32 +194,49 @@ impl App {
                 "rate limits and quotas are counted in this server's memory: with several servers on this database, set QR_REDIS_URL so they share one budget"
             );
         }
-        let concurrency = store.concurrency();
+        Ok(limits)
+    }
+
+    /// The service over the database, with the operator's sign-up and webhook settings.
+    fn open_service(
+        config: &ServerConfig,
+        store: Arc<Database>,
+        clock: SharedClock,
+        geo: Arc<dyn GeoLocator>,
+        limits: Arc<dyn LimitState>,
+    ) -> Result<Arc<AppService>, ServerError> {
         let policy = SignupPolicy::new(config.signup_open, config.self_service_plans.clone());
         let webhooks = WebhookSettings {
             backoff_base: config.webhooks.backoff_base,
             lease: config.webhooks.timeout.saturating_mul(3),
             ..WebhookSettings::default()
         };
-        let service = Arc::new(
+        Ok(Arc::new(
             Service::with_limit_state(store, clock, geo, limits)?
                 .with_signup_policy(policy)
                 .with_webhook_settings(webhooks),
-        );
-        let mut first_start = None;
+        ))
+    }
+
+    /// On an empty database, the owner account with its first key and password link; on a
+    /// database whose first account predates owners, that account made the owner.
+    fn first_start(
+        service: &AppService,
+        base_url: &str,
+    ) -> Result<Option<FirstStart>, ServerError> {
         if service.accounts()?.is_empty() {
             match service.create_owner(OWNER_EMAIL) {
                 Ok(account) => {
                     let (key, secret) = service.create_key(account.id, KeyMode::Live)?;
                     let (_, token) = service.issue_token(account.id, TokenPurpose::Reset)?;
                     tracing::info!(account = %account.id, key_id = %key.id, "created the owner account and its first key");
-                    first_start = Some(FirstStart {
+                    return Ok(Some(FirstStart {
                         key: secret,
                         password_link: format!(
                             "{base_url}/dashboard/reset?token={}",
                             token.expose()
                         ),
-                    });
+                    }));
                 }
                 // Another server on the same database started at the same moment and created
                 // it: its key and password link were printed there.
@@ -180,6 +248,15 @@ impl App {
         {
             tracing::info!(account = %owner.id, "the first account of this database is now its owner");
         }
+        Ok(None)
+    }
+
+    /// The dashboard, with its mail outbox (the log when SMTP is not configured).
+    fn open_web(
+        config: &ServerConfig,
+        service: &Arc<AppService>,
+        base_url: &str,
+    ) -> Result<Arc<AppWeb>, ServerError> {
         let mail = MailConfig {
             smtp_url: config.smtp_url.clone(),
             from: config
@@ -197,29 +274,14 @@ impl App {
             );
         }
         let web = Arc::new(Web::new(
-            Arc::clone(&service),
+            Arc::clone(service),
             WebConfig {
-                base_url: base_url.clone(),
+                base_url: base_url.to_owned(),
                 generate_parameters: crate::openapi::generate_parameters(),
                 max_logo_bytes: config.limits.max_logo_bytes,
             },
             outbox,
         ));
-        let app = App::new(AppParts {
-            service,
-            web,
-            store_concurrency: concurrency,
-            base_url,
-            proxies,
-            limits: config.limits,
-            logos,
-            metrics_enabled: config.metrics_listen.is_some() || config.metrics_token.is_some(),
-            metrics_token: config
-                .metrics_token
-                .as_ref()
-                .map(|t| MetricsToken::new(t.expose())),
-            store: database,
-        });
-        Ok((app, first_start))
+        Ok(web)
     }
 }

@@ -5,37 +5,29 @@ use hyper::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, HeaderValue};
 
 use crate::respond::{HttpResponse, respond};
 
-/// Which page a visitor sees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PageKind {
-    /// An unknown code.
-    NotFound,
-    /// A deleted link.
-    Gone,
-    /// A paused link.
-    Paused,
-    /// A link whose validity has not begun.
-    NotYetActive,
-    /// A link past its validity or scan cap.
-    Expired,
-    /// A server failure.
-    Unavailable,
-}
+/// Which page a visitor sees: the domain decides it, this file words it.
+pub(crate) use qr_domain::service::PageKind;
+
+/// The title and text of a server failure's page.
+const UNAVAILABLE: (&str, &str) = (
+    "Temporarily unavailable",
+    "This link cannot be opened right now. Please scan the code again in a moment.",
+);
 
 /// The page for an unknown code (404), a deleted link (410) or a server failure (500/503).
 pub(crate) fn page(status: StatusCode, code: &str) -> HttpResponse {
-    let kind = match status {
-        StatusCode::NOT_FOUND => PageKind::NotFound,
-        StatusCode::GONE => PageKind::Gone,
-        _ => PageKind::Unavailable,
-    };
-    page_of(kind, status, code)
+    match status {
+        StatusCode::NOT_FOUND => page_of(PageKind::Unknown, status, code),
+        StatusCode::GONE => page_of(PageKind::Gone, status, code),
+        _ => notice(status, UNAVAILABLE, code),
+    }
 }
 
-/// The page of `kind`, answered with `status`.
+/// The page of `kind`, answered with `status`. The password form is the first visit's, without
+/// a notice: a form shown again says why with [`password_form`]'s notice.
 pub(crate) fn page_of(kind: PageKind, status: StatusCode, code: &str) -> HttpResponse {
-    let (title, text) = match kind {
-        PageKind::NotFound => (
+    let wording = match kind {
+        PageKind::Unknown => (
             "Link not found",
             "This QR code points to a link that does not exist. Check that the whole code was scanned, or ask whoever printed it for a new one.",
         ),
@@ -55,11 +47,13 @@ pub(crate) fn page_of(kind: PageKind, status: StatusCode, code: &str) -> HttpRes
             "Link expired",
             "This QR code's link has ended: its campaign is over or it has been used as often as its owner allowed.",
         ),
-        PageKind::Unavailable => (
-            "Temporarily unavailable",
-            "This link cannot be opened right now. Please scan the code again in a moment.",
-        ),
+        PageKind::Password(_) => return password_form(status, code, None),
     };
+    notice(status, wording, code)
+}
+
+/// A page of a title and a paragraph.
+fn notice(status: StatusCode, (title, text): (&str, &str), code: &str) -> HttpResponse {
     let body = format!("<h1>{title}</h1><p>{text}</p>");
     html(status, title, &body, code, CSP)
 }

@@ -1,5 +1,6 @@
-//! `GET|HEAD|POST /r/<code>`: the public redirect, from memory when the link is cached, recording people's scans by group commit; links with campaign settings answer through the domain's `Landing` (paused, expired, password form, rules, variants).
+//! `GET|HEAD|POST /r/<code>`: the public redirect. The domain's visit use case answers it (from memory on the async worker when it can, else on the blocking pool); this file reads the request, waits for the scan's commit and renders the redirect or the page.
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -11,13 +12,14 @@ use hyper::header::{
 };
 use qr_domain::geo::GeoHint;
 use qr_domain::link::LinkError;
-use qr_domain::service::{Landing, Opening, PreparedScan, Resolution, Visit};
-use qr_domain::writer::{Queued, ScanAck};
-use qr_domain::{Link, ScanId, StoreError};
+use qr_domain::service::{
+    InMemoryVisit, Opening, PageKind, PasswordPrompt, Recording, Visit, VisitFacts, VisitOutcome,
+};
+use qr_domain::writer::ScanAck;
+use qr_domain::{ScanId, StoreError};
 use tokio::sync::oneshot;
 
 use crate::app::App;
-use crate::bootstrap::AppService;
 use crate::error::ApiError;
 use crate::pages;
 use crate::request::{header_text, read_body};
@@ -39,28 +41,15 @@ const MAX_FORM_BODY_BYTES: usize = 4096;
 /// The commit acknowledgement of a queued scan.
 type AckReceiver = oneshot::Receiver<Result<Option<ScanId>, StoreError>>;
 
-/// Where a code leads.
-enum Resolved {
-    /// A redirect: its target, and the acknowledgement of the scan queued for this visit.
-    Found {
-        target: String,
-        ack: Option<AckReceiver>,
-    },
-    /// A deleted link (410).
-    Gone,
-    /// A code that never named a link (404).
-    Unknown,
-    /// A link with campaign settings that answers something else than a redirect.
-    Other(Landing),
-}
-
-/// A visit as the request brings it.
+/// A visit as the request brings it; the domain copies what it needs of the headers.
 struct Request<'a> {
-    code: &'a str,
+    app: &'a App,
     method: Method,
     headers: &'a HeaderMap,
     query: Option<&'a str>,
     peer: SocketAddr,
+    /// The password of the form's POST.
+    password: Option<String>,
 }
 
 /// 302 to the target (recording GET scans of people; a POST, the password form's, gets 303); an
@@ -79,13 +68,6 @@ where
     B: Body<Data = Bytes>,
     B::Error: std::fmt::Display,
 {
-    let request = Request {
-        code,
-        method,
-        headers,
-        query,
-        peer,
-    };
     let password = if method == Method::Post {
         let limits = app.limits();
         let body = read_body(body, MAX_FORM_BODY_BYTES, limits.body_read_timeout).await?;
@@ -93,40 +75,55 @@ where
     } else {
         None
     };
-    let resolved = match password {
-        Some(_) => None,
-        None => resolve_in_memory(app, &request),
+    let request = Request {
+        app,
+        method,
+        headers,
+        query,
+        peer,
+        password,
     };
-    let resolved = match resolved {
-        Some(found) => found,
-        None => {
+    let outcome = match app.service().visit_in_memory(code, &request, ack_channel) {
+        InMemoryVisit::Ready(outcome) => outcome,
+        InMemoryVisit::NeedsStore => {
             let owned = code.to_owned();
-            let opening = opening(app, &request, password);
-            let visit = (method == Method::Get).then(|| visit(app, &request));
-            app.blocking(move |svc| resolve_and_queue(svc, &owned, visit, opening))
+            let opening = request.opening().into_owned();
+            app.blocking(move |svc| svc.visit(&owned, &opening, ack_channel))
                 .await??
         }
     };
-    let (target, ack) = match resolved {
-        Resolved::Found { target, ack } => (target, ack),
-        Resolved::Gone => return Err(ApiError::LinkGone),
-        Resolved::Unknown => return Err(ApiError::Link(LinkError::NotFound)),
-        Resolved::Other(landing) => return answer(code, landing),
-    };
-    if let Some(ack) = ack {
-        // The visitor is redirected whatever happens to the scan; failures are logged.
-        match tokio::time::timeout(SCAN_ACK_TIMEOUT, ack).await {
+    match outcome {
+        VisitOutcome::Redirect { target, scan } => {
+            await_commit(scan).await;
+            let status = if method == Method::Post {
+                StatusCode::SEE_OTHER
+            } else {
+                StatusCode::FOUND
+            };
+            redirect_to(status, code, &target)
+        }
+        VisitOutcome::ExpiredUrl(url) => redirect_to(StatusCode::FOUND, code, &url),
+        // The form asked for the first time is a page, not a failure.
+        VisitOutcome::Page(kind @ PageKind::Password(PasswordPrompt::Ask)) => {
+            Ok(pages::page_of(kind, StatusCode::OK, code))
+        }
+        VisitOutcome::Page(kind) => Err(page_error(kind)),
+    }
+}
+
+/// Waits for the scan's commit: the visitor is redirected whatever happens to the scan, so
+/// failures are logged.
+async fn await_commit(scan: Recording<AckReceiver>) {
+    match scan {
+        Recording::Queued(ack) => match tokio::time::timeout(SCAN_ACK_TIMEOUT, ack).await {
             Ok(Ok(Ok(_))) => {}
             Ok(Ok(Err(e))) => tracing::warn!(error = %e, "scan not recorded"),
             Ok(Err(_)) | Err(_) => tracing::warn!("scan not confirmed in time"),
-        }
+        },
+        Recording::Nothing => {}
+        Recording::NotPrepared(e) => tracing::warn!(error = %e, "scan not prepared"),
+        Recording::NotQueued(e) => tracing::warn!(error = %e, "scan not queued"),
     }
-    let status = if method == Method::Post {
-        StatusCode::SEE_OTHER
-    } else {
-        StatusCode::FOUND
-    };
-    redirect_to(status, code, &target)
 }
 
 /// A redirect response.
@@ -140,21 +137,16 @@ fn redirect_to(status: StatusCode, code: &str, target: &str) -> Result<HttpRespo
     Ok(response)
 }
 
-/// The answer of a campaign link that does not redirect to a target.
-fn answer(code: &str, landing: Landing) -> Result<HttpResponse, ApiError> {
-    match landing {
-        Landing::Paused => Err(ApiError::LinkPaused),
-        Landing::NotYetActive => Err(ApiError::LinkNotYetActive),
-        Landing::Expired {
-            expired_url: Some(url),
-        } => redirect_to(StatusCode::FOUND, code, &url),
-        Landing::Expired { expired_url: None } => Err(ApiError::LinkExpired),
-        Landing::Password(qr_domain::service::PasswordPrompt::Ask) => {
-            Ok(pages::password_form(StatusCode::OK, code, None))
-        }
-        Landing::Password(prompt) => Err(ApiError::LinkPassword(prompt)),
-        // Redirects are answered by the caller.
-        Landing::Redirect { target, .. } => redirect_to(StatusCode::FOUND, code, &target),
+/// The failure a page stands for: its status and message are decided with every other
+/// failure's, and the pipeline renders it as the page of the code.
+fn page_error(kind: PageKind) -> ApiError {
+    match kind {
+        PageKind::Unknown => ApiError::Link(LinkError::NotFound),
+        PageKind::Gone => ApiError::LinkGone,
+        PageKind::Paused => ApiError::LinkPaused,
+        PageKind::NotYetActive => ApiError::LinkNotYetActive,
+        PageKind::Expired => ApiError::LinkExpired,
+        PageKind::Password(prompt) => ApiError::LinkPassword(prompt),
     }
 }
 
@@ -166,24 +158,33 @@ fn form_password(body: &[u8]) -> String {
         .unwrap_or_default()
 }
 
-fn visit(app: &App, r: &Request<'_>) -> Visit {
-    Visit {
-        ip: app.client_ip(r.peer, r.headers),
-        user_agent: header_text(r.headers, &USER_AGENT, MAX_USER_AGENT_BYTES),
-        referer: header_text(r.headers, &REFERER, MAX_REFERER_BYTES),
-        hint: GeoHint::default(),
-    }
-}
-
-/// What the domain needs to answer a visit to a link with campaign settings.
-fn opening(app: &App, r: &Request<'_>, password: Option<String>) -> Opening {
-    Opening {
-        visit: visit(app, r),
+impl VisitFacts for Request<'_> {
+    fn records(&self) -> bool {
         // A HEAD is a link checker; a GET or the form's POST is a person.
-        record: r.method != Method::Head,
-        accept_language: header_text(r.headers, &ACCEPT_LANGUAGE, MAX_ACCEPT_LANGUAGE_BYTES),
-        query: r.query.map(str::to_owned),
-        password,
+        self.method != Method::Head
+    }
+
+    fn sends_password(&self) -> bool {
+        self.password.is_some()
+    }
+
+    fn visit(&self) -> Cow<'_, Visit> {
+        Cow::Owned(Visit {
+            ip: self.app.client_ip(self.peer, self.headers),
+            user_agent: header_text(self.headers, &USER_AGENT, MAX_USER_AGENT_BYTES),
+            referer: header_text(self.headers, &REFERER, MAX_REFERER_BYTES),
+            hint: GeoHint::default(),
+        })
+    }
+
+    fn opening(&self) -> Cow<'_, Opening> {
+        Cow::Owned(Opening {
+            visit: self.visit().into_owned(),
+            record: self.records(),
+            accept_language: header_text(self.headers, &ACCEPT_LANGUAGE, MAX_ACCEPT_LANGUAGE_BYTES),
+            query: self.query.map(str::to_owned),
+            password: self.password.clone(),
+        })
     }
 }
 
@@ -195,106 +196,4 @@ fn ack_channel() -> (ScanAck, AckReceiver) {
         let _ = tx.send(result);
     });
     (ack, rx)
-}
-
-/// The redirect fast path, run on the async worker: a link cached by an earlier redirect and, for a
-/// person's GET, a scan prepared and queued without touching the store. `None` when the store
-/// is needed (link not cached, first scan of the day, writer queue full).
-fn resolve_in_memory(app: &App, r: &Request<'_>) -> Option<Resolved> {
-    let svc = app.service();
-    let link = svc.cached_link(r.code)?;
-    if link.options.get().is_some() {
-        let landing = svc.open_in_memory(&link, &opening(app, r, None))?;
-        return queue_landing(svc, landing, true);
-    }
-    let ack = match (r.method == Method::Get).then(|| visit(app, r)) {
-        None => None,
-        Some(visit) => match svc.prepare_scan_in_memory(&link, &visit)? {
-            PreparedScan::Skip(_) => None,
-            scan => queue(svc, scan, true)?,
-        },
-    };
-    Some(Resolved::Found {
-        target: link.target_url.to_string(),
-        ack,
-    })
-}
-
-/// A campaign link's answer, its scan queued; `None` when the writer's queue is full on the
-/// async thread (the caller retries on the blocking pool, where it may wait).
-fn queue_landing(svc: &AppService, landing: Landing, in_memory: bool) -> Option<Resolved> {
-    match landing {
-        Landing::Redirect { target, scan } => {
-            let ack = match scan {
-                Some(scan) => queue(svc, scan, in_memory)?,
-                None => None,
-            };
-            Some(Resolved::Found { target, ack })
-        }
-        other => Some(Resolved::Other(other)),
-    }
-}
-
-/// Queues a prepared scan; the receiver reports its commit. `None` when the queue is full and
-/// `in_memory` (an async thread must not wait for room).
-fn queue(svc: &AppService, scan: PreparedScan, in_memory: bool) -> Option<Option<AckReceiver>> {
-    let PreparedScan::Record(scan) = scan else {
-        return Some(None);
-    };
-    let (ack, rx) = ack_channel();
-    let queued = if in_memory {
-        match svc.try_submit_scan(scan, ack) {
-            Ok(Queued::Yes) => Ok(()),
-            Ok(Queued::Full(..)) => return None,
-            Err(e) => Err(e),
-        }
-    } else {
-        svc.submit_scan(scan, ack)
-    };
-    Some(match queued {
-        Ok(()) => Some(rx),
-        Err(e) => {
-            tracing::warn!(error = %e, "scan not queued");
-            None
-        }
-    })
-}
-
-/// Resolves a code and answers the visit (a person's GET queues the scan; the receiver reports
-/// its commit).
-fn resolve_and_queue(
-    svc: &AppService,
-    code: &str,
-    visit: Option<Visit>,
-    opening: Opening,
-) -> Result<Resolved, StoreError> {
-    let link: Link = match svc.resolve(code)? {
-        Resolution::Live(link) => link,
-        Resolution::Gone => return Ok(Resolved::Gone),
-        Resolution::Unknown => return Ok(Resolved::Unknown),
-    };
-    if link.options.get().is_some() || opening.password.is_some() {
-        return Ok(match svc.open(&link, &opening) {
-            Ok(landing) => queue_landing(svc, landing, false).unwrap_or(Resolved::Unknown),
-            Err(e) => {
-                tracing::warn!(error = %e, "scan not prepared");
-                Resolved::Found {
-                    target: link.target_url.to_string(),
-                    ack: None,
-                }
-            }
-        });
-    }
-    let ack = match visit.map(|v| svc.prepare_scan(&link, &v)) {
-        Some(Ok(scan)) => queue(svc, scan, false).flatten(),
-        Some(Err(e)) => {
-            tracing::warn!(error = %e, "scan not prepared");
-            None
-        }
-        None => None,
-    };
-    Ok(Resolved::Found {
-        target: link.target_url.to_string(),
-        ack,
-    })
 }

@@ -9,7 +9,8 @@
 //! The methods are grouped by seam, one file each: `accounts`, `auth` (keys and the
 //! request path), `links` (links and short-code resolution), `scans`, `analytics` and
 //! `maintenance` (flush, prune, shutdown, the [`Flusher`]), `opening` (visits to links with
-//! campaign settings: gates, password, rules and variants); for the dashboard, `customers`
+//! campaign settings: gates, password, rules and variants), `visits` (a visit to a short code
+//! as one use case: a redirect or a page, from memory when it can); for the dashboard, `customers`
 //! (sign-up, e-mailed tokens, passwords, e-mail changes, deletion), `sessions` (login and
 //! sessions) and `admin` (roles, plan requests, disabling). `cache` holds the one cache type
 //! behind the in-memory caches, `throttle` the GCRA throttles of failures and attempts.
@@ -29,6 +30,7 @@ mod scan_export;
 mod scans;
 mod sessions;
 mod throttle;
+mod visits;
 pub(crate) mod webhooks;
 
 use std::sync::Arc;
@@ -66,6 +68,7 @@ pub use throttle::{
     AUTH_FAILURE_BURST, FORM_ADDRESS_BURST, LINK_PASSWORD_BURST, LOGIN_ACCOUNT_BURST,
     LOGIN_ADDRESS_BURST,
 };
+pub use visits::{InMemoryVisit, PageKind, Recording, VisitFacts, VisitOutcome};
 pub use webhooks::{Delivery, USAGE_THRESHOLDS, WebhookSettings};
 
 use auth::CachedKey;

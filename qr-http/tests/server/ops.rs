@@ -1,6 +1,6 @@
 //! The operator's side through real HTTP: `/livez` and `/readyz`, `X-Request-Id` on every kind of answer, and `/metrics` (token, separate listener, and its text checked by Prometheus's own `promtool check metrics`).
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

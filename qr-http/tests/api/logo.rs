@@ -1,6 +1,6 @@
 //! Logos fetched from a local HTTP server (with the private-hosts flag), and the SSRF refusals without it.
 
-mod common;
+use crate::common;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -1,6 +1,6 @@
 //! Content types (`type=wifi` and the others) and Micro QR codes (`symbol=micro`) over real HTTP: every type's image decodes back to its exact payload, every field's refusal is a 400 naming it, and Micro QR images read back with ZXing-C++.
 
-mod common;
+use crate::common;
 
 use common::{TestServer, decode_png, query};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! Three servers as one service on one PostgreSQL database and one Redis (started by the test): shared rate limits and an exact monthly count, key and link changes reaching every server, and the behaviour while PostgreSQL is down.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

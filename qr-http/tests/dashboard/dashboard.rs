@@ -1,6 +1,6 @@
 //! The dashboard's security through the real server: sign-up, verification, login and keys; CSRF on every form; expired and used tokens; one answer for wrong passwords and unknown addresses; other accounts' objects; admin pages; headers and cookies.
 
-mod common;
+use crate::common;
 
 use common::Resp;
 use common::web::{

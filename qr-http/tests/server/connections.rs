@@ -1,6 +1,6 @@
 //! Connection slots under attack: silent sockets cannot lock other clients out, the header deadline runs from accept, and one address holds at most its share.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

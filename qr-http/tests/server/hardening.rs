@@ -1,6 +1,6 @@
 //! Defects found by outside testers, each pinned by a request that failed before its fix: text that is not UTF-8, `null` fields, caching of private answers, HEAD.
 
-mod common;
+use crate::common;
 
 use common::TestServer;
 use qr_domain::Plan;

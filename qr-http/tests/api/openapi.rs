@@ -1,6 +1,6 @@
 //! The served OpenAPI document: valid OpenAPI 3.1 by a real validator, and every documented example, replayed against the server, answers a documented status with a body its schema accepts.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

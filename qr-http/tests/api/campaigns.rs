@@ -1,6 +1,6 @@
 //! Links' campaign fields over real HTTP: every field on POST and PUT with its bounds, plans and conflicts; the password form; paused, scheduled and capped links; rules by User-Agent, Accept-Language and country; sticky variants; UTM and forwarded queries; listing with search, tag and cursors.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -2,7 +2,7 @@
 //! scans, many pages), CSV and NDJSON, the plan's retention, the range, HEAD, counting, the
 //! key's analytics switch, another account's link, and the 400s of bad parameters.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

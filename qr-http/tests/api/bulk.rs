@@ -1,6 +1,6 @@
 //! `POST /api/links/bulk` over real HTTP: per-index failures, the plans' gate and sizes, idempotent retries, the ZIP of codes decoded back, and isolation between accounts.
 
-mod common;
+use crate::common;
 
 use common::{Resp, TestServer, decode_png, unzip};
 use qr_domain::Plan;

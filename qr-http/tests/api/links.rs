@@ -1,6 +1,6 @@
 //! Links, redirects with scan recording, analytics, and isolation between accounts, over real HTTP.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! The dashboard's link forms through the real server: every campaign field set, shown, cleared and refused by field as the API validates it, the plan's gates, and the list's badges, checked through the API and the short URL.
 
-mod common;
+use crate::common;
 
 use common::web::{Client, create_key, csrf_in, customer, element_text, start};
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! `/api/webhooks` over real HTTP: validation and its messages, the secret shown once, isolation between accounts, the per-account limit, and the deliverer refusing a loopback endpoint unless the operator allows private addresses.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

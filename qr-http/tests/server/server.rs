@@ -1,6 +1,6 @@
 //! The server as a whole: the OpenAPI document against the router, HTTP/2 cleartext, first start, and restart after a graceful shutdown.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! `GET /api/account/export` and the dashboard's "Download my data" through the real server: the archive holds the account's links and analytics, never a key's secret or hash, only the caller's own account, one counted request, and the dashboard's form needs its CSRF token.
 
-mod common;
+use crate::common;
 
 use std::io::{Cursor, Read};
 

@@ -4,7 +4,7 @@
 //! `QR_REQUIRE_SUITES` is set. With `QR_SCREENSHOT_DIR=DIR` it saves a screenshot of every page
 //! at a desktop and a phone width into DIR.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

@@ -1,6 +1,6 @@
 //! Generation, batch, authentication, the 403 causes, rate limits, CORS and client addresses, over real HTTP.
 
-mod common;
+use crate::common;
 
 use common::{Resp, TestServer, at, decode_png, query, unzip};
 use qr_domain::access::{IpRule, OriginPattern};

@@ -1,6 +1,6 @@
 //! The dashboard's pages through the real server: links with their codes and analytics, the designer, the account page, and a closed sign-up.
 
-mod common;
+use crate::common;
 
 use common::web::{
     Client, PASSWORD, attribute_after, create_key, csrf_in, customer, element_text, follow, log_in,

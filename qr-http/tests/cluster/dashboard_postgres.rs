@@ -1,6 +1,6 @@
 //! The dashboard on PostgreSQL with two servers sharing the database: sign-up on one, verification, login and keys on the other, sessions, key regeneration and a disabled account reaching both.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -1,0 +1,10 @@
+//! The dashboard's integration tests in one binary (each binary links the whole server): its pages, links, accounts and the browser journey, one module each.
+
+// The helpers every binary shares; each binary uses a part of them.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod browser;
+mod dashboard;
+mod dashboard_links;
+mod dashboard_pages;
