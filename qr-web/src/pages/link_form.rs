@@ -1,4 +1,4 @@
-//! The link form of the create and edit pages: its fields (name, target and the campaign settings) set on the domain's `LinkUpdate` through its typed setters, the values and errors it shows, and the plan's gates.
+//! The link form of the create and edit pages: its fields (name, target and the campaign settings) read from a submission into a [`Campaign`], the values and errors it shows, and the plan's gates.
 //!
 //! Every rule is the domain's: the setters check each value in the API's order, and the service
 //! checks the plan. This module only reads text (a comma list into tags, a `datetime-local` into
@@ -7,12 +7,13 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, NaiveDateTime, Timelike, Utc};
-use qr_domain::campaign::{FieldError, FieldRule, LinkField, UtmPart, rules};
-use qr_domain::link::{LinkError, RuleInput, VariantInput};
+use chrono::{DateTime, Timelike, Utc};
+use qr_domain::campaign::{FieldRule, UtmPart};
+use qr_domain::link::LinkError;
 use qr_domain::{Link, LinkFeature, LinkUpdate, PlanLimits};
 
 use super::Failure;
+use super::link_input::{Campaign, given};
 use super::public::capitalised;
 use crate::request::Fields;
 
@@ -144,27 +145,6 @@ pub(crate) struct LinkForm {
     pub(crate) editing: bool,
     /// Errors by the field's path (`rules[1].when.country`); rows by their place on the form.
     errors: BTreeMap<String, String>,
-}
-
-/// The campaign fields a submission sets, as typed: `None` leaves a field as it is, and for a
-/// field that can be unset, `Some(None)` removes it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Campaign {
-    short_code: Option<String>,
-    tags: Option<Vec<String>>,
-    valid_from: Option<Option<String>>,
-    valid_until: Option<Option<String>>,
-    max_scans: Option<Option<String>>,
-    expired_url: Option<Option<String>>,
-    disabled: Option<bool>,
-    password: Option<Option<String>>,
-    /// Rows of [`RULE_MEMBERS`].
-    rules: Option<Vec<[String; 5]>>,
-    /// Rows of [`VARIANT_MEMBERS`].
-    variants: Option<Vec<[String; 2]>>,
-    /// The parameters given (non-blank), in the order of [`UtmPart::ALL`].
-    utm: Option<Option<Vec<(UtmPart, String)>>>,
-    forward_query: Option<bool>,
 }
 
 impl LinkForm {
@@ -378,68 +358,7 @@ impl LinkForm {
     /// The validated update of the form's name, target and campaign fields `set`, checked by
     /// the domain's setters in the API's order.
     pub(crate) fn update(&self, set: &Campaign) -> Result<LinkUpdate, LinkError> {
-        let mut u = LinkUpdate::parse(Some(&self.name), Some(&self.target))?;
-        if let Some(code) = &set.short_code {
-            u.set_short_code(code)?;
-        }
-        if let Some(tags) = &set.tags {
-            u.set_tags(tags)?;
-        }
-        if let Some(raw) = &set.valid_from {
-            u.set_valid_from(opt(raw, |t| instant(LinkField::ValidFrom, t))?);
-        }
-        if let Some(raw) = &set.valid_until {
-            u.set_valid_until(opt(raw, |t| instant(LinkField::ValidUntil, t))?);
-        }
-        if let Some(raw) = &set.max_scans {
-            let n = opt(raw, |n| {
-                n.parse::<u64>()
-                    .map_err(|_| FieldError::new(LinkField::MaxScans, FieldRule::MaxScans))
-            })?;
-            u.set_max_scans(n)?;
-        }
-        if let Some(raw) = &set.expired_url {
-            u.set_expired_url(raw.as_deref())?;
-        }
-        if let Some(disabled) = set.disabled {
-            u.set_disabled(disabled);
-        }
-        if let Some(password) = &set.password {
-            u.set_password(password.as_deref())?;
-        }
-        if let Some(rows) = &set.rules {
-            let rules: Vec<RuleInput<'_>> = rows
-                .iter()
-                .map(|[device, os, country, language, target]| RuleInput {
-                    device: non_blank(device),
-                    os: non_blank(os),
-                    country: non_blank(country),
-                    language: non_blank(language),
-                    target_url: target,
-                })
-                .collect();
-            u.set_rules(&rules)?;
-        }
-        if let Some(rows) = &set.variants {
-            let variants: Vec<VariantInput<'_>> = rows
-                .iter()
-                .map(|[target, weight]| VariantInput {
-                    target_url: target,
-                    weight: weight.trim().parse().ok(),
-                })
-                .collect();
-            u.set_variants(&variants)?;
-        }
-        if let Some(utm) = &set.utm {
-            let given: Option<Vec<(UtmPart, &str)>> = utm
-                .as_ref()
-                .map(|u| u.iter().map(|(part, v)| (*part, v.as_str())).collect());
-            u.set_utm(given.as_deref())?;
-        }
-        if let Some(forward) = set.forward_query {
-            u.set_forward_query(forward);
-        }
-        Ok(u)
+        set.update(&self.name, &self.target)
     }
 
     /// Puts the error of a submission next to its field; errors that are no field's are
@@ -576,40 +495,6 @@ fn rule_sentence(rule: &FieldRule) -> String {
     }
 }
 
-/// A `datetime-local` value read as UTC; other text is read as an ISO 8601 instant, as the
-/// API reads it (and refused with its rule).
-fn instant(field: LinkField, raw: &str) -> Result<DateTime<Utc>, FieldError> {
-    let local = [
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%dT%H:%M:%S",
-        "%Y-%m-%dT%H:%M:%S%.f",
-    ]
-    .iter()
-    .find_map(|f| NaiveDateTime::parse_from_str(raw, f).ok());
-    match local {
-        Some(t) => Ok(t.and_utc()),
-        None => rules::instant(raw).map_err(|rule| FieldError::new(field, rule)),
-    }
-}
-
-/// A row's value when it is not blank (a blank condition is no condition).
-fn non_blank(value: &str) -> Option<&str> {
-    (!value.trim().is_empty()).then_some(value)
-}
-
-/// Empty text is `None` (remove the setting), other text is given.
-fn given(raw: &str) -> Option<String> {
-    (!raw.is_empty()).then(|| raw.to_owned())
-}
-
-/// `f` of a given value, `None` for a removed one.
-fn opt<T>(
-    raw: &Option<String>,
-    f: impl FnOnce(&str) -> Result<T, FieldError>,
-) -> Result<Option<T>, FieldError> {
-    raw.as_deref().map(f).transpose()
-}
-
 /// The non-blank rows `group[N].<member>` of the form in the order of `N`, or `None` when the
 /// form has no such field. Each row's values are in the order of `members`.
 fn rows<const M: usize>(
@@ -661,7 +546,7 @@ fn row_place(key: &str, group: &str, members: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use qr_domain::Plan;
-    use qr_domain::campaign::RulePart;
+    use qr_domain::campaign::{FieldError, LinkField, RulePart};
 
     use super::*;
 
@@ -833,14 +718,6 @@ mod tests {
         assert_eq!(row_key("rules", "rules"), None);
         assert_eq!(row_key("rules[x].targetUrl", "rules"), None);
         assert_eq!(row_key("rulesx[1]", "rules"), None);
-        assert_eq!(
-            instant(LinkField::ValidFrom, "2025-06-01T09:30:15"),
-            Ok("2025-06-01T09:30:15Z".parse().unwrap())
-        );
-        assert_eq!(
-            instant(LinkField::ValidFrom, "tomorrow"),
-            Err(FieldError::new(LinkField::ValidFrom, FieldRule::Timestamp))
-        );
         assert_eq!(
             local("2025-06-01T09:30:00Z".parse().unwrap()),
             "2025-06-01T09:30"
