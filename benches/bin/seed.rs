@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
+use qr_domain::campaign::UtmPart;
 use qr_domain::chrono::{Duration, SubsecRound, Utc};
+use qr_domain::link::{RuleInput, VariantInput};
 use qr_domain::plan::PerSecond;
 use qr_domain::scan::{Device, NewScan};
 use qr_domain::{
@@ -79,19 +81,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The campaign case (in this account, so the links case still lists 500 links): two rules
     // an iPhone matches neither of (so both are evaluated), an A/B split and UTM parameters,
     // measured against the plain redirect of `first_code`.
-    let fields = serde_json::json!({
-        "rules": [
-            {"when": {"os": "android"}, "targetUrl": "https://example.com/campaign/android"},
-            {"when": {"country": "JP", "device": "mobile"}, "targetUrl": "https://example.com/campaign/jp"}
-        ],
-        "variants": [
-            {"targetUrl": "https://example.com/campaign/a", "weight": 1},
-            {"targetUrl": "https://example.com/campaign/b", "weight": 1}
-        ],
-        "utm": {"source": "poster", "medium": "print", "campaign": "load"}
-    });
-    let fields = LinkUpdate::parse(Some("Campaign"), Some("https://example.com/campaign"))?
-        .with_json(fields.as_object().ok_or("fields are an object")?)?;
+    let mut fields = LinkUpdate::parse(Some("Campaign"), Some("https://example.com/campaign"))?;
+    fields.set_rules(&[
+        RuleInput {
+            os: Some("android"),
+            target_url: "https://example.com/campaign/android",
+            ..RuleInput::default()
+        },
+        RuleInput {
+            country: Some("JP"),
+            device: Some("mobile"),
+            target_url: "https://example.com/campaign/jp",
+            ..RuleInput::default()
+        },
+    ])?;
+    fields.set_variants(&[
+        VariantInput {
+            target_url: "https://example.com/campaign/a",
+            weight: Some(1),
+        },
+        VariantInput {
+            target_url: "https://example.com/campaign/b",
+            weight: Some(1),
+        },
+    ])?;
+    fields.set_utm(Some(&[
+        (UtmPart::Source, "poster"),
+        (UtmPart::Medium, "print"),
+        (UtmPart::Campaign, "load"),
+    ]))?;
     let campaign = service.create_link_with(&analyst, fields)?;
 
     let span_micros = DAYS * 86_400_000_000;

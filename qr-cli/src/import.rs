@@ -7,12 +7,15 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
-use qr_domain::bulk::{BulkFailure, BulkRequest};
+use qr_domain::bulk::{BulkFailure, BulkRequest, ItemError, ItemFailure};
+use qr_domain::campaign::{FieldError, LinkField, UtmPart, rules};
+use qr_domain::link::LinkError;
 use qr_domain::service::BulkCaller;
-use qr_domain::{AccountId, Link};
+use qr_domain::{AccountId, Link, LinkUpdate};
 use qr_generate::batch::{BatchError, check_code_settings};
+use qr_http::{BodyError, CAMPAIGN_FIELDS, bulk_data, bulk_item, campaign_field};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::batch::{
     InputFormat, detect, display, note_ignored, progress_bar, read_csv, read_input,
@@ -35,8 +38,8 @@ const STRING_COLUMNS: &[&str] = &[
     "expiredUrl",
     "password",
 ];
-/// Columns holding an integer or a boolean (any other text is passed on as text, for the
-/// field's own error).
+/// Columns holding an integer, a boolean or `null`, as in the API body (any other text is
+/// read as text, for the field's own error).
 const VALUE_COLUMNS: &[&str] = &["maxScans", "disabled", "forwardQuery"];
 /// Columns holding JSON, as in the API body.
 const JSON_COLUMNS: &[&str] = &["rules", "variants", "utm"];
@@ -73,6 +76,13 @@ pub struct ImportArgs {
     json: bool,
     #[command(flatten)]
     render: RenderArgs,
+}
+
+/// One input item: its fields as read (or why they were refused), and its `targetUrl` as given.
+#[derive(Debug)]
+struct Item {
+    fields: Result<LinkUpdate, ItemError>,
+    data: String,
 }
 
 #[derive(Serialize)]
@@ -137,10 +147,14 @@ pub fn run(
         let outcome = service
             .create_links_bulk(
                 &account,
-                BulkRequest::from_items(chunk),
+                BulkRequest {
+                    items: chunk.iter().map(|i| i.fields.clone()).collect(),
+                    data: chunk.iter().map(|i| i.data.clone()).collect(),
+                    // Without an idempotency key nothing is compared with it.
+                    fingerprint: [0; 32],
+                },
                 None,
                 BulkCaller::Operator,
-                &qr_http::link_error_message,
             )
             .with_context(|| {
                 format!(
@@ -149,9 +163,9 @@ pub fn run(
                 )
             })?;
         created.extend(outcome.created.into_iter().map(|(i, l)| (offset + i, l)));
-        failures.extend(outcome.failures.into_iter().map(|f| BulkFailure {
+        failures.extend(outcome.failures.iter().map(|f| BulkFailure {
             index: offset + f.index,
-            ..f
+            ..worded(f)
         }));
         bar.inc(chunk.len() as u64);
     }
@@ -213,6 +227,26 @@ fn output_json(
     )
 }
 
+/// A failed item as `POST /api/links/bulk` answers it, which the import's output repeats: its
+/// error worded by its variant.
+fn worded(failure: &ItemFailure) -> BulkFailure {
+    let error = match &failure.error {
+        ItemError::Unread { message } => message.clone(),
+        ItemError::Field { field, rule } => format!("Invalid {field}: {rule}"),
+        ItemError::LimitReached { plan, limit } => format!(
+            "Link limit reached: the {plan} plan allows {limit} links; delete a link or upgrade the plan"
+        ),
+        e @ (ItemError::PlanRequired { .. } | ItemError::CodeTaken { .. }) => e.to_string(),
+        ItemError::Unavailable => "Could not create the link; retry the request".to_owned(),
+        ItemError::Hash => "Internal server error".to_owned(),
+    };
+    BulkFailure {
+        index: failure.index,
+        data: failure.data.clone(),
+        error,
+    }
+}
+
 /// The field a CSV header names (case-insensitively), or `None` for a column to ignore.
 fn column_field(header: &str) -> Option<String> {
     let header = header.trim();
@@ -234,26 +268,66 @@ fn column_field(header: &str) -> Option<String> {
         .map(|c| (*c).to_owned())
 }
 
-/// A CSV cell as the JSON value of its field: tags split on `|`, numbers and booleans read
-/// when they are one, JSON columns parsed (else kept as text, which the field refuses).
-fn cell_value(field: &str, cell: &str) -> Value {
-    match field {
-        "tags" => Value::Array(
-            cell.split(TAG_SEPARATOR)
-                .map(str::trim)
-                .filter(|t| !t.is_empty())
-                .map(|t| Value::String(t.to_owned()))
-                .collect(),
-        ),
-        f if VALUE_COLUMNS.contains(&f) || JSON_COLUMNS.contains(&f) => {
-            serde_json::from_str(cell.trim()).unwrap_or_else(|_| Value::String(cell.to_owned()))
-        }
-        _ => Value::String(cell.to_owned()),
-    }
+/// A value or JSON cell as the API body's value: JSON when it is JSON, else its text.
+fn cell_json(cell: &str) -> Value {
+    serde_json::from_str(cell.trim()).unwrap_or_else(|_| Value::String(cell.to_owned()))
 }
 
-/// Reads CSV rows into link objects; empty cells are absent fields; blank rows are skipped.
-fn csv_items(text: &str) -> anyhow::Result<Vec<Value>> {
+/// A CSV row's fields (its non-empty cells, by field) read as `POST /api/links` reads a body:
+/// `name` and `targetUrl` required, then the campaign fields in the API's order; tags split on
+/// `|`; `utm.*` columns make the UTM settings unless the row has a `utm` cell.
+fn read_row(cells: &BTreeMap<&str, &str>) -> Result<LinkUpdate, ItemError> {
+    let required = |name: &'static str| {
+        cells
+            .get(name)
+            .copied()
+            .ok_or(ItemError::from(BodyError::Missing(name)))
+    };
+    let name = required("name")?;
+    let target = required("targetUrl")?;
+    let mut u = LinkUpdate::parse(Some(name), Some(target))?;
+    let field_error = |e: FieldError| ItemError::from(LinkError::Field(e));
+    let instant = |field: LinkField, text: &str| {
+        rules::instant(text).map_err(|rule| field_error(FieldError::new(field, rule)))
+    };
+    for field in CAMPAIGN_FIELDS {
+        let Some(cell) = cells.get(field).copied() else {
+            if field == "utm" {
+                let utm: Vec<(UtmPart, &str)> = UtmPart::ALL
+                    .into_iter()
+                    .filter_map(|part| {
+                        let column = format!("utm.{}", part.name());
+                        cells.get(column.as_str()).map(|v| (part, *v))
+                    })
+                    .collect();
+                if !utm.is_empty() {
+                    u.set_utm(Some(&utm)).map_err(field_error)?;
+                }
+            }
+            continue;
+        };
+        match field {
+            "shortCode" => u.set_short_code(cell).map_err(field_error)?,
+            "tags" => {
+                let tags: Vec<&str> = cell
+                    .split(TAG_SEPARATOR)
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                u.set_tags(&tags).map_err(field_error)?;
+            }
+            "validFrom" => u.set_valid_from(Some(instant(LinkField::ValidFrom, cell)?)),
+            "validUntil" => u.set_valid_until(Some(instant(LinkField::ValidUntil, cell)?)),
+            "expiredUrl" => u.set_expired_url(Some(cell)).map_err(field_error)?,
+            "password" => u.set_password(Some(cell)).map_err(field_error)?,
+            json => campaign_field(&mut u, json, &cell_json(cell))?,
+        }
+    }
+    Ok(u)
+}
+
+/// Reads CSV rows into items; empty cells are absent fields; blank rows are skipped.
+fn csv_items(text: &str) -> anyhow::Result<Vec<Item>> {
     let (headers, rows) = read_csv(text)?;
     let fields: Vec<Option<String>> = headers.iter().map(|h| column_field(h)).collect();
     for required in ["name", "targetUrl"] {
@@ -267,42 +341,39 @@ fn csv_items(text: &str) -> anyhow::Result<Vec<Value>> {
     note_ignored(&headers, &fields);
     let mut items = Vec::new();
     for record in rows {
-        let mut object = Map::new();
-        let mut utm = BTreeMap::new();
+        let mut cells = BTreeMap::new();
         for (field, cell) in fields.iter().zip(record.iter()) {
-            let (Some(field), false) = (field, cell.is_empty()) else {
-                continue;
-            };
-            match field.strip_prefix("utm.") {
-                Some(member) => {
-                    utm.insert(member.to_owned(), Value::String(cell.to_owned()));
-                }
-                None => {
-                    object.insert(field.clone(), cell_value(field, cell));
-                }
+            if let (Some(field), false) = (field, cell.is_empty()) {
+                // The last column of a field wins.
+                cells.insert(field.as_str(), cell);
             }
         }
-        if !utm.is_empty() && !object.contains_key("utm") {
-            object.insert("utm".to_owned(), Value::Object(utm.into_iter().collect()));
-        }
-        items.push(Value::Object(object));
+        items.push(Item {
+            data: cells
+                .get("targetUrl")
+                .map(|t| (*t).to_owned())
+                .unwrap_or_default(),
+            fields: read_row(&cells),
+        });
     }
     Ok(items)
 }
 
-/// Reads JSON Lines: each line one link object exactly as in an API body; a line that is not
-/// JSON stops the import with its number (nothing is created).
-fn jsonl_items(text: &str) -> anyhow::Result<Vec<Value>> {
+/// Reads JSON Lines: each line one link object exactly as in an API body, read by the API's
+/// reader; a line that is not JSON stops the import with its number (nothing is created).
+fn jsonl_items(text: &str) -> anyhow::Result<Vec<Item>> {
     let mut items = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        items.push(
-            serde_json::from_str(line)
-                .with_context(|| format!("line {} is not valid JSON", number + 1))?,
-        );
+        let value: Value = serde_json::from_str(line)
+            .with_context(|| format!("line {} is not valid JSON", number + 1))?;
+        items.push(Item {
+            fields: bulk_item(&value),
+            data: bulk_data(&value),
+        });
     }
     Ok(items)
 }
@@ -321,15 +392,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(items.len(), 2);
+        let menu = items[0].fields.as_ref().unwrap();
+        assert_eq!(menu.name.as_ref().unwrap().as_str(), "Menu");
+        let tags: Vec<_> = menu.tags.iter().flatten().map(|t| t.as_str()).collect();
+        assert_eq!(tags, ["print", "spring"]);
+        assert_eq!(menu.max_scans, Some(Some(25)));
+        assert_eq!(menu.disabled, Some(true));
+        let utm = menu.utm.clone().flatten().unwrap();
+        assert_eq!(utm.source.as_deref(), Some("poster"));
+        assert_eq!(menu.rules.as_ref().unwrap().len(), 1);
+        assert_eq!(items[0].data, "https://example.com/m");
+        // The first refusal in the API's order: maxScans before disabled.
         assert_eq!(
-            items[0],
-            serde_json::json!({"name": "Menu", "targetUrl": "https://example.com/m",
-                "tags": ["print", "spring"], "maxScans": 25, "disabled": true,
-                "utm": {"source": "poster"},
-                "rules": [{"when": {"os": "ios"}, "targetUrl": "https://a.example/"}]})
+            items[1].fields.clone().unwrap_err().to_string(),
+            "invalid maxScans: it must be an integer from 1 to 1000000000000"
         );
-        assert_eq!(items[1]["maxScans"], "lots");
-        assert_eq!(items[1]["disabled"], "maybe");
         assert!(csv_items("name,url\nx,y\n").is_err());
     }
 
@@ -338,6 +415,16 @@ mod tests {
         let items =
             jsonl_items("{\"name\":\"a\",\"targetUrl\":\"https://e.com\"}\n\n[1]\n").unwrap();
         assert_eq!(items.len(), 2);
+        assert!(items[0].fields.is_ok());
+        assert_eq!(
+            worded(&ItemFailure {
+                index: 1,
+                data: items[1].data.clone(),
+                error: items[1].fields.clone().unwrap_err(),
+            })
+            .error,
+            "Invalid link: it must be a JSON object"
+        );
         let err = jsonl_items("{\"name\":\"a\"}\n{oops\n").unwrap_err();
         assert!(format!("{err:#}").contains("line 2"), "{err:#}");
     }

@@ -1,12 +1,14 @@
-//! The campaign flags of `qr links create` and `qr links update`, defined once: they become the
-//! API's JSON fields (`shortCode`, `tags`, `rules`, …), which the domain then reads with
-//! `LinkUpdate::with_json`, so the command line is validated exactly as `POST /api/links` is.
+//! The campaign flags of `qr links create` and `qr links update`, defined once: read into the
+//! values they give, then set on the domain's `LinkUpdate` through its typed setters, which check
+//! each value in the order and with the rules of `POST /api/links`.
 
 use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use serde_json::{Map, Value, json};
+use qr_domain::LinkUpdate;
+use qr_domain::campaign::{FieldError, LinkField, UtmPart, rules};
+use qr_domain::link::{RuleInput, VariantInput};
 
 use crate::error::usage;
 
@@ -93,7 +95,7 @@ enum Clearable {
 }
 
 impl Clearable {
-    /// The API's name of the field.
+    /// The field's name, as the Link JSON and the messages name it.
     fn field(self) -> &'static str {
         match self {
             Clearable::Tags => "tags",
@@ -107,54 +109,78 @@ impl Clearable {
             Clearable::Utm => "utm",
         }
     }
+}
 
-    /// What clears it in the API: `[]` for lists, `null` for the rest.
-    fn cleared(self) -> Value {
-        match self {
-            Clearable::Tags | Clearable::Rules | Clearable::Variants => json!([]),
-            _ => Value::Null,
-        }
-    }
+/// A field the flags set (`Value`) or clear (`Cleared`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Setting<T> {
+    Value(T),
+    Cleared,
+}
+
+/// A `--rule`'s conditions and target, as typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct RuleText {
+    device: Option<String>,
+    os: Option<String>,
+    country: Option<String>,
+    language: Option<String>,
+    target: String,
+}
+
+/// A `--variant`'s target and weight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct VariantText {
+    target: String,
+    weight: u64,
+}
+
+/// The campaign fields the flags give, read but not yet checked.
+#[derive(Debug, Default)]
+pub struct Campaign {
+    short_code: Option<String>,
+    tags: Option<Setting<Vec<String>>>,
+    valid_from: Option<Setting<String>>,
+    valid_until: Option<Setting<String>>,
+    max_scans: Option<Setting<u64>>,
+    expired_url: Option<Setting<String>>,
+    disabled: Option<bool>,
+    password: Option<Setting<String>>,
+    rules: Option<Setting<Vec<RuleText>>>,
+    variants: Option<Setting<Vec<VariantText>>>,
+    utm: Option<Setting<Vec<(UtmPart, String)>>>,
+    forward_query: Option<bool>,
 }
 
 impl CampaignArgs {
-    /// The API's JSON fields of the flags given. A flag's syntax error (a rule without `=>`, a
-    /// variant without `=WEIGHT`, a field both set and cleared, an unreadable password file)
-    /// is a usage error; the values themselves are checked by the domain.
-    pub fn to_fields(&self) -> anyhow::Result<Map<String, Value>> {
-        let mut f = Map::new();
-        let mut put = |name: &str, value: Value| f.insert(name.to_owned(), value);
-        if let Some(code) = &self.short_code {
-            put("shortCode", json!(code));
-        }
-        if !self.tags.is_empty() {
-            put("tags", json!(self.tags));
-        }
-        if let Some(t) = &self.valid_from {
-            put("validFrom", json!(t));
-        }
-        if let Some(t) = &self.valid_until {
-            put("validUntil", json!(t));
-        }
-        if let Some(n) = self.max_scans {
-            put("maxScans", json!(n));
-        }
-        if let Some(url) = &self.expired_url {
-            put("expiredUrl", json!(url));
-        }
-        if self.disable || self.enable {
-            put("disabled", json!(self.disable));
-        }
+    /// The fields the flags give. A flag's syntax error (a rule without `=>`, a variant without
+    /// `=WEIGHT`, a field both set and cleared, an unreadable password file) is a usage error;
+    /// the values themselves are checked by the domain ([`Campaign::apply`]).
+    pub fn read(&self) -> anyhow::Result<Campaign> {
+        let value = |v: Option<&String>| v.cloned().map(Setting::Value);
+        let mut c = Campaign {
+            short_code: self.short_code.clone(),
+            tags: (!self.tags.is_empty()).then(|| Setting::Value(self.tags.clone())),
+            valid_from: value(self.valid_from.as_ref()),
+            valid_until: value(self.valid_until.as_ref()),
+            max_scans: self.max_scans.map(Setting::Value),
+            expired_url: value(self.expired_url.as_ref()),
+            disabled: (self.disable || self.enable).then_some(self.disable),
+            forward_query: (self.forward_query || self.no_forward_query)
+                .then_some(self.forward_query),
+            ..Campaign::default()
+        };
         if let Some(path) = &self.password_file {
-            put("password", json!(read_password(path)?));
+            c.password = Some(Setting::Value(read_password(path)?));
         }
         if !self.rules.is_empty() {
             let rules = self
                 .rules
                 .iter()
-                .map(|r| parse_rule(r))
+                .enumerate()
+                .map(|(i, r)| parse_rule(i, r))
                 .collect::<Result<Vec<_>, _>>()?;
-            put("rules", Value::Array(rules));
+            c.rules = Some(Setting::Value(rules));
         }
         if !self.variants.is_empty() {
             let variants = self
@@ -162,39 +188,148 @@ impl CampaignArgs {
                 .iter()
                 .map(|v| parse_variant(v))
                 .collect::<Result<Vec<_>, _>>()?;
-            put("variants", Value::Array(variants));
+            c.variants = Some(Setting::Value(variants));
         }
-        let utm: Map<String, Value> = [
-            ("source", &self.utm_source),
-            ("medium", &self.utm_medium),
-            ("campaign", &self.utm_campaign),
-            ("term", &self.utm_term),
-            ("content", &self.utm_content),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.as_ref().map(|v| (k.to_owned(), json!(v))))
-        .collect();
+        let utm: Vec<(UtmPart, String)> = UtmPart::ALL
+            .into_iter()
+            .zip([
+                &self.utm_source,
+                &self.utm_medium,
+                &self.utm_campaign,
+                &self.utm_term,
+                &self.utm_content,
+            ])
+            .filter_map(|(part, v)| v.clone().map(|v| (part, v)))
+            .collect();
         if !utm.is_empty() {
-            put("utm", Value::Object(utm));
+            c.utm = Some(Setting::Value(utm));
         }
-        if self.forward_query || self.no_forward_query {
-            put("forwardQuery", json!(self.forward_query));
-        }
-        for c in &self.clear {
-            if f.contains_key(c.field()) {
+        for clear in &self.clear {
+            if c.sets(*clear) {
                 return Err(usage(format!(
                     "--clear {} conflicts with a flag setting {}",
-                    c.to_possible_value()
+                    clear
+                        .to_possible_value()
                         .map_or_else(String::new, |v| v.get_name().to_owned()),
-                    c.field()
+                    clear.field()
                 )));
             }
         }
-        for c in &self.clear {
-            f.insert(c.field().to_owned(), c.cleared());
+        for clear in &self.clear {
+            c.clear(*clear);
         }
-        Ok(f)
+        Ok(c)
     }
+}
+
+impl Campaign {
+    /// Whether a flag sets the field `clear` names.
+    fn sets(&self, clear: Clearable) -> bool {
+        match clear {
+            Clearable::Tags => self.tags.is_some(),
+            Clearable::ValidFrom => self.valid_from.is_some(),
+            Clearable::ValidUntil => self.valid_until.is_some(),
+            Clearable::MaxScans => self.max_scans.is_some(),
+            Clearable::ExpiredUrl => self.expired_url.is_some(),
+            Clearable::Password => self.password.is_some(),
+            Clearable::Rules => self.rules.is_some(),
+            Clearable::Variants => self.variants.is_some(),
+            Clearable::Utm => self.utm.is_some(),
+        }
+    }
+
+    fn clear(&mut self, clear: Clearable) {
+        match clear {
+            Clearable::Tags => self.tags = Some(Setting::Cleared),
+            Clearable::ValidFrom => self.valid_from = Some(Setting::Cleared),
+            Clearable::ValidUntil => self.valid_until = Some(Setting::Cleared),
+            Clearable::MaxScans => self.max_scans = Some(Setting::Cleared),
+            Clearable::ExpiredUrl => self.expired_url = Some(Setting::Cleared),
+            Clearable::Password => self.password = Some(Setting::Cleared),
+            Clearable::Rules => self.rules = Some(Setting::Cleared),
+            Clearable::Variants => self.variants = Some(Setting::Cleared),
+            Clearable::Utm => self.utm = Some(Setting::Cleared),
+        }
+    }
+
+    /// Sets the fields on `update` through the domain's setters, in the API's order.
+    pub fn apply(&self, update: &mut LinkUpdate) -> Result<(), FieldError> {
+        if let Some(code) = &self.short_code {
+            update.set_short_code(code)?;
+        }
+        if let Some(tags) = &self.tags {
+            update.set_tags(given(tags).map_or(&[][..], Vec::as_slice))?;
+        }
+        if let Some(at) = &self.valid_from {
+            update.set_valid_from(instant(LinkField::ValidFrom, given(at))?);
+        }
+        if let Some(at) = &self.valid_until {
+            update.set_valid_until(instant(LinkField::ValidUntil, given(at))?);
+        }
+        if let Some(n) = &self.max_scans {
+            update.set_max_scans(given(n).copied())?;
+        }
+        if let Some(url) = &self.expired_url {
+            update.set_expired_url(given(url).map(String::as_str))?;
+        }
+        if let Some(disabled) = self.disabled {
+            update.set_disabled(disabled);
+        }
+        if let Some(password) = &self.password {
+            update.set_password(given(password).map(String::as_str))?;
+        }
+        if let Some(rules) = &self.rules {
+            let inputs: Vec<RuleInput<'_>> = given(rules)
+                .into_iter()
+                .flatten()
+                .map(|r| RuleInput {
+                    device: r.device.as_deref(),
+                    os: r.os.as_deref(),
+                    country: r.country.as_deref(),
+                    language: r.language.as_deref(),
+                    target_url: &r.target,
+                })
+                .collect();
+            update.set_rules(&inputs)?;
+        }
+        if let Some(variants) = &self.variants {
+            let inputs: Vec<VariantInput<'_>> = given(variants)
+                .into_iter()
+                .flatten()
+                .map(|v| VariantInput {
+                    target_url: &v.target,
+                    weight: Some(v.weight),
+                })
+                .collect();
+            update.set_variants(&inputs)?;
+        }
+        if let Some(utm) = &self.utm {
+            let parameters: Option<Vec<(UtmPart, &str)>> =
+                given(utm).map(|u| u.iter().map(|(p, v)| (*p, v.as_str())).collect());
+            update.set_utm(parameters.as_deref())?;
+        }
+        if let Some(forward) = self.forward_query {
+            update.set_forward_query(forward);
+        }
+        Ok(())
+    }
+}
+
+/// The value a setting gives, `None` when cleared.
+fn given<T>(setting: &Setting<T>) -> Option<&T> {
+    match setting {
+        Setting::Value(v) => Some(v),
+        Setting::Cleared => None,
+    }
+}
+
+/// An ISO 8601 UTC instant as the domain reads it.
+fn instant(
+    field: LinkField,
+    text: Option<&String>,
+) -> Result<Option<chrono::DateTime<chrono::Utc>>, FieldError> {
+    text.map(|t| rules::instant(t).map_err(|rule| FieldError::new(field, rule)))
+        .transpose()
 }
 
 /// The first line of `path` (`-`: standard input), without its line end.
@@ -214,15 +349,23 @@ fn read_password(path: &PathBuf) -> anyhow::Result<String> {
     Ok(text.lines().next().unwrap_or("").to_owned())
 }
 
-/// `device=mobile,country=DE=>https://…` as `{"when": {…}, "targetUrl": …}`.
-fn parse_rule(raw: &str) -> anyhow::Result<Value> {
+/// The conditions a `--rule` can name.
+const CONDITIONS: [&str; 4] = ["device", "os", "country", "language"];
+
+/// `device=mobile,country=DE=>https://…`, the `index`th `--rule`, as its conditions and target.
+/// A condition other than [`CONDITIONS`] is refused as the API refuses an unknown member.
+fn parse_rule(index: usize, raw: &str) -> anyhow::Result<RuleText> {
     let bad = |why: &str| {
         usage(format!(
             "Invalid --rule {raw:?}: {why}; expected e.g. 'device=mobile,country=DE=>https://example.com/'"
         ))
     };
     let (conditions, target) = raw.split_once("=>").ok_or_else(|| bad("no =>"))?;
-    let mut when = Map::new();
+    let mut rule = RuleText {
+        target: target.trim().to_owned(),
+        ..RuleText::default()
+    };
+    let mut unknown = None;
     for pair in conditions
         .split(',')
         .map(str::trim)
@@ -231,18 +374,32 @@ fn parse_rule(raw: &str) -> anyhow::Result<Value> {
         let (key, value) = pair
             .split_once('=')
             .ok_or_else(|| bad(&format!("condition {pair:?} is not key=value")))?;
-        if when
-            .insert(key.trim().to_owned(), json!(value.trim()))
-            .is_some()
-        {
-            return Err(bad(&format!("{} given twice", key.trim())));
+        let key = key.trim();
+        let slot = match key {
+            "device" => &mut rule.device,
+            "os" => &mut rule.os,
+            "country" => &mut rule.country,
+            "language" => &mut rule.language,
+            other => {
+                unknown.get_or_insert_with(|| other.to_owned());
+                continue;
+            }
+        };
+        if slot.replace(value.trim().to_owned()).is_some() {
+            return Err(bad(&format!("{key} given twice")));
         }
     }
-    Ok(json!({"when": when, "targetUrl": target.trim()}))
+    if let Some(key) = unknown {
+        anyhow::bail!(
+            "invalid rules[{index}].when: unknown member {key:?}; expected {}",
+            CONDITIONS.join(", ")
+        );
+    }
+    Ok(rule)
 }
 
-/// `https://…=50` as `{"targetUrl": …, "weight": 50}` (the last `=` splits, as URLs hold `=`).
-fn parse_variant(raw: &str) -> anyhow::Result<Value> {
+/// `https://…=50` as its target and weight (the last `=` splits, as URLs hold `=`).
+fn parse_variant(raw: &str) -> anyhow::Result<VariantText> {
     let (url, weight) = raw
         .rsplit_once('=')
         .and_then(|(u, w)| w.trim().parse::<u64>().ok().map(|w| (u, w)))
@@ -251,7 +408,10 @@ fn parse_variant(raw: &str) -> anyhow::Result<Value> {
                 "Invalid --variant {raw:?}: expected URL=WEIGHT, e.g. https://example.com/b=50"
             ))
         })?;
-    Ok(json!({"targetUrl": url.trim(), "weight": weight}))
+    Ok(VariantText {
+        target: url.trim().to_owned(),
+        weight,
+    })
 }
 
 #[cfg(test)]
@@ -259,21 +419,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rules_and_variants_become_the_apis_objects() {
+    fn rules_and_variants_are_read_as_typed() {
         assert_eq!(
-            parse_rule("device=mobile, country=DE=>https://example.de/?a=b").unwrap(),
-            json!({"when": {"device": "mobile", "country": "DE"}, "targetUrl": "https://example.de/?a=b"})
+            parse_rule(0, "device=mobile, country=DE=>https://example.de/?a=b").unwrap(),
+            RuleText {
+                device: Some("mobile".into()),
+                country: Some("DE".into()),
+                target: "https://example.de/?a=b".into(),
+                ..RuleText::default()
+            }
         );
-        assert!(parse_rule("device=mobile https://x").is_err());
-        assert!(parse_rule("device=>https://x").is_err());
+        assert!(parse_rule(0, "device=mobile https://x").is_err());
+        assert!(parse_rule(0, "device=>https://x").is_err());
         assert!(
-            parse_rule("device=phone=>https://x").is_ok(),
+            parse_rule(0, "device=phone=>https://x").is_ok(),
             "the domain names the bad value"
         );
-        assert!(parse_rule("os=ios,os=android=>https://x").is_err());
+        assert!(parse_rule(0, "os=ios,os=android=>https://x").is_err());
+        assert_eq!(
+            parse_rule(2, "cuntry=DE=>https://x")
+                .unwrap_err()
+                .to_string(),
+            "invalid rules[2].when: unknown member \"cuntry\"; expected device, os, country, language"
+        );
         assert_eq!(
             parse_variant("https://example.com/?v=b=25").unwrap(),
-            json!({"targetUrl": "https://example.com/?v=b", "weight": 25})
+            VariantText {
+                target: "https://example.com/?v=b".into(),
+                weight: 25
+            }
         );
         assert!(parse_variant("https://example.com/").is_err());
     }

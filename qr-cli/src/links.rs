@@ -194,8 +194,9 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             json,
         } => {
             let account = db::account_by_email(&service, &email)?;
-            let fields = campaign.to_fields()?;
-            let fields = LinkUpdate::parse(Some(&name), Some(&url))?.with_json(&fields)?;
+            let campaign = campaign.read()?;
+            let mut fields = LinkUpdate::parse(Some(&name), Some(&url))?;
+            campaign.apply(&mut fields)?;
             let link = service.create_link_with(&account, fields)?;
             print_link(&link, base, json, out)
         }
@@ -207,8 +208,9 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             campaign,
             json,
         } => {
-            let fields = campaign.to_fields()?;
-            let update = LinkUpdate::parse(name.as_deref(), url.as_deref())?.with_json(&fields)?;
+            let campaign = campaign.read()?;
+            let mut update = LinkUpdate::parse(name.as_deref(), url.as_deref())?;
+            campaign.apply(&mut update)?;
             if update.is_empty() {
                 return Err(crate::error::usage(
                     "nothing to change: give --name, --url or a campaign flag (see --help)",

@@ -1,12 +1,10 @@
-//! Bulk link creation (`POST /api/links/bulk`, `qr links import`): the request's items, the per-index failures in `errors.json`'s shape, and idempotency keys with their stored answers.
+//! Bulk link creation (`POST /api/links/bulk`, `qr links import`): the request's items as the adapters read them, the per-index failures (typed, and in `errors.json`'s worded shape), and idempotency keys with their stored answers.
 
 use chrono::{DateTime, Duration, Utc};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::campaign::FieldError;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
 use crate::link::{Link, LinkError, LinkUpdate};
@@ -20,28 +18,124 @@ pub const IDEMPOTENCY_TTL_HOURS: i64 = 24;
 /// The longest idempotency key, in characters (Stripe's bound).
 pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
 
-/// A bulk request: each item's fields (or why they were refused), each item's `data` for
-/// the failures, and the fingerprint an idempotency key is bound to.
+/// A bulk request: each item's fields (or why the adapter could not read them), each item's
+/// `data` for the failures, and the fingerprint an idempotency key is bound to.
 #[derive(Debug, Clone)]
 pub struct BulkRequest {
-    /// The items in order, parsed as `POST /api/links` parses its body.
-    pub items: Vec<Result<LinkUpdate, LinkError>>,
-    /// Each item's `targetUrl` as given (empty when absent or not a string): the `data` of its
+    /// The items in order, read as `POST /api/links` reads its body.
+    pub items: Vec<Result<LinkUpdate, ItemError>>,
+    /// Each item's `targetUrl` as given (empty when absent or not text): the `data` of its
     /// failure, as a batch item's `data` is its content.
     pub data: Vec<String>,
-    /// SHA-256 of the whole body's JSON (object members sorted), so a retry that differs in
+    /// [`BulkRequest::fingerprint_of`] the whole request as sent, so a retry that differs in
     /// anything is told apart from a retry of the same request.
     pub fingerprint: [u8; 32],
 }
 
-/// One failed item, the shape of a batch's `errors.json` entries.
+/// Why one item was not created. Its `Display` is the domain's message; an adapter words it
+/// by matching on the variant. It is stored with an idempotent answer, so it holds only data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Error)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ItemError {
+    /// The adapter could not read the item's fields (its format, or a field's rule): its
+    /// message, in the adapter's words.
+    #[error("{message}")]
+    Unread {
+        /// The message.
+        message: String,
+    },
+    /// A field is invalid once the fields are put together (the validity's end before its
+    /// start): the field's path and the rule's message.
+    #[error("invalid {field}: {rule}")]
+    Field {
+        /// The field's path (`validUntil`).
+        field: String,
+        /// The rule's message.
+        rule: String,
+    },
+    /// A field the account's plan does not include.
+    #[error("{field} requires {} plan", .plan.title())]
+    PlanRequired {
+        /// The field's name.
+        field: String,
+        /// The cheapest plan that includes it.
+        plan: Plan,
+    },
+    /// The account holds as many links as its plan allows.
+    #[error(
+        "link limit reached: the {plan} plan allows {limit} links; delete a link or upgrade the plan"
+    )]
+    LimitReached {
+        /// The plan's name.
+        plan: String,
+        /// Its link limit.
+        limit: u64,
+    },
+    /// The custom code is used by another link or item, or was used by a deleted one.
+    #[error("shortCode {code} is already taken; choose another")]
+    CodeTaken {
+        /// The code.
+        code: String,
+    },
+    /// No unused code could be drawn, or the random source failed: a retry may succeed.
+    #[error("could not allocate a unique short code; retry the request")]
+    Unavailable,
+    /// Hashing the item's password failed.
+    #[error("could not hash the link password")]
+    Hash,
+}
+
+impl From<LinkError> for ItemError {
+    fn from(e: LinkError) -> Self {
+        match e {
+            LinkError::Name(e) => Self::Field {
+                field: "name".to_owned(),
+                rule: e.to_string(),
+            },
+            LinkError::TargetUrl(e) => Self::Field {
+                field: "targetUrl".to_owned(),
+                rule: e.to_string(),
+            },
+            LinkError::Field(e) => Self::Field {
+                field: e.field.to_string(),
+                rule: e.rule.to_string(),
+            },
+            LinkError::PlanRequired { field, plan } => Self::PlanRequired {
+                field: field.to_owned(),
+                plan,
+            },
+            LinkError::LimitReached { plan, limit } => Self::LimitReached { plan, limit },
+            LinkError::CodeTaken(code) => Self::CodeTaken { code },
+            LinkError::CodeSpace | LinkError::Random(_) => Self::Unavailable,
+            LinkError::Hash(_) => Self::Hash,
+            // Neither reaches an item (a store failure fails the whole request).
+            e @ (LinkError::NotFound | LinkError::Store(_)) => Self::Unread {
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+/// One failed item, typed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemFailure {
+    /// The item's position in the request, from 0.
+    pub index: usize,
+    /// The item's `targetUrl` as given (empty when it had none).
+    pub data: String,
+    /// Why it failed.
+    #[serde(deserialize_with = "stored_error")]
+    pub error: ItemError,
+}
+
+/// One failed item as an adapter words it: the shape of a batch's `errors.json` entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BulkFailure {
     /// The item's position in `links`, from 0.
     pub index: usize,
     /// The item's `targetUrl` as given (empty when it had none).
     pub data: String,
-    /// Why it failed: the message `POST /api/links` answers for the same body.
+    /// Why it failed, in the adapter's words (the API's message for the same body).
     pub error: String,
 }
 
@@ -52,7 +146,7 @@ pub struct BulkOutcome {
     /// exist, as they are now).
     pub created: Vec<(usize, Link)>,
     /// The failed items, by index.
-    pub failures: Vec<BulkFailure>,
+    pub failures: Vec<ItemFailure>,
     /// Whether this is the stored answer of an earlier request with the same idempotency key.
     pub replayed: bool,
 }
@@ -115,56 +209,30 @@ pub struct IdempotencyRecord {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct StoredAnswer {
     pub(crate) created: Vec<(usize, LinkId)>,
-    pub(crate) failures: Vec<BulkFailure>,
+    pub(crate) failures: Vec<ItemFailure>,
+}
+
+/// An item's error as stored: typed, or (in answers stored before errors were typed) the
+/// message as the API answered it, kept as it was.
+fn stored_error<'de, D: Deserializer<'de>>(d: D) -> Result<ItemError, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Typed(ItemError),
+        Worded(String),
+    }
+    Ok(match Stored::deserialize(d)? {
+        Stored::Typed(e) => e,
+        Stored::Worded(message) => ItemError::Unread { message },
+    })
 }
 
 impl BulkRequest {
-    /// A request from its JSON body `{"links": [ {…}, … ]}` (other members, such as `qrcodes`,
-    /// are the adapter's, but count in the fingerprint).
-    pub fn from_json(body: &Value) -> Result<Self, BulkError> {
-        let Some(Value::Array(items)) = body.get("links") else {
-            return Err(BulkError::LinksRequired);
-        };
-        let mut request = Self::from_items(items);
-        request.fingerprint = fingerprint(body);
-        Ok(request)
+    /// The fingerprint of a request's canonical bytes (for JSON: its text with object members
+    /// sorted): their SHA-256.
+    pub fn fingerprint_of(canonical: &[u8]) -> [u8; 32] {
+        Sha256::digest(canonical).into()
     }
-
-    /// A request from its items (JSON objects; anything else fails as its index), as a file
-    /// import builds them.
-    pub fn from_items(items: &[Value]) -> Self {
-        let parsed = items
-            .iter()
-            .map(|item| match item {
-                Value::Object(fields) => LinkUpdate::for_creation(fields),
-                _ => Err(LinkError::Field(FieldError::new(
-                    "link",
-                    "it must be a JSON object",
-                ))),
-            })
-            .collect();
-        let data = items
-            .iter()
-            .map(|item| {
-                item.get("targetUrl")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned()
-            })
-            .collect();
-        Self {
-            items: parsed,
-            data,
-            fingerprint: fingerprint(&Value::Array(items.to_vec())),
-        }
-    }
-}
-
-/// SHA-256 of a JSON value's text; serde_json keeps object members sorted (no
-/// `preserve_order`), so member order and whitespace do not change it.
-fn fingerprint(value: &Value) -> [u8; 32] {
-    let text = serde_json::to_vec(value).unwrap_or_default();
-    Sha256::digest(&text).into()
 }
 
 impl IdempotencyKey {
@@ -220,42 +288,25 @@ mod tests {
     }
 
     #[test]
-    fn items_parse_like_post_and_keep_their_target_as_data() {
-        let body = serde_json::json!({"links": [
-            {"name": "A", "targetUrl": "https://example.com/a"},
-            {"targetUrl": "https://example.com/b"},
-            {"name": "C", "targetUrl": 7},
-            "nope",
-        ]});
-        let r = BulkRequest::from_json(&body).unwrap();
-        assert!(r.items[0].is_ok());
-        assert!(matches!(r.items[1], Err(LinkError::Missing("name"))));
-        assert!(matches!(r.items[2], Err(LinkError::NotString("targetUrl"))));
-        assert!(matches!(r.items[3], Err(LinkError::Field(_))));
+    fn stored_answers_read_typed_and_worded_errors() {
+        let typed = ItemFailure {
+            index: 2,
+            data: "https://example.com/2".to_owned(),
+            error: ItemError::LimitReached {
+                plan: "free".to_owned(),
+                limit: 5,
+            },
+        };
+        let text = serde_json::to_string(&typed).unwrap();
+        assert_eq!(serde_json::from_str::<ItemFailure>(&text).unwrap(), typed);
+        let worded: ItemFailure =
+            serde_json::from_str(r#"{"index":1,"data":"","error":"Invalid targetUrl: x"}"#)
+                .unwrap();
         assert_eq!(
-            r.data,
-            ["https://example.com/a", "https://example.com/b", "", ""]
+            worded.error,
+            ItemError::Unread {
+                message: "Invalid targetUrl: x".to_owned()
+            }
         );
-        assert!(matches!(
-            BulkRequest::from_json(&serde_json::json!({"items": []})),
-            Err(BulkError::LinksRequired)
-        ));
-    }
-
-    #[test]
-    fn fingerprint_ignores_member_order_but_not_content() {
-        let a: Value =
-            serde_json::from_str(r#"{"links":[{"name":"A","targetUrl":"https://e.com"}]}"#)
-                .unwrap();
-        let b: Value = serde_json::from_str(
-            r#"{ "links" : [ { "targetUrl":"https://e.com", "name":"A" } ] }"#,
-        )
-        .unwrap();
-        let c: Value =
-            serde_json::from_str(r#"{"links":[{"name":"B","targetUrl":"https://e.com"}]}"#)
-                .unwrap();
-        let f = |v: &Value| BulkRequest::from_json(v).unwrap().fingerprint;
-        assert_eq!(f(&a), f(&b));
-        assert_ne!(f(&a), f(&c));
     }
 }

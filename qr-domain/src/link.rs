@@ -1,20 +1,22 @@
-//! Dynamic links: validation of names and target URLs, the link record, and the fields of a link update (campaign fields included).
+//! Dynamic links: validation of names and target URLs, the link record, and the fields of a link creation or update with their typed setters (campaign fields included).
 
 use std::fmt;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use thiserror::Error;
 use url::Url;
 
-use crate::campaign::{FieldError, Options, Rule, Tag, Utm, Variant, parse};
+use crate::campaign::{
+    Conditions, FieldError, FieldRule, LinkField, Options, Rule, RulePart, Tag, Utm, UtmPart,
+    Variant, VariantPart, rules,
+};
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
 use crate::password::HashError;
 use crate::plan::{LinkFeature, Plan};
 use crate::random::RandomError;
-use crate::shortcode::{ShortCode, ShortCodeError};
+use crate::shortcode::ShortCode;
 
 /// Maximum length of a link name, in characters, after trimming.
 pub const MAX_NAME_CHARS: usize = 200;
@@ -110,6 +112,87 @@ impl fmt::Debug for LinkPassword {
     }
 }
 
+/// A redirect rule as typed: its conditions as text (each optional, at least one given) and
+/// its target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RuleInput<'a> {
+    /// `mobile`, `desktop` or `tablet`.
+    pub device: Option<&'a str>,
+    /// An operating system family (`ios`, `android`, ...).
+    pub os: Option<&'a str>,
+    /// A two-letter country code.
+    pub country: Option<&'a str>,
+    /// A language tag (`de`, `de-AT`).
+    pub language: Option<&'a str>,
+    /// Where the visit goes when the conditions hold.
+    pub target_url: &'a str,
+}
+
+/// An A/B variant as typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VariantInput<'a> {
+    /// Where the visit goes.
+    pub target_url: &'a str,
+    /// Its relative share, 1 to [`crate::campaign::MAX_WEIGHT`]; `None` when what was typed
+    /// is no whole number (refused with the weight's rule, in the variant's turn).
+    pub weight: Option<u64>,
+}
+
+impl RuleInput<'_> {
+    /// The checked rule at index `i`: its conditions in order (device, os, country, language,
+    /// at least one), then its target.
+    pub fn check(&self, i: usize) -> Result<Rule, FieldError> {
+        let at = |part: RulePart| move |r| FieldError::new(LinkField::Rule(i, part), r);
+        let when = Conditions {
+            device: self
+                .device
+                .map(rules::device)
+                .transpose()
+                .map_err(at(RulePart::Device))?,
+            os: self
+                .os
+                .map(rules::os)
+                .transpose()
+                .map_err(at(RulePart::Os))?,
+            country: self
+                .country
+                .map(rules::country)
+                .transpose()
+                .map_err(at(RulePart::Country))?,
+            language: self
+                .language
+                .map(rules::language)
+                .transpose()
+                .map_err(at(RulePart::Language))?,
+        };
+        Ok(Rule {
+            when: rules::conditions(when).map_err(at(RulePart::When))?,
+            target_url: rules::url(self.target_url).map_err(at(RulePart::TargetUrl))?,
+        })
+    }
+}
+
+impl VariantInput<'_> {
+    /// The checked variant at index `i`: its weight, then its target.
+    pub fn check(&self, i: usize) -> Result<Variant, FieldError> {
+        let at = |part: VariantPart| move |r| FieldError::new(LinkField::Variant(i, part), r);
+        let weight = self
+            .weight
+            .ok_or(FieldRule::Weight)
+            .and_then(rules::weight)
+            .map_err(at(VariantPart::Weight))?;
+        Ok(Variant {
+            target_url: rules::url(self.target_url).map_err(at(VariantPart::TargetUrl))?,
+            weight,
+        })
+    }
+}
+
+/// An instant to the microsecond, as the stores keep it.
+fn to_micros(at: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(at.timestamp_micros()).unwrap_or(at)
+}
+
 /// Why a link name was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum NameError {
@@ -124,41 +207,79 @@ pub enum NameError {
     ControlCharacter,
 }
 
-/// Why a target URL was rejected.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+/// Why a target URL was rejected. Its `Display` names `targetUrl`; [`UrlError::about`] names
+/// another subject.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UrlError {
     /// Nothing but whitespace.
-    #[error("targetUrl must not be empty")]
     Empty,
     /// Longer than 2,048 characters (before or after normalisation).
-    #[error("targetUrl must be at most 2048 characters (got {0})")]
     TooLong(usize),
     /// Not an absolute URL.
-    #[error("targetUrl must be an absolute URL such as https://example.com/page")]
     NotAbsolute,
     /// Unparseable for another reason (bad host, bad port, ...).
-    #[error("targetUrl is not a valid URL: {0}")]
     Invalid(String),
     /// A scheme other than http or https.
-    #[error("targetUrl must use http or https, not {0}")]
     Scheme(String),
     /// No host.
-    #[error("targetUrl must have a host")]
     NoHost,
     /// A user name or password in the URL.
-    #[error("targetUrl must not contain a user name or password")]
     Credentials,
 }
+
+impl UrlError {
+    /// The message with `subject` as what must be a URL (`the URL`, `the target address`).
+    pub fn about<'a>(&'a self, subject: &'a str) -> impl fmt::Display + 'a {
+        UrlMessage {
+            subject,
+            error: self,
+        }
+    }
+}
+
+struct UrlMessage<'a> {
+    subject: &'a str,
+    error: &'a UrlError,
+}
+
+impl fmt::Display for UrlMessage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let subject = self.subject;
+        match self.error {
+            UrlError::Empty => write!(f, "{subject} must not be empty"),
+            UrlError::TooLong(n) => {
+                write!(
+                    f,
+                    "{subject} must be at most {MAX_URL_CHARS} characters (got {n})"
+                )
+            }
+            UrlError::NotAbsolute => write!(
+                f,
+                "{subject} must be an absolute URL such as https://example.com/page"
+            ),
+            UrlError::Invalid(why) => write!(f, "{subject} is not a valid URL: {why}"),
+            UrlError::Scheme(scheme) => {
+                write!(f, "{subject} must use http or https, not {scheme}")
+            }
+            UrlError::NoHost => write!(f, "{subject} must have a host"),
+            UrlError::Credentials => {
+                write!(f, "{subject} must not contain a user name or password")
+            }
+        }
+    }
+}
+
+impl fmt::Display for UrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.about("targetUrl").fmt(f)
+    }
+}
+
+impl std::error::Error for UrlError {}
 
 /// Errors of link operations.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum LinkError {
-    /// A required field of a request body is absent (`name field required`).
-    #[error("{0} field required")]
-    Missing(&'static str),
-    /// A field of a request body that must be a string is not one, `null` included.
-    #[error("{0} must be a string")]
-    NotString(&'static str),
     /// The name is invalid.
     #[error("invalid name: {0}")]
     Name(#[from] NameError),
@@ -175,9 +296,9 @@ pub enum LinkError {
         /// The plan's link limit.
         limit: u64,
     },
-    /// A field other than the name and target is invalid (`Invalid <field>: <message>`).
-    #[error("invalid {}: {}", .0.field, .0.message)]
-    Field(FieldError),
+    /// A field other than the name and target is invalid.
+    #[error(transparent)]
+    Field(#[from] FieldError),
     /// A field the account's plan does not include.
     #[error("{field} requires {} plan", .plan.title())]
     PlanRequired {
@@ -222,82 +343,120 @@ impl LinkUpdate {
         })
     }
 
-    /// The fields of a link creation from a JSON object, as `POST /api/links` and each item of
-    /// a bulk request read them: `name` then `targetUrl` (each must be a string and is
-    /// required), their validation, then the campaign fields of [`LinkUpdate::with_json`].
-    pub fn for_creation(body: &Map<String, Value>) -> Result<Self, LinkError> {
-        let required = |name: &'static str| match body.get(name) {
-            None => Err(LinkError::Missing(name)),
-            Some(Value::String(s)) => Ok(s.as_str()),
-            Some(_) => Err(LinkError::NotString(name)),
-        };
-        let name = required("name")?;
-        let target = required("targetUrl")?;
-        Self::parse(Some(name), Some(target))?.with_json(body)
+    /// A custom short code.
+    pub fn set_short_code(&mut self, raw: &str) -> Result<(), FieldError> {
+        let code = ShortCode::custom(raw)
+            .map_err(|e| FieldError::new(LinkField::ShortCode, FieldRule::ShortCode(e)))?;
+        self.short_code = Some(code);
+        Ok(())
     }
 
-    /// Adds the campaign fields present in a JSON request body (`shortCode`, `tags`,
-    /// `validFrom`, `validUntil`, `maxScans`, `expiredUrl`, `disabled`, `password`, `rules`,
-    /// `variants`, `utm`, `forwardQuery`), checked in that order. `null` clears a field that
-    /// can be unset; other members of the body are not read here.
-    pub fn with_json(mut self, body: &Map<String, Value>) -> Result<Self, LinkError> {
-        let field = |name: &'static str| body.get(name);
-        let bad = LinkError::Field;
-        if let Some(v) = field("shortCode") {
-            let raw = v
-                .as_str()
-                .ok_or_else(|| bad(FieldError::new("shortCode", "it must be a string")))?;
-            self.short_code = Some(ShortCode::custom(raw).map_err(|e| {
-                bad(FieldError::new(
-                    "shortCode",
-                    match e {
-                        ShortCodeError::Reserved(_) => e.to_string(),
-                        _ => ShortCodeError::Custom.to_string(),
-                    },
-                ))
-            })?);
+    /// New tags, replacing the old (at most [`crate::campaign::MAX_TAGS`]); a repeated tag is
+    /// kept once.
+    pub fn set_tags<S: AsRef<str>>(&mut self, tags: &[S]) -> Result<(), FieldError> {
+        rules::tag_count(tags.len()).map_err(|r| FieldError::new(LinkField::Tags, r))?;
+        let mut out: Vec<Tag> = Vec::with_capacity(tags.len());
+        for (i, raw) in tags.iter().enumerate() {
+            let tag =
+                Tag::parse(raw.as_ref()).map_err(|r| FieldError::new(LinkField::Tag(i), r))?;
+            if !out.contains(&tag) {
+                out.push(tag);
+            }
         }
-        if let Some(v) = field("tags") {
-            self.tags = Some(parse::tags("tags", v).map_err(bad)?);
-        }
-        if let Some(v) = field("validFrom") {
-            self.valid_from =
-                Some(parse::nullable(v, |v| parse::instant("validFrom", v)).map_err(bad)?);
-        }
-        if let Some(v) = field("validUntil") {
-            self.valid_until =
-                Some(parse::nullable(v, |v| parse::instant("validUntil", v)).map_err(bad)?);
-        }
-        if let Some(v) = field("maxScans") {
-            self.max_scans =
-                Some(parse::nullable(v, |v| parse::max_scans("maxScans", v)).map_err(bad)?);
-        }
-        if let Some(v) = field("expiredUrl") {
-            self.expired_url =
-                Some(parse::nullable(v, |v| parse::url("expiredUrl", v)).map_err(bad)?);
-        }
-        if let Some(v) = field("disabled") {
-            self.disabled = Some(parse::boolean("disabled", v).map_err(bad)?);
-        }
-        if let Some(v) = field("password") {
-            self.password = Some(
-                parse::nullable(v, |v| parse::password("password", v).map(LinkPassword))
-                    .map_err(bad)?,
+        self.tags = Some(out);
+        Ok(())
+    }
+
+    /// The start of the validity (`None` removes it), kept to the microsecond.
+    pub fn set_valid_from(&mut self, at: Option<DateTime<Utc>>) {
+        self.valid_from = Some(at.map(to_micros));
+    }
+
+    /// The end of the validity (`None` removes it), kept to the microsecond.
+    pub fn set_valid_until(&mut self, at: Option<DateTime<Utc>>) {
+        self.valid_until = Some(at.map(to_micros));
+    }
+
+    /// The scan cap (`None` removes it).
+    pub fn set_max_scans(&mut self, n: Option<u64>) -> Result<(), FieldError> {
+        let n = n
+            .map(rules::max_scans)
+            .transpose()
+            .map_err(|r| FieldError::new(LinkField::MaxScans, r))?;
+        self.max_scans = Some(n);
+        Ok(())
+    }
+
+    /// Where expired links send visitors (`None` removes it).
+    pub fn set_expired_url(&mut self, raw: Option<&str>) -> Result<(), FieldError> {
+        let url = raw
+            .map(rules::url)
+            .transpose()
+            .map_err(|r| FieldError::new(LinkField::ExpiredUrl, r))?;
+        self.expired_url = Some(url);
+        Ok(())
+    }
+
+    /// Paused or not.
+    pub fn set_disabled(&mut self, disabled: bool) {
+        self.disabled = Some(disabled);
+    }
+
+    /// A new password as typed (`None` removes it).
+    pub fn set_password(&mut self, raw: Option<&str>) -> Result<(), FieldError> {
+        let password = raw
+            .map(|p| rules::password(p).map(|p| LinkPassword(p.to_owned())))
+            .transpose()
+            .map_err(|r| FieldError::new(LinkField::Password, r))?;
+        self.password = Some(password);
+        Ok(())
+    }
+
+    /// New redirect rules in order of priority (`[]` removes them).
+    pub fn set_rules(&mut self, inputs: &[RuleInput<'_>]) -> Result<(), FieldError> {
+        rules::rule_count(inputs.len()).map_err(|r| FieldError::new(LinkField::Rules, r))?;
+        let rules = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, input)| input.check(i))
+            .collect::<Result<_, _>>()?;
+        self.rules = Some(rules);
+        Ok(())
+    }
+
+    /// A new A/B split (`[]` removes it).
+    pub fn set_variants(&mut self, inputs: &[VariantInput<'_>]) -> Result<(), FieldError> {
+        rules::variant_count(inputs.len()).map_err(|r| FieldError::new(LinkField::Variants, r))?;
+        let variants = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, input)| input.check(i))
+            .collect::<Result<_, _>>()?;
+        self.variants = Some(variants);
+        Ok(())
+    }
+
+    /// New UTM parameters, each given once (`None` removes them; at least one is needed).
+    pub fn set_utm(&mut self, parameters: Option<&[(UtmPart, &str)]>) -> Result<(), FieldError> {
+        let Some(parameters) = parameters else {
+            self.utm = Some(None);
+            return Ok(());
+        };
+        let mut utm = Utm::default();
+        for (part, raw) in parameters {
+            *utm.member_mut(*part) = Some(
+                rules::utm_value(raw)
+                    .map_err(|r| FieldError::new(LinkField::UtmMember(*part), r))?,
             );
         }
-        if let Some(v) = field("rules") {
-            self.rules = Some(parse::rules("rules", v).map_err(bad)?);
-        }
-        if let Some(v) = field("variants") {
-            self.variants = Some(parse::variants("variants", v).map_err(bad)?);
-        }
-        if let Some(v) = field("utm") {
-            self.utm = Some(parse::nullable(v, |v| parse::utm("utm", v)).map_err(bad)?);
-        }
-        if let Some(v) = field("forwardQuery") {
-            self.forward_query = Some(parse::boolean("forwardQuery", v).map_err(bad)?);
-        }
-        Ok(self)
+        let utm = rules::utm(utm).map_err(|r| FieldError::new(LinkField::Utm, r))?;
+        self.utm = Some(Some(utm));
+        Ok(())
+    }
+
+    /// Whether the scan's query is passed on to the target.
+    pub fn set_forward_query(&mut self, forward: bool) {
+        self.forward_query = Some(forward);
     }
 
     /// Whether the update changes nothing.

@@ -5,9 +5,9 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::campaign::{FieldError, Tag};
+use crate::campaign::{FieldRule, Tag};
 use crate::ids::LinkId;
-use crate::link::{Link, LinkError};
+use crate::link::Link;
 
 /// Most links on one page of `GET /api/links?limit=`.
 pub const MAX_PAGE_LINKS: u32 = 1_000;
@@ -60,8 +60,68 @@ pub struct LinkPageResult {
     pub next_cursor: Option<LinkCursor>,
 }
 
-fn invalid(field: &str, message: &str) -> LinkError {
-    LinkError::Field(FieldError::new(field, message))
+/// A parameter of a link list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListParam {
+    /// `search`.
+    Search,
+    /// `tag`.
+    Tag,
+    /// `limit`.
+    Limit,
+    /// `cursor`.
+    Cursor,
+}
+
+/// What a list parameter must be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListRule {
+    /// Search text longer than [`MAX_SEARCH_CHARS`].
+    SearchLength,
+    /// A tag's rule.
+    Tag(FieldRule),
+    /// A page size outside 1 to [`MAX_PAGE_LINKS`].
+    Limit,
+    /// Not a cursor this service wrote.
+    Cursor,
+}
+
+/// A refused list parameter; its `Display` is `invalid <param>: <rule>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {param}: {rule}")]
+pub struct ListQueryError {
+    /// The parameter.
+    pub param: ListParam,
+    /// What it must be.
+    pub rule: ListRule,
+}
+
+impl fmt::Display for ListParam {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ListParam::Search => "search",
+            ListParam::Tag => "tag",
+            ListParam::Limit => "limit",
+            ListParam::Cursor => "cursor",
+        })
+    }
+}
+
+impl fmt::Display for ListRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListRule::SearchLength => {
+                write!(f, "it must have at most {MAX_SEARCH_CHARS} characters")
+            }
+            ListRule::Tag(rule) => rule.fmt(f),
+            ListRule::Limit => write!(f, "it must be an integer from 1 to {MAX_PAGE_LINKS}"),
+            ListRule::Cursor => f.write_str("use the nextCursor of the previous answer"),
+        }
+    }
+}
+
+fn invalid(param: ListParam, rule: ListRule) -> ListQueryError {
+    ListQueryError { param, rule }
 }
 
 impl LinkListQuery {
@@ -71,19 +131,16 @@ impl LinkListQuery {
         tag: Option<&str>,
         limit: Option<&str>,
         cursor: Option<&str>,
-    ) -> Result<Self, LinkError> {
+    ) -> Result<Self, ListQueryError> {
         let search = search.map(str::trim).filter(|s| !s.is_empty());
         if let Some(s) = search
             && s.chars().count() > MAX_SEARCH_CHARS
         {
-            return Err(invalid(
-                "search",
-                &format!("it must have at most {MAX_SEARCH_CHARS} characters"),
-            ));
+            return Err(invalid(ListParam::Search, ListRule::SearchLength));
         }
         let tag = tag
             .filter(|t| !t.trim().is_empty())
-            .map(|t| Tag::parse(t).map_err(|m| invalid("tag", &m)))
+            .map(|t| Tag::parse(t).map_err(|r| invalid(ListParam::Tag, ListRule::Tag(r))))
             .transpose()?;
         let limit = match limit {
             None => UNPAGED_LINKS,
@@ -92,18 +149,12 @@ impl LinkListQuery {
                 .parse::<u32>()
                 .ok()
                 .filter(|n| (1..=MAX_PAGE_LINKS).contains(n))
-                .ok_or_else(|| {
-                    invalid(
-                        "limit",
-                        &format!("it must be an integer from 1 to {MAX_PAGE_LINKS}"),
-                    )
-                })?,
+                .ok_or_else(|| invalid(ListParam::Limit, ListRule::Limit))?,
         };
         let after = cursor
             .filter(|c| !c.is_empty())
             .map(|c| {
-                LinkCursor::parse(c)
-                    .ok_or_else(|| invalid("cursor", "use the nextCursor of the previous answer"))
+                LinkCursor::parse(c).ok_or_else(|| invalid(ListParam::Cursor, ListRule::Cursor))
             })
             .transpose()?;
         Ok(Self {
@@ -169,7 +220,7 @@ impl fmt::Display for LinkCursor {
 mod tests {
     use super::*;
 
-    fn message(e: LinkError) -> String {
+    fn message(e: ListQueryError) -> String {
         e.to_string()
     }
 

@@ -6,6 +6,7 @@ use qr_domain::access::AccessError;
 use qr_domain::analytics::{AnalyticsError, QueryError};
 use qr_domain::bulk::BulkError;
 use qr_domain::link::LinkError;
+use qr_domain::listing::ListQueryError;
 use qr_domain::service::{AuthError, PasswordPrompt};
 use qr_domain::webhook::WebhookError;
 use qr_domain::{Rejection, StoreError};
@@ -13,6 +14,7 @@ use qr_generate::batch::BatchError;
 use qr_generate::params::GenerateError;
 use serde::Serialize;
 
+use crate::api::link_body::BodyError;
 use crate::logo::LogoFetchError;
 use crate::pages;
 use crate::respond::{HttpResponse, respond};
@@ -35,6 +37,8 @@ pub(crate) enum ApiError {
     Batch(BatchError),
     /// A link operation failed (and an unknown short code: "Link not found").
     Link(LinkError),
+    /// The parameters of a link list are invalid.
+    LinkList(ListQueryError),
     /// A bulk link request was refused as a whole.
     Bulk(BulkError),
     /// The short code belonged to a link that was deleted.
@@ -108,38 +112,21 @@ impl ApiError {
             }
             ApiError::Batch(e) => (S::BAD_REQUEST, e.to_string()),
             ApiError::Link(e) => match e {
-                LinkError::Missing(field) => (S::BAD_REQUEST, format!("{field} field required")),
-                LinkError::NotString(field) => {
-                    (S::BAD_REQUEST, format!("{field} must be a string"))
-                }
-                LinkError::Name(e) => (S::BAD_REQUEST, format!("Invalid name: {e}")),
-                LinkError::TargetUrl(e) => (S::BAD_REQUEST, format!("Invalid targetUrl: {e}")),
-                LinkError::LimitReached { plan, limit } => (
-                    S::FORBIDDEN,
-                    format!(
-                        "Link limit reached: the {plan} plan allows {limit} links; delete a link or upgrade the plan"
-                    ),
-                ),
-                LinkError::Field(e) => (
-                    S::BAD_REQUEST,
-                    format!("Invalid {}: {}", e.field, e.message),
-                ),
-                LinkError::PlanRequired { field, plan } => (
-                    S::FORBIDDEN,
-                    format!("{field} requires {} plan", plan.title()),
-                ),
-                LinkError::CodeTaken(code) => (
-                    S::CONFLICT,
-                    format!("shortCode {code} is already taken; choose another"),
-                ),
-                LinkError::NotFound => (S::NOT_FOUND, text("Link not found")),
                 LinkError::Store(e) => store_status(e),
-                LinkError::Hash(_) => (S::INTERNAL_SERVER_ERROR, text("Internal server error")),
-                LinkError::CodeSpace | LinkError::Random(_) => (
-                    S::SERVICE_UNAVAILABLE,
-                    text("Could not create the link; retry the request"),
-                ),
+                LinkError::LimitReached { .. } | LinkError::PlanRequired { .. } => {
+                    (S::FORBIDDEN, link_message(e))
+                }
+                LinkError::CodeTaken(_) => (S::CONFLICT, link_message(e)),
+                LinkError::NotFound => (S::NOT_FOUND, link_message(e)),
+                LinkError::Hash(_) => (S::INTERNAL_SERVER_ERROR, link_message(e)),
+                LinkError::CodeSpace | LinkError::Random(_) => {
+                    (S::SERVICE_UNAVAILABLE, link_message(e))
+                }
+                LinkError::Name(_) | LinkError::TargetUrl(_) | LinkError::Field(_) => {
+                    (S::BAD_REQUEST, link_message(e))
+                }
             },
+            ApiError::LinkList(e) => (S::BAD_REQUEST, format!("Invalid {}: {}", e.param, e.rule)),
             ApiError::Bulk(e) => match e {
                 BulkError::LinksRequired | BulkError::TooMany(_) | BulkError::InvalidKey => {
                     (S::BAD_REQUEST, e.to_string())
@@ -160,7 +147,7 @@ impl ApiError {
                 format!("Too many wrong passwords; try again in {secs} seconds"),
             ),
             ApiError::LinkPassword(_) => (S::FORBIDDEN, text("The password is not correct")),
-            ApiError::AnalyticsQuery(e) => (S::BAD_REQUEST, capitalize_invalid(e.to_string())),
+            ApiError::AnalyticsQuery(e) => (S::BAD_REQUEST, query_message(e)),
             ApiError::Analytics(e) => match e {
                 AnalyticsError::LinkNotFound => (S::NOT_FOUND, text("Link not found")),
                 AnalyticsError::Store(e) => store_status(e),
@@ -275,10 +262,49 @@ impl ApiError {
     }
 }
 
-/// The API's message for a link failure, as `POST /api/links` answers it: the `error` of a
-/// bulk request's failed item (and of `qr links import`).
-pub fn link_error_message(e: &LinkError) -> String {
-    ApiError::Link(e.clone()).status_and_message().1
+/// The API's message for a link failure, chosen by its variant (a storage failure's is
+/// [`store_status`]'s).
+pub(crate) fn link_message(e: &LinkError) -> String {
+    match e {
+        LinkError::Name(e) => format!("Invalid name: {e}"),
+        LinkError::TargetUrl(e) => format!("Invalid targetUrl: {e}"),
+        LinkError::Field(e) => format!("Invalid {}: {}", e.field, e.rule),
+        LinkError::LimitReached { plan, limit } => limit_message(plan, *limit),
+        LinkError::PlanRequired { .. } | LinkError::CodeTaken(_) => e.to_string(),
+        LinkError::NotFound => "Link not found".to_owned(),
+        LinkError::CodeSpace | LinkError::Random(_) => RETRY_CREATION.to_owned(),
+        LinkError::Hash(_) => INTERNAL.to_owned(),
+        LinkError::Store(e) => store_status(e).1,
+    }
+}
+
+/// The API's message for a plan's full link limit.
+pub(crate) fn limit_message(plan: &str, limit: u64) -> String {
+    format!(
+        "Link limit reached: the {plan} plan allows {limit} links; delete a link or upgrade the plan"
+    )
+}
+
+/// The API's message when a link could not be created for a reason a retry may cure.
+pub(crate) const RETRY_CREATION: &str = "Could not create the link; retry the request";
+
+/// The API's message for a failure whose detail is only logged.
+pub(crate) const INTERNAL: &str = "Internal server error";
+
+/// The API's message for invalid analytics parameters, chosen by the variant.
+fn query_message(e: &QueryError) -> String {
+    match e {
+        QueryError::InvalidStartDate(raw) => format!(
+            "Invalid startDate {raw:?}: use YYYY-MM-DD or an ISO 8601 date-time such as 2024-05-01T00:00:00Z"
+        ),
+        QueryError::InvalidEndDate(raw) => format!(
+            "Invalid endDate {raw:?}: use YYYY-MM-DD or an ISO 8601 date-time such as 2024-05-31T23:59:59Z"
+        ),
+        QueryError::InvalidLimit(raw) => {
+            format!("Invalid limit {raw:?}: use a whole number from 1 to 1000")
+        }
+        QueryError::StartAfterEnd => e.to_string(),
+    }
 }
 
 /// The `Retry-After` of a 503 caused by a full, read-only or failing disk: an operator has to act,
@@ -332,11 +358,13 @@ fn store_status(e: &StoreError) -> (StatusCode, String) {
     }
 }
 
-/// The domain's "invalid …" messages in the API's "Invalid …" style; parameter names keep their case.
-fn capitalize_invalid(message: String) -> String {
-    match message.strip_prefix("invalid ") {
-        Some(rest) => format!("Invalid {rest}"),
-        None => message,
+/// A link body's JSON errors are bad requests; its rules' refusals are the link's.
+impl From<BodyError> for ApiError {
+    fn from(e: BodyError) -> Self {
+        match e {
+            BodyError::Link(e) => ApiError::Link(e),
+            other => ApiError::BadRequest(other.to_string()),
+        }
     }
 }
 
@@ -357,6 +385,7 @@ from_error!(
     Generate(GenerateError),
     Batch(BatchError),
     Link(LinkError),
+    LinkList(ListQueryError),
     Bulk(BulkError),
     AnalyticsQuery(QueryError),
     Analytics(AnalyticsError),

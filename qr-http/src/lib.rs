@@ -40,12 +40,12 @@ mod server;
 mod web;
 mod webhook_worker;
 
+pub use api::link_body::{BodyError, CAMPAIGN_FIELDS, Shape, bulk_data, bulk_item, campaign_field};
 pub use app::{App, SharedClock};
 pub use body::ResponseBody;
 pub use bootstrap::{AppService, AppWeb, FirstStart, ServerError};
 pub use config::{
     DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, WebhookConfig,
 };
-pub use error::link_error_message;
 pub use server::{ServerHandle, run, start, start_with};
 pub use webhook_worker::SIGNATURE_HEADER;

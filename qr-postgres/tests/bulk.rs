@@ -4,10 +4,9 @@ use std::sync::Arc;
 
 use qr_domain::bulk::BulkRequest;
 use qr_domain::service::BulkCaller;
-use qr_domain::{NoGeoLocator, Plan, Service, SystemClock};
+use qr_domain::{LinkUpdate, NoGeoLocator, Plan, Service, SystemClock};
 use qr_postgres::PgStore;
 use qr_test_support::servers::postgres::PgCluster;
-use serde_json::{Value, json};
 
 #[test]
 fn ten_thousand_links_in_one_bulk_call() {
@@ -19,17 +18,27 @@ fn ten_thousand_links_in_one_bulk_call() {
     let account = svc
         .create_account("bulk@example.com", Plan::Enterprise)
         .expect("account");
-    let items: Vec<Value> = (0..10_000)
-        .map(|i| json!({"name": format!("Link {i}"), "targetUrl": format!("https://example.com/{i}")}))
+    let targets: Vec<String> = (0..10_000)
+        .map(|i| format!("https://example.com/{i}"))
+        .collect();
+    let items = targets
+        .iter()
+        .enumerate()
+        .map(|(i, target)| {
+            Ok(LinkUpdate::parse(Some(&format!("Link {i}")), Some(target)).expect("valid"))
+        })
         .collect();
     let started = std::time::Instant::now();
     let outcome = svc
         .create_links_bulk(
             &account,
-            BulkRequest::from_json(&json!({ "links": items })).expect("links"),
+            BulkRequest {
+                items,
+                data: targets.clone(),
+                fingerprint: [0; 32],
+            },
             None,
             BulkCaller::Api,
-            &|e| e.to_string(),
         )
         .expect("bulk");
     let elapsed = started.elapsed();

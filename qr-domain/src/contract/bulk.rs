@@ -1,19 +1,41 @@
 //! Contract checks of bulk link creation: the stored idempotency records (per account, replaced, pruned, deleted with the account) and the service's bulk rules on top (per-index failures, plans, link limits, idempotent retries).
 
 use chrono::Duration;
-use serde_json::{Value, json};
 
-use crate::bulk::{BulkError, BulkRequest, IdempotencyKey, IdempotencyRecord};
+use crate::bulk::{BulkError, BulkRequest, IdempotencyKey, IdempotencyRecord, ItemError};
+use crate::campaign::FieldError;
 use crate::error::StoreError;
-use crate::link::LinkError;
+use crate::link::{LinkError, LinkUpdate, RuleInput};
 use crate::plan::Plan;
-use crate::service::{BulkCaller, FailureMessage};
+use crate::service::BulkCaller;
 use crate::store::Store;
 
 use super::{service, setup, t};
 
-/// The failures' text as the checks compare it (the domain's own `Display`).
-const MESSAGE: FailureMessage<'static> = &|e: &LinkError| e.to_string();
+/// A bulk item as the checks write it: its name (none: refused as an adapter refuses an item
+/// without one), its target, and its campaign fields set through the typed API.
+#[derive(Clone)]
+struct Item {
+    name: Option<String>,
+    target: String,
+    set: fn(&mut LinkUpdate) -> Result<(), FieldError>,
+}
+
+fn plain(_: &mut LinkUpdate) -> Result<(), FieldError> {
+    Ok(())
+}
+
+fn item(
+    name: Option<&str>,
+    target: &str,
+    set: fn(&mut LinkUpdate) -> Result<(), FieldError>,
+) -> Item {
+    Item {
+        name: name.map(str::to_owned),
+        target: target.to_owned(),
+        set,
+    }
+}
 
 fn record(account: crate::ids::AccountId, key: &str, at: &str, answer: &str) -> IdempotencyRecord {
     IdempotencyRecord {
@@ -26,15 +48,36 @@ fn record(account: crate::ids::AccountId, key: &str, at: &str, answer: &str) -> 
     }
 }
 
-fn request(body: &Value) -> BulkRequest {
-    BulkRequest::from_json(body).expect("links array")
+/// The request of `items`, read as an adapter reads them; the fingerprint covers names and
+/// targets, which is what the checks vary.
+fn request(items: &[Item]) -> BulkRequest {
+    let read = items
+        .iter()
+        .map(|i| match &i.name {
+            None => Err(ItemError::Unread {
+                message: "name field required".to_owned(),
+            }),
+            Some(name) => LinkUpdate::parse(Some(name), Some(&i.target))
+                .and_then(|mut u| (i.set)(&mut u).map(|()| u).map_err(LinkError::from))
+                .map_err(ItemError::from),
+        })
+        .collect();
+    let sent: Vec<_> = items.iter().map(|i| (&i.name, &i.target)).collect();
+    BulkRequest {
+        items: read,
+        data: items.iter().map(|i| i.target.clone()).collect(),
+        fingerprint: BulkRequest::fingerprint_of(format!("{sent:?}").as_bytes()),
+    }
 }
 
-fn links(n: usize, prefix: &str) -> Value {
-    let items: Vec<Value> = (0..n)
-        .map(|i| json!({"name": format!("{prefix} {i}"), "targetUrl": format!("https://example.com/{prefix}/{i}")}))
-        .collect();
-    json!({ "links": items })
+fn links(n: usize, prefix: &str) -> Vec<Item> {
+    (0..n)
+        .map(|i| Item {
+            name: Some(format!("{prefix} {i}")),
+            target: format!("https://example.com/{prefix}/{i}"),
+            set: plain,
+        })
+        .collect()
 }
 
 /// A record is found by its account and key hash only, read back whole, replaced by a later
@@ -119,17 +162,28 @@ pub fn idempotency_records_roundtrip_and_prune<S: Store>(store: S) {
 pub fn service_bulk_creates_valid_items_and_reports_the_rest<S: Store>(store: S) {
     let a = setup(&store, Plan::Starter);
     let (svc, _clock) = service(store, "2024-03-01T10:00:00Z");
-    let body = json!({"links": [
-        {"name": "One", "targetUrl": "https://example.com/1", "tags": ["print"]},
-        {"name": "Two", "targetUrl": "ftp://example.com/2"},
-        {"name": "Three", "targetUrl": "https://example.com/3", "rules": [
-            {"when": {"os": "ios"}, "targetUrl": "https://apps.example/"}]},
-        {"name": "Four", "targetUrl": "https://example.com/4", "shortCode": "Spring-Sale"},
-        {"name": "Five", "targetUrl": "https://example.com/5", "shortCode": "spring-sale"},
-        {"targetUrl": "https://example.com/6"},
-    ]});
+    let body = [
+        item(Some("One"), "https://example.com/1", |u| {
+            u.set_tags(&["print"])
+        }),
+        item(Some("Two"), "ftp://example.com/2", plain),
+        item(Some("Three"), "https://example.com/3", |u| {
+            u.set_rules(&[RuleInput {
+                os: Some("ios"),
+                target_url: "https://apps.example/",
+                ..RuleInput::default()
+            }])
+        }),
+        item(Some("Four"), "https://example.com/4", |u| {
+            u.set_short_code("Spring-Sale")
+        }),
+        item(Some("Five"), "https://example.com/5", |u| {
+            u.set_short_code("spring-sale")
+        }),
+        item(None, "https://example.com/6", plain),
+    ];
     let outcome = svc
-        .create_links_bulk(&a, request(&body), None, BulkCaller::Operator, MESSAGE)
+        .create_links_bulk(&a, request(&body), None, BulkCaller::Operator)
         .expect("bulk");
     let names: Vec<(usize, &str)> = outcome
         .created
@@ -153,25 +207,32 @@ pub fn service_bulk_creates_valid_items_and_reports_the_rest<S: Store>(store: S)
             (5, "https://example.com/6"),
         ]
     );
-    assert_eq!(outcome.failures[1].error, "rules requires Pro plan");
-    assert!(outcome.failures[2].error.contains("already taken"));
-    assert_eq!(outcome.failures[3].error, "name field required");
+    assert_eq!(
+        outcome.failures[1].error.to_string(),
+        "rules requires Pro plan"
+    );
+    assert!(
+        outcome.failures[2]
+            .error
+            .to_string()
+            .contains("already taken")
+    );
+    assert_eq!(outcome.failures[3].error.to_string(), "name field required");
     assert!(!outcome.replayed);
     assert_eq!(svc.count_links(a.id).expect("count"), 2);
     // Starter holds 50 links: of 50 more, the last 2 fail with the limit, in order.
     let outcome = svc
-        .create_links_bulk(
-            &a,
-            request(&links(50, "more")),
-            None,
-            BulkCaller::Operator,
-            MESSAGE,
-        )
+        .create_links_bulk(&a, request(&links(50, "more")), None, BulkCaller::Operator)
         .expect("bulk");
     assert_eq!(outcome.created.len(), 48);
     let limited: Vec<usize> = outcome.failures.iter().map(|f| f.index).collect();
     assert_eq!(limited, [48, 49]);
-    assert!(outcome.failures[0].error.contains("link limit reached"));
+    assert!(
+        outcome.failures[0]
+            .error
+            .to_string()
+            .contains("link limit reached")
+    );
     assert_eq!(svc.count_links(a.id).expect("count"), 50);
 }
 
@@ -181,48 +242,24 @@ pub fn service_bulk_follows_the_plans<S: Store>(store: S) {
     let free = setup(&store, Plan::Free);
     let pro = setup(&store, Plan::Pro);
     let (svc, _clock) = service(store, "2024-03-01T10:00:00Z");
-    let refused = svc.create_links_bulk(
-        &free,
-        request(&links(1, "f")),
-        None,
-        BulkCaller::Api,
-        MESSAGE,
-    );
+    let refused = svc.create_links_bulk(&free, request(&links(1, "f")), None, BulkCaller::Api);
     assert!(
         matches!(refused, Err(BulkError::PlanRequired(Plan::Pro))),
         "{refused:?}"
     );
-    let refused = svc.create_links_bulk(
-        &pro,
-        request(&links(101, "p")),
-        None,
-        BulkCaller::Api,
-        MESSAGE,
-    );
+    let refused = svc.create_links_bulk(&pro, request(&links(101, "p")), None, BulkCaller::Api);
     assert!(
         matches!(refused, Err(BulkError::TooMany(100))),
         "{refused:?}"
     );
-    let refused = svc.create_links_bulk(
-        &pro,
-        request(&links(0, "p")),
-        None,
-        BulkCaller::Api,
-        MESSAGE,
-    );
+    let refused = svc.create_links_bulk(&pro, request(&links(0, "p")), None, BulkCaller::Api);
     assert!(
         matches!(refused, Err(BulkError::LinksRequired)),
         "{refused:?}"
     );
     assert_eq!(svc.count_links(pro.id).expect("count"), 0);
     let done = svc
-        .create_links_bulk(
-            &pro,
-            request(&links(100, "p")),
-            None,
-            BulkCaller::Api,
-            MESSAGE,
-        )
+        .create_links_bulk(&pro, request(&links(100, "p")), None, BulkCaller::Api)
         .expect("100 on Pro");
     assert_eq!(done.created.len(), 100);
 }
@@ -236,23 +273,23 @@ pub fn service_bulk_is_idempotent<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-03-01T10:00:00Z");
     let key = || Some(IdempotencyKey::parse("import-42").expect("valid"));
     let mut body = links(3, "x");
-    body["links"][1]["targetUrl"] = json!("not a url");
+    body[1].target = "not a url".to_owned();
     let first = svc
-        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api, MESSAGE)
+        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api)
         .expect("first");
     assert_eq!((first.created.len(), first.failures.len()), (2, 1));
     clock.advance(Duration::minutes(5));
     let again = svc
-        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api, MESSAGE)
+        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api)
         .expect("retry");
     assert!(again.replayed);
     assert_eq!(again.created, first.created);
     assert_eq!(again.failures, first.failures);
     assert_eq!(svc.count_links(a.id).expect("count"), 2);
-    let other = svc.create_links_bulk(&a, request(&links(3, "y")), key(), BulkCaller::Api, MESSAGE);
+    let other = svc.create_links_bulk(&a, request(&links(3, "y")), key(), BulkCaller::Api);
     assert!(matches!(other, Err(BulkError::KeyReused)), "{other:?}");
     let theirs = svc
-        .create_links_bulk(&b, request(&body), key(), BulkCaller::Api, MESSAGE)
+        .create_links_bulk(&b, request(&body), key(), BulkCaller::Api)
         .expect("b's own key");
     assert!(!theirs.replayed);
     assert_eq!(svc.count_links(b.id).expect("count"), 2);
@@ -260,12 +297,12 @@ pub fn service_bulk_is_idempotent<S: Store>(store: S) {
     svc.delete_link(a.id, first.created[0].1.id)
         .expect("delete");
     let replay = svc
-        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api, MESSAGE)
+        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api)
         .expect("retry");
     assert_eq!(replay.created, first.created[1..]);
     clock.advance(Duration::hours(24));
     let later = svc
-        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api, MESSAGE)
+        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api)
         .expect("expired key");
     assert!(!later.replayed);
     assert_eq!(svc.count_links(a.id).expect("count"), 3);

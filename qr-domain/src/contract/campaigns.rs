@@ -3,13 +3,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::Duration;
-use serde_json::json;
 
 use crate::analytics::AnalyticsQuery;
-use crate::campaign::{FieldError, LinkOptions, Options, Tag};
+use crate::campaign::{FieldError, FieldRule, LinkField, LinkOptions, Options, Tag, UtmPart};
 use crate::error::StoreError;
 use crate::geo::GeoHint;
-use crate::link::{LinkError, LinkUpdate};
+use crate::link::{LinkError, LinkUpdate, RuleInput, VariantInput};
 use crate::listing::{LinkListQuery, LinkQuery};
 use crate::password::{Password, PasswordHash};
 use crate::plan::Plan;
@@ -23,13 +22,27 @@ use super::{DESKTOP, PHONE, link_for, scan, service, setup, t, visit};
 
 const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 
-fn fields(body: serde_json::Value) -> LinkUpdate {
-    let body = body.as_object().cloned().unwrap_or_default();
-    let name = body.get("name").and_then(|v| v.as_str());
-    let target = body.get("targetUrl").and_then(|v| v.as_str());
-    LinkUpdate::parse(name, target)
-        .and_then(|u| u.with_json(&body))
-        .expect("valid fields")
+/// The fields `set` gives, on top of `base`, through the typed setters.
+fn fields_on(
+    mut base: LinkUpdate,
+    set: impl FnOnce(&mut LinkUpdate) -> Result<(), FieldError>,
+) -> LinkUpdate {
+    set(&mut base).expect("valid fields");
+    base
+}
+
+/// An update of the fields `set` gives.
+fn fields(set: impl FnOnce(&mut LinkUpdate) -> Result<(), FieldError>) -> LinkUpdate {
+    fields_on(LinkUpdate::default(), set)
+}
+
+/// The rule "on a phone, to https://m.example".
+fn mobile_rule() -> [RuleInput<'static>; 1] {
+    [RuleInput {
+        device: Some("mobile"),
+        target_url: "https://m.example",
+        ..RuleInput::default()
+    }]
 }
 
 fn opening(ip: &str, ua: &str) -> Opening {
@@ -251,13 +264,9 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
         .create_account("starter@example.com", Plan::Starter)
         .unwrap();
     let pro = svc.create_account("pro@example.com", Plan::Pro).unwrap();
-    let base = json!({"name": "L", "targetUrl": "https://example.com"});
-    let with = |extra: serde_json::Value| {
-        let mut body = base.clone();
-        for (k, v) in extra.as_object().unwrap() {
-            body[k] = v.clone();
-        }
-        fields(body)
+    let with = |set: &dyn Fn(&mut LinkUpdate) -> Result<(), FieldError>| {
+        let base = LinkUpdate::parse(Some("L"), Some("https://example.com")).unwrap();
+        fields_on(base, set)
     };
     let needs = |r: Result<crate::link::Link, LinkError>| match r {
         Err(e @ LinkError::PlanRequired { .. }) => e.to_string(),
@@ -267,33 +276,41 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     let l = svc
         .create_link_with(
             &free,
-            with(json!({"tags": ["a"], "disabled": true, "utm": {"source": "x"}, "forwardQuery": true})),
+            with(&|u| {
+                u.set_tags(&["a"])?;
+                u.set_disabled(true);
+                u.set_utm(Some(&[(UtmPart::Source, "x")]))?;
+                u.set_forward_query(true);
+                Ok(())
+            }),
         )
         .unwrap();
     assert_eq!(l.tags, vec![Tag::parse("a").unwrap()]);
     assert!(l.options.get().unwrap().disabled);
     assert_eq!(
-        needs(svc.create_link_with(&free, with(json!({"shortCode": "mine"})))),
+        needs(svc.create_link_with(&free, with(&|u| u.set_short_code("mine")))),
         "shortCode requires Starter plan"
     );
     assert_eq!(
-        needs(svc.create_link_with(&free, with(json!({"maxScans": 3})))),
+        needs(svc.create_link_with(&free, with(&|u| u.set_max_scans(Some(3))))),
         "maxScans requires Starter plan"
     );
     assert_eq!(
-        needs(svc.create_link_with(&starter, with(json!({"password": "open sesame"})))),
+        needs(svc.create_link_with(&starter, with(&|u| u.set_password(Some("open sesame"))))),
         "password requires Pro plan"
     );
-    let rule = json!([{"when": {"device": "mobile"}, "targetUrl": "https://m.example"}]);
     assert_eq!(
-        needs(svc.create_link_with(&starter, with(json!({"rules": rule})))),
+        needs(svc.create_link_with(&starter, with(&|u| u.set_rules(&mobile_rule())))),
         "rules requires Pro plan"
     );
     assert_eq!(
         needs(svc.update_link(
             free.id,
             l.id,
-            &with(json!({"validUntil": "2030-01-01T00:00:00Z"}))
+            &with(&|u| {
+                u.set_valid_until(Some(t("2030-01-01T00:00:00Z")));
+                Ok(())
+            })
         )),
         "validUntil requires Starter plan"
     );
@@ -302,7 +319,12 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
         .update_link(
             free.id,
             l.id,
-            &fields(json!({"rules": [], "validUntil": null, "disabled": false})),
+            &fields(|u| {
+                u.set_rules(&[])?;
+                u.set_valid_until(None);
+                u.set_disabled(false);
+                Ok(())
+            }),
         )
         .unwrap();
     assert!(!cleared.options.or_default().disabled);
@@ -310,29 +332,32 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     let mine = svc
         .create_link_with(
             &starter,
-            with(json!({"shortCode": "Spring-Sale", "maxScans": 10})),
+            with(&|u| {
+                u.set_short_code("Spring-Sale")?;
+                u.set_max_scans(Some(10))
+            }),
         )
         .unwrap();
     assert_eq!(mine.short_code.as_str(), "Spring-Sale");
     assert!(matches!(
-        svc.create_link_with(&pro, with(json!({"shortCode": "spring-sale"}))),
+        svc.create_link_with(&pro, with(&|u| u.set_short_code("spring-sale"))),
         Err(LinkError::CodeTaken(_))
     ));
     svc.delete_link(starter.id, mine.id).unwrap();
     assert!(matches!(
-        svc.create_link_with(&pro, with(json!({"shortCode": "SPRING-SALE"}))),
+        svc.create_link_with(&pro, with(&|u| u.set_short_code("SPRING-SALE"))),
         Err(LinkError::CodeTaken(_))
     ));
     let generated = svc.create_link(&pro, "G", "https://example.com").unwrap();
     assert!(matches!(
         svc.create_link_with(
             &pro,
-            with(json!({"shortCode": generated.short_code.as_str().to_lowercase()}))
+            with(&|u| u.set_short_code(&generated.short_code.as_str().to_lowercase()))
         ),
         Err(LinkError::CodeTaken(_))
     ));
     let moved = svc
-        .update_link(pro.id, generated.id, &fields(json!({"shortCode": "moved"})))
+        .update_link(pro.id, generated.id, &fields(|u| u.set_short_code("moved")))
         .unwrap();
     assert_eq!(moved.short_code.as_str(), "moved");
     assert_eq!(
@@ -342,18 +367,35 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     assert_eq!(
         svc.create_link_with(
             &pro,
-            with(
-                json!({"validFrom": "2024-06-01T00:00:00Z", "validUntil": "2024-06-01T00:00:00Z"})
-            )
+            with(&|u| {
+                u.set_valid_from(Some(t("2024-06-01T00:00:00Z")));
+                u.set_valid_until(Some(t("2024-06-01T00:00:00Z")));
+                Ok(())
+            })
         )
         .unwrap_err(),
-        LinkError::Field(FieldError::new("validUntil", "it must be after validFrom"))
+        LinkError::Field(FieldError::new(
+            LinkField::ValidUntil,
+            FieldRule::UntilNotAfterFrom
+        ))
     );
     let full = svc
         .create_link_with(
             &pro,
-            with(json!({"password": "open sesame", "rules": rule,
-                "variants": [{"targetUrl": "https://a.example", "weight": 1}, {"targetUrl": "https://b.example", "weight": 1}]})),
+            with(&|u| {
+                u.set_password(Some("open sesame"))?;
+                u.set_rules(&mobile_rule())?;
+                u.set_variants(&[
+                    VariantInput {
+                        target_url: "https://a.example",
+                        weight: Some(1),
+                    },
+                    VariantInput {
+                        target_url: "https://b.example",
+                        weight: Some(1),
+                    },
+                ])
+            }),
         )
         .unwrap();
     let back = svc.link(pro.id, full.id).unwrap();
@@ -363,7 +405,7 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     assert_eq!((o.rules.len(), o.variants.len()), (1, 2));
     // The password can be removed.
     let open = svc
-        .update_link(pro.id, full.id, &fields(json!({"password": null})))
+        .update_link(pro.id, full.id, &fields(|u| u.set_password(None)))
         .unwrap();
     assert!(open.options.get().unwrap().password.is_none());
 }
@@ -375,21 +417,27 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
 pub fn service_campaign_visits<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
-    let create = |body: serde_json::Value| {
-        let mut full = json!({"name": "L", "targetUrl": "https://example.com/landing?ref=qr"});
-        for (k, v) in body.as_object().unwrap() {
-            full[k] = v.clone();
-        }
-        svc.create_link_with(&a, fields(full)).unwrap()
+    let create = |set: &dyn Fn(&mut LinkUpdate) -> Result<(), FieldError>| {
+        let base =
+            LinkUpdate::parse(Some("L"), Some("https://example.com/landing?ref=qr")).unwrap();
+        svc.create_link_with(&a, fields_on(base, set)).unwrap()
     };
     let phone = opening("192.0.2.1", PHONE);
-    let paused = create(json!({"disabled": true}));
+    let paused = create(&|u| {
+        u.set_disabled(true);
+        Ok(())
+    });
     assert_eq!(svc.open(&paused, &phone).unwrap(), Landing::Paused);
     assert_eq!(svc.open_in_memory(&paused, &phone), Some(Landing::Paused));
-    let later = create(json!({"validFrom": "2024-05-02T00:00:00Z"}));
+    let later = create(&|u| {
+        u.set_valid_from(Some(t("2024-05-02T00:00:00Z")));
+        Ok(())
+    });
     assert_eq!(svc.open(&later, &phone).unwrap(), Landing::NotYetActive);
-    let over =
-        create(json!({"validUntil": "2024-05-01T10:00:00Z", "expiredUrl": "https://over.example"}));
+    let over = create(&|u| {
+        u.set_valid_until(Some(t("2024-05-01T10:00:00Z")));
+        u.set_expired_url(Some("https://over.example"))
+    });
     assert_eq!(
         svc.open(&over, &phone).unwrap(),
         Landing::Expired {
@@ -397,7 +445,7 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         }
     );
     // Two scans allowed, then the expired page.
-    let capped = create(json!({"maxScans": 2}));
+    let capped = create(&|u| u.set_max_scans(Some(2)));
     for ip in ["192.0.2.10", "192.0.2.11"] {
         let landing = svc
             .open(&svc.link(a.id, capped.id).unwrap(), &opening(ip, PHONE))
@@ -419,7 +467,7 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         Landing::Expired { expired_url: None }
     );
     // Passwords: the form, wrong ones up to the throttle, then the right one redirects once.
-    let locked = create(json!({"password": "open sesame"}));
+    let locked = create(&|u| u.set_password(Some("open sesame")));
     assert_eq!(
         svc.open_in_memory(&locked, &phone),
         Some(Landing::Password(PasswordPrompt::Ask))
@@ -463,11 +511,26 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         Landing::Redirect { .. }
     ));
     // Rules.
-    let ruled = create(json!({"rules": [
-        {"when": {"os": "ios"}, "targetUrl": "https://apps.apple.example/"},
-        {"when": {"device": "mobile", "language": "de"}, "targetUrl": "https://de.example/"},
-        {"when": {"country": "FR"}, "targetUrl": "https://fr.example/"}
-    ]}));
+    let ruled = create(&|u| {
+        u.set_rules(&[
+            RuleInput {
+                os: Some("ios"),
+                target_url: "https://apps.apple.example/",
+                ..RuleInput::default()
+            },
+            RuleInput {
+                device: Some("mobile"),
+                language: Some("de"),
+                target_url: "https://de.example/",
+                ..RuleInput::default()
+            },
+            RuleInput {
+                country: Some("FR"),
+                target_url: "https://fr.example/",
+                ..RuleInput::default()
+            },
+        ])
+    });
     let route = |o: &Opening| match svc.open(&ruled, o).unwrap() {
         Landing::Redirect {
             target,
@@ -513,10 +576,18 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         "no variants, no variant breakdown"
     );
     // Variants: sticky for a visitor, both used, recorded; HEAD-like visits record nothing.
-    let split = create(json!({"variants": [
-        {"targetUrl": "https://a.example/", "weight": 1},
-        {"targetUrl": "https://b.example/", "weight": 1}
-    ]}));
+    let split = create(&|u| {
+        u.set_variants(&[
+            VariantInput {
+                target_url: "https://a.example/",
+                weight: Some(1),
+            },
+            VariantInput {
+                target_url: "https://b.example/",
+                weight: Some(1),
+            },
+        ])
+    });
     let mut chosen = BTreeSet::new();
     let mut per_variant: BTreeMap<u8, u64> = BTreeMap::new();
     for i in 0..40 {
@@ -567,8 +638,14 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         Landing::Redirect { scan: None, .. }
     ));
     // UTM and the scan's query, never twice.
-    let tagged =
-        create(json!({"utm": {"source": "poster", "campaign": "spring"}, "forwardQuery": true}));
+    let tagged = create(&|u| {
+        u.set_utm(Some(&[
+            (UtmPart::Source, "poster"),
+            (UtmPart::Campaign, "spring"),
+        ]))?;
+        u.set_forward_query(true);
+        Ok(())
+    });
     let mut o = opening("192.0.2.40", PHONE);
     o.query = Some("ref=scan&utm_campaign=other&table=7".into());
     assert_eq!(

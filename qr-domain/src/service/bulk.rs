@@ -4,7 +4,7 @@ use super::Service;
 use super::links::{LinkRoom, NewLink};
 use crate::account::Account;
 use crate::bulk::{
-    BulkError, BulkFailure, BulkOutcome, BulkRequest, IdempotencyKey, IdempotencyRecord,
+    BulkError, BulkOutcome, BulkRequest, IdempotencyKey, IdempotencyRecord, ItemError, ItemFailure,
     MAX_BULK_LINKS, StoredAnswer, expiry,
 };
 use crate::clock::Clock;
@@ -22,9 +22,6 @@ pub enum BulkCaller {
     Operator,
 }
 
-/// Renders a refused item's error as the adapter answers it (the API's message).
-pub type FailureMessage<'a> = &'a (dyn Fn(&LinkError) -> String + Sync);
-
 impl<S: Store, C: Clock> Service<S, C> {
     /// Creates every valid item of `request` for `account` and lists the others by index, as
     /// `POST /api/links` would for each: the plan's link features, the link limit (counted
@@ -32,14 +29,13 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// free (also among the request's own items), and a `link.created` event per link. All
     /// in one write transaction. With a `key`, a retry within 24 hours gets the stored answer
     /// and creates nothing ([`BulkOutcome::replayed`]); the same key with another body is
-    /// [`BulkError::KeyReused`].
+    /// [`BulkError::KeyReused`]. Each failure is typed ([`ItemError`]); the adapter words it.
     pub fn create_links_bulk(
         &self,
         account: &Account,
         request: BulkRequest,
         key: Option<IdempotencyKey>,
         caller: BulkCaller,
-        message: FailureMessage<'_>,
     ) -> Result<BulkOutcome, BulkError> {
         let limits = account.limits();
         let max = match caller {
@@ -61,18 +57,19 @@ impl<S: Store, C: Clock> Service<S, C> {
             data,
             fingerprint,
         } = request;
-        let failure = |index: usize, error: &LinkError| BulkFailure {
+        let failure = |index: usize, error: ItemError| ItemFailure {
             index,
             data: data.get(index).cloned().unwrap_or_default(),
-            error: message(error),
+            error,
         };
         // Checks and password hashes before the transaction, which then only writes.
         let mut failures = Vec::new();
         let mut ready = Vec::with_capacity(items.len());
         for (index, item) in items.into_iter().enumerate() {
-            match item.and_then(|fields| NewLink::prepare(&limits, fields)) {
+            match item.and_then(|fields| NewLink::prepare(&limits, fields).map_err(ItemError::from))
+            {
                 Ok(new) => ready.push((index, new)),
-                Err(e) => failures.push(failure(index, &e)),
+                Err(e) => failures.push(failure(index, e)),
             }
         }
         let now = self.clock.now();
@@ -94,7 +91,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                     Ok(link) => created.push((*index, link)),
                     // A store failure fails the whole request: nothing is half-created.
                     Err(LinkError::Store(e)) => return Err(e.into()),
-                    Err(e) => failures.push(failure(*index, &e)),
+                    Err(e) => failures.push(failure(*index, e.into())),
                 }
             }
             failures.sort_by_key(|f| f.index);

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 
 use super::Service;
 use crate::account::Account;
-use crate::campaign::{FieldError, LinkOptions, Options, Tag};
+use crate::campaign::{FieldError, FieldRule, LinkField, LinkOptions, Options, Tag};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
@@ -288,8 +288,8 @@ impl NewLink {
         let (Some(name), Some(target_url)) = (fields.name.clone(), fields.target_url.clone())
         else {
             return Err(LinkError::Field(FieldError::new(
-                "link",
-                "name and targetUrl are required",
+                LinkField::Link,
+                FieldRule::NameAndTargetRequired,
             )));
         };
         check_features(limits, &fields)?;
@@ -429,8 +429,8 @@ fn apply(
         && until <= from
     {
         return Err(LinkError::Field(FieldError::new(
-            "validUntil",
-            "it must be after validFrom",
+            LinkField::ValidUntil,
+            FieldRule::UntilNotAfterFrom,
         )));
     }
     Ok(options)

@@ -56,7 +56,7 @@ use crate::writer::ScanWriter;
 pub use accounts::AdminError;
 pub use admin::{AccountSummary, Actor};
 pub use auth::{AuthContext, AuthError};
-pub use bulk::{BulkCaller, FailureMessage};
+pub use bulk::BulkCaller;
 pub use customers::{AccountError, PlanChange, SignUp};
 pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
 pub use maintenance::{Flusher, NotReady, PruneReport};

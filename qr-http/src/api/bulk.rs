@@ -4,15 +4,18 @@ use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::body::Body;
 use hyper::header::{CONTENT_DISPOSITION, HeaderMap, HeaderName, HeaderValue};
-use qr_domain::bulk::{BulkError, BulkRequest, IdempotencyKey};
+use qr_domain::bulk::{
+    BulkError, BulkFailure, BulkRequest, IdempotencyKey, ItemError, ItemFailure,
+};
 use qr_domain::service::{AuthContext, BulkCaller};
 use qr_export::bulk::{BULK_FILE_NAME, links_archive};
 use qr_generate::code_settings;
 use serde_json::Value;
 
+use crate::api::link_body::{bulk_data, bulk_item};
 use crate::api::links::link_json;
 use crate::app::App;
-use crate::error::{ApiError, link_error_message};
+use crate::error::{ApiError, INTERNAL, RETRY_CREATION, limit_message};
 use crate::request::{json_object, read_body};
 use crate::respond::{HttpResponse, json, respond};
 
@@ -46,18 +49,13 @@ where
         .blocking(move |svc| {
             let value = Value::Object(json_object(&body)?);
             let settings = value.get("qrcodes").map(code_settings).transpose()?;
-            let request = BulkRequest::from_json(&value)?;
-            let outcome = svc.create_links_bulk(
-                &account,
-                request,
-                key,
-                BulkCaller::Api,
-                &link_error_message,
-            )?;
+            let request = read_request(&value)?;
+            let outcome = svc.create_links_bulk(&account, request, key, BulkCaller::Api)?;
             Ok::<_, ApiError>((outcome, settings))
         })
         .await??;
     let replayed = outcome.replayed;
+    let failures: Vec<BulkFailure> = outcome.failures.iter().map(worded).collect();
     let mut response = match settings {
         None => {
             let links: Vec<_> = outcome
@@ -67,7 +65,7 @@ where
                 .collect();
             json(
                 StatusCode::OK,
-                &serde_json::json!({ "links": links, "errors": outcome.failures }),
+                &serde_json::json!({ "links": links, "errors": failures }),
             )
         }
         Some(settings) => {
@@ -75,7 +73,7 @@ where
             let zip = app
                 .blocking_heavy(move |_| {
                     let short_url = |l: &qr_domain::Link| format!("{base}/r/{}", l.short_code);
-                    links_archive(&outcome.created, &short_url, &outcome.failures, &settings)
+                    links_archive(&outcome.created, &short_url, &failures, &settings)
                 })
                 .await??;
             let mut response = respond(StatusCode::OK, Some("application/zip"), zip);
@@ -92,4 +90,87 @@ where
             .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
     }
     Ok(response)
+}
+
+/// The request of a body `{"links": [ {…}, … ]}`: each item read as `POST /api/links` reads
+/// its body; the fingerprint covers the whole body (other members, such as `qrcodes`,
+/// included), its JSON text with object members sorted (serde_json has no `preserve_order`
+/// here), so member order and whitespace do not change it.
+fn read_request(body: &Value) -> Result<BulkRequest, BulkError> {
+    let Some(Value::Array(items)) = body.get("links") else {
+        return Err(BulkError::LinksRequired);
+    };
+    Ok(BulkRequest {
+        items: items.iter().map(bulk_item).collect(),
+        data: items.iter().map(bulk_data).collect(),
+        fingerprint: BulkRequest::fingerprint_of(&serde_json::to_vec(body).unwrap_or_default()),
+    })
+}
+
+/// A failed item as the API answers it: its error worded as `POST /api/links` words the same
+/// failure.
+fn worded(failure: &ItemFailure) -> BulkFailure {
+    BulkFailure {
+        index: failure.index,
+        data: failure.data.clone(),
+        error: item_message(&failure.error),
+    }
+}
+
+/// The API's message for a failed item, chosen by its variant.
+fn item_message(e: &ItemError) -> String {
+    match e {
+        ItemError::Unread { message } => message.clone(),
+        ItemError::Field { field, rule } => format!("Invalid {field}: {rule}"),
+        ItemError::LimitReached { plan, limit } => limit_message(plan, *limit),
+        ItemError::PlanRequired { .. } | ItemError::CodeTaken { .. } => e.to_string(),
+        ItemError::Unavailable => RETRY_CREATION.to_owned(),
+        ItemError::Hash => INTERNAL.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_ignores_member_order_but_not_content() {
+        let read = |text: &str| {
+            let body: Value = serde_json::from_str(text).unwrap();
+            read_request(&body).unwrap().fingerprint
+        };
+        let a = read(r#"{"links":[{"name":"A","targetUrl":"https://e.com"}]}"#);
+        let b = read(r#"{ "links" : [ { "targetUrl":"https://e.com", "name":"A" } ] }"#);
+        let c = read(r#"{"links":[{"name":"B","targetUrl":"https://e.com"}]}"#);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(matches!(
+            read_request(&serde_json::json!({"items": []})),
+            Err(BulkError::LinksRequired)
+        ));
+    }
+
+    #[test]
+    fn failures_are_worded_as_post_answers_them() {
+        let limit = ItemError::LimitReached {
+            plan: "free".to_owned(),
+            limit: 5,
+        };
+        assert_eq!(
+            item_message(&limit),
+            "Link limit reached: the free plan allows 5 links; delete a link or upgrade the plan"
+        );
+        let field = ItemError::Field {
+            field: "validUntil".to_owned(),
+            rule: "it must be after validFrom".to_owned(),
+        };
+        assert_eq!(
+            item_message(&field),
+            "Invalid validUntil: it must be after validFrom"
+        );
+        assert_eq!(
+            item_message(&ItemError::Unavailable),
+            "Could not create the link; retry the request"
+        );
+    }
 }

@@ -8,6 +8,7 @@ use qr_domain::service::AuthContext;
 use qr_domain::{Link, LinkUpdate};
 use serde::Serialize;
 
+use crate::api::link_body;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::op::LinksOp;
@@ -52,7 +53,7 @@ where
         }
         LinksOp::Create => {
             let fields = read_fields(app, body).await?;
-            let link_fields = LinkUpdate::for_creation(&fields)?;
+            let link_fields = link_body::creation(&fields)?;
             let link = app
                 .blocking(move |svc| svc.create_link_with(&account, link_fields))
                 .await??;
@@ -66,8 +67,8 @@ where
             let update = LinkUpdate::parse(
                 string_field(&fields, "name")?.as_deref(),
                 string_field(&fields, "targetUrl")?.as_deref(),
-            )?
-            .with_json(&fields)?;
+            )?;
+            let update = link_body::campaign_fields(update, &fields)?;
             let id = id.id()?;
             let link = app
                 .blocking(move |svc| svc.update_link(account.id, id, &update))

@@ -6,6 +6,7 @@ pub(crate) mod batch;
 pub(crate) mod bulk;
 pub(crate) mod export;
 pub(crate) mod generate;
+pub(crate) mod link_body;
 pub(crate) mod links;
 pub(crate) mod usage;
 pub(crate) mod webhooks;

@@ -1,19 +1,19 @@
-//! The link form of the create and edit pages: its fields (name, target and the campaign settings) turned into the API's JSON fields for `LinkUpdate::with_json`, the values and errors it shows, and the plan's gates.
+//! The link form of the create and edit pages: its fields (name, target and the campaign settings) read from a submission into a [`Campaign`], the values and errors it shows, and the plan's gates.
 //!
-//! Every rule is the domain's: the form's fields become the JSON members the API reads
-//! (`shortCode`, `tags`, `validFrom`, …, `rules`, `variants`), `LinkUpdate::parse(…).with_json`
-//! validates them in the API's order with the API's messages, and the service checks the plan.
-//! This module only reshapes text (a comma list into an array, a `datetime-local` into an ISO 8601
-//! UTC instant, rows into objects) and puts each error next to the field it names.
+//! Every rule is the domain's: the setters check each value in the API's order, and the service
+//! checks the plan. This module only reads text (a comma list into tags, a `datetime-local` into
+//! a UTC instant, a whole number, rows into rules and variants), words each error for the page
+//! by its field and rule, and puts it next to the field it names.
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, NaiveDateTime, Timelike, Utc};
+use chrono::{DateTime, Timelike, Utc};
+use qr_domain::campaign::{FieldRule, UtmPart};
 use qr_domain::link::LinkError;
 use qr_domain::{Link, LinkFeature, LinkUpdate, PlanLimits};
-use serde_json::{Map, Value};
 
 use super::Failure;
+use super::link_input::{Campaign, given};
 use super::public::capitalised;
 use crate::request::Fields;
 
@@ -37,7 +37,8 @@ pub(crate) const SYSTEMS: [(&str, &str); 6] = [
     ("chromeos", "ChromeOS"),
 ];
 
-/// The UTM members: (the form field and JSON path, the element id, the label).
+/// The UTM members: (the form field and the field's path, the element id, the label), in the
+/// order of [`UtmPart::ALL`].
 pub(crate) const UTM: [(&str, &str, &str); 5] = [
     ("utm.source", "link-utm-source", "Source"),
     ("utm.medium", "link-utm-medium", "Medium"),
@@ -46,7 +47,7 @@ pub(crate) const UTM: [(&str, &str, &str); 5] = [
     ("utm.content", "link-utm-content", "Content"),
 ];
 
-/// The members of a rule row and of a variant row, by their JSON path inside the row.
+/// The members of a rule row and of a variant row, by their path inside the row.
 const RULE_MEMBERS: [&str; 5] = [
     "when.device",
     "when.os",
@@ -142,7 +143,7 @@ pub(crate) struct LinkForm {
     pub(crate) gates: Gates,
     /// The edit page's form (the create form has no password to remove).
     pub(crate) editing: bool,
-    /// Errors by the field's JSON path (`rules[1].when.country`); rows by their place on the form.
+    /// Errors by the field's path (`rules[1].when.country`); rows by their place on the form.
     errors: BTreeMap<String, String>,
 }
 
@@ -223,8 +224,7 @@ impl LinkForm {
                     os: r
                         .when
                         .os
-                        .and_then(|os| serde_json::to_value(os).ok())
-                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .map(|os| os.as_str().to_owned())
                         .unwrap_or_default(),
                     country: text(&r.when.country),
                     language: text(&r.when.language),
@@ -248,89 +248,81 @@ impl LinkForm {
         form
     }
 
-    /// A submitted form (`current`: the link being edited) as it shows again, and the API's JSON
-    /// fields of its campaign settings. Only a form with the `campaign` marker sets them, so a
-    /// client that posts only `name` and `targetUrl` changes only those; a field the form did
-    /// not send (a disabled input) is left as it is.
+    /// A submitted form (`current`: the link being edited) as it shows again, and the campaign
+    /// fields it sets. Only a form with the `campaign` marker sets them, so a client that posts
+    /// only `name` and `targetUrl` changes only those; a field the form did not send (a
+    /// disabled input) is left as it is.
     pub(crate) fn submitted(
         fields: &Fields,
         limits: &PlanLimits,
         current: Option<&Link>,
-    ) -> (Self, Map<String, Value>) {
+    ) -> (Self, Campaign) {
         let mut form = match current {
             Some(link) => Self::of(link, limits),
             None => Self::new(limits),
         };
         form.name = fields.text("name").to_owned();
         form.target = fields.text("targetUrl").to_owned();
-        let mut json = Map::new();
+        let mut set = Campaign::default();
         if fields.get("campaign").is_none() {
-            return (form, json);
+            return (form, set);
         }
-        let mut put = |key: &str, value: Value| json.insert(key.to_owned(), value);
         if let Some(raw) = fields.get("shortCode") {
             form.short_code = raw.to_owned();
             let code = raw.trim();
             // Empty keeps the code (a generated one on creation); the same code is no change.
             if !code.is_empty() && current.is_none_or(|l| l.short_code.to_string() != code) {
-                put("shortCode", code.into());
+                set.short_code = Some(code.to_owned());
             }
         }
         if let Some(raw) = fields.get("tags") {
             form.tags = raw.to_owned();
             let tags = raw.split(',').map(str::trim).filter(|t| !t.is_empty());
-            put("tags", tags.map(Value::from).collect());
+            set.tags = Some(tags.map(str::to_owned).collect());
         }
-        for (key, slot) in [
-            ("validFrom", &mut form.valid_from),
-            ("validUntil", &mut form.valid_until),
+        for (key, slot, setting) in [
+            ("validFrom", &mut form.valid_from, &mut set.valid_from),
+            ("validUntil", &mut form.valid_until, &mut set.valid_until),
         ] {
             if let Some(raw) = fields.get(key) {
                 let raw = raw.trim();
                 // The value shown is the stored one to the second: unchanged, it is no change
                 // (and keeps the microseconds an API client may have set).
                 if raw != slot.as_str() {
-                    put(key, nullable(raw, instant));
+                    *setting = Some(given(raw));
                 }
                 raw.clone_into(slot);
             }
         }
         if let Some(raw) = fields.get("maxScans") {
             form.max_scans = raw.to_owned();
-            put("maxScans", nullable(raw.trim(), number));
+            set.max_scans = Some(given(raw.trim()));
         }
         if let Some(raw) = fields.get("expiredUrl") {
             form.expired_url = raw.to_owned();
-            put("expiredUrl", nullable(raw.trim(), |u| u.into()));
+            set.expired_url = Some(given(raw.trim()));
         }
         form.disabled = fields.get("disabled").is_some();
-        put("disabled", form.disabled.into());
+        set.disabled = Some(form.disabled);
         form.forward_query = fields.get("forwardQuery").is_some();
-        put("forwardQuery", form.forward_query.into());
+        set.forward_query = Some(form.forward_query);
         form.remove_password = fields.get("removePassword").is_some();
         if form.remove_password {
-            put("password", Value::Null);
+            set.password = Some(None);
         } else if let Some(p) = fields.get("password").filter(|p| !p.is_empty()) {
-            put("password", p.into());
+            set.password = Some(Some(p.to_owned()));
         }
         if UTM.iter().any(|(name, ..)| fields.get(name).is_some()) {
-            let mut utm = Map::new();
-            for ((name, ..), slot) in UTM.iter().zip(form.utm.iter_mut()) {
+            let mut utm = Vec::new();
+            for (((name, ..), slot), part) in UTM.iter().zip(form.utm.iter_mut()).zip(UtmPart::ALL)
+            {
                 let value = fields.text(name);
                 value.clone_into(slot);
                 if !value.trim().is_empty() {
-                    let member = name.trim_start_matches("utm.");
-                    utm.insert(member.to_owned(), value.into());
+                    utm.push((part, value.to_owned()));
                 }
             }
-            put(
-                "utm",
-                if utm.is_empty() {
-                    Value::Null
-                } else {
-                    Value::Object(utm)
-                },
-            );
+            set.utm = Some((!utm.is_empty()).then_some(utm));
         }
         if let Some(rows) = rows(fields, "rules", &RULE_MEMBERS) {
             form.rules = rows
@@ -345,17 +337,7 @@ impl LinkForm {
                     target: target.clone(),
                 })
                 .collect();
-            let rules = rows.iter().map(|row| {
-                let mut when = Map::new();
-                for (member, value) in RULE_MEMBERS.iter().zip(row).take(4) {
-                    if !value.trim().is_empty() {
-                        let name = member.trim_start_matches("when.");
-                        when.insert(name.to_owned(), value.as_str().into());
-                    }
-                }
-                serde_json::json!({ "when": when, "targetUrl": row[4] })
-            });
-            put("rules", rules.collect());
+            set.rules = Some(rows);
         }
         if let Some(rows) = rows(fields, "variants", &VARIANT_MEMBERS) {
             form.variants = rows
@@ -367,19 +349,16 @@ impl LinkForm {
                     weight: weight.clone(),
                 })
                 .collect();
-            let variants = rows.iter().map(|[target, weight]| {
-                serde_json::json!({ "targetUrl": target, "weight": number(weight.trim()) })
-            });
-            put("variants", variants.collect());
+            set.variants = Some(rows);
         }
         form.pad_rows();
-        (form, json)
+        (form, set)
     }
 
-    /// The validated update of the form's name, target and campaign fields `json`, checked by
-    /// the domain exactly as the API checks a request body.
-    pub(crate) fn update(&self, json: &Map<String, Value>) -> Result<LinkUpdate, LinkError> {
-        LinkUpdate::parse(Some(&self.name), Some(&self.target))?.with_json(json)
+    /// The validated update of the form's name, target and campaign fields `set`, checked by
+    /// the domain's setters in the API's order.
+    pub(crate) fn update(&self, set: &Campaign) -> Result<LinkUpdate, LinkError> {
+        set.update(&self.name, &self.target)
     }
 
     /// Puts the error of a submission next to its field; errors that are no field's are
@@ -388,23 +367,18 @@ impl LinkForm {
         match error {
             LinkError::Name(e) => self.name_error = Some(capitalised(&e.to_string())),
             LinkError::TargetUrl(e) => {
-                self.target_error = Some(capitalised(
-                    &e.to_string().replace("targetUrl", "the target address"),
-                ));
+                self.target_error = Some(e.about("The target address").to_string());
             }
             e @ LinkError::LimitReached { .. } => {
                 self.form_error = Some(capitalised(&e.to_string()));
             }
-            LinkError::Field(e) => {
-                let message = capitalised(&e.message.replace("validFrom", "the start"));
-                self.place(&e.field, message);
-            }
+            LinkError::Field(e) => self.place(&e.field.to_string(), rule_sentence(&e.rule)),
             // The API's 403 message, as it is.
             e @ LinkError::PlanRequired { field, .. } => self.place(field, e.to_string()),
-            e @ LinkError::CodeTaken(_) => {
-                let message = e.to_string().replacen("shortCode", "the code", 1);
-                self.place("shortCode", capitalised(&message));
-            }
+            LinkError::CodeTaken(code) => self.place(
+                "shortCode",
+                format!("The code {code} is already taken; choose another"),
+            ),
             LinkError::NotFound => return Err(Failure::NotFound),
             LinkError::Store(e) => return Err(e.into()),
             e => return Err(Failure::Internal(e.to_string())),
@@ -432,7 +406,7 @@ impl LinkForm {
         }
     }
 
-    /// The error of a field, by its JSON path.
+    /// The error of a field, by its path.
     pub(crate) fn error(&self, field: &str) -> Option<&str> {
         self.errors.get(field).map(String::as_str)
     }
@@ -513,34 +487,12 @@ fn local(at: DateTime<Utc>) -> String {
     at.format(format).to_string()
 }
 
-/// A `datetime-local` value read as UTC, in the API's ISO 8601 form; other text is passed on as
-/// typed, for the domain to accept (an ISO 8601 instant) or refuse with its message.
-fn instant(raw: &str) -> Value {
-    [
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%dT%H:%M:%S",
-        "%Y-%m-%dT%H:%M:%S%.f",
-    ]
-    .iter()
-    .find_map(|f| NaiveDateTime::parse_from_str(raw, f).ok())
-    .map_or_else(
-        || raw.into(),
-        |t| {
-            t.and_utc()
-                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-                .into()
-        },
-    )
-}
-
-/// Whole numbers as JSON numbers, other text as typed, for the domain's message.
-fn number(raw: &str) -> Value {
-    raw.parse::<u64>().map_or_else(|_| raw.into(), Value::from)
-}
-
-/// Empty text is `null` (remove the setting), other text `f`'s value.
-fn nullable(raw: &str, f: impl FnOnce(&str) -> Value) -> Value {
-    if raw.is_empty() { Value::Null } else { f(raw) }
+/// A rule's message as the page says it: a sentence, and "the start" for `validFrom`.
+fn rule_sentence(rule: &FieldRule) -> String {
+    match rule {
+        FieldRule::UntilNotAfterFrom => "It must be after the start".to_owned(),
+        rule => capitalised(&rule.to_string()),
+    }
 }
 
 /// The non-blank rows `group[N].<member>` of the form in the order of `N`, or `None` when the
@@ -593,16 +545,10 @@ fn row_place(key: &str, group: &str, members: &[&str]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use qr_domain::Plan;
-    use qr_domain::campaign::FieldError;
+    use qr_domain::campaign::{FieldError, LinkField, RulePart};
 
     use super::*;
-
-    fn keys(json: &Map<String, Value>) -> BTreeSet<&str> {
-        json.keys().map(String::as_str).collect()
-    }
 
     fn form(pairs: &[(&str, &str)]) -> Fields {
         Fields::from_pairs(pairs)
@@ -614,7 +560,7 @@ mod tests {
 
     #[test]
     fn without_the_marker_only_name_and_target_are_read() {
-        let (f, json) = LinkForm::submitted(
+        let (f, set) = LinkForm::submitted(
             &form(&[
                 ("name", "A"),
                 ("targetUrl", "https://a.example"),
@@ -623,7 +569,7 @@ mod tests {
             &pro(),
             None,
         );
-        assert!(json.is_empty());
+        assert_eq!(set, Campaign::default());
         assert_eq!(
             (f.name.as_str(), f.target.as_str()),
             ("A", "https://a.example")
@@ -631,16 +577,18 @@ mod tests {
     }
 
     #[test]
-    fn fields_become_the_apis_json() {
-        let (_, json) = LinkForm::submitted(
+    fn fields_become_the_typed_update() {
+        let (f, set) = LinkForm::submitted(
             &form(&[
+                ("name", "A"),
+                ("targetUrl", "https://a.example"),
                 ("campaign", "1"),
                 ("shortCode", " spring-25 "),
                 ("tags", "print, , spring ,"),
                 ("validFrom", "2025-06-01T09:30"),
                 ("validUntil", ""),
                 ("maxScans", "12"),
-                ("expiredUrl", "nonsense"),
+                ("expiredUrl", "https://over.example"),
                 ("password", " open sesame "),
                 ("utm.source", "poster"),
                 ("utm.medium", ""),
@@ -650,28 +598,61 @@ mod tests {
                 ("rules[1].when.country", "de"),
                 ("rules[1].targetUrl", "https://ios.example"),
                 ("variants[0].targetUrl", "https://a.example"),
-                ("variants[0].weight", "x"),
+                ("variants[0].weight", "1"),
+                ("variants[1].targetUrl", "https://b.example"),
+                ("variants[1].weight", "3"),
                 ("forwardQuery", "true"),
             ]),
             &pro(),
             None,
         );
+        let u = f.update(&set).unwrap();
+        assert_eq!(u.short_code.unwrap().as_str(), "spring-25");
+        let tags: Vec<_> = u.tags.iter().flatten().map(|t| t.as_str()).collect();
+        assert_eq!(tags, ["print", "spring"]);
         assert_eq!(
-            Value::Object(json),
-            serde_json::json!({
-                "shortCode": "spring-25", "tags": ["print", "spring"],
-                "validFrom": "2025-06-01T09:30:00Z", "maxScans": 12,
-                "expiredUrl": "nonsense", "disabled": false, "forwardQuery": true,
-                "password": " open sesame ", "utm": {"source": "poster"},
-                "rules": [{"when": {"os": "ios", "country": "de"}, "targetUrl": "https://ios.example"}],
-                "variants": [{"targetUrl": "https://a.example", "weight": "x"}],
-            })
+            u.valid_from,
+            Some(Some("2025-06-01T09:30:00Z".parse().unwrap()))
+        );
+        assert_eq!(u.valid_until, None, "an unchanged empty field is no change");
+        assert_eq!(u.max_scans, Some(Some(12)));
+        assert_eq!(u.password.unwrap().unwrap().expose(), " open sesame ");
+        assert_eq!(u.utm.unwrap().unwrap().source.as_deref(), Some("poster"));
+        let rules = u.rules.unwrap();
+        assert_eq!(rules.len(), 1, "the blank row is left out");
+        assert_eq!(rules[0].when.country.as_deref(), Some("DE"));
+        assert_eq!(
+            u.variants
+                .unwrap()
+                .iter()
+                .map(|v| v.weight)
+                .collect::<Vec<_>>(),
+            [1, 3]
+        );
+        assert_eq!((u.disabled, u.forward_query), (Some(false), Some(true)));
+        // What is not a whole number breaks the weight's rule, in its variant's turn.
+        let (f, set) = LinkForm::submitted(
+            &form(&[
+                ("name", "A"),
+                ("targetUrl", "https://a.example"),
+                ("campaign", "1"),
+                ("variants[0].targetUrl", "https://a.example"),
+                ("variants[0].weight", "x"),
+                ("variants[1].targetUrl", "https://b.example"),
+                ("variants[1].weight", "1"),
+            ]),
+            &pro(),
+            None,
+        );
+        assert_eq!(
+            f.update(&set).unwrap_err().to_string(),
+            "invalid variants[0].weight: it must be an integer from 1 to 1000"
         );
     }
 
     #[test]
     fn removing_the_password_wins_and_unsent_fields_stay() {
-        let (f, json) = LinkForm::submitted(
+        let (f, set) = LinkForm::submitted(
             &form(&[
                 ("campaign", "1"),
                 ("password", "new one"),
@@ -681,10 +662,14 @@ mod tests {
             None,
         );
         assert_eq!(
-            keys(&json),
-            BTreeSet::from(["disabled", "forwardQuery", "password"])
+            set,
+            Campaign {
+                disabled: Some(false),
+                forward_query: Some(false),
+                password: Some(None),
+                ..Campaign::default()
+            }
         );
-        assert_eq!(json["password"], Value::Null);
         assert_eq!(f.gates.password, Some("Pro"));
         assert_eq!(f.gates.short_code, Some("Starter"));
         assert_eq!((f.rules.len(), f.variants.len()), (2, 2));
@@ -693,27 +678,37 @@ mod tests {
     #[test]
     fn errors_find_their_rows() {
         let mut f = LinkForm::new(&pro());
-        f.show(LinkError::Field(field_error("rules[1].when.country")))
+        let country = FieldRule::Country;
+        let sentence = "It must be a two-letter ISO 3166-1 country code such as DE";
+        f.show(field_error(LinkField::Rule(1, RulePart::Country), &country))
             .unwrap();
+        assert_eq!(f.row_error("rules", &1, "when.country"), Some(sentence));
+        f.show(field_error(LinkField::Rule(0, RulePart::When), &country))
+            .unwrap();
+        assert_eq!(f.row_error("rules", &0, ""), Some(sentence));
+        f.show(field_error(LinkField::Tag(3), &country)).unwrap();
+        assert_eq!(f.error("tags"), Some(sentence));
+        f.show(field_error(LinkField::Link, &country)).unwrap();
         assert_eq!(
-            f.row_error("rules", &1, "when.country"),
-            Some("It must be x")
+            f.form_error.as_deref(),
+            Some(format!("Invalid link: {sentence}").as_str())
         );
-        f.show(LinkError::Field(field_error("rules[0].when")))
-            .unwrap();
-        assert_eq!(f.row_error("rules", &0, ""), Some("It must be x"));
-        f.show(LinkError::Field(field_error("tags[3]"))).unwrap();
-        assert_eq!(f.error("tags"), Some("It must be x"));
-        f.show(LinkError::Field(field_error("link"))).unwrap();
-        assert_eq!(f.form_error.as_deref(), Some("Invalid link: It must be x"));
+        f.show(field_error(
+            LinkField::ValidUntil,
+            &FieldRule::UntilNotAfterFrom,
+        ))
+        .unwrap();
+        assert_eq!(f.error("validUntil"), Some("It must be after the start"));
+        f.show(LinkError::CodeTaken("TAKEN-1".to_owned())).unwrap();
+        assert_eq!(
+            f.error("shortCode"),
+            Some("The code TAKEN-1 is already taken; choose another")
+        );
         assert!(f.open());
     }
 
-    fn field_error(field: &str) -> FieldError {
-        FieldError {
-            field: field.to_owned(),
-            message: "it must be x".to_owned(),
-        }
+    fn field_error(field: LinkField, rule: &FieldRule) -> LinkError {
+        LinkError::Field(FieldError::new(field, rule.clone()))
     }
 
     #[test]
@@ -723,8 +718,6 @@ mod tests {
         assert_eq!(row_key("rules", "rules"), None);
         assert_eq!(row_key("rules[x].targetUrl", "rules"), None);
         assert_eq!(row_key("rulesx[1]", "rules"), None);
-        assert_eq!(instant("2025-06-01T09:30:15"), "2025-06-01T09:30:15Z");
-        assert_eq!(instant("tomorrow"), "tomorrow");
         assert_eq!(
             local("2025-06-01T09:30:00Z".parse().unwrap()),
             "2025-06-01T09:30"

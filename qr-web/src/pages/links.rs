@@ -107,11 +107,11 @@ pub(super) fn index<S: Store, C: Clock>(
     let mut status = StatusCode::OK;
     if user.req.is_post() {
         let form = user.form()?;
-        let (f, json) = LinkForm::submitted(&form, &account.limits(), None);
+        let (f, set) = LinkForm::submitted(&form, &account.limits(), None);
         view.f = f;
         let created = view
             .f
-            .update(&json)
+            .update(&set)
             .and_then(|fields| web.service.create_link_with(account, fields));
         match created {
             Ok(_) => return Ok(redirect("/dashboard/links?done=link-created")),
@@ -178,11 +178,11 @@ pub(super) fn edit<S: Store, C: Clock>(
         return ok(&view);
     }
     let form = user.form()?;
-    let (f, json) = LinkForm::submitted(&form, &limits, Some(&link));
+    let (f, set) = LinkForm::submitted(&form, &limits, Some(&link));
     view.f = f;
     let update = view
         .f
-        .update(&json)
+        .update(&set)
         .and_then(|u| web.service.update_link(user.ctx.account.id, id, &u));
     match update {
         Ok(_) => Ok(redirect("/dashboard/links?done=link-saved")),

@@ -11,6 +11,7 @@ mod analytics;
 mod design;
 mod keys;
 mod link_form;
+mod link_input;
 mod links;
 mod overview;
 mod public;
