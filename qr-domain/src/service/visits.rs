@@ -244,7 +244,7 @@ mod tests {
     use std::sync::Arc;
     use std::sync::mpsc;
 
-    use serde_json::json;
+    use chrono::{DateTime, Utc};
 
     use super::*;
     use crate::account::Account;
@@ -289,16 +289,19 @@ mod tests {
         }
     }
 
-    /// A link to `https://example.com/` with the campaign `fields`.
+    /// A link to `https://example.com/` with the campaign settings `set` applies.
     fn link_with(
         svc: &Service<MemoryStore, TestClock>,
         a: &Account,
-        fields: serde_json::Value,
+        set: impl FnOnce(&mut LinkUpdate),
     ) -> Link {
-        let update = LinkUpdate::parse(Some("L"), Some("https://example.com/"))
-            .and_then(|u| u.with_json(fields.as_object().unwrap()))
-            .unwrap();
+        let mut update = LinkUpdate::parse(Some("L"), Some("https://example.com/")).unwrap();
+        set(&mut update);
         svc.create_link_with(a, update).unwrap()
+    }
+
+    fn at(text: &str) -> Option<DateTime<Utc>> {
+        Some(text.parse().unwrap())
     }
 
     fn committed(outcome: VisitOutcome<Commit>) -> String {
@@ -372,15 +375,14 @@ mod tests {
         let svc = service();
         let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
         let person = opening(true);
-        let paused = link_with(&svc, &a, json!({"disabled": true}));
-        let later = link_with(&svc, &a, json!({"validFrom": "2024-05-02T00:00:00Z"}));
-        let over = link_with(&svc, &a, json!({"validUntil": "2024-05-01T10:00:00Z"}));
-        let moved = link_with(
-            &svc,
-            &a,
-            json!({"validUntil": "2024-05-01T10:00:00Z", "expiredUrl": "https://over.example"}),
-        );
-        let locked = link_with(&svc, &a, json!({"password": "open sesame"}));
+        let paused = link_with(&svc, &a, |u| u.set_disabled(true));
+        let later = link_with(&svc, &a, |u| u.set_valid_from(at("2024-05-02T00:00:00Z")));
+        let over = link_with(&svc, &a, |u| u.set_valid_until(at("2024-05-01T10:00:00Z")));
+        let moved = link_with(&svc, &a, |u| {
+            u.set_valid_until(at("2024-05-01T10:00:00Z"));
+            u.set_expired_url(Some("https://over.example")).unwrap();
+        });
+        let locked = link_with(&svc, &a, |u| u.set_password(Some("open sesame")).unwrap());
         let page = |link: &Link| match svc.visit(link.short_code.as_str(), &person, no_ack) {
             Ok(VisitOutcome::Page(kind)) => kind,
             other => panic!("expected a page, got {other:?}"),
