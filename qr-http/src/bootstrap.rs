@@ -200,7 +200,6 @@ impl App {
             Arc::clone(&service),
             WebConfig {
                 base_url: base_url.clone(),
-                generate_parameters: crate::openapi::generate_parameters(),
                 max_logo_bytes: config.limits.max_logo_bytes,
             },
             outbox,
