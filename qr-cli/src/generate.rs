@@ -9,10 +9,11 @@ use qr_core::{Format, Logo, QrCode, RenderError};
 use qr_generate::Symbol;
 use qr_generate::params::{self as generate, GenerateError, GenerateParams};
 use qr_generate::structured::Split;
+use qr_generate::{ImageError, ParameterError};
 
 use crate::content_args::ContentCommand;
 use crate::error::usage;
-use crate::render_args::RenderArgs;
+use crate::render_args::{RenderArgs, help};
 
 /// `qr generate`.
 #[derive(Debug, Args)]
@@ -38,7 +39,8 @@ join: `-o out.png` writes out-1.png ... out-N.png (the position before the exten
 paths are printed, one a line). auto uses as few codes of at most version 10 (57 modules) as
 hold the data; N the smallest codes that hold it in at most N.")]
 pub struct GenerateArgs {
-    /// The text to encode (at most 2953 characters); `-` reads standard input.
+    /// `data`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(help = help("data"))]
     data: Option<String>,
     /// A content type whose fields build the data instead of DATA.
     #[command(subcommand)]
@@ -52,14 +54,14 @@ pub struct GenerateArgs {
     structured: Option<Split>,
     #[command(flatten)]
     render: RenderArgs,
-    /// Quiet zone around the code, in modules, 0 to 10 [default: 4; 2 for Micro QR].
-    #[arg(long, value_name = "MODULES", global = true)]
+    /// `margin`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "MODULES", global = true, help = help("margin"))]
     margin: Option<String>,
-    /// A PNG or JPEG image to put in the centre (the code then uses level H).
-    #[arg(long, value_name = "FILE", global = true)]
+    /// `logo`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "FILE", global = true, help = help("logo"))]
     logo: Option<PathBuf>,
-    /// The logo's width as a percentage of the code's width, 5 to 30 [default: 20].
-    #[arg(long, value_name = "PERCENT", global = true)]
+    /// `logoSize`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "PERCENT", global = true, help = help("logoSize"))]
     logo_size: Option<String>,
     /// Draw the code as text even when standard output is not a terminal.
     #[arg(long, short = 't', conflicts_with = "output", global = true)]
@@ -125,9 +127,8 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         content,
         ..args.render.params()
     };
-    let (data, mut options) = params.parse().map_err(generate_error)?;
-    let verify = params.verify().map_err(generate_error)?;
-    let symbol = params.symbol().map_err(generate_error)?;
+    let mut code = params.parse().map_err(generate_error)?;
+    let symbol = code.symbol();
     if symbol == Symbol::Micro && args.logo.is_some() {
         return Err(generate_error(qr_generate::symbol::logo_refused()));
     }
@@ -140,7 +141,7 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let bytes = std::fs::read(path)
             .with_context(|| format!("cannot read the logo {}", path.display()))?;
         let logo = Logo::decode(bytes).with_context(|| format!("logo {}", path.display()))?;
-        options.logo = Some(logo);
+        code = code.with_logo(logo).map_err(generate_error)?;
     }
     if let Some(split) = args.structured {
         let Target::File(path) = target else {
@@ -153,8 +154,8 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 "--structured makes regular QR codes: leave out --symbol micro",
             ));
         }
-        let images = qr_generate::structured::render_structured(&data, &options, split, verify)
-            .map_err(generate_error)?;
+        let images =
+            qr_generate::structured::render_structured(&code, split).map_err(generate_error)?;
         for (index, image) in images.iter().enumerate() {
             let part = numbered(path, index + 1);
             std::fs::write(&part, image)
@@ -169,27 +170,26 @@ pub fn run(args: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             "a Micro QR code is drawn as an image only: write it with -o FILE or -o -",
         )),
         Target::Text { colours } => {
-            let code = QrCode::encode_with(data.as_bytes(), &options.encode_options())
+            let options = code.options();
+            let qr = QrCode::encode_with(code.data().as_bytes(), &options.encode_options())
                 .map_err(|e| generate_error(RenderError::from(e).into()))?;
-            let text = qr_core::render_terminal(&code, options.margin, args.invert && !colours);
+            let text = qr_core::render_terminal(&qr, options.margin, args.invert && !colours);
             write_text(&text, colours, out)
         }
         Target::Stdout => {
-            if stdout_tty && matches!(options.format, Format::Png | Format::Pdf) {
+            if stdout_tty && matches!(code.format(), Format::Png | Format::Pdf) {
                 return Err(usage(format!(
                     "refusing to write a {} file to the terminal: redirect standard output, use -o FILE, or leave out -o to draw the code as text",
-                    options.format.extension().to_uppercase()
+                    code.format().extension().to_uppercase()
                 )));
             }
-            let image =
-                generate::render_symbol(&data, &options, symbol, verify).map_err(generate_error)?;
+            let image = generate::render(&code).map_err(generate_error)?;
             out.write_all(&image)?;
             out.flush()?;
             Ok(())
         }
         Target::File(path) => {
-            let image =
-                generate::render_symbol(&data, &options, symbol, verify).map_err(generate_error)?;
+            let image = generate::render(&code).map_err(generate_error)?;
             std::fs::write(path, image)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             Ok(())
@@ -256,8 +256,10 @@ fn format_of(path: &Path) -> anyhow::Result<&'static str> {
 pub fn generate_error(e: GenerateError) -> anyhow::Error {
     let message = crate::error::with_sources(&e);
     match e {
-        GenerateError::Encoding(_) | GenerateError::Unreadable(_) => anyhow::anyhow!(message),
-        GenerateError::MissingData => usage(format!(
+        GenerateError::Image(ImageError::Encoding(_) | ImageError::Unreadable(_)) => {
+            anyhow::anyhow!(message)
+        }
+        GenerateError::Parameter(ParameterError::MissingData) => usage(format!(
             "{message}: pass DATA, or pipe the data on standard input"
         )),
         _ => usage(message),

@@ -2,79 +2,83 @@
 
 use clap::Args;
 
+/// The help of the API parameter `name`, from qr-generate's table: the flags and the API share
+/// one description of each parameter.
+pub fn help(name: &str) -> Option<&'static str> {
+    qr_generate::parameters::parameter(name).and_then(|p| p.cli_help())
+}
+
 /// The render flags, flattened into both commands; each is the API parameter of the same name.
 ///
 /// Values stay strings: qr-generate checks them exactly as the API does, with its messages.
 /// Every flag is global, so it may also follow a content subcommand (`qr generate wifi --ssid
 /// x -o wifi.png`). The
-/// help below is `qr generate`'s; `qr batch`, where they are defaults for the items, words them
+/// help (qr-generate's table) is `qr generate`'s; `qr batch`, where they are defaults for the items, words them
 /// as defaults ([`BatchArgs`](crate::batch::BatchArgs)).
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// Image width and height in pixels, 50 to 2000 [default: 300].
-    #[arg(long, value_name = "PIXELS", global = true)]
+    /// `size`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "PIXELS", global = true, help = help("size"))]
     pub size: Option<String>,
-    /// Image format, png, svg, pdf or eps [default: from the -o extension, else png].
-    #[arg(long, value_name = "png|svg|pdf|eps", global = true)]
+    /// `format`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "png|svg|pdf|eps", global = true, help = help("format"))]
     pub format: Option<String>,
-    /// Colour of the dark modules, hex RRGGBB, RGB or RRGGBBAA without `#` [default: 000000].
-    #[arg(long, value_name = "HEX", global = true)]
+    /// `color`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "HEX", global = true, help = help("color"))]
     pub color: Option<String>,
-    /// Colour of the light modules and the quiet zone, hex without `#` [default: ffffff].
-    #[arg(long, value_name = "HEX", global = true)]
+    /// `background`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "HEX", global = true, help = help("background"))]
     pub background: Option<String>,
-    /// Error correction level: L (7%), M (15%), Q (25%) or H (30%) [default: M; H with a logo].
+    /// `errorCorrection`, with the help of `qr_generate::PARAMETERS`.
     #[arg(
         long,
         alias = "error-correction",
         value_name = "L|M|Q|H",
-        global = true
+        global = true,
+        help = help("errorCorrection")
     )]
     pub ec: Option<String>,
-    /// Module shape: square, dots, rounded, extra-rounded, classy, classy-rounded or connected
-    /// [default: square].
-    #[arg(long, value_name = "STYLE", global = true)]
+    /// `style`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "STYLE", global = true, help = help("style"))]
     pub style: Option<String>,
-    /// Finder pattern shape: square, rounded or circle [default: square].
-    #[arg(long, value_name = "STYLE", global = true)]
+    /// `finderStyle`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "STYLE", global = true, help = help("finderStyle"))]
     pub finder_style: Option<String>,
-    /// Colour of the finder patterns, hex without `#` [default: the modules' colour].
-    #[arg(long, value_name = "HEX", global = true)]
+    /// `finderColor`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "HEX", global = true, help = help("finderColor"))]
     pub finder_color: Option<String>,
-    /// A gradient over the dark modules from --color to --color2: linear or radial.
-    #[arg(long, value_name = "linear|radial", requires = "color2", global = true)]
+    /// `gradient`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "linear|radial", requires = "color2", global = true, help = help("gradient"))]
     pub gradient: Option<String>,
-    /// The gradient's end colour, hex without `#`.
-    #[arg(long, value_name = "HEX", global = true)]
+    /// `color2`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "HEX", global = true, help = help("color2"))]
     pub color2: Option<String>,
-    /// A linear gradient's direction in degrees, 0 (left to right) to 359 [default: 0].
-    #[arg(long, value_name = "DEGREES", global = true)]
+    /// `gradientAngle`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "DEGREES", global = true, help = help("gradientAngle"))]
     pub gradient_angle: Option<String>,
-    /// A frame around the code: none, box, banner-bottom or banner-top [default: none].
-    #[arg(long, value_name = "FRAME", global = true)]
+    /// `frame`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "FRAME", global = true, help = help("frame"))]
     pub frame: Option<String>,
-    /// The frame's text, at most 32 characters (printable ASCII and Latin-1).
-    #[arg(long, value_name = "TEXT", global = true)]
+    /// `frameText`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "TEXT", global = true, help = help("frameText"))]
     pub frame_text: Option<String>,
-    /// The frame's colour, hex without `#` [default: --color].
-    #[arg(long, value_name = "HEX", global = true)]
+    /// `frameColor`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "HEX", global = true, help = help("frameColor"))]
     pub frame_color: Option<String>,
-    /// SVG drawing: compact, or outline for cutters and plotters (filled outlines only)
-    /// [default: compact].
-    #[arg(long, value_name = "compact|outline", global = true)]
+    /// `svgMode`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "compact|outline", global = true, help = help("svgMode"))]
     pub svg_mode: Option<String>,
-    /// PDF and EPS width and height in millimetres, 10 to 1000 [default: 50].
-    #[arg(long, value_name = "MM", global = true)]
+    /// `printSize`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "MM", global = true, help = help("printSize"))]
     pub print_size: Option<String>,
-    /// Resolution, 72 to 2400: the PNG's pHYs chunk, a logo's resolution in PDF and EPS.
-    #[arg(long, value_name = "DPI", global = true)]
+    /// `dpi`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "DPI", global = true, help = help("dpi"))]
     pub dpi: Option<String>,
-    /// Decode the finished image before writing it, and fail if it does not scan back.
-    #[arg(long, global = true)]
+    /// `verify`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, global = true, help = help("verify"))]
     pub verify: bool,
-    /// Symbol kind: qr, or micro for a Micro QR code (M1 to M4: at most 35 digits, 21 letters
-    /// or 15 bytes; plain PNG or SVG with a 2-module quiet zone) [default: qr].
-    #[arg(long, value_name = "qr|micro", global = true)]
+    /// `symbol`, with the help of `qr_generate::PARAMETERS`.
+    #[arg(long, value_name = "qr|micro", global = true, help = help("symbol"))]
     pub symbol: Option<String>,
 }
 
@@ -102,6 +106,47 @@ impl RenderArgs {
             verify: self.verify.then(|| "true".to_owned()),
             symbol: self.symbol.clone(),
             ..qr_generate::GenerateParams::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+    use qr_generate::parameters::{Cli as Spelling, PARAMETERS};
+
+    use crate::cli::Cli;
+
+    /// `qr generate --help` as a user sees it.
+    fn generate_help() -> String {
+        let mut command = Cli::command();
+        command.build();
+        command
+            .find_subcommand_mut("generate")
+            .expect("qr generate exists")
+            .render_long_help()
+            .to_string()
+    }
+
+    #[test]
+    fn every_table_entry_is_in_the_generate_help() {
+        let help = generate_help();
+        for parameter in PARAMETERS {
+            match parameter.cli {
+                Spelling::Positional { name, help: text } => {
+                    assert!(help.contains(&format!("[{name}]")), "{}", parameter.name);
+                    assert!(help.contains(text), "{}: {text}", parameter.name);
+                }
+                Spelling::Flag { flag, help: text } => {
+                    assert!(help.contains(&format!("--{flag}")), "{}", parameter.name);
+                    assert!(help.contains(text), "{}: {text}", parameter.name);
+                }
+                Spelling::Subcommands => {
+                    for kind in qr_generate::content::CONTENT_TYPES {
+                        assert!(help.contains(&format!("  {} ", kind.name)), "{}", kind.name);
+                    }
+                }
+            }
         }
     }
 }

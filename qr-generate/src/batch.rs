@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::io::{Cursor, Write};
 
-use qr_core::{Format, RenderOptions};
+use qr_core::Format;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -372,14 +372,12 @@ fn render_one(request: &BatchRequest, index: usize, name: &str) -> Result<BatchF
         error: error.to_string(),
     };
     let params = request.params(index).unwrap_or_default();
-    let (data, options): (String, RenderOptions) = params.parse().map_err(failure)?;
-    let verify = params.verify().map_err(failure)?;
-    let symbol = params.symbol().map_err(failure)?;
-    let bytes = params::render_symbol(&data, &options, symbol, verify).map_err(failure)?;
+    let code = params.parse().map_err(failure)?;
+    let bytes = params::render(&code).map_err(failure)?;
     Ok(BatchFile {
         index,
         name: name.to_owned(),
-        format: options.format,
+        format: code.format(),
         bytes,
     })
 }

@@ -1,20 +1,84 @@
-//! Why a code could not be generated: [`GenerateError`], whose `Display` is the API's message, the parameter each error is about, and the conversions from qr-core's and the bounds' errors.
+//! Why a code could not be generated, split by job: [`ParameterError`] (a request parameter), [`PayloadError`] (a content type's fields), [`ImageError`] (encoding, drawing and verifying), and [`GenerateError`], any of them; every `Display` is the API's message.
 
 use qr_core::content::ContentError;
 use qr_core::{Capacity, EcLevel, EncodeError, OptionError, RenderError};
 use thiserror::Error;
 
 use crate::bounds::BoundsError;
+use crate::parameters::{self, Parameter};
 
-/// Why a code could not be generated; `Display` is the API's error message.
+/// Why a code could not be generated; `Display` is the API's error message (the job's own).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GenerateError {
+    /// A request parameter is missing, malformed or out of bounds.
+    #[error(transparent)]
+    Parameter(#[from] ParameterError),
+    /// A content type or one of its fields is refused.
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+    /// The code could not be encoded, drawn or read back.
+    #[error(transparent)]
+    Image(#[from] ImageError),
+}
+
+/// A request parameter the service refuses.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ParameterError {
     /// `data` is missing or empty.
     #[error("data parameter required")]
     MissingData,
     /// Both `data` and `type` are given.
     #[error("data and type cannot be combined: send data, or type with its fields")]
     TypeWithData,
+    /// The data has more characters than the service accepts.
+    #[error("Data too long: {count} characters, at most {max} allowed")]
+    TooManyCharacters {
+        /// Characters given.
+        count: usize,
+        /// Characters allowed.
+        max: usize,
+    },
+    /// `symbol` is not qr or micro.
+    #[error("Invalid symbol: expected qr or micro")]
+    Symbol(String),
+    /// A parameter's value is not one the table allows (`Invalid size`); the reason, when
+    /// there is more to say than the parameter's name, is the source.
+    #[error("Invalid {}", parameter.name)]
+    Invalid {
+        /// The parameter's entry in [`parameters::PARAMETERS`].
+        parameter: &'static Parameter,
+        /// What is wrong with the value (`None` when the name says it all: `errorCorrection`).
+        #[source]
+        reason: Option<InvalidValue>,
+    },
+    /// A parameter the kind of code asked for cannot honour (`symbol=micro`, structured
+    /// append).
+    #[error("Invalid {parameter} for {with}: {reason}")]
+    NotAvailable {
+        /// The parameter's API name.
+        parameter: &'static str,
+        /// The kind of code (`symbol=micro`, `structured append`).
+        with: &'static str,
+        /// Why, and what is possible.
+        reason: &'static str,
+    },
+}
+
+/// What is wrong with a parameter's value: a bound of the service, or a value qr-core does not
+/// know.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum InvalidValue {
+    /// Outside the service's bounds, or not a number or flag.
+    #[error(transparent)]
+    Bounds(#[from] BoundsError),
+    /// Not a value qr-core takes (a style, a colour, a frame text).
+    #[error(transparent)]
+    Option(#[from] OptionError),
+}
+
+/// A content type or field refused (`type=wifi` and the others).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PayloadError {
     /// `type` names no content type.
     #[error("Invalid type: expected one of {}", crate::content::type_names())]
     ContentType(String),
@@ -42,20 +106,11 @@ pub enum GenerateError {
         /// The rule it breaks.
         error: ContentError,
     },
-    /// `symbol` is not qr or micro.
-    #[error("Invalid symbol: expected qr or micro")]
-    Symbol(String),
-    /// A parameter the kind of code asked for cannot honour (`symbol=micro`, structured
-    /// append).
-    #[error("Invalid {parameter} for {with}: {reason}")]
-    NotAvailable {
-        /// The parameter's API name.
-        parameter: &'static str,
-        /// The kind of code (`symbol=micro`, `structured append`).
-        with: &'static str,
-        /// Why, and what is possible.
-        reason: &'static str,
-    },
+}
+
+/// A code that could not be encoded, drawn or read back.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ImageError {
     /// The data does not fit in 16 structured append codes of the largest version allowed.
     #[error(
         "Data too long for 16 codes of version {max_version} at error correction level {level}: use shorter data, a lower level, or a count (larger codes)"
@@ -82,66 +137,6 @@ pub enum GenerateError {
         /// The most that fits in M4 at that level.
         capacity: Capacity,
     },
-    /// `size` is not a whole number from 50 to 2000.
-    #[error("Invalid size")]
-    Size(#[source] BoundsError),
-    /// `format` is not png or svg.
-    #[error("Invalid format")]
-    Format(#[source] OptionError),
-    /// `color` is not RGB, RRGGBB or RRGGBBAA hex.
-    #[error("Invalid color")]
-    Color(#[source] OptionError),
-    /// `background` is not RGB, RRGGBB or RRGGBBAA hex.
-    #[error("Invalid background")]
-    Background(#[source] OptionError),
-    /// `errorCorrection` is not L, M, Q or H.
-    #[error("Invalid errorCorrection")]
-    ErrorCorrection(String),
-    /// `margin` is not a whole number from 0 to 10.
-    #[error("Invalid margin")]
-    Margin(#[source] BoundsError),
-    /// `logoSize` is not a whole number from 5 to 30.
-    #[error("Invalid logoSize")]
-    LogoSize(#[source] BoundsError),
-    /// `style` is not a module style.
-    #[error("Invalid style")]
-    Style(#[source] OptionError),
-    /// `finderStyle` is not a finder style.
-    #[error("Invalid finderStyle")]
-    FinderStyle(#[source] OptionError),
-    /// `finderColor` is not hex.
-    #[error("Invalid finderColor")]
-    FinderColor(#[source] OptionError),
-    /// `gradient` is not linear or radial.
-    #[error("Invalid gradient")]
-    Gradient(#[source] OptionError),
-    /// `color2` is not hex, or missing with a gradient.
-    #[error("Invalid color2")]
-    Color2(#[source] BoundsError),
-    /// `gradientAngle` is not a whole number from 0 to 359.
-    #[error("Invalid gradientAngle")]
-    GradientAngle(#[source] BoundsError),
-    /// `frame` is not a frame style.
-    #[error("Invalid frame")]
-    Frame(#[source] OptionError),
-    /// `frameText` is too long or has a character the font lacks.
-    #[error("Invalid frameText")]
-    FrameText(#[source] OptionError),
-    /// `frameColor` is not hex.
-    #[error("Invalid frameColor")]
-    FrameColor(#[source] OptionError),
-    /// `svgMode` is not compact or outline.
-    #[error("Invalid svgMode")]
-    SvgMode(#[source] OptionError),
-    /// `printSize` is not a whole number from 10 to 1000.
-    #[error("Invalid printSize")]
-    PrintSize(#[source] BoundsError),
-    /// `dpi` is not a whole number from 72 to 2400.
-    #[error("Invalid dpi")]
-    Dpi(#[source] BoundsError),
-    /// `verify` is not true or false.
-    #[error("Invalid verify")]
-    Verify(#[source] BoundsError),
     /// A colour is too close to the background to scan.
     #[error(
         "Contrast too low: {parameter} on the background is {ratio}:1, at least {minimum}:1 is needed for the code to scan"
@@ -170,14 +165,6 @@ pub enum GenerateError {
     /// `verify=true` and the finished image did not decode to the data (answered with 422).
     #[error("Image not readable: {0}")]
     Unreadable(String),
-    /// The data has more characters than the service accepts.
-    #[error("Data too long: {count} characters, at most {max} allowed")]
-    TooManyCharacters {
-        /// Characters given.
-        count: usize,
-        /// Characters allowed.
-        max: usize,
-    },
     /// The data does not fit in the largest code at the level used.
     #[error("Data too long for error correction level {level}: at most {capacity} fit")]
     DataTooLong {
@@ -210,79 +197,111 @@ impl GenerateError {
     /// failures that are no parameter's).
     pub fn parameter(&self) -> &'static str {
         match self {
-            GenerateError::Size(_) | GenerateError::SizeTooSmall { .. } => "size",
-            GenerateError::Format(_) => "format",
-            GenerateError::Color(_) => "color",
-            GenerateError::Background(_) => "background",
-            GenerateError::ErrorCorrection(_) => "errorCorrection",
-            GenerateError::Margin(_) => "margin",
-            GenerateError::LogoSize(_) | GenerateError::LogoDoesNotFit { .. } => "logoSize",
-            GenerateError::Style(_) | GenerateError::StyleTooThin { .. } => "style",
-            GenerateError::FinderStyle(_) => "finderStyle",
-            GenerateError::FinderColor(_) => "finderColor",
-            GenerateError::Gradient(_) => "gradient",
-            GenerateError::Color2(_) => "color2",
-            GenerateError::GradientAngle(_) => "gradientAngle",
-            GenerateError::Frame(_) => "frame",
-            GenerateError::FrameText(_) => "frameText",
-            GenerateError::FrameColor(_) => "frameColor",
-            GenerateError::SvgMode(_) => "svgMode",
-            GenerateError::PrintSize(_) => "printSize",
-            GenerateError::Dpi(_) => "dpi",
-            GenerateError::Verify(_) => "verify",
-            GenerateError::Symbol(_) => "symbol",
-            GenerateError::NotAvailable { parameter, .. } => parameter,
-            GenerateError::TypeWithData | GenerateError::ContentType(_) => "type",
-            GenerateError::MissingField { field, .. }
-            | GenerateError::InvalidField { field, .. }
-            | GenerateError::Content { field, .. } => field,
-            GenerateError::LowContrast { parameter, .. } => parameter,
-            GenerateError::MissingData
-            | GenerateError::Unreadable(_)
-            | GenerateError::TooManyCharacters { .. }
-            | GenerateError::DataTooLong { .. }
-            | GenerateError::MicroDataTooLong { .. }
-            | GenerateError::SequenceTooLong { .. }
-            | GenerateError::TooManyCodes { .. }
-            | GenerateError::Encoding(_) => "data",
+            GenerateError::Parameter(e) => e.parameter(),
+            GenerateError::Payload(e) => e.parameter(),
+            GenerateError::Image(e) => e.parameter(),
+        }
+    }
+}
+
+impl ParameterError {
+    /// The API name of the parameter this error is about.
+    pub fn parameter(&self) -> &'static str {
+        match self {
+            ParameterError::MissingData | ParameterError::TooManyCharacters { .. } => "data",
+            ParameterError::TypeWithData => "type",
+            ParameterError::Symbol(_) => "symbol",
+            ParameterError::Invalid { parameter, .. } => parameter.name,
+            ParameterError::NotAvailable { parameter, .. } => parameter,
+        }
+    }
+
+    /// `parameter`'s value is refused for `reason`.
+    pub fn invalid(parameter: &'static Parameter, reason: impl Into<InvalidValue>) -> Self {
+        ParameterError::Invalid {
+            parameter,
+            reason: Some(reason.into()),
+        }
+    }
+}
+
+impl PayloadError {
+    /// The API name of the parameter this error is about (`type`, or the field's).
+    pub fn parameter(&self) -> &'static str {
+        match self {
+            PayloadError::ContentType(_) => "type",
+            PayloadError::MissingField { field, .. }
+            | PayloadError::InvalidField { field, .. }
+            | PayloadError::Content { field, .. } => field,
+        }
+    }
+}
+
+impl ImageError {
+    /// The API name of the parameter this error is about (`data` for failures that are no
+    /// parameter's).
+    pub fn parameter(&self) -> &'static str {
+        match self {
+            ImageError::SizeTooSmall { .. } => "size",
+            ImageError::LogoDoesNotFit { .. } => "logoSize",
+            ImageError::StyleTooThin { .. } => "style",
+            ImageError::LowContrast { parameter, .. } => parameter,
+            ImageError::Unreadable(_)
+            | ImageError::DataTooLong { .. }
+            | ImageError::MicroDataTooLong { .. }
+            | ImageError::SequenceTooLong { .. }
+            | ImageError::TooManyCodes { .. }
+            | ImageError::Encoding(_) => "data",
+        }
+    }
+}
+
+impl From<RenderError> for ImageError {
+    fn from(e: RenderError) -> Self {
+        match e {
+            RenderError::Encode(EncodeError::DataTooLong {
+                level, capacity, ..
+            }) => ImageError::DataTooLong { level, capacity },
+            RenderError::Encode(EncodeError::MicroDataTooLong {
+                level, capacity, ..
+            }) => ImageError::MicroDataTooLong { level, capacity },
+            RenderError::Encode(other) => ImageError::Encoding(other.to_string()),
+            RenderError::SizeTooSmall { minimum, .. } => ImageError::SizeTooSmall { minimum },
+            RenderError::LogoDoesNotFit { percent } => ImageError::LogoDoesNotFit { percent },
+            RenderError::PngEncoding(message) => ImageError::Encoding(message),
+            // A format compiled out of qr-core, or a refusal added after this match was written:
+            // neither is the caller's fault.
+            other => ImageError::Encoding(other.to_string()),
         }
     }
 }
 
 impl From<RenderError> for GenerateError {
     fn from(e: RenderError) -> Self {
-        match e {
-            RenderError::Encode(EncodeError::DataTooLong {
-                level, capacity, ..
-            }) => GenerateError::DataTooLong { level, capacity },
-            RenderError::Encode(EncodeError::MicroDataTooLong {
-                level, capacity, ..
-            }) => GenerateError::MicroDataTooLong { level, capacity },
-            RenderError::Encode(other) => GenerateError::Encoding(other.to_string()),
-            RenderError::SizeTooSmall { minimum, .. } => GenerateError::SizeTooSmall { minimum },
-            RenderError::LogoDoesNotFit { percent } => GenerateError::LogoDoesNotFit { percent },
-            RenderError::PngEncoding(message) => GenerateError::Encoding(message),
-            // A format compiled out of qr-core, or a refusal added after this match was written:
-            // neither is the caller's fault.
-            other => GenerateError::Encoding(other.to_string()),
-        }
+        GenerateError::Image(e.into())
+    }
+}
+
+impl From<BoundsError> for ParameterError {
+    /// The error of the parameter the bound belongs to.
+    fn from(e: BoundsError) -> Self {
+        let parameter = match e {
+            BoundsError::Size(_) | BoundsError::SizeText(_) => &parameters::SIZE,
+            BoundsError::Margin(_) | BoundsError::MarginText(_) => &parameters::MARGIN,
+            BoundsError::LogoSize(_) | BoundsError::LogoSizeText(_) => &parameters::LOGO_SIZE,
+            BoundsError::PrintSize(_) | BoundsError::PrintSizeText(_) => &parameters::PRINT_SIZE,
+            BoundsError::Dpi(_) | BoundsError::DpiText(_) => &parameters::DPI,
+            BoundsError::GradientAngle(_) => &parameters::GRADIENT_ANGLE,
+            BoundsError::Colour(_) | BoundsError::Color2Required => &parameters::COLOR2,
+            BoundsError::Flag(_) => &parameters::VERIFY,
+        };
+        ParameterError::invalid(parameter, e)
     }
 }
 
 impl From<BoundsError> for GenerateError {
     /// The error of the parameter the bound belongs to.
     fn from(e: BoundsError) -> Self {
-        match e {
-            BoundsError::Size(_) | BoundsError::SizeText(_) => GenerateError::Size(e),
-            BoundsError::Margin(_) | BoundsError::MarginText(_) => GenerateError::Margin(e),
-            BoundsError::LogoSize(_) | BoundsError::LogoSizeText(_) => GenerateError::LogoSize(e),
-            BoundsError::PrintSize(_) | BoundsError::PrintSizeText(_) => {
-                GenerateError::PrintSize(e)
-            }
-            BoundsError::Dpi(_) | BoundsError::DpiText(_) => GenerateError::Dpi(e),
-            BoundsError::GradientAngle(_) => GenerateError::GradientAngle(e),
-            BoundsError::Colour(_) | BoundsError::Color2Required => GenerateError::Color2(e),
-            BoundsError::Flag(_) => GenerateError::Verify(e),
-        }
+        GenerateError::Parameter(e.into())
     }
 }

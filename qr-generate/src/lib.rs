@@ -10,9 +10,11 @@
 
 pub mod batch;
 pub mod bounds;
+mod code;
 pub mod content;
 mod error;
 pub mod file_names;
+pub mod parameters;
 pub mod params;
 pub mod scan;
 pub mod structured;
@@ -23,5 +25,9 @@ pub use batch::{
     code_settings,
 };
 pub use bounds::{BoundsError, MAX_DATA_CHARS};
-pub use params::{GenerateError, GenerateParams, render, render_checked, render_symbol};
+pub use parameters::{PARAMETERS, Parameter};
+pub use params::{
+    Code, GenerateError, GenerateParams, ImageError, InvalidValue, ParameterError, PayloadError,
+    render,
+};
 pub use symbol::Symbol;

@@ -1,9 +1,10 @@
-//! One code from request parameters: raw string parameters to render options, and render failures to the API's messages.
+//! One code from request parameters: raw string parameters checked once into a [`Code`], and its rendering with the API's messages.
 //!
 //! Both the HTTP server (`GET /api/generate`) and the CLI (`qr generate`) call
 //! [`GenerateParams::parse`] and then [`render`], so they accept the same
-//! values and report the same messages. The `Display` of every
-//! [`GenerateError`] is exactly the message of the API's error body.
+//! values and report the same messages. The names, bounds and messages are those of the table
+//! [`crate::parameters::PARAMETERS`]; the `Display` of every [`GenerateError`] is exactly the
+//! message of the API's error body.
 
 use std::collections::BTreeMap;
 
@@ -12,8 +13,11 @@ use qr_core::{
     GradientKind, ModuleStyle, RenderOptions, SvgMode,
 };
 
-use crate::bounds::{self, BoundsError, MAX_DATA_CHARS};
-pub use crate::error::GenerateError;
+use crate::bounds::{self, BoundsError};
+pub use crate::code::Code;
+use crate::code::check_data_length;
+pub use crate::error::{GenerateError, ImageError, InvalidValue, ParameterError, PayloadError};
+use crate::parameters::{self as table, Parameter};
 use crate::symbol::Symbol;
 
 /// The raw parameters of one code, as strings, with the spec's names in the comments.
@@ -73,31 +77,9 @@ pub struct GenerateParams {
     pub content: BTreeMap<String, String>,
 }
 
-/// The API names of every parameter, in the order they are validated.
-pub const PARAMETER_NAMES: [&str; 22] = [
-    "data",
-    "size",
-    "format",
-    "color",
-    "background",
-    "errorCorrection",
-    "margin",
-    "logoSize",
-    "style",
-    "finderStyle",
-    "finderColor",
-    "gradient",
-    "color2",
-    "gradientAngle",
-    "frame",
-    "frameText",
-    "frameColor",
-    "svgMode",
-    "printSize",
-    "dpi",
-    "verify",
-    "symbol",
-];
+/// The API names of every parameter [`GenerateParams::parse`] reads, in the order they are
+/// validated: the settings of [`crate::parameters::PARAMETERS`].
+pub const PARAMETER_NAMES: [&str; 22] = crate::parameters::SETTING_NAMES;
 
 impl GenerateParams {
     /// Collects the parameters from `(name, value)` pairs with the API's names
@@ -197,7 +179,7 @@ impl GenerateParams {
     pub fn verify(&self) -> Result<bool, GenerateError> {
         match self.verify.as_deref() {
             None => Ok(false),
-            Some(text) => bounds::parse_flag(text).map_err(GenerateError::Verify),
+            Some(text) => bounds::parse_flag(text).map_err(|e| invalid(&table::VERIFY, e)),
         }
     }
 
@@ -207,7 +189,7 @@ impl GenerateParams {
             None => Ok(Symbol::Qr),
             Some(text) => text
                 .parse()
-                .map_err(|_| GenerateError::Symbol(text.to_owned())),
+                .map_err(|_| ParameterError::Symbol(text.to_owned()).into()),
         }
     }
 
@@ -218,156 +200,149 @@ impl GenerateParams {
             value.as_deref().filter(|v| !v.is_empty())
         }
         match (given(&self.data), given(&self.content_type)) {
-            (Some(_), Some(_)) => Err(GenerateError::TypeWithData),
+            (Some(_), Some(_)) => Err(ParameterError::TypeWithData.into()),
             (Some(data), None) => Ok(data.to_owned()),
             (None, Some(name)) => {
                 let kind = crate::content::content_type(name)
-                    .ok_or_else(|| GenerateError::ContentType(name.to_owned()))?;
-                crate::content::build(kind, |field| self.content.get(field).map(String::as_str))
+                    .ok_or_else(|| PayloadError::ContentType(name.to_owned()))?;
+                Ok(crate::content::build(kind, |field| {
+                    self.content.get(field).map(String::as_str)
+                })?)
             }
-            (None, None) => Err(GenerateError::MissingData),
+            (None, None) => Err(ParameterError::MissingData.into()),
         }
     }
 
-    /// Validates every parameter, in the order of [`PARAMETER_NAMES`], and returns the data
-    /// (`data`, or built from `type` and its fields) with its render options (without a logo;
-    /// `verify` and `symbol` are read by [`GenerateParams::verify`] and
-    /// [`GenerateParams::symbol`], and a Micro QR code gets its 2-module quiet zone unless
-    /// `margin` is given). The first invalid parameter is reported.
-    pub fn parse(&self) -> Result<(String, RenderOptions), GenerateError> {
+    /// Validates every parameter, in the order of [`PARAMETER_NAMES`], into a [`Code`]: the
+    /// data (`data`, or built from `type` and its fields) with its render options (without a
+    /// logo), `verify` and `symbol`; a Micro QR code gets its 2-module quiet zone unless
+    /// `margin` is given. The first invalid parameter is reported.
+    pub fn parse(&self) -> Result<Code, GenerateError> {
         let data = self.payload()?;
         check_data_length(&data)?;
         let mut options = RenderOptions::default();
         if let Some(s) = &self.size {
-            options.size = bounds::parse_size(s).map_err(GenerateError::Size)?;
+            options.size = bounds::parse_size(s).map_err(|e| invalid(&table::SIZE, e))?;
         }
         if let Some(s) = &self.format {
-            options.format = s.parse::<Format>().map_err(GenerateError::Format)?;
+            options.format = s
+                .parse::<Format>()
+                .map_err(|e| invalid(&table::FORMAT, e))?;
         }
         if let Some(s) = &self.color {
-            options.color = Color::parse_hex(s).map_err(GenerateError::Color)?;
+            options.color = Color::parse_hex(s).map_err(|e| invalid(&table::COLOR, e))?;
         }
         if let Some(s) = &self.background {
-            options.background = Color::parse_hex(s).map_err(GenerateError::Background)?;
+            options.background = Color::parse_hex(s).map_err(|e| invalid(&table::BACKGROUND, e))?;
         }
         if let Some(s) = &self.error_correction {
-            options.ec_level =
-                EcLevel::parse(s).ok_or_else(|| GenerateError::ErrorCorrection(s.clone()))?;
+            // The level's name is the whole message: no source.
+            options.ec_level = EcLevel::parse(s).ok_or(ParameterError::Invalid {
+                parameter: &table::ERROR_CORRECTION,
+                reason: None,
+            })?;
         }
         if let Some(s) = &self.margin {
-            options.margin = bounds::parse_margin(s).map_err(GenerateError::Margin)?;
+            options.margin = bounds::parse_margin(s).map_err(|e| invalid(&table::MARGIN, e))?;
         }
         if let Some(s) = &self.logo_size {
-            options.logo_size = bounds::parse_logo_size(s).map_err(GenerateError::LogoSize)?;
+            options.logo_size =
+                bounds::parse_logo_size(s).map_err(|e| invalid(&table::LOGO_SIZE, e))?;
         }
         if let Some(s) = &self.style {
-            options.style = s.parse::<ModuleStyle>().map_err(GenerateError::Style)?;
+            options.style = s
+                .parse::<ModuleStyle>()
+                .map_err(|e| invalid(&table::STYLE, e))?;
         }
         if let Some(s) = &self.finder_style {
             options.finder_style = s
                 .parse::<FinderStyle>()
-                .map_err(GenerateError::FinderStyle)?;
+                .map_err(|e| invalid(&table::FINDER_STYLE, e))?;
         }
         if let Some(s) = &self.finder_color {
-            options.finder_color = Some(Color::parse_hex(s).map_err(GenerateError::FinderColor)?);
+            options.finder_color =
+                Some(Color::parse_hex(s).map_err(|e| invalid(&table::FINDER_COLOR, e))?);
         }
         if let Some(s) = &self.gradient {
-            let kind = s.parse::<GradientKind>().map_err(GenerateError::Gradient)?;
+            let kind = s
+                .parse::<GradientKind>()
+                .map_err(|e| invalid(&table::GRADIENT, e))?;
             let to = match &self.color2 {
-                Some(c) => bounds::parse_colour(c).map_err(GenerateError::Color2)?,
-                None => return Err(GenerateError::Color2(BoundsError::Color2Required)),
+                Some(c) => bounds::parse_colour(c).map_err(|e| invalid(&table::COLOR2, e))?,
+                None => return Err(invalid(&table::COLOR2, BoundsError::Color2Required)),
             };
             let angle = match &self.gradient_angle {
-                Some(a) => bounds::parse_gradient_angle(a).map_err(GenerateError::GradientAngle)?,
+                Some(a) => bounds::parse_gradient_angle(a)
+                    .map_err(|e| invalid(&table::GRADIENT_ANGLE, e))?,
                 None => GradientAngle::default(),
             };
             options.gradient = Some(Gradient::new(kind, to).with_angle(angle));
         } else {
             // Without a gradient these two are unused, but still checked: a typo should not pass.
             if let Some(c) = &self.color2 {
-                bounds::parse_colour(c).map_err(GenerateError::Color2)?;
+                bounds::parse_colour(c).map_err(|e| invalid(&table::COLOR2, e))?;
             }
             if let Some(a) = &self.gradient_angle {
-                bounds::parse_gradient_angle(a).map_err(GenerateError::GradientAngle)?;
+                bounds::parse_gradient_angle(a).map_err(|e| invalid(&table::GRADIENT_ANGLE, e))?;
             }
         }
         if let Some(s) = &self.frame {
-            options.frame.style = s.parse::<FrameStyle>().map_err(GenerateError::Frame)?;
+            options.frame.style = s
+                .parse::<FrameStyle>()
+                .map_err(|e| invalid(&table::FRAME, e))?;
         }
         if let Some(s) = &self.frame_text {
-            options.frame.text = FrameText::new(s).map_err(GenerateError::FrameText)?;
+            options.frame.text = FrameText::new(s).map_err(|e| invalid(&table::FRAME_TEXT, e))?;
         }
         if let Some(s) = &self.frame_color {
-            options.frame.color = Some(Color::parse_hex(s).map_err(GenerateError::FrameColor)?);
+            options.frame.color =
+                Some(Color::parse_hex(s).map_err(|e| invalid(&table::FRAME_COLOR, e))?);
         }
         if let Some(s) = &self.svg_mode {
-            options.svg_mode = s.parse::<SvgMode>().map_err(GenerateError::SvgMode)?;
+            options.svg_mode = s
+                .parse::<SvgMode>()
+                .map_err(|e| invalid(&table::SVG_MODE, e))?;
         }
         if let Some(s) = &self.print_size {
-            options.print_size = bounds::parse_print_size(s).map_err(GenerateError::PrintSize)?;
+            options.print_size =
+                bounds::parse_print_size(s).map_err(|e| invalid(&table::PRINT_SIZE, e))?;
         }
         if let Some(s) = &self.dpi {
-            options.dpi = Some(bounds::parse_dpi(s).map_err(GenerateError::Dpi)?);
+            options.dpi = Some(bounds::parse_dpi(s).map_err(|e| invalid(&table::DPI, e))?);
         }
         let verify = self.verify()?;
-        if self.symbol()? == Symbol::Micro {
+        let symbol = self.symbol()?;
+        if symbol == Symbol::Micro {
             crate::symbol::check_micro(&options, verify)?;
             if self.margin.is_none() {
                 options.margin = crate::symbol::MICRO_QUIET_ZONE;
             }
         }
-        Ok((data, options))
+        Ok(Code::parsed(data, options, symbol, verify))
     }
 }
 
-/// Refuses data of more than [`MAX_DATA_CHARS`] characters.
-fn check_data_length(data: &str) -> Result<(), GenerateError> {
-    let count = data.chars().count();
-    if count > MAX_DATA_CHARS {
-        return Err(GenerateError::TooManyCharacters {
-            count,
-            max: MAX_DATA_CHARS,
-        });
-    }
-    Ok(())
+/// The refusal of `parameter`'s value, for `reason`.
+fn invalid(parameter: &'static Parameter, reason: impl Into<InvalidValue>) -> GenerateError {
+    ParameterError::invalid(parameter, reason).into()
 }
 
-/// Renders `data` with `options`, reporting failures with the API's messages.
+/// Renders `code`, reporting failures with the API's messages: a regular QR code after the
+/// checks the image itself needs (colour contrast, the style's pixels per module), then, when
+/// it asks for `verify`, decoded back (an image that does not give back the data is refused
+/// with [`ImageError::Unreadable`]); a Micro QR code as `symbol::render_micro` draws it.
 ///
-/// The service's bounds are checked here as well as in [`GenerateParams::parse`], so options
-/// built or changed by hand cannot step past them.
-pub fn render(data: &str, options: &RenderOptions) -> Result<Vec<u8>, GenerateError> {
-    check_data_length(data)?;
-    bounds::check_options(options)?;
-    crate::scan::check_contrast(options)?;
-    let code = qr_core::encode(data, options)?;
-    crate::scan::check_geometry(&code, options)?;
-    qr_core::render_code(&code, options).map_err(GenerateError::from)
-}
-
-/// [`render_checked`] for a regular QR code, [`crate::symbol::render_micro`] for a Micro QR
-/// code (which [`GenerateParams::parse`] never lets `verify`).
-pub fn render_symbol(
-    data: &str,
-    options: &RenderOptions,
-    symbol: Symbol,
-    verify: bool,
-) -> Result<Vec<u8>, GenerateError> {
-    match symbol {
-        Symbol::Qr => render_checked(data, options, verify),
-        Symbol::Micro => crate::symbol::render_micro(data, options),
+/// The parameters' bounds are not checked again: a [`Code`] cannot step past them.
+pub fn render(code: &Code) -> Result<Vec<u8>, GenerateError> {
+    if code.symbol() == Symbol::Micro {
+        return crate::symbol::render_micro(code);
     }
-}
-
-/// [`render`], then, when `verify`, the finished image decoded back: an image that does not
-/// give back `data` is refused with [`GenerateError::Unreadable`].
-pub fn render_checked(
-    data: &str,
-    options: &RenderOptions,
-    verify: bool,
-) -> Result<Vec<u8>, GenerateError> {
-    let image = render(data, options)?;
-    if verify {
+    let (data, options) = (code.data(), code.options());
+    crate::scan::check_contrast(options)?;
+    let qr = qr_core::encode(data, options).map_err(ImageError::from)?;
+    crate::scan::check_geometry(&qr, options)?;
+    let image = qr_core::render_code(&qr, options).map_err(ImageError::from)?;
+    if code.verify() {
         crate::scan::verify(data, options, &image)?;
     }
     Ok(image)
@@ -390,7 +365,8 @@ mod tests {
 
     #[test]
     fn defaults_are_the_specs() {
-        let (data, options) = params(&[("data", "hello")]).parse().unwrap();
+        let code = params(&[("data", "hello")]).parse().unwrap();
+        let (data, options) = (code.data(), code.options().clone());
         assert_eq!(data, "hello");
         assert_eq!(options, RenderOptions::default());
         assert_eq!(options.size.pixels(), 300);
@@ -399,7 +375,7 @@ mod tests {
 
     #[test]
     fn every_parameter_is_read() {
-        let (_, o) = params(&[
+        let code = params(&[
             ("data", "x"),
             ("size", "512"),
             ("format", "SVG"),
@@ -413,6 +389,7 @@ mod tests {
         ])
         .parse()
         .unwrap();
+        let o = code.options();
         assert_eq!(o.size.pixels(), 512);
         assert_eq!(o.format, Format::Svg);
         assert_eq!(o.color, Color::rgb(255, 0, 0));
@@ -463,11 +440,13 @@ mod tests {
     fn too_many_characters_is_refused_before_encoding() {
         let data = "é".repeat(2954);
         assert_eq!(
-            render(&data, &RenderOptions::default()),
-            Err(GenerateError::TooManyCharacters {
-                count: 2954,
-                max: 2953
-            })
+            params(&[("data", &data)]).parse(),
+            Err(GenerateError::Parameter(
+                ParameterError::TooManyCharacters {
+                    count: 2954,
+                    max: 2953
+                }
+            ))
         );
     }
 
@@ -503,17 +482,19 @@ mod tests {
 
     #[test]
     fn render_errors_get_clear_messages() {
-        let (data, mut options) = params(&[("data", &"é".repeat(2000))]).parse().unwrap();
-        let e = render(&data, &options).unwrap_err();
+        let code = params(&[("data", &"é".repeat(2000))]).parse().unwrap();
+        let e = render(&code).unwrap_err();
         assert_eq!(
             e.to_string(),
             "Data too long for error correction level M: at most 2331 bytes fit"
         );
+        let mut options = code.options().clone();
         options.ec_level = EcLevel::L;
         options.size = bounds::size(50).unwrap();
-        let e = render("a".repeat(500).as_str(), &options).unwrap_err();
+        let small = Code::new("a".repeat(500).as_str(), options, Symbol::Qr, false).unwrap();
+        let e = render(&small).unwrap_err();
         assert!(
-            matches!(e, GenerateError::SizeTooSmall { minimum } if minimum > 50),
+            matches!(e, GenerateError::Image(ImageError::SizeTooSmall { minimum }) if minimum > 50),
             "{e:?}"
         );
         assert!(
@@ -524,10 +505,10 @@ mod tests {
 
     #[test]
     fn rendering_works() {
-        let (data, options) = params(&[("data", "hello"), ("format", "svg")])
+        let code = params(&[("data", "hello"), ("format", "svg")])
             .parse()
             .unwrap();
-        let svg = render(&data, &options).unwrap();
+        let svg = render(&code).unwrap();
         assert!(svg.starts_with(b"<svg") || svg.starts_with(b"<?xml"));
     }
 }

@@ -3,7 +3,7 @@
 use qr_core::{Color, FinderStyle, Format, FrameStyle, ModuleStyle, QrCode, RenderOptions};
 
 use crate::bounds::MAX_SIZE;
-use crate::params::GenerateError;
+use crate::error::ImageError;
 
 /// The lowest WCAG 2.x contrast ratio accepted between a dark colour and the background: 3:1,
 /// WCAG's minimum for graphics that must be perceived (success criterion 1.4.11), which also
@@ -49,12 +49,12 @@ pub fn min_module_pixels(options: &RenderOptions) -> Option<u32> {
 
 /// Refuses colours too close to the background to scan. Translucent colours are judged as
 /// they show: the background over white paper, each colour over that background.
-pub fn check_contrast(options: &RenderOptions) -> Result<(), GenerateError> {
+pub fn check_contrast(options: &RenderOptions) -> Result<(), ImageError> {
     let background = options.background.over(Color::WHITE);
     let check = |parameter: &'static str, color: Color| {
         let ratio = Ratio::of(color.over(background).contrast_ratio(background));
         if ratio < MIN_CONTRAST {
-            return Err(GenerateError::LowContrast {
+            return Err(ImageError::LowContrast {
                 parameter,
                 ratio,
                 minimum: MIN_CONTRAST,
@@ -80,11 +80,13 @@ pub fn check_contrast(options: &RenderOptions) -> Result<(), GenerateError> {
 }
 
 /// Refuses a styled image whose modules would have fewer pixels than [`min_module_pixels`].
-pub fn check_geometry(code: &QrCode, options: &RenderOptions) -> Result<(), GenerateError> {
+pub fn check_geometry(code: &QrCode, options: &RenderOptions) -> Result<(), ImageError> {
     let Some(minimum) = min_module_pixels(options) else {
         return Ok(());
     };
-    let pixels = qr_core::placement(code, options)?.module_pixels;
+    let pixels = qr_core::placement(code, options)
+        .map_err(ImageError::from)?
+        .module_pixels;
     if pixels >= minimum {
         return Ok(());
     }
@@ -96,7 +98,7 @@ pub fn check_geometry(code: &QrCode, options: &RenderOptions) -> Result<(), Gene
             })
         })
         .unwrap_or(MAX_SIZE);
-    Err(GenerateError::StyleTooThin {
+    Err(ImageError::StyleTooThin {
         pixels,
         minimum,
         size,
@@ -108,18 +110,18 @@ pub fn check_geometry(code: &QrCode, options: &RenderOptions) -> Result<(), Gene
 /// A PNG is decoded as written. SVG, PDF and EPS are vector documents: what is decoded is
 /// qr-core's own raster of the same options (the writers draw the same shapes; tests
 /// rasterise each vector format with resvg, poppler and Ghostscript and decode those too).
-pub fn verify(data: &str, options: &RenderOptions, image: &[u8]) -> Result<(), GenerateError> {
+pub fn verify(data: &str, options: &RenderOptions, image: &[u8]) -> Result<(), ImageError> {
     let raster;
     let png = if options.format == Format::Png {
         image
     } else {
         let mut as_png = options.clone().with_format(Format::Png);
         as_png.dpi = None;
-        raster = qr_core::render(data, &as_png)?;
+        raster = qr_core::render(data, &as_png).map_err(ImageError::from)?;
         &raster
     };
     let (width, height, mut luma) = png_luma(png)
-        .map_err(|e| GenerateError::Unreadable(format!("the image could not be read: {e}")))?;
+        .map_err(|e| ImageError::Unreadable(format!("the image could not be read: {e}")))?;
     // Readers look for dark modules on a light background; a light-on-dark code is inverted first.
     let background = options.background.over(Color::WHITE);
     if options.color.over(background).relative_luminance() > background.relative_luminance() {
@@ -129,16 +131,15 @@ pub fn verify(data: &str, options: &RenderOptions, image: &[u8]) -> Result<(), G
         rqrr::PreparedImage::prepare_from_greyscale(width, height, |x, y| luma[y * width + x]);
     let grids = prepared.detect_grids();
     let Some(grid) = grids.first() else {
-        return Err(GenerateError::Unreadable(
+        return Err(ImageError::Unreadable(
             "no QR code was found in the image".into(),
         ));
     };
     let mut content = Vec::new();
-    grid.decode_to(&mut content).map_err(|e| {
-        GenerateError::Unreadable(format!("the code was found but not decoded ({e})"))
-    })?;
+    grid.decode_to(&mut content)
+        .map_err(|e| ImageError::Unreadable(format!("the code was found but not decoded ({e})")))?;
     if content != data.as_bytes() {
-        return Err(GenerateError::Unreadable(
+        return Err(ImageError::Unreadable(
             "the code decodes to other data than was given".into(),
         ));
     }
@@ -191,7 +192,7 @@ mod tests {
             .with_gradient(Gradient::new(GradientKind::Linear, colour("eeeeee")));
         assert!(matches!(
             check_contrast(&gradient),
-            Err(GenerateError::LowContrast {
+            Err(ImageError::LowContrast {
                 parameter: "color2",
                 ..
             })
@@ -199,7 +200,7 @@ mod tests {
         let finder = RenderOptions::default().with_finder_color(colour("ffff00"));
         assert!(matches!(
             check_contrast(&finder),
-            Err(GenerateError::LowContrast {
+            Err(ImageError::LowContrast {
                 parameter: "finderColor",
                 ..
             })
@@ -220,7 +221,7 @@ mod tests {
         let error = check_geometry(&code, &options).unwrap_err();
         assert_eq!(
             error,
-            GenerateError::StyleTooThin {
+            ImageError::StyleTooThin {
                 pixels: 2,
                 minimum: 4,
                 size: 4 * (code.size() as u32 + 8)
@@ -229,7 +230,7 @@ mod tests {
         let connected = options.clone().with_style(ModuleStyle::Connected);
         assert!(matches!(
             check_geometry(&code, &connected),
-            Err(GenerateError::StyleTooThin { minimum: 5, .. })
+            Err(ImageError::StyleTooThin { minimum: 5, .. })
         ));
         let finders = options
             .clone()
@@ -237,7 +238,7 @@ mod tests {
             .with_finder_style(FinderStyle::Rounded);
         assert!(matches!(
             check_geometry(&code, &finders),
-            Err(GenerateError::StyleTooThin { minimum: 3, .. })
+            Err(ImageError::StyleTooThin { minimum: 3, .. })
         ));
         assert!(check_geometry(&code, &options.clone().with_style(ModuleStyle::Square)).is_ok());
     }
@@ -256,7 +257,7 @@ mod tests {
         let image = qr_core::render("other", &options).expect("renders");
         assert_eq!(
             verify(data, &options, &image),
-            Err(GenerateError::Unreadable(
+            Err(ImageError::Unreadable(
                 "the code decodes to other data than was given".into()
             ))
         );
@@ -270,7 +271,7 @@ mod tests {
         .expect("renders");
         assert_eq!(
             verify(data, &options, &blank),
-            Err(GenerateError::Unreadable(
+            Err(ImageError::Unreadable(
                 "no QR code was found in the image".into()
             ))
         );

@@ -11,7 +11,8 @@ use std::str::FromStr;
 
 use qr_core::{EncodeError, QrCode, RenderOptions, Version};
 
-use crate::params::GenerateError;
+use crate::code::Code;
+use crate::error::{GenerateError, ImageError, ParameterError};
 
 /// How to split a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,21 +44,20 @@ impl FromStr for Split {
 }
 
 fn not_available(parameter: &'static str, reason: &'static str) -> GenerateError {
-    GenerateError::NotAvailable {
+    ParameterError::NotAvailable {
         parameter,
         with: "structured append",
         reason,
     }
+    .into()
 }
 
-/// The codes of `data` split as `split` says, each rendered with `options`, in sequence order.
-pub fn render_structured(
-    data: &str,
-    options: &RenderOptions,
-    split: Split,
-    verify: bool,
-) -> Result<Vec<Vec<u8>>, GenerateError> {
-    if verify {
+/// The codes of `code`'s data split as `split` says, each rendered with its options, in
+/// sequence order (its bounds hold for every [`Code`]; contrast and each code's pixels per
+/// module are checked here).
+pub fn render_structured(code: &Code, split: Split) -> Result<Vec<Vec<u8>>, GenerateError> {
+    let options = code.options();
+    if code.verify() {
         return Err(not_available(
             "verify",
             "the built-in decoder reads no structured append header; check the codes with ZXing",
@@ -69,21 +69,20 @@ pub fn render_structured(
             "the codes' version is set by the split, so a logo cannot be given room",
         ));
     }
-    crate::bounds::check_options(options)?;
     crate::scan::check_contrast(options)?;
-    let codes = encode(data, options, split)?;
+    let codes = encode(code.data(), options, split)?;
     codes
         .iter()
-        .map(|code| {
-            crate::scan::check_geometry(code, options)?;
-            qr_core::render_code(code, options).map_err(GenerateError::from)
+        .map(|qr| {
+            crate::scan::check_geometry(qr, options)?;
+            Ok(qr_core::render_code(qr, options).map_err(ImageError::from)?)
         })
         .collect()
 }
 
 /// The sequence: for `auto`, versions 1 to 10; for N, the smallest largest version whose
 /// sequence has at most N codes.
-fn encode(data: &str, options: &RenderOptions, split: Split) -> Result<Vec<QrCode>, GenerateError> {
+fn encode(data: &str, options: &RenderOptions, split: Split) -> Result<Vec<QrCode>, ImageError> {
     let base = options.encode_options();
     let with_max = |max: u8| {
         let version = Version::new(max).expect("1 to 40");
@@ -92,11 +91,11 @@ fn encode(data: &str, options: &RenderOptions, split: Split) -> Result<Vec<QrCod
     let too_long = |e: EncodeError| match e {
         EncodeError::SequenceTooLong {
             level, max_version, ..
-        } => GenerateError::SequenceTooLong {
+        } => ImageError::SequenceTooLong {
             level,
             max_version: max_version.number(),
         },
-        other => GenerateError::Encoding(other.to_string()),
+        other => ImageError::Encoding(other.to_string()),
     };
     match split {
         Split::Auto => with_max(AUTO_MAX_VERSION).map_err(too_long),
@@ -110,7 +109,7 @@ fn encode(data: &str, options: &RenderOptions, split: Split) -> Result<Vec<QrCod
             }
             // Even codes of version 40: more than N of them, or 16 do not hold the data.
             match with_max(40) {
-                Ok(_) => Err(GenerateError::TooManyCodes { count: n }),
+                Ok(_) => Err(ImageError::TooManyCodes { count: n }),
                 Err(e) => Err(too_long(e)),
             }
         }
@@ -155,7 +154,8 @@ mod tests {
     #[test]
     fn refusals_name_the_parameter() {
         let options = RenderOptions::default();
-        let error = render_structured("x", &options, Split::Auto, true).unwrap_err();
+        let verified = Code::new("x", options.clone(), crate::Symbol::Qr, true).unwrap();
+        let error = render_structured(&verified, Split::Auto).unwrap_err();
         assert!(
             error
                 .to_string()

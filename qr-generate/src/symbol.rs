@@ -11,7 +11,8 @@ use qr_core::{
     RenderError, RenderOptions, SvgMode,
 };
 
-use crate::params::GenerateError;
+use crate::code::Code;
+use crate::error::{GenerateError, ImageError, ParameterError};
 
 /// Which kind of symbol to make.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -44,9 +45,9 @@ pub const MICRO_QUIET_ZONE: Margin = Margin::new(2);
 
 /// Refuses what a Micro QR code cannot be: a style, finder style or colour, gradient, frame,
 /// outline SVG, PDF or EPS, level H, or `verify`.
-pub fn check_micro(options: &RenderOptions, verify: bool) -> Result<(), GenerateError> {
+pub fn check_micro(options: &RenderOptions, verify: bool) -> Result<(), ParameterError> {
     let refuse = |parameter, reason| {
-        Err(GenerateError::NotAvailable {
+        Err(ParameterError::NotAvailable {
             parameter,
             with: "symbol=micro",
             reason,
@@ -89,34 +90,33 @@ pub fn check_micro(options: &RenderOptions, verify: bool) -> Result<(), Generate
 /// The refusal of a logo on a Micro QR code (the logo is fetched or read by the adapters, so
 /// they check this before fetching).
 pub fn logo_refused() -> GenerateError {
-    GenerateError::NotAvailable {
+    ParameterError::NotAvailable {
         parameter: "logo",
         with: "symbol=micro",
         reason: "a Micro QR code has too little error correction to carry a logo",
     }
+    .into()
 }
 
-/// Encodes `data` as the smallest Micro QR code at the options' level (raised when it fits)
-/// and draws it, after the service's checks: its bounds, colour contrast, and
-/// [`check_micro`].
-pub fn render_micro(data: &str, options: &RenderOptions) -> Result<Vec<u8>, GenerateError> {
-    crate::bounds::check_options(options)?;
+/// Encodes the code's data as the smallest Micro QR code at its level (raised when it fits)
+/// and draws it, after the check the image needs: colour contrast (the bounds and
+/// [`check_micro`] hold for every [`Code`]).
+pub(crate) fn render_micro(code: &Code) -> Result<Vec<u8>, GenerateError> {
+    let options = code.options();
     crate::scan::check_contrast(options)?;
-    check_micro(options, false)?;
-    if options.logo.is_some() {
-        return Err(logo_refused());
-    }
-    let code = MicroQrCode::encode_with(data.as_bytes(), &MicroOptions::new(options.ec_level))
-        .map_err(|e| match e {
-            EncodeError::MicroDataTooLong {
-                level, capacity, ..
-            } => GenerateError::MicroDataTooLong { level, capacity },
-            other => GenerateError::Encoding(other.to_string()),
-        })?;
-    qr_core::render_micro(&code, options).map_err(|e| match e {
-        RenderError::SizeTooSmall { minimum, .. } => GenerateError::SizeTooSmall { minimum },
-        other => GenerateError::Encoding(other.to_string()),
-    })
+    let micro =
+        MicroQrCode::encode_with(code.data().as_bytes(), &MicroOptions::new(options.ec_level))
+            .map_err(|e| match e {
+                EncodeError::MicroDataTooLong {
+                    level, capacity, ..
+                } => ImageError::MicroDataTooLong { level, capacity },
+                other => ImageError::Encoding(other.to_string()),
+            })?;
+    let image = qr_core::render_micro(&micro, options).map_err(|e| match e {
+        RenderError::SizeTooSmall { minimum, .. } => ImageError::SizeTooSmall { minimum },
+        other => ImageError::Encoding(other.to_string()),
+    })?;
+    Ok(image)
 }
 
 #[cfg(test)]
@@ -128,6 +128,7 @@ mod tests {
     fn parse(pairs: &[(&str, &str)]) -> Result<(String, RenderOptions), String> {
         GenerateParams::from_pairs(pairs.iter().copied())
             .parse()
+            .map(|code| (code.data().to_owned(), code.options().clone()))
             .map_err(|e| e.to_string())
     }
 
@@ -166,14 +167,17 @@ mod tests {
 
     #[test]
     fn too_much_data_names_the_capacity() {
+        let micro = |data: &str, options: RenderOptions| {
+            render_micro(&Code::new(data, options, Symbol::Micro, false).unwrap())
+        };
         let (data, options) = parse(&[("data", &"9".repeat(36)), ("symbol", "micro")]).unwrap();
-        let error = render_micro(&data, &options).unwrap_err().to_string();
+        let error = micro(&data, options.clone()).unwrap_err().to_string();
         assert!(
             error.starts_with("Data too long for a Micro QR code at error correction level M: at most 30 digits fit"),
             "{error}"
         );
         let format = Format::Svg;
-        let svg = render_micro("12345", &options.with_format(format)).unwrap();
+        let svg = micro("12345", options.with_format(format)).unwrap();
         assert!(svg.starts_with(b"<svg"));
     }
 }

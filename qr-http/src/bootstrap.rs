@@ -277,7 +277,6 @@ impl App {
             Arc::clone(service),
             WebConfig {
                 base_url: base_url.to_owned(),
-                generate_parameters: crate::openapi::generate_parameters(),
                 max_logo_bytes: config.limits.max_logo_bytes,
             },
             outbox,

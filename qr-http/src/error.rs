@@ -11,7 +11,7 @@ use qr_domain::service::{AuthError, PasswordPrompt};
 use qr_domain::webhook::WebhookError;
 use qr_domain::{Rejection, StoreError};
 use qr_generate::batch::BatchError;
-use qr_generate::params::GenerateError;
+use qr_generate::{GenerateError, ImageError};
 use serde::Serialize;
 
 use crate::api::link_body::BodyError;
@@ -100,10 +100,10 @@ impl ApiError {
             ApiError::Auth(_) => (S::UNAUTHORIZED, text("Invalid API key")),
             ApiError::Access(e) => (S::FORBIDDEN, e.to_string()),
             ApiError::RateLimited(_) => (S::TOO_MANY_REQUESTS, text("Rate limit exceeded")),
-            ApiError::Generate(GenerateError::Encoding(_)) => {
+            ApiError::Generate(GenerateError::Image(ImageError::Encoding(_))) => {
                 (S::INTERNAL_SERVER_ERROR, text("Internal server error"))
             }
-            ApiError::Generate(e @ GenerateError::Unreadable(_)) => {
+            ApiError::Generate(e @ GenerateError::Image(ImageError::Unreadable(_))) => {
                 (S::UNPROCESSABLE_ENTITY, e.to_string())
             }
             ApiError::Generate(e) => (S::BAD_REQUEST, e.to_string()),

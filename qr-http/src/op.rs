@@ -1,12 +1,11 @@
 //! Typed API operations, built at the edge from the route, the method and the query once a request is admitted, so handlers never read raw parameters.
 
-use qr_core::RenderOptions;
 use qr_domain::link::{LinkError, parse_link_id};
 use qr_domain::listing::LinkListQuery;
 use qr_domain::webhook::WebhookId;
 use qr_domain::{AnalyticsQuery, Feature, LinkId};
 use qr_export::{ScanFormat, UnknownFormat};
-use qr_generate::{GenerateParams, Symbol};
+use qr_generate::{Code, GenerateParams};
 
 use crate::error::ApiError;
 use crate::request::Query;
@@ -15,15 +14,11 @@ use crate::routes::{Kind, Method};
 /// What an admitted API request asks for, with its query parameters parsed.
 #[derive(Debug)]
 pub(crate) enum ApiOp {
-    /// `GET /api/generate`: the data, the image options and the logo URL to fetch.
+    /// `GET /api/generate`: the code (data, image options, symbol, verify) and the logo URL to
+    /// fetch.
     Generate {
-        data: String,
-        options: Box<RenderOptions>,
+        code: Box<Code>,
         logo_url: Option<String>,
-        /// `verify=true`: decode the finished image before answering.
-        verify: bool,
-        /// `symbol`: a regular or a Micro QR code.
-        symbol: Symbol,
     },
     /// `POST /api/batch` (the items are in the body).
     Batch,
@@ -113,13 +108,9 @@ impl ApiOp {
         Ok(match kind {
             Kind::Generate => {
                 let params = GenerateParams::from_pairs(query.pairs());
-                let (data, options) = params.parse()?;
                 ApiOp::Generate {
-                    data,
-                    options: Box::new(options),
+                    code: Box::new(params.parse()?),
                     logo_url: query.owned("logo").filter(|url| !url.is_empty()),
-                    verify: params.verify()?,
-                    symbol: params.symbol()?,
                 }
             }
             Kind::Batch => ApiOp::Batch,

@@ -306,15 +306,8 @@ impl App {
         }
         let ctx = admitted?;
         match ApiOp::parse(kind, method, &query)? {
-            ApiOp::Generate {
-                data,
-                options,
-                logo_url,
-                verify,
-                symbol,
-            } => {
-                let image = api::generate::Image { symbol, verify };
-                api::generate::handle(self, data, *options, logo_url, image, headers).await
+            ApiOp::Generate { code, logo_url } => {
+                api::generate::handle(self, *code, logo_url, headers).await
             }
             ApiOp::Batch => api::batch::handle(self, &ctx, body).await,
             ApiOp::Links(op) => api::links::handle(self, &ctx, op, body).await,

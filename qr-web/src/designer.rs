@@ -1,21 +1,24 @@
-//! The designer's form, built from the generate parameters the API documents (its OpenAPI document), so every parameter the API offers has a control without a change here.
+//! The designer's form, built from qr-generate's table of generate parameters (`qr_generate::PARAMETERS`) and its content types' fields, so every parameter the API offers has a control without a change here.
 //!
-//! A parameter becomes: a text area (`data`), a number field (an integer with bounds), a select
-//! (a string enum), a colour picker (a string whose pattern is the API's colour pattern), a
-//! checkbox (a boolean), a file field (`logo`: the API fetches a URL, the dashboard takes an
-//! upload) or a text field (any other string or decimal). The values are sent under the API's
-//! names, so `qr_generate::GenerateParams` reads them exactly as the API does. A choice without
-//! a default (`gradient`, `type`: the code of `data`) gets a first, empty choice; a content field carries the types that use it
-//! (the document's `x-content-types`), which the page's script uses to show only the selected
-//! type's fields, and its example as a placeholder. A colour without a default (`finderColor`
-//! and `frameColor` follow `color`, `color2` is only read with `gradient`) gets a box beside its
-//! picker, because a picker always holds a colour: while it is ticked the colour is not sent.
+//! A parameter becomes what its table entry's control is: a text area (`data`), a number field
+//! (with its bounds), a select (a choice), a colour picker, a checkbox (a toggle), a file field
+//! (`logo`: the API fetches a URL, the dashboard takes an upload) or a text field. The values are
+//! sent under the API's names, so `qr_generate::GenerateParams` reads them exactly as the API
+//! does. A choice without a default (`gradient`, `type`: the code of `data`) gets a first, empty
+//! choice; a content field carries the types that use it, which the page's script uses to show
+//! only the selected type's fields, and its example as a placeholder. A colour without a default
+//! (`finderColor` and `frameColor` follow `color`, `color2` is only read with `gradient`) gets a
+//! box beside its picker, because a picker always holds a colour: while it is ticked the colour
+//! is not sent.
 
-use serde_json::Value;
+use qr_generate::bounds::MAX_DATA_CHARS;
+use qr_generate::content::{FieldKind, FieldParameter, field_parameters};
+use qr_generate::parameters::{Control, PARAMETERS, Parameter};
 
 use crate::request::Fields;
 
-/// The API's parameter that is a logo URL; the designer takes an upload instead.
+/// The API's parameter that is a logo URL; the designer takes an upload instead (the table's
+/// [`Control::Upload`], a test checks).
 pub(crate) const LOGO: &str = "logo";
 
 /// The form name of the boxes "leave this colour to its default", one value per ticked box (the
@@ -28,15 +31,15 @@ pub(crate) const DEFAULT: &str = "default";
 pub(crate) struct Field {
     /// The API's parameter name, used as the form field's name.
     pub(crate) name: String,
-    /// The label: the API's description.
+    /// The label: the table's (a content field's help up to its first stop).
     pub(crate) label: String,
     /// What kind of control.
     pub(crate) kind: Kind,
-    /// The API's default, as text ("" when none).
+    /// The table's default, as text ("" when none).
     pub(crate) default: String,
     /// The content types whose field this is (empty for the other parameters).
     pub(crate) types: Vec<String>,
-    /// A placeholder: the API's example of a content field ("" for the other parameters).
+    /// A placeholder: the example of a content field ("" for the other parameters).
     pub(crate) placeholder: String,
 }
 
@@ -60,103 +63,93 @@ pub(crate) enum Kind {
     Text { max: u64 },
 }
 
-/// The fields of the generate parameters, in the API's order.
-pub(crate) fn fields(parameters: &[Value]) -> Vec<Field> {
-    parameters.iter().filter_map(field).collect()
+/// The longest value of a text field the table gives no bound (a number or date of a content
+/// type): 2,048 characters, the longest URL browsers and proxies reliably pass on, far more than
+/// any such value needs.
+const UNBOUNDED_TEXT_MAX: u64 = 2048;
+
+/// The fields of the generate parameters, in the table's order, the content types' fields after
+/// `type`.
+pub(crate) fn fields() -> Vec<Field> {
+    let mut fields = Vec::new();
+    for parameter in PARAMETERS {
+        fields.push(setting(parameter));
+        if matches!(parameter.control, Control::ContentType) {
+            fields.extend(field_parameters().iter().map(content_field));
+        }
+    }
+    fields
 }
 
-fn field(p: &Value) -> Option<Field> {
-    let name = p.get("name")?.as_str()?.to_owned();
-    let schema = p.get("schema")?;
-    let types: Vec<String> = p
-        .get("x-content-types")
-        .and_then(Value::as_array)
-        .map(|kinds| {
-            kinds
-                .iter()
-                .filter_map(|k| k.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    let description = p
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or(&name);
-    // The description up to its first comma or parenthesis: "Foreground colour, hex …" is
-    // labelled "Foreground colour"; a content field's ("type=vcard, mecard: Given name (…") is
-    // read after its types, up to a colon or full stop too.
-    let label = match description.split_once(": ") {
-        Some((_, text)) if !types.is_empty() => text.split([',', '(', ':', '.']).next(),
-        _ => description.split([',', '(']).next(),
-    }
-    .unwrap_or(&name)
-    .trim()
-    .to_owned();
-    let default = match schema.get("default") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::Bool(b)) => b.to_string(),
-        _ => String::new(),
-    };
-    let max_len = schema
-        .get("maxLength")
-        .and_then(Value::as_u64)
-        .unwrap_or(2048);
-    let kind = match schema.get("type").and_then(Value::as_str) {
-        _ if name == LOGO => Kind::Upload,
-        _ if name == "data" => Kind::Data { max: max_len },
-        Some("integer") => Kind::Number {
-            min: schema.get("minimum").and_then(Value::as_i64).unwrap_or(0),
-            max: schema
-                .get("maximum")
-                .and_then(Value::as_i64)
-                .unwrap_or(i64::MAX),
+/// The control of a parameter of the table.
+fn setting(p: &Parameter) -> Field {
+    let default = p.default.unwrap_or_default().to_owned();
+    let kind = match p.control {
+        Control::Data { max_chars } => Kind::Data {
+            max: max_chars as u64,
         },
-        Some("boolean") => Kind::Toggle,
-        Some("string") => match (schema.get("enum"), schema.get("pattern")) {
-            (Some(Value::Array(values)), _) => Kind::Choice(
-                // A parameter without a default may be left out (no gradient, no type: the
-                // code of `data`): an empty first choice.
-                default
-                    .is_empty()
-                    .then(String::new)
-                    .into_iter()
-                    .chain(values.iter().filter_map(|v| v.as_str().map(str::to_owned)))
-                    .collect(),
-            ),
-            (_, Some(Value::String(pattern))) if is_colour(pattern) => Kind::Colour {
-                unset: default.is_empty().then(|| unset_label(description)),
-            },
-            _ => Kind::Text { max: max_len },
+        Control::Number { min, max } => Kind::Number { min, max },
+        Control::Choice(_) | Control::ContentType => Kind::Choice(with_none(p.choices(), &default)),
+        Control::Colour { unset } => Kind::Colour {
+            unset: unset.map(str::to_owned),
         },
-        _ => Kind::Text { max: max_len },
-    };
-    let placeholder = match p.get("example") {
-        Some(Value::String(s)) if !types.is_empty() => s.clone(),
-        _ => String::new(),
-    };
-    Some(Field {
-        label: if kind == Kind::Upload {
-            "Logo image".to_owned()
-        } else {
-            label
+        Control::Toggle => Kind::Toggle,
+        Control::Upload { .. } => Kind::Upload,
+        Control::Text { max_chars, .. } => Kind::Text {
+            max: max_chars as u64,
         },
-        name,
+    };
+    Field {
+        name: p.name.to_owned(),
+        label: p.label.to_owned(),
         kind,
         default,
-        types,
-        placeholder,
-    })
+        types: Vec::new(),
+        placeholder: String::new(),
+    }
 }
 
-/// The label of a colour's "default" box: what the API's description says it defaults to
-/// ("… (default: color)" is "Same as color"), else "Not set" (`color2` has no default; it is
-/// required with a gradient and unused without).
-fn unset_label(description: &str) -> String {
-    description
-        .split_once("(default: ")
-        .and_then(|(_, rest)| rest.split_once(')'))
-        .map_or_else(|| "Not set".to_owned(), |(to, _)| format!("Same as {to}"))
+/// The control of a content field, shown for the types that use it.
+fn content_field(p: &FieldParameter) -> Field {
+    let (kind, default) = match p.first().kind {
+        FieldKind::Text | FieldKind::Multiline => (
+            Kind::Text {
+                max: MAX_DATA_CHARS as u64,
+            },
+            "",
+        ),
+        FieldKind::Choice(values) => (Kind::Choice(with_none(values.to_vec(), "")), ""),
+        FieldKind::Flag => (Kind::Toggle, "false"),
+        FieldKind::Number | FieldKind::DateTime => (
+            Kind::Text {
+                max: UNBOUNDED_TEXT_MAX,
+            },
+            "",
+        ),
+    };
+    Field {
+        name: p.name.to_owned(),
+        label: p.label().to_owned(),
+        // A flag's example is the box's state, not text to show.
+        placeholder: match kind {
+            Kind::Toggle => String::new(),
+            _ => p.example().unwrap_or_default().to_owned(),
+        },
+        kind,
+        default: default.to_owned(),
+        types: p.types().into_iter().map(str::to_owned).collect(),
+    }
+}
+
+/// A choice's values, after an empty first one when the parameter has no default (no
+/// gradient, no type: the code of `data`), so it may be left out.
+fn with_none(values: Vec<&'static str>, default: &str) -> Vec<String> {
+    default
+        .is_empty()
+        .then(String::new)
+        .into_iter()
+        .chain(values.into_iter().map(str::to_owned))
+        .collect()
 }
 
 /// Whether a form leaves a colour to its API default: the colour has a "default" box and the box
@@ -165,11 +158,6 @@ pub(crate) fn follows_default(field: &Field, form: &Fields) -> bool {
     matches!(field.kind, Kind::Colour { unset: Some(_) })
         && (form.all(DEFAULT).contains(&field.name.as_str())
             || form.get(&field.name).is_none_or(str::is_empty))
-}
-
-/// Whether a pattern is the API's hex colour pattern (RGB, RRGGBB or RRGGBBAA without `#`).
-fn is_colour(pattern: &str) -> bool {
-    pattern.contains("[0-9A-Fa-f]{6}")
 }
 
 /// A colour picker's value (`#rrggbb`) for a field value in the API's form, or black.
@@ -198,66 +186,79 @@ pub(crate) fn api_value(field: Option<&Field>, value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn field(name: &str) -> Field {
+        fields()
+            .into_iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("no field {name}"))
+    }
 
     #[test]
-    fn every_schema_kind_gets_a_control() {
-        let params = vec![
-            json!({"name": "data", "schema": {"type": "string", "maxLength": 2953}, "description": "Content (at most 2,953 characters)"}),
-            json!({"name": "size", "schema": {"type": "integer", "minimum": 50, "maximum": 2000, "default": 300}}),
-            json!({"name": "format", "schema": {"type": "string", "enum": ["png", "svg"], "default": "png"}}),
-            json!({"name": "color", "schema": {"type": "string", "pattern": "^([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$", "default": "000000"}}),
-            json!({"name": "logo", "schema": {"type": "string", "format": "uri"}}),
-            json!({"name": "rounded", "schema": {"type": "boolean", "default": false}}),
-            json!({"name": "caption", "schema": {"type": "string", "maxLength": 40}}),
-            json!({"schema": {"type": "string"}}),
-        ];
-        let f = fields(&params);
-        assert_eq!(f.len(), 7, "a parameter without a name is skipped");
-        assert_eq!(f[0].kind, Kind::Data { max: 2953 });
-        assert_eq!(f[0].label, "Content");
-        assert_eq!(f[4].label, "Logo image");
-        assert_eq!(f[1].kind, Kind::Number { min: 50, max: 2000 });
-        assert_eq!(f[1].default, "300");
-        assert_eq!(f[2].kind, Kind::Choice(vec!["png".into(), "svg".into()]));
-        let gradient =
-            json!({"name": "gradient", "schema": {"type": "string", "enum": ["linear"]}});
+    fn every_control_kind_is_used() {
+        let data = field("data");
+        assert_eq!(data.kind, Kind::Data { max: 2953 });
+        assert_eq!(data.label, "Content to encode");
+        assert_eq!(field("logo").label, "Logo image");
+        let size = field("size");
+        assert_eq!(size.kind, Kind::Number { min: 50, max: 2000 });
+        assert_eq!(size.default, "300");
         assert_eq!(
-            fields(&[gradient])[0].kind,
-            Kind::Choice(vec![String::new(), "linear".into()]),
+            field("format").kind,
+            Kind::Choice(vec!["png".into(), "svg".into(), "pdf".into(), "eps".into()])
+        );
+        assert_eq!(
+            field("gradient").kind,
+            Kind::Choice(vec![String::new(), "linear".into(), "radial".into()]),
             "no default: an empty choice first"
         );
         assert_eq!(
-            f[3].kind,
+            field("color").kind,
             Kind::Colour { unset: None },
             "color has a default"
         );
-        assert_eq!(f[4].kind, Kind::Upload);
-        assert_eq!(f[5].kind, Kind::Toggle);
-        assert_eq!(f[6].kind, Kind::Text { max: 40 });
+        assert_eq!(field("logo").kind, Kind::Upload);
+        assert_eq!(field("verify").kind, Kind::Toggle);
+        assert_eq!(field("frameText").kind, Kind::Text { max: 32 });
+    }
+
+    #[test]
+    fn every_table_entry_and_content_field_is_in_the_form() {
+        let names: Vec<String> = fields().into_iter().map(|f| f.name).collect();
+        for parameter in PARAMETERS {
+            assert!(
+                names.iter().any(|n| n == parameter.name),
+                "{}",
+                parameter.name
+            );
+        }
+        for name in qr_generate::content::field_names() {
+            assert!(names.iter().any(|n| n == name), "{name}");
+        }
+        assert_eq!(&names[..2], ["data", "type"], "type follows data");
+        assert_eq!(names[2], "ssid", "the content fields follow type");
     }
 
     #[test]
     fn content_fields_carry_their_types_and_example() {
-        let params = vec![
-            json!({"name": "type", "schema": {"type": "string", "enum": ["wifi", "geo"]}, "description": "Builds the content"}),
-            json!({"name": "phone", "schema": {"type": "string"}, "example": "+1 555 0100",
-                   "x-content-types": ["vcard", "sms"],
-                   "description": "type=vcard: Mobile number: + and 3 to 15 digits. type=sms: Recipient's number."}),
-            json!({"name": "latitude", "schema": {"type": "number"}, "x-content-types": ["geo"],
-                   "description": "type=geo: Latitude in degrees, -90 to 90."}),
-        ];
-        let f = fields(&params);
-        assert_eq!(
-            f[0].kind,
-            Kind::Choice(vec![String::new(), "wifi".into(), "geo".into()])
+        let kind = field("type");
+        assert!(
+            matches!(&kind.kind, Kind::Choice(values) if values[0].is_empty() && values[1] == "wifi")
         );
-        assert!(f[0].types.is_empty());
-        assert_eq!(f[1].label, "Mobile number");
-        assert_eq!(f[1].types, ["vcard", "sms"]);
-        assert_eq!(f[1].placeholder, "+1 555 0100");
-        assert_eq!(f[2].label, "Latitude in degrees");
-        assert_eq!(f[2].kind, Kind::Text { max: 2048 });
+        assert!(kind.types.is_empty());
+        let phone = field("phone");
+        assert_eq!(phone.label, "Mobile number");
+        assert_eq!(phone.types, ["vcard", "mecard", "sms", "tel"]);
+        assert_eq!(phone.placeholder, "+1 555 0100");
+        let latitude = field("latitude");
+        assert_eq!(latitude.label, "Latitude in degrees");
+        assert_eq!(latitude.kind, Kind::Text { max: 2048 });
+        let hidden = field("hidden");
+        assert_eq!(
+            (hidden.kind, hidden.default),
+            (Kind::Toggle, "false".into())
+        );
+        assert!(hidden.placeholder.is_empty());
     }
 
     #[test]
@@ -280,49 +281,39 @@ mod tests {
 
     #[test]
     fn colours_without_a_default_get_a_default_box() {
-        let pattern = "^([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$";
-        let params = vec![
-            json!({"name": "finderColor", "schema": {"type": "string", "pattern": pattern},
-                   "description": "Colour of the finder patterns, hex without # (default: the modules' paint)"}),
-            json!({"name": "frameColor", "schema": {"type": "string", "pattern": pattern},
-                   "description": "Colour of the frame, hex without # (default: color)"}),
-            json!({"name": "color2", "schema": {"type": "string", "pattern": pattern},
-                   "description": "End colour of the gradient, hex without # (required with gradient)"}),
-        ];
-        let f = fields(&params);
-        let unset = |i: usize| match &f[i].kind {
-            Kind::Colour { unset } => unset.clone(),
+        let unset = |name: &str| match field(name).kind {
+            Kind::Colour { unset } => unset,
             other => panic!("{other:?}"),
         };
-        assert_eq!(unset(0).as_deref(), Some("Same as the modules' paint"));
-        assert_eq!(unset(1).as_deref(), Some("Same as color"));
-        assert_eq!(unset(2).as_deref(), Some("Not set"));
-        assert_eq!(f[1].label, "Colour of the frame");
+        assert_eq!(
+            unset("finderColor").as_deref(),
+            Some("Same as the modules' paint")
+        );
+        assert_eq!(unset("frameColor").as_deref(), Some("Same as color"));
+        assert_eq!(unset("color2").as_deref(), Some("Not set"));
+        let frame = field("frameColor");
+        assert_eq!(frame.label, "Colour of the frame");
         // Ticked, or no value at all: the default; a value with the box cleared: the value.
         let form = |pairs: &[(&str, &str)]| Fields::from_pairs(pairs);
-        let frame = &f[1];
         assert!(follows_default(
-            frame,
+            &frame,
             &form(&[("frameColor", "#ff0000"), (DEFAULT, "frameColor")])
         ));
-        assert!(follows_default(frame, &form(&[("color", "#ff0000")])));
-        assert!(follows_default(frame, &form(&[("frameColor", "")])));
+        assert!(follows_default(&frame, &form(&[("color", "#ff0000")])));
+        assert!(follows_default(&frame, &form(&[("frameColor", "")])));
         assert!(!follows_default(
-            frame,
+            &frame,
             &form(&[("frameColor", "#ff0000"), (DEFAULT, "color2")])
         ));
-        let color = fields(&[
-            json!({"name": "color", "schema": {"type": "string", "pattern": pattern, "default": "000000"}}),
-        ]);
         assert!(
-            !follows_default(&color[0], &form(&[(DEFAULT, "color")])),
+            !follows_default(&field("color"), &form(&[(DEFAULT, "color")])),
             "a colour with a default has no box to tick"
         );
     }
 
     #[test]
     fn the_default_box_shadows_no_api_parameter() {
-        assert!(!qr_generate::params::PARAMETER_NAMES.contains(&DEFAULT));
+        assert!(PARAMETERS.iter().all(|p| p.name != DEFAULT));
         for kind in qr_generate::content::CONTENT_TYPES {
             assert!(
                 kind.fields.iter().all(|f| f.name != DEFAULT),
@@ -330,5 +321,11 @@ mod tests {
                 kind.name
             );
         }
+    }
+
+    #[test]
+    fn the_logo_is_the_tables_upload() {
+        let logo = qr_generate::parameters::parameter(LOGO).expect("logo is a parameter");
+        assert!(matches!(logo.control, Control::Upload { .. }));
     }
 }

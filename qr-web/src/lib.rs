@@ -33,8 +33,6 @@ use response::Cookies;
 pub struct WebConfig {
     /// The public base URL (`https://…` makes cookies `Secure` with the `__Host-` prefix).
     pub base_url: String,
-    /// The API's generate parameters as its OpenAPI document lists them: the designer's fields.
-    pub generate_parameters: Vec<serde_json::Value>,
     /// The largest logo accepted, in bytes (the API's bound).
     pub max_logo_bytes: usize,
 }
@@ -57,7 +55,7 @@ impl<S: Store, C: Clock> Web<S, C> {
             cookies: Cookies {
                 secure: base_url.starts_with("https://"),
             },
-            designer: designer::fields(&config.generate_parameters),
+            designer: designer::fields(),
             service,
             outbox,
             base_url,

@@ -2,9 +2,9 @@
 //!
 //! A field is named once here, by its API name (`postalCode`); the CLI spells it as a long
 //! flag (`--postal-code`, [`ContentField::flag`]). Every refusal names the field: a missing
-//! required field is [`GenerateError::MissingField`](crate::GenerateError::MissingField), a value `qr_core::content` refuses is
-//! [`GenerateError::Content`](crate::GenerateError::Content) with its [`ContentError`](qr_core::content::ContentError), a value that does not parse is
-//! [`GenerateError::InvalidField`](crate::GenerateError::InvalidField).
+//! required field is [`PayloadError::MissingField`](crate::PayloadError::MissingField), a value `qr_core::content` refuses is
+//! [`PayloadError::Content`](crate::PayloadError::Content) with its [`ContentError`](qr_core::content::ContentError), a value that does not parse is
+//! [`PayloadError::InvalidField`](crate::PayloadError::InvalidField).
 
 mod payload;
 
@@ -58,6 +58,97 @@ impl ContentField {
         }
         flag
     }
+}
+
+impl ContentField {
+    /// A short label for forms: the help up to its first comma, bracket, colon or full stop
+    /// ("Mobile number: + and 3 to 15 digits…" is "Mobile number").
+    pub fn label(&self) -> &'static str {
+        self.help
+            .split([',', '(', ':', '.'])
+            .next()
+            .unwrap_or(self.name)
+            .trim()
+    }
+}
+
+/// A content field as one request parameter: its name and every type that uses it (`phone` is
+/// a field of vcard, mecard, sms and tel), as the API document and the designer list it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldParameter {
+    /// The API name.
+    pub name: &'static str,
+    /// Every type with the field, with that type's field, in table order (never empty).
+    pub uses: Vec<(&'static ContentType, &'static ContentField)>,
+}
+
+impl FieldParameter {
+    /// The field of the first type that uses it (its kind is every type's).
+    pub fn first(&self) -> &'static ContentField {
+        self.uses[0].1
+    }
+
+    /// The names of the types that use it.
+    pub fn types(&self) -> Vec<&'static str> {
+        self.uses.iter().map(|(kind, _)| kind.name).collect()
+    }
+
+    /// The names of the types that require it.
+    pub fn required_by(&self) -> Vec<&'static str> {
+        self.uses
+            .iter()
+            .filter(|(_, f)| f.required)
+            .map(|(kind, _)| kind.name)
+            .collect()
+    }
+
+    /// The first example a type gives (`None` when none does).
+    pub fn example(&self) -> Option<&'static str> {
+        self.uses
+            .iter()
+            .map(|(_, f)| f.example)
+            .find(|e| !e.is_empty())
+    }
+
+    /// The label of forms: the first type's ([`ContentField::label`]).
+    pub fn label(&self) -> &'static str {
+        self.first().label()
+    }
+
+    /// The description: one sentence per wording with the types that use it (`type=vcard,
+    /// mecard: Mobile number…`), then the types that require it.
+    pub fn description(&self) -> String {
+        let mut wordings: Vec<(Vec<&str>, &str)> = Vec::new();
+        for (kind, field) in &self.uses {
+            match wordings.iter_mut().find(|(_, help)| *help == field.help) {
+                Some((kinds, _)) => kinds.push(kind.name),
+                None => wordings.push((vec![kind.name], field.help)),
+            }
+        }
+        let mut description: Vec<String> = wordings
+            .iter()
+            .map(|(kinds, help)| format!("type={}: {help}", kinds.join(", ")))
+            .collect();
+        let required = self.required_by();
+        if !required.is_empty() {
+            description.push(format!("Required for type={}.", required.join(", ")));
+        }
+        description.join(" ")
+    }
+}
+
+/// Every content field once, in table order ([`field_names`]), with the types that use it.
+pub fn field_parameters() -> Vec<FieldParameter> {
+    field_names()
+        .into_iter()
+        .map(|name| FieldParameter {
+            name,
+            uses: CONTENT_TYPES
+                .iter()
+                .filter_map(|t| t.fields.iter().find(|f| f.name == name).map(|f| (t, f)))
+                .collect(),
+        })
+        .collect()
 }
 
 /// A content type: its name, the other names it answers to, and its fields.

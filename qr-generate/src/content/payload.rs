@@ -8,14 +8,14 @@ use qr_core::content::{
 };
 
 use super::ContentType;
-use crate::params::GenerateError;
+use crate::error::PayloadError;
 
 /// Builds the payload of `kind` from its fields; `get` returns a field's value, `None` when
 /// it is not given (an empty value counts as not given).
 pub fn build<'a>(
     kind: &ContentType,
     get: impl Fn(&str) -> Option<&'a str>,
-) -> Result<String, GenerateError> {
+) -> Result<String, PayloadError> {
     let fields = Fields { kind, get: &get };
     match kind.name {
         "wifi" => wifi(&fields),
@@ -68,7 +68,7 @@ pub fn build<'a>(
         }
         "event" => event(&fields),
         "epc" => epc(&fields),
-        other => Err(GenerateError::ContentType(other.to_owned())),
+        other => Err(PayloadError::ContentType(other.to_owned())),
     }
 }
 
@@ -83,22 +83,22 @@ impl<'a> Fields<'_, 'a> {
         (self.get)(name).filter(|v| !v.is_empty())
     }
 
-    fn missing(&self, field: &'static str) -> GenerateError {
-        GenerateError::MissingField {
+    fn missing(&self, field: &'static str) -> PayloadError {
+        PayloadError::MissingField {
             field,
             content_type: self.kind.name,
         }
     }
 
-    fn invalid(&self, field: &'static str, expected: &'static str) -> GenerateError {
-        GenerateError::InvalidField { field, expected }
+    fn invalid(&self, field: &'static str, expected: &'static str) -> PayloadError {
+        PayloadError::InvalidField { field, expected }
     }
 
-    fn required(&self, field: &'static str) -> Result<&'a str, GenerateError> {
+    fn required(&self, field: &'static str) -> Result<&'a str, PayloadError> {
         self.get(field).ok_or_else(|| self.missing(field))
     }
 
-    fn number(&self, field: &'static str) -> Result<f64, GenerateError> {
+    fn number(&self, field: &'static str) -> Result<f64, PayloadError> {
         let text = self.required(field)?;
         // Only plain decimals: f64's parser also takes `inf`, `NaN` and exponents.
         let plain = text
@@ -112,13 +112,13 @@ impl<'a> Fields<'_, 'a> {
         }
     }
 
-    fn phone(&self, field: &'static str) -> Result<Option<PhoneNumber>, GenerateError> {
+    fn phone(&self, field: &'static str) -> Result<Option<PhoneNumber>, PayloadError> {
         self.get(field)
             .map(|n| PhoneNumber::new(n).map_err(content(field)))
             .transpose()
     }
 
-    fn date_time(&self, field: &'static str) -> Result<Option<UtcDateTime>, GenerateError> {
+    fn date_time(&self, field: &'static str) -> Result<Option<UtcDateTime>, PayloadError> {
         let Some(text) = self.get(field) else {
             return Ok(None);
         };
@@ -130,11 +130,11 @@ impl<'a> Fields<'_, 'a> {
 }
 
 /// A [`ContentError`] about `field`.
-fn content(field: &'static str) -> impl Fn(ContentError) -> GenerateError {
-    move |error| GenerateError::Content { field, error }
+fn content(field: &'static str) -> impl Fn(ContentError) -> PayloadError {
+    move |error| PayloadError::Content { field, error }
 }
 
-fn wifi(fields: &Fields<'_, '_>) -> Result<String, GenerateError> {
+fn wifi(fields: &Fields<'_, '_>) -> Result<String, PayloadError> {
     let ssid = fields.required("ssid")?;
     let password = fields.get("password");
     let encryption = fields
@@ -165,7 +165,7 @@ fn wifi(fields: &Fields<'_, '_>) -> Result<String, GenerateError> {
         .payload())
 }
 
-fn name(fields: &Fields<'_, '_>) -> Result<PersonName, GenerateError> {
+fn name(fields: &Fields<'_, '_>) -> Result<PersonName, PayloadError> {
     let (given, family) = (fields.get("firstName"), fields.get("lastName"));
     if given.is_none() && family.is_none() {
         return Err(fields.missing("firstName or lastName"));
@@ -178,7 +178,7 @@ fn name(fields: &Fields<'_, '_>) -> Result<PersonName, GenerateError> {
             } => "lastName",
             _ => "firstName",
         };
-        GenerateError::Content { field, error }
+        PayloadError::Content { field, error }
     })
 }
 
@@ -211,7 +211,7 @@ fn contact<T>(
     fields: &Fields<'_, '_>,
     mut card: T,
     with: ContactBuilders<T>,
-) -> Result<T, GenerateError> {
+) -> Result<T, PayloadError> {
     if let Some(org) = fields.get("org") {
         card = (with.organization)(card, org).map_err(content("org"))?;
     }
@@ -238,7 +238,7 @@ fn contact<T>(
                 .into_iter()
                 .find(|f| fields.get(f).is_some())
                 .unwrap_or("street");
-            GenerateError::Content { field, error }
+            PayloadError::Content { field, error }
         })?;
     }
     if let Some(url) = fields.get("url") {
@@ -247,7 +247,7 @@ fn contact<T>(
     Ok(card)
 }
 
-fn event(fields: &Fields<'_, '_>) -> Result<String, GenerateError> {
+fn event(fields: &Fields<'_, '_>) -> Result<String, PayloadError> {
     let summary = fields.required("summary")?;
     let start = fields
         .date_time("start")?
@@ -267,7 +267,7 @@ fn event(fields: &Fields<'_, '_>) -> Result<String, GenerateError> {
     Ok(event.payload())
 }
 
-fn epc(fields: &Fields<'_, '_>) -> Result<String, GenerateError> {
+fn epc(fields: &Fields<'_, '_>) -> Result<String, PayloadError> {
     let name = fields.required("name")?;
     let iban = Iban::new(fields.required("iban")?).map_err(content("iban"))?;
     let bic = fields
@@ -279,7 +279,7 @@ fn epc(fields: &Fields<'_, '_>) -> Result<String, GenerateError> {
             ContentError::BicRequired { .. } => "bic",
             _ => "name",
         };
-        GenerateError::Content { field, error }
+        PayloadError::Content { field, error }
     })?;
     if let Some(amount) = fields.get("amount") {
         let cents = parse_cents(amount)

@@ -4,8 +4,8 @@ use hyper::StatusCode;
 use hyper::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, ETAG, HeaderMap, HeaderValue, IF_NONE_MATCH,
 };
-use qr_core::{Format, RenderOptions};
-use qr_generate::Symbol;
+use qr_core::Format;
+use qr_generate::{Code, Symbol};
 use sha2::{Digest, Sha256};
 
 use crate::app::App;
@@ -18,25 +18,14 @@ const INLINE_RENDER_MAX_BYTES: usize = 256;
 /// (without a logo); such a render takes well under 100 µs.
 const INLINE_RENDER_MAX_SIZE: u32 = 512;
 
-/// What kind of image to make besides its options: the symbol, and whether to decode it
-/// before answering (`verify=true`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Image {
-    pub(crate) symbol: Symbol,
-    pub(crate) verify: bool,
-}
-
-/// Renders `data`, fetching the logo first when one is asked for.
+/// Renders `code`, fetching the logo first when one is asked for.
 pub(crate) async fn handle(
     app: &App,
-    data: String,
-    mut options: RenderOptions,
+    mut code: Code,
     logo_url: Option<String>,
-    image: Image,
     headers: &HeaderMap,
 ) -> Result<HttpResponse, ApiError> {
-    let Image { symbol, verify } = image;
-    if symbol == Symbol::Micro && logo_url.is_some() {
+    if code.symbol() == Symbol::Micro && logo_url.is_some() {
         // Refused before fetching: no network traffic for a request that fails anyway.
         return Err(qr_generate::symbol::logo_refused().into());
     }
@@ -46,22 +35,20 @@ pub(crate) async fn handle(
             Ok((_, outcome)) => *outcome,
             Err(e) => e.outcome(),
         });
-        options.logo = Some(fetched?.0);
+        code = code.with_logo(fetched?.0)?;
     }
-    let format = options.format;
-    // A small image takes well under 100 µs: render it here rather than pay two thread
+    let format = code.format();
+    // A small plain image takes well under 100 µs: render it here rather than pay two thread
     // switches; larger ones (up to milliseconds) go to the blocking pool.
-    // Styled images, print documents and verified ones take longer: they go to the pool too.
-    let image = if data.len() <= INLINE_RENDER_MAX_BYTES
-        && options.size.pixels() <= INLINE_RENDER_MAX_SIZE
-        && options.logo.is_none()
-        && options == plain(&options)
-        && !verify
-        && symbol == Symbol::Qr
+    // Styled images, print documents, logos, Micro QR codes and verified ones take longer: they
+    // go to the pool too.
+    let image = if code.data().len() <= INLINE_RENDER_MAX_BYTES
+        && code.options().size.pixels() <= INLINE_RENDER_MAX_SIZE
+        && code.is_plain()
     {
-        qr_generate::render(&data, &options)?
+        qr_generate::render(&code)?
     } else {
-        app.blocking_heavy(move |_| qr_generate::render_symbol(&data, &options, symbol, verify))
+        app.blocking_heavy(move |_| qr_generate::render(&code))
             .await??
     };
     let etag = format!("\"{}\"", hex(&Sha256::digest(&image)[..16]));
@@ -82,22 +69,6 @@ pub(crate) async fn handle(
         );
     }
     Ok(response)
-}
-
-/// `options` with only the settings of a plain image (size, format, colours, level, margin)
-/// kept, the rest at their defaults: equal to `options` when the image is plain.
-fn plain(options: &RenderOptions) -> RenderOptions {
-    let mut plain = RenderOptions::default()
-        .with_size(options.size)
-        .with_color(options.color)
-        .with_background(options.background)
-        .with_ec_level(options.ec_level)
-        .with_margin(options.margin);
-    if matches!(options.format, Format::Png | Format::Svg) {
-        plain = plain.with_format(options.format);
-    }
-    plain.logo_size = options.logo_size;
-    plain
 }
 
 /// Whether `If-None-Match` matches the strong `etag` (weak comparison, as for GET).

@@ -1,4 +1,4 @@
-//! `/dashboard/design`: a QR designer with a control for every generate parameter the API documents (content types with their fields included), a preview (live with JavaScript, on submit without; PDF and EPS are previewed as PNG), and downloads; logos are uploaded, on plans that include them.
+//! `/dashboard/design`: a QR designer with a control for every generate parameter of qr-generate's table (content types with their fields included), a preview (live with JavaScript, on submit without; PDF and EPS are previewed as PNG), and downloads; logos are uploaded, on plans that include them.
 
 use askama::Template;
 use base64::Engine as _;
@@ -108,14 +108,12 @@ fn render<S: Store, C: Clock>(
             StatusCode::UNPROCESSABLE_ENTITY,
         )
     };
-    let (data, mut options) = params.parse().map_err(refused)?;
-    let verify = params.verify().map_err(refused)?;
-    let symbol = params.symbol().map_err(refused)?;
-    if purpose == Purpose::Show && options.format.is_print() {
-        options.format = qr_core::Format::Png;
+    let mut code = params.parse().map_err(refused)?;
+    if purpose == Purpose::Show {
+        code = code.shown_in_a_page();
     }
     if let Some(upload) = form.file(LOGO) {
-        if symbol == Symbol::Micro {
+        if code.symbol() == Symbol::Micro {
             return Err(refused(qr_generate::symbol::logo_refused()));
         }
         web.service
@@ -144,10 +142,10 @@ fn render<S: Store, C: Clock>(
                 StatusCode::UNPROCESSABLE_ENTITY,
             )
         })?;
-        options.logo = Some(logo);
+        code = code.with_logo(logo).map_err(refused)?;
     }
-    qr_generate::render_symbol(&data, &options, symbol, verify)
-        .map(|bytes| (bytes, options.format))
+    qr_generate::render(&code)
+        .map(|bytes| (bytes, code.format()))
         .map_err(refused)
 }
 

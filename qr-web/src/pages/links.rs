@@ -246,14 +246,13 @@ pub(super) fn code_image<S: Store, C: Clock>(
         ("format", format.to_owned()),
         ("size", size.to_owned()),
     ]);
-    let (data, options) = params
+    let code = params
         .parse()
         .map_err(|e| Failure::Internal(e.to_string()))?;
-    let bytes =
-        qr_generate::render(&data, &options).map_err(|e| Failure::Internal(e.to_string()))?;
+    let bytes = qr_generate::render(&code).map_err(|e| Failure::Internal(e.to_string()))?;
     let name = format!("qr-{}.{format}", link.short_code);
     Ok(response::image(
-        options.format,
+        code.format(),
         bytes,
         download.then_some(name.as_str()),
     ))
