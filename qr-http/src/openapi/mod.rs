@@ -35,25 +35,6 @@ pub fn document(base_url: &str) -> Value {
     to_json(&typed_document(base_url))
 }
 
-/// The query parameters of `GET /api/generate` as documented (name, schema, description,
-/// example), from which the dashboard's designer builds its form, so it offers every one.
-/// `type` and the content fields follow `data`; each names its types in `x-content-types`.
-pub fn generate_parameters() -> Vec<Value> {
-    generate::parameters::parameters()
-        .iter()
-        .map(to_json)
-        .collect()
-}
-
-/// The example requests of `GET /api/generate` beyond its parameters' examples: one per content
-/// type (its fields' examples) and a Micro QR code. Tests replay each and decode the image.
-pub fn generate_example_requests() -> Vec<Value> {
-    generate::parameters::example_requests()
-        .iter()
-        .map(to_json)
-        .collect()
-}
-
 /// A part of the document as JSON.
 fn to_json(part: &impl serde::Serialize) -> Value {
     // Serializing into a `Value` fails only for a map whose keys are not strings; every map of
@@ -205,16 +186,49 @@ mod tests {
         }
     }
 
+    /// Every parameter of qr-generate's table is a query parameter of `/api/generate` with the
+    /// table's description, and so is every content field: adding a table entry documents it.
     #[test]
-    fn the_designer_gets_every_generate_parameter_in_the_documents_order() {
+    fn every_generate_parameter_of_the_table_is_documented() {
         let document = document("http://localhost");
+        let documented = document["paths"]["/api/generate"]["get"]["parameters"]
+            .as_array()
+            .expect("the generate parameters");
+        let description = |name: &str| {
+            documented
+                .iter()
+                .find(|p| p["name"] == name)
+                .map(|p| p["description"].as_str().unwrap_or_default().to_owned())
+        };
+        for parameter in qr_generate::parameters::PARAMETERS {
+            assert_eq!(
+                description(parameter.name),
+                Some(parameter.full_description()),
+                "{}",
+                parameter.name
+            );
+        }
+        for field in qr_generate::content::field_parameters() {
+            assert_eq!(
+                description(field.name),
+                Some(field.description()),
+                "{}",
+                field.name
+            );
+        }
         assert_eq!(
-            document["paths"]["/api/generate"]["get"]["parameters"],
-            Value::Array(generate_parameters())
+            documented.len(),
+            qr_generate::parameters::PARAMETERS.len()
+                + qr_generate::content::field_parameters().len()
         );
         assert_eq!(
             document["paths"]["/api/generate"]["get"]["x-example-requests"],
-            Value::Array(generate_example_requests())
+            Value::Array(
+                generate::parameters::example_requests()
+                    .iter()
+                    .map(to_json)
+                    .collect()
+            )
         );
     }
 }
