@@ -3,13 +3,13 @@
 use thiserror::Error;
 
 use super::Service;
-use crate::access::SettingsError;
-use crate::account::{Account, Email, EmailError};
+use crate::accounts::access::SettingsError;
+use crate::accounts::account::{Account, Email, EmailError};
+use crate::accounts::key::{KeyGenError, KeyNameError};
+use crate::accounts::plan::{EnterpriseOverrides, Plan, PlanError};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
-use crate::key::{KeyGenError, KeyNameError};
-use crate::plan::{EnterpriseOverrides, Plan, PlanError};
 use crate::store::{ReadTx, Store};
 
 /// Errors of account and key administration.

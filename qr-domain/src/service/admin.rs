@@ -2,11 +2,11 @@
 
 use super::Service;
 use super::accounts::AdminError;
-use crate::account::{Account, AccountStatus, Email, PlanRequest, Role};
+use crate::accounts::account::{Account, AccountStatus, Email, PlanRequest, Role};
+use crate::accounts::limits::UsageMonth;
+use crate::accounts::plan::Plan;
 use crate::clock::Clock;
 use crate::ids::AccountId;
-use crate::limits::UsageMonth;
-use crate::plan::Plan;
 use crate::store::{ReadTx, Store};
 
 /// Who asks for an administrative change.

@@ -3,14 +3,14 @@
 use chrono::{DateTime, Days, NaiveDate, Utc};
 
 use super::Service;
-use crate::account::Account;
-use crate::analytics::{
-    AnalyticsError, AnalyticsQuery, AnalyticsReport, LinkSummary, StatsRows, summarize,
-};
+use crate::accounts::account::Account;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::LinkId;
-use crate::link::Link;
+use crate::links::link::Link;
+use crate::scans::analytics::{
+    AnalyticsError, AnalyticsQuery, AnalyticsReport, LinkSummary, StatsRows, summarize,
+};
 use crate::store::{ReadTx, Store};
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -27,7 +27,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             let mut parts = Vec::new();
             let mut recent = Vec::new();
             if let Some(w) = &window {
-                let possible = crate::analytics::Window {
+                let possible = crate::scans::analytics::Window {
                     from: link.created_at,
                     to: now,
                 };
@@ -94,7 +94,7 @@ pub(super) fn link_window(
     id: LinkId,
     query: &AnalyticsQuery,
     now: DateTime<Utc>,
-) -> Result<(Link, Option<crate::analytics::Window>), AnalyticsError> {
+) -> Result<(Link, Option<crate::scans::analytics::Window>), AnalyticsError> {
     let link = tx
         .link(account.id, id)?
         .ok_or(AnalyticsError::LinkNotFound)?;

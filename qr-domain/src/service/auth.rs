@@ -8,14 +8,16 @@ use chrono::{Datelike, NaiveDate};
 use thiserror::Error;
 
 use super::{AdminError, Service};
-use crate::access::{AccessError, AccessRequest, Endpoint, KeySettings, check_access};
-use crate::account::{Account, AccountStatus};
+use crate::accounts::access::{AccessError, AccessRequest, Endpoint, KeySettings, check_access};
+use crate::accounts::account::{Account, AccountStatus};
+use crate::accounts::key::{
+    ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyFormatError, KeyMode, parse_key_name,
+};
+use crate::accounts::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
+use crate::accounts::plan::{Feature, PlanLimits};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
-use crate::key::{ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyFormatError, KeyMode, parse_key_name};
-use crate::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
-use crate::plan::{Feature, PlanLimits};
 use crate::store::Store;
 
 /// An authenticated caller: the key and its account as of the last configuration change.

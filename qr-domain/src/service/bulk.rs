@@ -2,14 +2,14 @@
 
 use super::Service;
 use super::links::{LinkRoom, NewLink};
-use crate::account::Account;
-use crate::bulk::{
+use crate::accounts::account::Account;
+use crate::accounts::plan::Feature;
+use crate::clock::Clock;
+use crate::links::bulk::{
     BulkError, BulkOutcome, BulkRequest, IdempotencyKey, IdempotencyRecord, ItemError, ItemFailure,
     MAX_BULK_LINKS, StoredAnswer, expiry,
 };
-use crate::clock::Clock;
-use crate::link::LinkError;
-use crate::plan::Feature;
+use crate::links::link::LinkError;
 use crate::store::{Store, WriteTx};
 
 /// Whose bound applies to a bulk request's size.

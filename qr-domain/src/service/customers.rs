@@ -7,16 +7,16 @@ use thiserror::Error;
 use super::Service;
 use super::accounts::AdminError;
 use super::throttle::bucket;
-use crate::account::{Account, AccountStatus, Email, EmailError, PlanRequest, Role};
+use crate::accounts::account::{Account, AccountStatus, Email, EmailError, PlanRequest, Role};
+use crate::accounts::plan::Plan;
 use crate::clock::Clock;
+use crate::dashboard::password::{self, HashError, Password, PasswordError, PasswordHash};
+use crate::dashboard::session::SessionHash;
+use crate::dashboard::token::{OneTimeToken, TOKEN_LIFETIME, TokenPurpose, TokenSecret};
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::password::{self, HashError, Password, PasswordError, PasswordHash};
-use crate::plan::Plan;
 use crate::random::RandomError;
-use crate::session::SessionHash;
 use crate::store::{Store, WriteTx};
-use crate::token::{OneTimeToken, TOKEN_LIFETIME, TokenPurpose, TokenSecret};
 
 /// Why a customer's own operation failed.
 #[derive(Debug, Clone, Error)]

@@ -5,18 +5,18 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use super::Service;
-use crate::account::Account;
-use crate::campaign::{FieldError, FieldRule, LinkField, LinkOptions, Options, Tag};
+use crate::accounts::account::Account;
+use crate::accounts::plan::{Limit, PlanLimits};
 use crate::clock::Clock;
+use crate::dashboard::password::{Password, PasswordHash};
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
-use crate::listing::{LinkCursor, LinkListQuery, LinkPageResult};
-use crate::password::{Password, PasswordHash};
-use crate::plan::{Limit, PlanLimits};
-use crate::shortcode::ShortCode;
+use crate::links::campaign::{FieldError, FieldRule, LinkField, LinkOptions, Options, Tag};
+use crate::links::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
+use crate::links::listing::{LinkCursor, LinkListQuery, LinkPageResult};
+use crate::links::shortcode::ShortCode;
 use crate::store::{ReadTx, Store, WriteTx};
-use crate::webhook::{EventKind, link_event};
+use crate::webhooks::webhook::{EventKind, link_event};
 
 /// What a presented short code stands for.
 // One value per redirect on the uncached path, moved once into the answer: boxing the link

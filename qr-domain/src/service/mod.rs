@@ -38,20 +38,20 @@ use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::account::SignupPolicy;
-use crate::analytics::StatsRows;
+use crate::accounts::account::SignupPolicy;
+use crate::accounts::key::KeyHash;
+use crate::accounts::limit_state::{LimitState, MemoryLimits};
+use crate::accounts::limits::{Meter, UsageMonth};
 use crate::clock::Clock;
 use crate::error::StoreError;
-use crate::geo::GeoLocator;
 use crate::ids::LinkId;
-use crate::key::KeyHash;
-use crate::limit_state::{LimitState, MemoryLimits};
-use crate::limits::{Meter, UsageMonth};
-use crate::link::Link;
-use crate::shortcode::ShortCode;
+use crate::links::link::Link;
+use crate::links::shortcode::ShortCode;
+use crate::scans::analytics::StatsRows;
+use crate::scans::geo::GeoLocator;
+use crate::scans::writer::ScanWriter;
 use crate::stats::ServiceStats;
 use crate::store::Store;
-use crate::writer::ScanWriter;
 
 pub use accounts::AdminError;
 pub use admin::{AccountSummary, Actor};

@@ -6,12 +6,12 @@ use chrono::{DateTime, Utc};
 
 use super::Service;
 use super::scans::{Pick, PreparedScan, ScanError, Skip, Visit};
-use crate::campaign::{LinkOptions, OsFamily};
 use crate::clock::Clock;
-use crate::geo::Location;
-use crate::link::Link;
-use crate::routing::{self, VisitTraits};
-use crate::scan::{classify_user_agent, visitor_id};
+use crate::links::campaign::{LinkOptions, OsFamily};
+use crate::links::link::Link;
+use crate::links::routing::{self, VisitTraits};
+use crate::scans::geo::Location;
+use crate::scans::scan::{classify_user_agent, visitor_id};
 use crate::store::Store;
 
 /// A visit to a short URL as the domain needs it to choose the answer.
@@ -140,8 +140,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         // Classified once: the rules read the device and OS, the scan records them (the
         // User-Agent's regexes were a tenth of a campaign redirect's CPU when done twice).
         let ua = classify_user_agent(visit.user_agent.as_deref());
-        let rules_need =
-            |f: fn(&crate::campaign::Conditions) -> bool| options.rules.iter().any(|r| f(&r.when));
+        let rules_need = |f: fn(&crate::links::campaign::Conditions) -> bool| {
+            options.rules.iter().any(|r| f(&r.when))
+        };
         let location =
             (opening.record || rules_need(|w| w.country.is_some())).then(|| self.locate(visit));
         let visitor = salt.map(|s| visitor_id(s, visit.ip, visit.user_agent.as_deref(), link.id));

@@ -7,14 +7,14 @@ use chrono::{DateTime, Utc};
 
 use super::Service;
 use super::analytics::link_window;
-use crate::account::Account;
-use crate::analytics::{AnalyticsError, AnalyticsQuery, Window};
+use crate::accounts::account::Account;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::export::SCAN_PAGE;
 use crate::ids::{LinkId, ScanId};
-use crate::link::Link;
-use crate::scan::ScanRecord;
+use crate::links::link::Link;
+use crate::scans::analytics::{AnalyticsError, AnalyticsQuery, Window};
+use crate::scans::scan::ScanRecord;
 use crate::store::{ReadTx, Store};
 
 /// Every scan of one link in a window, newest first (time, then id, both descending), read a

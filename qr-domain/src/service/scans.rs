@@ -8,13 +8,13 @@ use thiserror::Error;
 use super::Service;
 use crate::clock::Clock;
 use crate::error::StoreError;
-use crate::geo::{GeoHint, Location};
 use crate::ids::ScanId;
-use crate::link::Link;
+use crate::links::link::Link;
 use crate::random::{self, RandomError};
-use crate::scan::{NewScan, UserAgentInfo, classify_user_agent, clean_referrer, visitor_id};
+use crate::scans::geo::{GeoHint, Location};
+use crate::scans::scan::{NewScan, UserAgentInfo, classify_user_agent, clean_referrer, visitor_id};
+use crate::scans::writer::{Queued, ScanAck};
 use crate::store::Store;
-use crate::writer::{Queued, ScanAck};
 
 /// Errors of scan recording.
 #[derive(Debug, Clone, Error)]
@@ -61,7 +61,7 @@ pub enum PreparedScan {
 /// Why a visit is redirected without being recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
-    /// A bot, crawler, link previewer or HTTP library ([`crate::bots::BOT_TOKENS`]).
+    /// A bot, crawler, link previewer or HTTP library ([`crate::scans::bots::BOT_TOKENS`]).
     Bot,
     /// The visitor already had [`MAX_SCANS_PER_VISITOR_MINUTE`] scans of this link this minute.
     Repeat,

@@ -6,13 +6,13 @@ use thiserror::Error;
 
 use super::Service;
 use super::throttle::bucket;
-use crate::account::{Account, AccountStatus, Email};
+use crate::accounts::account::{Account, AccountStatus, Email};
 use crate::clock::Clock;
+use crate::dashboard::password;
+use crate::dashboard::session::{Session, SessionSecret, user_agent_label};
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::password;
 use crate::random::RandomError;
-use crate::session::{Session, SessionSecret, user_agent_label};
 use crate::store::Store;
 
 /// Why a login failed.

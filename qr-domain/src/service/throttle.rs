@@ -6,10 +6,10 @@ use std::net::{IpAddr, Ipv6Addr};
 use chrono::{DateTime, Utc};
 
 use super::cache::BoundedCache;
-use crate::access::canonical;
+use crate::accounts::access::canonical;
+use crate::accounts::limit_state::{Gcra, gcra};
+use crate::accounts::limits::whole_seconds;
 use crate::ids::LinkId;
-use crate::limit_state::{Gcra, gcra};
-use crate::limits::whole_seconds;
 
 /// Failed authentications one address may make at once before it is throttled.
 pub const AUTH_FAILURE_BURST: i64 = 20;

@@ -8,8 +8,8 @@ use super::opening::{Landing, Opening, PasswordPrompt};
 use super::scans::{PreparedScan, ScanError, Visit};
 use crate::clock::Clock;
 use crate::error::StoreError;
+use crate::scans::writer::{Queued, ScanAck};
 use crate::store::Store;
-use crate::writer::{Queued, ScanAck};
 
 /// The page a visitor sees instead of a redirect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,13 +247,13 @@ mod tests {
     use chrono::{DateTime, Utc};
 
     use super::*;
-    use crate::account::Account;
+    use crate::accounts::account::Account;
+    use crate::accounts::plan::Plan;
     use crate::clock::TestClock;
-    use crate::geo::NoGeoLocator;
     use crate::ids::ScanId;
-    use crate::link::{Link, LinkUpdate};
+    use crate::links::link::{Link, LinkUpdate};
     use crate::memory::MemoryStore;
-    use crate::plan::Plan;
+    use crate::scans::geo::NoGeoLocator;
 
     type Commit = mpsc::Receiver<Result<Option<ScanId>, StoreError>>;
 

@@ -7,14 +7,14 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::Service;
+use crate::accounts::limits::UsageMonth;
+use crate::accounts::plan::Limit;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::limits::UsageMonth;
-use crate::plan::Limit;
 use crate::random;
 use crate::store::{Store, WriteTx};
-use crate::webhook::{
+use crate::webhooks::webhook::{
     DeliveryState, EventKind, EventSet, MAX_SCANS_PER_DELIVERY, MAX_WEBHOOKS_PER_ACCOUNT,
     OutboxEvent, Webhook, WebhookError, WebhookId, WebhookSecret, WebhookUrl, bounded_error,
     delivery_body, signature_header, usage_event,

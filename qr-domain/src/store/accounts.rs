@@ -2,10 +2,10 @@
 
 use chrono::NaiveDate;
 
-use crate::account::{Account, Email, PlanRequest};
+use crate::accounts::account::{Account, Email, PlanRequest};
+use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::limits::UsageMonth;
 
 /// Account reads, available in every transaction.
 pub trait AccountReads {

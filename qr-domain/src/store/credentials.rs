@@ -2,10 +2,10 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::dashboard::session::{Session, SessionHash};
+use crate::dashboard::token::{OneTimeToken, TokenHash};
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::session::{Session, SessionHash};
-use crate::token::{OneTimeToken, TokenHash};
 
 /// Credential reads, available in every transaction.
 pub trait CredentialReads {

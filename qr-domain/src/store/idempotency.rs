@@ -2,9 +2,9 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::error::StoreError;
 use crate::ids::AccountId;
+use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 
 /// Idempotency reads, available in every transaction.
 pub trait IdempotencyReads {

@@ -2,9 +2,9 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::accounts::key::{ApiKey, KeyHash};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
-use crate::key::{ApiKey, KeyHash};
 
 /// Key reads, available in every transaction.
 pub trait KeyReads {

@@ -2,9 +2,9 @@
 
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::link::Link;
-use crate::listing::LinkQuery;
-use crate::shortcode::ShortCode;
+use crate::links::link::Link;
+use crate::links::listing::LinkQuery;
+use crate::links::shortcode::ShortCode;
 
 /// Link reads, available in every transaction.
 pub trait LinkReads {

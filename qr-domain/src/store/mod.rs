@@ -21,7 +21,7 @@ use std::collections::HashSet;
 
 use crate::error::StoreError;
 use crate::ids::{AccountId, ScanId};
-use crate::scan::NewScan;
+use crate::scans::scan::NewScan;
 
 pub use accounts::{AccountReads, AccountWrites};
 pub use credentials::{CredentialReads, CredentialWrites};
@@ -51,7 +51,7 @@ pub trait Store: Send + Sync + 'static {
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError>;
 
     /// [`Store::record_scans`], and in the same transaction, for every stored scan whose link
-    /// belongs to an account in `subscribed`, the event [`crate::webhook::scan_event`] in the
+    /// belongs to an account in `subscribed`, the event [`crate::webhooks::webhook::scan_event`] in the
     /// outbox of that account's webhooks that want `scan.recorded` (as
     /// [`WebhookWrites::enqueue_webhook_event`] writes it). Only called with a non-empty set, so
     /// the scans of every other account cost nothing more.

@@ -2,10 +2,10 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::analytics::StatsRows;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::scan::ScanRecord;
+use crate::scans::analytics::StatsRows;
+use crate::scans::scan::ScanRecord;
 
 /// Scan reads, available in every transaction.
 pub trait ScanReads {

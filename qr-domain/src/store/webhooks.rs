@@ -2,10 +2,10 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::limits::UsageMonth;
-use crate::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId};
+use crate::webhooks::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId};
 
 /// Webhook reads, available in every transaction.
 pub trait WebhookReads {

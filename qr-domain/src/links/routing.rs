@@ -2,9 +2,9 @@
 
 use url::Url;
 
-use crate::campaign::{Conditions, LinkOptions, OsFamily, Utm};
-use crate::link::TargetUrl;
-use crate::scan::Device;
+use crate::links::campaign::{Conditions, LinkOptions, OsFamily, Utm};
+use crate::links::link::TargetUrl;
+use crate::scans::scan::Device;
 
 /// Most `Accept-Language` entries read (a header is bounded anyway; this bounds the work).
 const MAX_LANGUAGE_ENTRIES: usize = 32;
@@ -211,7 +211,7 @@ pub fn decorate(url: &str, utm: Option<&Utm>, forwarded: Option<&str>) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::campaign::{Rule, Variant};
+    use crate::links::campaign::{Rule, Variant};
 
     fn traits(
         device: Device,

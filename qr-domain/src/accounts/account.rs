@@ -8,9 +8,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::accounts::plan::{EnterpriseOverrides, Plan, PlanLimits};
+use crate::dashboard::password::PasswordHash;
 use crate::ids::AccountId;
-use crate::password::PasswordHash;
-use crate::plan::{EnterpriseOverrides, Plan, PlanLimits};
 
 /// An account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,13 +6,13 @@ use chrono::{DateTime, Days, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::breakdown::{Breakdowns, DIMENSIONS, Dimension};
+use crate::accounts::plan::Retention;
 use crate::error::StoreError;
 use crate::ids::LinkId;
-use crate::link::Link;
-use crate::plan::Retention;
-use crate::scan::ScanRecord;
-use crate::shortcode::ShortCode;
+use crate::links::link::Link;
+use crate::links::shortcode::ShortCode;
+use crate::scans::breakdown::{Breakdowns, DIMENSIONS, Dimension};
+use crate::scans::scan::ScanRecord;
 
 /// The default number of recent scans.
 pub const DEFAULT_LIMIT: u16 = 100;

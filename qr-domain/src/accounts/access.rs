@@ -9,7 +9,7 @@ use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::plan::{Feature, PerSecond, Plan, PlanLimits};
+use crate::accounts::plan::{Feature, PerSecond, Plan, PlanLimits};
 
 /// An allowed browser origin: `*`, or `[scheme://]host[:port]` where host may start with `*.`.
 ///
@@ -415,7 +415,7 @@ impl From<IpRule> for String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Plan;
+    use crate::accounts::plan::Plan;
 
     fn check(pattern: &str, origin: &str, expected: bool) {
         let p = OriginPattern::parse(pattern).unwrap();

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use crate::access::canonical;
+use crate::accounts::access::canonical;
 use crate::ids::{LinkId, ScanId};
 
 /// The value stored for a browser or OS that could not be recognised.
@@ -139,7 +139,7 @@ impl FromStr for Device {
 }
 
 /// Classifies a User-Agent with the woothee dataset, adding tablet detection and the agents of
-/// [`crate::bots::BOT_TOKENS`].
+/// [`crate::scans::bots::BOT_TOKENS`].
 ///
 /// Tablets: iPads, Android devices without the `Mobile` token (Google's convention for tablets),
 /// and agents that say `Tablet`. An empty or missing agent is a person with an unknown device.
@@ -155,7 +155,7 @@ pub fn classify_user_agent(user_agent: Option<&str>) -> UserAgentInfo {
     };
     // "Cubot" is a phone brand, not a bot.
     let lower = ua.to_ascii_lowercase().replace("cubot", "cu-phone");
-    let extra_bot = crate::bots::is_listed(&lower);
+    let extra_bot = crate::scans::bots::is_listed(&lower);
     let Some(r) = woothee::parser::Parser::new().parse(ua) else {
         return unknown(extra_bot);
     };

@@ -5,14 +5,14 @@ use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+use crate::accounts::plan::Plan;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::link::{Link, LinkError, LinkUpdate};
-use crate::plan::Plan;
+use crate::links::link::{Link, LinkError, LinkUpdate};
 
 /// The most links one call creates, whoever calls: the largest default plan size (Enterprise's
 /// 10,000), which bounds one call's memory and its write transaction (about 1 s on SQLite).
-pub const MAX_BULK_LINKS: usize = crate::plan::ENTERPRISE_BULK_LINKS as usize;
+pub const MAX_BULK_LINKS: usize = crate::accounts::plan::ENTERPRISE_BULK_LINKS as usize;
 /// How long an idempotency key's answer is kept: a day, as Stripe keeps its keys.
 pub const IDEMPOTENCY_TTL_HOURS: i64 = 24;
 /// The longest idempotency key, in characters (Stripe's bound).

@@ -5,7 +5,7 @@ use std::fmt;
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 
-use crate::account::Email;
+use crate::accounts::account::Email;
 use crate::ids::AccountId;
 use crate::random::{self, RandomError};
 

@@ -6,9 +6,9 @@ use chrono::{DateTime, Utc};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::dashboard::password::PasswordHash;
 use crate::error::StoreError;
-use crate::password::PasswordHash;
-use crate::scan::Device;
+use crate::scans::scan::Device;
 
 mod field;
 pub mod rules;
@@ -148,7 +148,7 @@ pub struct Rule {
     /// The conditions.
     pub when: Conditions,
     /// Where the visit goes when they hold.
-    pub target_url: crate::link::TargetUrl,
+    pub target_url: crate::links::link::TargetUrl,
 }
 
 /// One side of an A/B split.
@@ -156,7 +156,7 @@ pub struct Rule {
 #[serde(rename_all = "camelCase")]
 pub struct Variant {
     /// Where the visit goes.
-    pub target_url: crate::link::TargetUrl,
+    pub target_url: crate::links::link::TargetUrl,
     /// The relative share of visitors, 1 to [`MAX_WEIGHT`].
     pub weight: u32,
 }
@@ -211,7 +211,7 @@ pub struct LinkOptions {
     pub max_scans: Option<u64>,
     /// Where an expired link sends visitors (else the expired page, 410).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expired_url: Option<crate::link::TargetUrl>,
+    pub expired_url: Option<crate::links::link::TargetUrl>,
     /// A paused link answers the paused page (404) and records nothing.
     #[serde(default, skip_serializing_if = "is_false")]
     pub disabled: bool,
@@ -244,7 +244,7 @@ fn is_false(b: &bool) -> bool {
 mod stored_hash {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    use crate::password::PasswordHash;
+    use crate::dashboard::password::PasswordHash;
 
     pub(super) fn serialize<S: Serializer>(
         hash: &Option<PasswordHash>,
@@ -376,7 +376,10 @@ mod tests {
 
     #[test]
     fn api_form_has_every_field_and_hides_the_password() {
-        let hash = PasswordHash::of(&crate::password::Password::unchecked("open sesame")).unwrap();
+        let hash = PasswordHash::of(&crate::dashboard::password::Password::unchecked(
+            "open sesame",
+        ))
+        .unwrap();
         let o = Options::new(LinkOptions {
             password: Some(hash),
             ..LinkOptions::default()

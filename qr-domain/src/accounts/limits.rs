@@ -8,9 +8,9 @@ use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::accounts::limit_state::{Admit, Gcra, LimitState, MemoryLimits, Verdict, gcra};
+use crate::accounts::plan::{Limit, PerSecond, Plan, PlanLimits};
 use crate::ids::{AccountId, KeyId};
-use crate::limit_state::{Admit, Gcra, LimitState, MemoryLimits, Verdict, gcra};
-use crate::plan::{Limit, PerSecond, Plan, PlanLimits};
 
 /// A UTC calendar month, the period of the monthly quota.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -5,9 +5,9 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::campaign::{FieldRule, Tag};
 use crate::ids::LinkId;
-use crate::link::Link;
+use crate::links::campaign::{FieldRule, Tag};
+use crate::links::link::Link;
 
 /// Most links on one page of `GET /api/links?limit=`.
 pub const MAX_PAGE_LINKS: u32 = 1_000;

@@ -15,12 +15,12 @@ use thiserror::Error;
 use url::Url;
 use uuid::Uuid;
 
+use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::{AccountId, ScanId};
-use crate::limits::UsageMonth;
-use crate::link::Link;
+use crate::links::link::Link;
 use crate::random::{self, RandomError};
-use crate::scan::NewScan;
+use crate::scans::scan::NewScan;
 
 /// Most webhooks one account may register: enough for a few systems and their staging copies,
 /// while one account's fan-out per event stays small.

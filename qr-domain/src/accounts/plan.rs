@@ -179,7 +179,7 @@ pub enum PlanError {
 }
 
 /// The most links an Enterprise bulk request creates (not overridable: it is also the bound of
-/// one call, `qr_domain::bulk::MAX_BULK_LINKS`).
+/// one call, `qr_domain::links::bulk::MAX_BULK_LINKS`).
 pub const ENTERPRISE_BULK_LINKS: u32 = 10_000;
 
 /// The enterprise per-second default when no override is set.

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::error::StoreError;
 use crate::ids::ScanId;
-use crate::scan::NewScan;
+use crate::scans::scan::NewScan;
 use crate::service::webhooks::Subscriptions;
 use crate::stats::WriterStats;
 use crate::store::Store;

@@ -1,4 +1,4 @@
-//! The rules of a link's campaign fields, one function per value: text and numbers in, checked values (or the [`FieldRule`] broken) out. [`crate::link::LinkUpdate`]'s setters apply them; an adapter reading a format of its own (the API's JSON) calls them in its order.
+//! The rules of a link's campaign fields, one function per value: text and numbers in, checked values (or the [`FieldRule`] broken) out. [`crate::links::link::LinkUpdate`]'s setters apply them; an adapter reading a format of its own (the API's JSON) calls them in its order.
 
 use chrono::{DateTime, Utc};
 
@@ -7,8 +7,8 @@ use super::{
     Conditions, MAX_LINK_PASSWORD_CHARS, MAX_RULES, MAX_SCANS_LIMIT, MAX_TAGS, MAX_UTM_CHARS,
     MAX_VARIANTS, MAX_WEIGHT, MIN_LINK_PASSWORD_CHARS, MIN_VARIANTS, OsFamily, Tag, Utm,
 };
-use crate::link::TargetUrl;
-use crate::scan::Device;
+use crate::links::link::TargetUrl;
+use crate::scans::scan::Device;
 
 type Checked<T> = Result<T, FieldRule>;
 
@@ -105,7 +105,7 @@ pub fn country(raw: &str) -> Checked<String> {
 
 /// A rule's language tag (`de`, `de-AT`), normalised.
 pub fn language(raw: &str) -> Checked<String> {
-    crate::routing::language_tag(raw).ok_or(FieldRule::Language)
+    crate::links::routing::language_tag(raw).ok_or(FieldRule::Language)
 }
 
 /// A rule's conditions: at least one.

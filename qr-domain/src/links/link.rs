@@ -7,16 +7,16 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use url::Url;
 
-use crate::campaign::{
+use crate::accounts::plan::{LinkFeature, Plan};
+use crate::dashboard::password::HashError;
+use crate::error::StoreError;
+use crate::ids::{AccountId, LinkId};
+use crate::links::campaign::{
     Conditions, FieldError, FieldRule, LinkField, Options, Rule, RulePart, Tag, Utm, UtmPart,
     Variant, VariantPart, rules,
 };
-use crate::error::StoreError;
-use crate::ids::{AccountId, LinkId};
-use crate::password::HashError;
-use crate::plan::{LinkFeature, Plan};
+use crate::links::shortcode::ShortCode;
 use crate::random::RandomError;
-use crate::shortcode::ShortCode;
 
 /// Maximum length of a link name, in characters, after trimming.
 pub const MAX_NAME_CHARS: usize = 200;
@@ -133,7 +133,7 @@ pub struct RuleInput<'a> {
 pub struct VariantInput<'a> {
     /// Where the visit goes.
     pub target_url: &'a str,
-    /// Its relative share, 1 to [`crate::campaign::MAX_WEIGHT`]; `None` when what was typed
+    /// Its relative share, 1 to [`crate::links::campaign::MAX_WEIGHT`]; `None` when what was typed
     /// is no whole number (refused with the weight's rule, in the variant's turn).
     pub weight: Option<u64>,
 }
@@ -351,7 +351,7 @@ impl LinkUpdate {
         Ok(())
     }
 
-    /// New tags, replacing the old (at most [`crate::campaign::MAX_TAGS`]); a repeated tag is
+    /// New tags, replacing the old (at most [`crate::links::campaign::MAX_TAGS`]); a repeated tag is
     /// kept once.
     pub fn set_tags<S: AsRef<str>>(&mut self, tags: &[S]) -> Result<(), FieldError> {
         rules::tag_count(tags.len()).map_err(|r| FieldError::new(LinkField::Tags, r))?;

@@ -8,7 +8,7 @@ use maxminddb::{Reader, geoip2};
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::access::canonical;
+use crate::accounts::access::canonical;
 
 /// The country code stored when the country is unknown (ISO 3166's user-assigned "unknown").
 pub const UNKNOWN_COUNTRY: &str = "XX";

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::access::KeySettings;
+use crate::accounts::access::KeySettings;
 use crate::ids::{AccountId, KeyId};
 use crate::random::{self, RandomError};
 

@@ -1,7 +1,7 @@
 //! Where the rate limiters and monthly counters keep their state: this process's memory, or a store every server shares.
 //!
 //! The rules (which limits apply, in which order, with which GCRA parameters, and what a
-//! refusal tells the client) are decided by [`crate::limits::Meter`]; a [`LimitState`] only
+//! refusal tells the client) are decided by [`crate::accounts::limits::Meter`]; a [`LimitState`] only
 //! applies one [`Admit`] atomically: check the monthly count, then the batch GCRA, then the
 //! key's GCRA, and only when all pass advance both and count the request. [`MemoryLimits`] is
 //! the default (one server); `qr-redis` keeps the same state in Redis so several servers share
@@ -10,8 +10,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, PoisonError};
 
+use crate::accounts::limits::{LimitKind, UsageMonth};
 use crate::ids::{AccountId, KeyId};
-use crate::limits::{LimitKind, UsageMonth};
 
 /// One generic cell rate algorithm limiter: requests are spaced `interval` microseconds apart
 /// on average, and up to `burst` may arrive at once.
@@ -63,7 +63,7 @@ pub enum Verdict {
 }
 
 /// Usage counts per month, each with the accounts whose count changed and their new count.
-pub type MonthCounts = Vec<(crate::limits::UsageMonth, Vec<(AccountId, u64)>)>;
+pub type MonthCounts = Vec<(crate::accounts::limits::UsageMonth, Vec<(AccountId, u64)>)>;
 
 /// The state behind the limiters and counters. Implementations are atomic per [`Admit`]: two
 /// requests racing (on two threads or two servers) never both take the last unit of a budget.

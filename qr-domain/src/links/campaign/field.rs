@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use crate::link::UrlError;
-use crate::shortcode::ShortCodeError;
+use crate::links::link::UrlError;
+use crate::links::shortcode::ShortCodeError;
 
 use super::{
     MAX_LINK_PASSWORD_CHARS, MAX_RULES, MAX_SCANS_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_VARIANTS,

@@ -2,7 +2,7 @@
 //!
 //! They are redirected like everyone, but their visits are not recorded as scans. The tokens
 //! are matched, lower case, anywhere in the User-Agent; woothee's crawler category is added on
-//! top of them (see [`crate::scan::classify_user_agent`]).
+//! top of them (see [`crate::scans::scan::classify_user_agent`]).
 
 /// One kind of agent: the lower-case token that identifies it, and a User-Agent it sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +100,7 @@ pub(crate) fn is_listed(lower: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::classify_user_agent;
+    use crate::scans::scan::classify_user_agent;
 
     #[test]
     fn every_listed_agent_is_not_counted_and_its_example_names_its_token() {

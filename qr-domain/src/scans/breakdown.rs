@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use url::Url;
 
-use crate::scan::NewScan;
+use crate::scans::scan::NewScan;
 
 /// A breakdown of scans kept per day. The discriminant is the `dim` number stores write:
 /// never renumber one (rows written by older builds would change meaning).

@@ -24,7 +24,7 @@ const PASSES: u32 = 2;
 const LANES: u32 = 1;
 
 /// The common-password list (Django's, see `data/COMMON-PASSWORDS-LICENSE`), gzip-compressed.
-const COMMON_GZ: &[u8] = include_bytes!("../data/common-passwords.txt.gz");
+const COMMON_GZ: &[u8] = include_bytes!("../../data/common-passwords.txt.gz");
 
 /// A password as typed. Its `Debug` never shows it.
 #[derive(Clone, PartialEq, Eq)]

@@ -108,8 +108,8 @@ impl Session {
 
 /// A short label of a browser for the session list: `Chrome on Android`, or `Unknown browser`.
 pub fn user_agent_label(user_agent: Option<&str>) -> String {
-    let info = crate::scan::classify_user_agent(user_agent);
-    let known = |s: &str| s != crate::scan::UNKNOWN;
+    let info = crate::scans::scan::classify_user_agent(user_agent);
+    let known = |s: &str| s != crate::scans::scan::UNKNOWN;
     let label = match (known(&info.browser), known(&info.os)) {
         (true, true) => format!("{} on {}", info.browser, info.os),
         (true, false) => info.browser,

@@ -1,0 +1,8 @@
+//! The scans aggregate: what each visit records (bots, geolocation), the single scan writer, and the analytics built from daily breakdowns.
+
+pub mod analytics;
+pub mod bots;
+pub mod breakdown;
+pub mod geo;
+pub mod scan;
+pub mod writer;
