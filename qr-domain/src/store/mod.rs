@@ -5,17 +5,11 @@
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 //!
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
-//! its own file here (accounts, keys, links, scans, credentials, webhooks, idempotency), and
-//! each adapter implements them in the file that holds that aggregate's storage; [`ReadTx`] and
-//! [`WriteTx`] gather them, so callers name those two alone.
-
-mod accounts;
-mod credentials;
-mod idempotency;
-mod keys;
-mod links;
-mod scans;
-mod webhooks;
+//! that aggregate's folder (`accounts/store.rs` and `accounts/key_store.rs`, `links/store.rs` and
+//! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
+//! `webhooks/store.rs`) and re-exported here, and each adapter implements them in the file that
+//! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
+//! two alone.
 
 use std::collections::HashSet;
 
@@ -23,13 +17,13 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, ScanId};
 use crate::scans::scan::NewScan;
 
-pub use accounts::{AccountReads, AccountWrites};
-pub use credentials::{CredentialReads, CredentialWrites};
-pub use idempotency::{IdempotencyReads, IdempotencyWrites};
-pub use keys::{KeyReads, KeyWrites};
-pub use links::{LinkReads, LinkWrites};
-pub use scans::{ScanReads, ScanWrites};
-pub use webhooks::{WebhookReads, WebhookWrites};
+pub use crate::accounts::key_store::{KeyReads, KeyWrites};
+pub use crate::accounts::store::{AccountReads, AccountWrites};
+pub use crate::dashboard::store::{CredentialReads, CredentialWrites};
+pub use crate::links::idempotency_store::{IdempotencyReads, IdempotencyWrites};
+pub use crate::links::store::{LinkReads, LinkWrites};
+pub use crate::scans::store::{ScanReads, ScanWrites};
+pub use crate::webhooks::store::{WebhookReads, WebhookWrites};
 
 /// A storage backend.
 pub trait Store: Send + Sync + 'static {

@@ -1,4 +1,4 @@
-//! The storage traits of scans: their daily visitor salts, the scans themselves and their daily rollups (scan batches are written by [`super::Store::record_scans`]).
+//! The storage traits of scans: their daily visitor salts, the scans themselves and their daily rollups (scan batches are written by [`crate::store::Store::record_scans`]).
 
 use chrono::{DateTime, NaiveDate, Utc};
 
