@@ -13,9 +13,9 @@ use std::time::Instant;
 use crate::error::StoreError;
 use crate::ids::ScanId;
 use crate::scans::scan::NewScan;
-use crate::service::webhooks::Subscriptions;
 use crate::stats::WriterStats;
 use crate::store::Store;
+use crate::webhooks::service::Subscriptions;
 
 /// Called once the scan's transaction has committed (`Ok(Some(id))`), was skipped because
 /// its link was deleted (`Ok(None)`), or failed.

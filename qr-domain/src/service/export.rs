@@ -3,7 +3,6 @@
 use chrono::{DateTime, Utc};
 
 use super::Service;
-use super::scan_export::ScanPager;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::export::{
@@ -14,6 +13,7 @@ use crate::ids::AccountId;
 use crate::links::link::Link;
 use crate::scans::analytics::{AnalyticsQuery, DayCount, Window};
 use crate::scans::breakdown::Dimension;
+use crate::scans::scan_export::ScanPager;
 use crate::store::{ReadTx, Store};
 
 impl<S: Store, C: Clock> Service<S, C> {

@@ -1,7 +1,7 @@
 //! Webhooks: the endpoints an account registers, the events they receive, the outbox rows that carry those events until delivered, the JSON bodies and the Stripe-style signature.
 //!
 //! An event is written to the outbox (one row per subscribed endpoint) in the same transaction
-//! as the change it describes; `service/webhooks.rs` hands due rows to a delivery worker and
+//! as the change it describes; `webhooks/service.rs` hands due rows to a delivery worker and
 //! applies the retry rules to its outcome.
 
 use std::fmt;

@@ -5,8 +5,6 @@
 
 use chrono::{DateTime, Utc};
 
-use super::Service;
-use super::analytics::link_window;
 use crate::accounts::account::Account;
 use crate::clock::Clock;
 use crate::error::StoreError;
@@ -14,7 +12,9 @@ use crate::export::SCAN_PAGE;
 use crate::ids::{LinkId, ScanId};
 use crate::links::link::Link;
 use crate::scans::analytics::{AnalyticsError, AnalyticsQuery, Window};
+use crate::scans::analytics_service::link_window;
 use crate::scans::scan::ScanRecord;
+use crate::service::Service;
 use crate::store::{ReadTx, Store};
 
 /// Every scan of one link in a window, newest first (time, then id, both descending), read a

@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::Service;
 use crate::accounts::limits::UsageMonth;
 use crate::accounts::plan::Limit;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::AccountId;
 use crate::random;
+use crate::service::Service;
 use crate::store::{Store, WriteTx};
 use crate::webhooks::webhook::{
     DeliveryState, EventKind, EventSet, MAX_SCANS_PER_DELIVERY, MAX_WEBHOOKS_PER_ACCOUNT,

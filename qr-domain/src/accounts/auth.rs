@@ -7,7 +7,6 @@ use chrono::{Datelike, NaiveDate};
 
 use thiserror::Error;
 
-use super::{AdminError, Service};
 use crate::accounts::access::{AccessError, AccessRequest, Endpoint, KeySettings, check_access};
 use crate::accounts::account::{Account, AccountStatus};
 use crate::accounts::key::{
@@ -18,6 +17,7 @@ use crate::accounts::plan::{Feature, PlanLimits};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
+use crate::service::{AdminError, Service};
 use crate::store::Store;
 
 /// An authenticated caller: the key and its account as of the last configuration change.
@@ -56,7 +56,7 @@ pub enum AuthError {
 
 /// What a lookup of a key hash found, as the key cache keeps it.
 #[derive(Debug, Clone)]
-pub(super) enum CachedKey {
+pub(crate) enum CachedKey {
     /// A key with its account.
     Known(Arc<AuthContext>),
     /// No key has this hash: repeated attempts with a wrong key need no lookup either.

@@ -4,7 +4,6 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use super::Service;
 use crate::accounts::account::Account;
 use crate::accounts::plan::{Limit, PlanLimits};
 use crate::clock::Clock;
@@ -15,6 +14,7 @@ use crate::links::campaign::{FieldError, FieldRule, LinkField, LinkOptions, Opti
 use crate::links::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
 use crate::links::listing::{LinkCursor, LinkListQuery, LinkPageResult};
 use crate::links::shortcode::ShortCode;
+use crate::service::Service;
 use crate::store::{ReadTx, Store, WriteTx};
 use crate::webhooks::webhook::{EventKind, link_event};
 
@@ -266,7 +266,7 @@ impl<S: Store, C: Clock> Service<S, C> {
 }
 
 /// A link checked against the plan and ready to insert: everything but its id, code and times.
-pub(super) struct NewLink {
+pub(crate) struct NewLink {
     name: LinkName,
     target_url: TargetUrl,
     short_code: Option<ShortCode>,
@@ -275,7 +275,7 @@ pub(super) struct NewLink {
 }
 
 /// How many more links an account may hold, read once per write transaction.
-pub(super) struct LinkRoom {
+pub(crate) struct LinkRoom {
     count: u64,
     limit: Limit,
     plan: String,
@@ -284,7 +284,7 @@ pub(super) struct LinkRoom {
 impl NewLink {
     /// Checks the fields against the plan's features and builds the options (hashing a
     /// password, the slow part, so it runs before the write transaction).
-    pub(super) fn prepare(limits: &PlanLimits, fields: LinkUpdate) -> Result<Self, LinkError> {
+    pub(crate) fn prepare(limits: &PlanLimits, fields: LinkUpdate) -> Result<Self, LinkError> {
         let (Some(name), Some(target_url)) = (fields.name.clone(), fields.target_url.clone())
         else {
             return Err(LinkError::Field(FieldError::new(
@@ -306,7 +306,7 @@ impl NewLink {
 
     /// Inserts the link within the account's room (its link limit), with a free code (the
     /// custom one, or one of [`CODE_ATTEMPTS`] drawn), and its `link.created` event.
-    pub(super) fn insert(
+    pub(crate) fn insert(
         &self,
         tx: &mut dyn WriteTx,
         account: AccountId,
@@ -349,7 +349,7 @@ impl NewLink {
 
 impl LinkRoom {
     /// The account's link count and limit (the stored plan's and `limits`', the smaller).
-    pub(super) fn read(
+    pub(crate) fn read(
         tx: &dyn ReadTx,
         account: AccountId,
         limits: &PlanLimits,

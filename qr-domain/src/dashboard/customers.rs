@@ -4,11 +4,9 @@ use std::net::IpAddr;
 
 use thiserror::Error;
 
-use super::Service;
-use super::accounts::AdminError;
-use super::throttle::bucket;
 use crate::accounts::account::{Account, AccountStatus, Email, EmailError, PlanRequest, Role};
 use crate::accounts::plan::Plan;
+use crate::accounts::service::AdminError;
 use crate::clock::Clock;
 use crate::dashboard::password::{self, HashError, Password, PasswordError, PasswordHash};
 use crate::dashboard::session::SessionHash;
@@ -16,6 +14,8 @@ use crate::dashboard::token::{OneTimeToken, TOKEN_LIFETIME, TokenPurpose, TokenS
 use crate::error::StoreError;
 use crate::ids::AccountId;
 use crate::random::RandomError;
+use crate::service::Service;
+use crate::service::throttle::bucket;
 use crate::store::{Store, WriteTx};
 
 /// Why a customer's own operation failed.

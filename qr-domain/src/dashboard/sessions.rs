@@ -4,8 +4,6 @@ use std::net::IpAddr;
 
 use thiserror::Error;
 
-use super::Service;
-use super::throttle::bucket;
 use crate::accounts::account::{Account, AccountStatus, Email};
 use crate::clock::Clock;
 use crate::dashboard::password;
@@ -13,6 +11,8 @@ use crate::dashboard::session::{Session, SessionSecret, user_agent_label};
 use crate::error::StoreError;
 use crate::ids::AccountId;
 use crate::random::RandomError;
+use crate::service::Service;
+use crate::service::throttle::bucket;
 use crate::store::Store;
 
 /// Why a login failed.

@@ -1,12 +1,12 @@
 //! Administration for the owner, admins and the operator's CLI: who may act, the accounts overview, plan requests, plans, disabling, roles and verification by hand.
 
-use super::Service;
-use super::accounts::AdminError;
 use crate::accounts::account::{Account, AccountStatus, Email, PlanRequest, Role};
 use crate::accounts::limits::UsageMonth;
 use crate::accounts::plan::Plan;
+use crate::accounts::service::AdminError;
 use crate::clock::Clock;
 use crate::ids::AccountId;
+use crate::service::Service;
 use crate::store::{ReadTx, Store};
 
 /// Who asks for an administrative change.

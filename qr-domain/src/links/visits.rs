@@ -2,13 +2,13 @@
 
 use std::borrow::Cow;
 
-use super::Service;
-use super::links::Resolution;
-use super::opening::{Landing, Opening, PasswordPrompt};
-use super::scans::{PreparedScan, ScanError, Visit};
 use crate::clock::Clock;
 use crate::error::StoreError;
+use crate::links::opening::{Landing, Opening, PasswordPrompt};
+use crate::links::service::Resolution;
+use crate::scans::service::{PreparedScan, ScanError, Visit};
 use crate::scans::writer::{Queued, ScanAck};
+use crate::service::Service;
 use crate::store::Store;
 
 /// The page a visitor sees instead of a redirect.

@@ -1,7 +1,5 @@
 //! Bulk link creation: every valid item created in one write transaction with per-index failures, and the idempotency key's stored answer written in that same transaction.
 
-use super::Service;
-use super::links::{LinkRoom, NewLink};
 use crate::accounts::account::Account;
 use crate::accounts::plan::Feature;
 use crate::clock::Clock;
@@ -10,6 +8,8 @@ use crate::links::bulk::{
     MAX_BULK_LINKS, StoredAnswer, expiry,
 };
 use crate::links::link::LinkError;
+use crate::links::service::{LinkRoom, NewLink};
+use crate::service::Service;
 use crate::store::{Store, WriteTx};
 
 /// Whose bound applies to a bulk request's size.

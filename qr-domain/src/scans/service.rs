@@ -5,7 +5,6 @@ use std::net::IpAddr;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use thiserror::Error;
 
-use super::Service;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::ScanId;
@@ -14,6 +13,7 @@ use crate::random::{self, RandomError};
 use crate::scans::geo::{GeoHint, Location};
 use crate::scans::scan::{NewScan, UserAgentInfo, classify_user_agent, clean_referrer, visitor_id};
 use crate::scans::writer::{Queued, ScanAck};
+use crate::service::Service;
 use crate::store::Store;
 
 /// Errors of scan recording.
@@ -71,15 +71,15 @@ pub enum Skip {
 
 /// What a campaign link's visit picked, for its scan.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Pick {
+pub(crate) struct Pick {
     /// The visitor's location, when the rules already looked it up.
-    pub(super) location: Option<Location>,
+    pub(crate) location: Option<Location>,
     /// The variant the visit was sent to.
-    pub(super) variant: Option<u8>,
+    pub(crate) variant: Option<u8>,
     /// The rule that decided the target.
-    pub(super) rule: Option<u8>,
+    pub(crate) rule: Option<u8>,
     /// The visitor id, when the variant split already computed it (one SHA-256 per visit).
-    pub(super) visitor: Option<[u8; 16]>,
+    pub(crate) visitor: Option<[u8; 16]>,
 }
 
 /// What happened to a visit.
@@ -118,12 +118,12 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// The visitor's agent, or why the visit is not recorded whoever made it.
-    pub(super) fn classify(&self, visit: &Visit) -> Result<UserAgentInfo, Skip> {
+    pub(crate) fn classify(&self, visit: &Visit) -> Result<UserAgentInfo, Skip> {
         self.admit_agent(classify_user_agent(visit.user_agent.as_deref()))
     }
 
     /// An agent already classified, or why its visit is not recorded.
-    pub(super) fn admit_agent(&self, ua: UserAgentInfo) -> Result<UserAgentInfo, Skip> {
+    pub(crate) fn admit_agent(&self, ua: UserAgentInfo) -> Result<UserAgentInfo, Skip> {
         if self.read_only() {
             return Err(Skip::ReadOnly);
         }
@@ -134,7 +134,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// The scan, unless its visitor already used this minute's budget for the link.
-    pub(super) fn within_budget(&self, scan: NewScan) -> PreparedScan {
+    pub(crate) fn within_budget(&self, scan: NewScan) -> PreparedScan {
         let minute = scan.at.timestamp().div_euclid(60);
         let counted = self.visitors.update(scan.visitor, |seen| match seen {
             Some(&(m, n)) if m == minute => {
@@ -151,7 +151,7 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// The scan of a visit; `pick` says which rule or variant it was sent to, and its location
     /// when already looked up.
-    pub(super) fn build_scan(
+    pub(crate) fn build_scan(
         &self,
         link: &Link,
         visit: &Visit,
@@ -179,7 +179,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Where the visitor's address is (with the proxies' hints).
-    pub(super) fn locate(&self, visit: &Visit) -> Location {
+    pub(crate) fn locate(&self, visit: &Visit) -> Location {
         visit
             .ip
             .map_or_else(Location::unknown, |ip| self.geo.locate(ip))
@@ -218,7 +218,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// The salt of `day`, creating it if needed; creating today's salt destroys salts and
     /// visitor ids older than yesterday. Two first scans of a day racing here both write, and
     /// the store keeps the first salt for both.
-    pub(super) fn salt_for(&self, day: NaiveDate) -> Result<[u8; 32], ScanError> {
+    pub(crate) fn salt_for(&self, day: NaiveDate) -> Result<[u8; 32], ScanError> {
         if let Some(salt) = self.salts.get(&day) {
             return Ok(salt);
         }

@@ -2,7 +2,6 @@
 
 use thiserror::Error;
 
-use super::Service;
 use crate::accounts::access::SettingsError;
 use crate::accounts::account::{Account, Email, EmailError};
 use crate::accounts::key::{KeyGenError, KeyNameError};
@@ -10,6 +9,7 @@ use crate::accounts::plan::{EnterpriseOverrides, Plan, PlanError};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
+use crate::service::Service;
 use crate::store::{ReadTx, Store};
 
 /// Errors of account and key administration.
@@ -75,7 +75,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Stores a new account whose address must be free, and drops cached keys and accounts.
-    pub(super) fn insert_new_account(&self, account: &Account) -> Result<(), AdminError> {
+    pub(crate) fn insert_new_account(&self, account: &Account) -> Result<(), AdminError> {
         self.store.write(|tx| {
             ensure_email_free(tx, account)?;
             tx.insert_account(account)?;
@@ -104,7 +104,7 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// Changes an account in one write transaction (the e-mail address stays unique) and drops
     /// cached keys and accounts.
-    pub(super) fn change_account(
+    pub(crate) fn change_account(
         &self,
         id: AccountId,
         change: impl FnOnce(&mut Account) -> Result<(), AdminError>,
@@ -156,7 +156,7 @@ impl<S: Store, C: Clock> Service<S, C> {
 
 /// Refuses `account`'s e-mail address when another account has it. The store's unique index
 /// backs this up, but would only answer with a generic conflict.
-pub(super) fn ensure_email_free(tx: &dyn ReadTx, account: &Account) -> Result<(), AdminError> {
+pub(crate) fn ensure_email_free(tx: &dyn ReadTx, account: &Account) -> Result<(), AdminError> {
     match tx.account_by_email(&account.email)? {
         Some(other) if other.id != account.id => Err(AdminError::EmailTaken(account.email.clone())),
         _ => Ok(()),

@@ -4,14 +4,14 @@ use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 
-use super::Service;
-use super::scans::{Pick, PreparedScan, ScanError, Skip, Visit};
 use crate::clock::Clock;
 use crate::links::campaign::{LinkOptions, OsFamily};
 use crate::links::link::Link;
 use crate::links::routing::{self, VisitTraits};
 use crate::scans::geo::Location;
 use crate::scans::scan::{classify_user_agent, visitor_id};
+use crate::scans::service::{Pick, PreparedScan, ScanError, Skip, Visit};
+use crate::service::Service;
 use crate::store::Store;
 
 /// A visit to a short URL as the domain needs it to choose the answer.

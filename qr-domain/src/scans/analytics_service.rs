@@ -2,7 +2,6 @@
 
 use chrono::{DateTime, Days, NaiveDate, Utc};
 
-use super::Service;
 use crate::accounts::account::Account;
 use crate::clock::Clock;
 use crate::error::StoreError;
@@ -11,6 +10,7 @@ use crate::links::link::Link;
 use crate::scans::analytics::{
     AnalyticsError, AnalyticsQuery, AnalyticsReport, LinkSummary, StatsRows, summarize,
 };
+use crate::service::Service;
 use crate::store::{ReadTx, Store};
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -88,7 +88,7 @@ impl<S: Store, C: Clock> Service<S, C> {
 /// One of the account's links (another account's is "not found") and the window `query` asks
 /// of it after the plan's retention (read from the store: the plan may have changed since the
 /// caller's account was read), `None` when nothing of the range is retained.
-pub(super) fn link_window(
+pub(crate) fn link_window(
     tx: &dyn ReadTx,
     account: &Account,
     id: LinkId,
