@@ -11,9 +11,9 @@ use std::sync::{Arc, mpsc};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use qr_domain::chrono::{DateTime, Duration, Utc};
-use qr_domain::link::{Link, LinkName, TargetUrl};
-use qr_domain::scan::{Device, NewScan};
-use qr_domain::writer::ScanWriter;
+use qr_domain::links::link::{Link, LinkName, TargetUrl};
+use qr_domain::scans::scan::{Device, NewScan};
+use qr_domain::scans::writer::ScanWriter;
 use qr_domain::{
     Account, AccountId, AnalyticsQuery, LinkId, NoGeoLocator, Plan, Service, ShortCode, Store,
     TestClock,

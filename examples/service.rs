@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use qr_domain::access::AccessRequest;
+use qr_domain::accounts::access::AccessRequest;
 use qr_domain::chrono::{DateTime, Duration, Utc};
 use qr_domain::memory::MemoryStore;
 use qr_domain::service::{Resolution, ScanOutcome, Visit};

@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
-use qr_domain::campaign::UtmPart;
+use qr_domain::accounts::plan::PerSecond;
 use qr_domain::chrono::{Duration, SubsecRound, Utc};
-use qr_domain::link::{RuleInput, VariantInput};
-use qr_domain::plan::PerSecond;
-use qr_domain::scan::{Device, NewScan};
+use qr_domain::links::campaign::UtmPart;
+use qr_domain::links::link::{RuleInput, VariantInput};
+use qr_domain::scans::scan::{Device, NewScan};
 use qr_domain::{
     EnterpriseOverrides, KeyMode, LinkUpdate, NoGeoLocator, Plan, Service, Store, TestClock,
 };

@@ -6,9 +6,9 @@ use anyhow::bail;
 use chrono::{DateTime, Utc};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Subcommand};
-use qr_domain::plan::{PerSecond, Retention};
+use qr_domain::accounts::plan::{PerSecond, Retention};
+use qr_domain::dashboard::token::TOKEN_LIFETIME;
 use qr_domain::service::{Actor, AdminError};
-use qr_domain::token::TOKEN_LIFETIME;
 use qr_domain::{
     Account, AccountStatus, EnterpriseOverrides, Limit, Plan, PlanLimits, Role, TokenPurpose,
 };

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::{Args, Subcommand, ValueEnum};
-use qr_domain::analytics::AnalyticsError;
+use qr_domain::scans::analytics::AnalyticsError;
 use qr_domain::{AnalyticsQuery, AnalyticsReport};
 
 use crate::analytics_export::ScanExportArgs;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use qr_domain::AnalyticsQuery;
-use qr_domain::analytics::AnalyticsError;
+use qr_domain::scans::analytics::AnalyticsError;
 use qr_export::ScanFormat;
 
 use crate::analytics::RangeArgs;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use qr_domain::link::{LinkError, parse_link_id};
+use qr_domain::links::link::{LinkError, parse_link_id};
 use qr_domain::{Account, Email, Link, NoGeoLocator, Service, SystemClock};
 use qr_store::{Database, Location};
 

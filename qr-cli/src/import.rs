@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
-use qr_domain::bulk::{BulkFailure, BulkRequest, ItemError, ItemFailure};
-use qr_domain::campaign::{FieldError, LinkField, UtmPart, rules};
-use qr_domain::link::LinkError;
+use qr_domain::links::bulk::{BulkFailure, BulkRequest, ItemError, ItemFailure};
+use qr_domain::links::campaign::{FieldError, LinkField, UtmPart, rules};
+use qr_domain::links::link::LinkError;
 use qr_domain::service::BulkCaller;
 use qr_domain::{AccountId, Link, LinkUpdate};
 use qr_generate::batch::{BatchError, check_code_settings};

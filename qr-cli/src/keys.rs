@@ -6,8 +6,8 @@ use anyhow::bail;
 use chrono::{DateTime, Utc};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Subcommand};
-use qr_domain::access::{IpRule, OriginPattern};
-use qr_domain::plan::PerSecond;
+use qr_domain::accounts::access::{IpRule, OriginPattern};
+use qr_domain::accounts::plan::PerSecond;
 use qr_domain::{Account, ApiKey, Endpoint, KeyId, KeyMode, KeySettings, Plan};
 use serde::Serialize;
 

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use qr_domain::LinkUpdate;
-use qr_domain::campaign::{FieldError, LinkField, UtmPart, rules};
-use qr_domain::link::{RuleInput, VariantInput};
+use qr_domain::links::campaign::{FieldError, LinkField, UtmPart, rules};
+use qr_domain::links::link::{RuleInput, VariantInput};
 
 use crate::error::usage;
 

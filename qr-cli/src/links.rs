@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::{Args, Subcommand};
-use qr_domain::listing::LinkListQuery;
+use qr_domain::links::listing::LinkListQuery;
 use qr_domain::{Link, LinkUpdate};
 use serde::Serialize;
 use serde_json::Value;

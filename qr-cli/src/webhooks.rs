@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::{Args, Subcommand};
-use qr_domain::webhook::{WebhookError, WebhookId};
+use qr_domain::webhooks::webhook::{WebhookError, WebhookId};
 use serde_json::json;
 
 use crate::db::{self, Create, DbArgs};
@@ -151,7 +151,7 @@ pub fn run(args: WebhooksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 "LAST ERROR",
             ]);
             for d in &list {
-                let pending = d.state == qr_domain::webhook::DeliveryState::Pending;
+                let pending = d.state == qr_domain::webhooks::webhook::DeliveryState::Pending;
                 table.row(vec![
                     d.id.to_string(),
                     d.kind.as_str().to_owned(),

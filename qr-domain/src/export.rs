@@ -6,16 +6,16 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::access::KeySettings;
-use crate::account::Account;
-use crate::analytics::DayCount;
+use crate::accounts::access::KeySettings;
+use crate::accounts::account::Account;
+use crate::accounts::key::{ApiKey, KeyMode};
+use crate::accounts::plan::{Plan, Retention};
+use crate::dashboard::session::Session;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
-use crate::key::{ApiKey, KeyMode};
-use crate::link::Link;
-use crate::plan::{Plan, Retention};
-use crate::scan::ScanRecord;
-use crate::session::Session;
+use crate::links::link::Link;
+use crate::scans::analytics::DayCount;
+use crate::scans::scan::ScanRecord;
 
 /// Scans read per page: 1,000 records of about 200 bytes each, so a page is about 200 KB.
 pub const SCAN_PAGE: u32 = 1_000;

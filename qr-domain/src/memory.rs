@@ -17,20 +17,20 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::account::{Account, PlanRequest};
-use crate::breakdown::DIMENSIONS;
-use crate::bulk::{IdempotencyKey, IdempotencyRecord};
+use crate::accounts::account::{Account, PlanRequest};
+use crate::accounts::key::ApiKey;
+use crate::accounts::limits::UsageMonth;
+use crate::dashboard::session::{Session, SessionHash};
+use crate::dashboard::token::{OneTimeToken, TokenHash};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
-use crate::key::ApiKey;
-use crate::limits::UsageMonth;
-use crate::link::Link;
-use crate::scan::{Device, NewScan};
-use crate::session::{Session, SessionHash};
-use crate::shortcode::ShortCode;
+use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
+use crate::links::link::Link;
+use crate::links::shortcode::ShortCode;
+use crate::scans::breakdown::DIMENSIONS;
+use crate::scans::scan::{Device, NewScan};
 use crate::store::{ReadTx, Store, WriteTx};
-use crate::token::{OneTimeToken, TokenHash};
-use crate::webhook::{OutboxEvent, Webhook, WebhookId};
+use crate::webhooks::webhook::{OutboxEvent, Webhook, WebhookId};
 
 /// A store that keeps everything in memory.
 #[derive(Debug, Default)]

@@ -8,9 +8,9 @@ use qr_domain::chrono::NaiveDate;
 use qr_domain::export::{
     ExportError, ExportHeader, ExportSink, ExportedKey, ExportedSession, LinkAnalytics, SCAN_PAGE,
 };
-use qr_domain::geo::GeoHint;
 use qr_domain::memory::MemoryStore;
-use qr_domain::scan::ScanRecord;
+use qr_domain::scans::geo::GeoHint;
+use qr_domain::scans::scan::ScanRecord;
 use qr_domain::service::{ScanOutcome, Visit};
 use qr_domain::{AccountId, KeyMode, Link, NoGeoLocator, Plan, Service, TestClock};
 

@@ -4,7 +4,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use qr_domain::geo::{GeoError, GeoHint};
+use qr_domain::scans::geo::{GeoError, GeoHint};
 use qr_domain::service::{ScanOutcome, Visit};
 use qr_domain::{
     AnalyticsQuery, GeoLocator, Location, MaxMindLocator, NoGeoLocator, Plan, Service, TestClock,

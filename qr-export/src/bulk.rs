@@ -1,7 +1,7 @@
 //! The archive of a bulk link request with `qrcodes` (`POST /api/links/bulk`, `qr links import --zip`): each created link's code, encoding its short URL, named by its short code, then `links.csv` and `errors.json`.
 
 use qr_domain::Link;
-use qr_domain::bulk::BulkFailure;
+use qr_domain::links::bulk::BulkFailure;
 use qr_generate::BatchDefaults;
 use qr_generate::batch::{BatchError, BatchRequest, render_items, write_zip_with};
 

@@ -31,7 +31,7 @@ use qr_domain::chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use qr_domain::export::{
     ExportError, ExportHeader, ExportSink, ExportedKey, ExportedSession, LinkAnalytics,
 };
-use qr_domain::scan::ScanRecord;
+use qr_domain::scans::scan::ScanRecord;
 use qr_domain::{AccountId, Clock, Link, Service, Store};
 use serde::Serialize;
 use zip::write::SimpleFileOptions;

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::str::FromStr;
 
-use qr_domain::scan::ScanRecord;
+use qr_domain::scans::scan::ScanRecord;
 use qr_domain::{ScanId, ShortCode};
 use serde::Serialize;
 
@@ -152,7 +152,7 @@ impl ScanFormat {
 #[cfg(test)]
 mod tests {
     use qr_domain::chrono::{TimeZone, Utc};
-    use qr_domain::scan::Device;
+    use qr_domain::scans::scan::Device;
 
     use super::*;
 

@@ -170,7 +170,7 @@ impl App {
     pub(crate) fn trusts_peer(&self, peer: IpAddr) -> bool {
         self.inner
             .proxies
-            .trusts(qr_domain::access::canonical(peer))
+            .trusts(qr_domain::accounts::access::canonical(peer))
     }
 
     /// Runs short blocking service work (store access) off the async worker threads. At most

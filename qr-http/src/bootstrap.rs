@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use qr_domain::limit_state::{LimitState, MemoryLimits};
+use qr_domain::accounts::limit_state::{LimitState, MemoryLimits};
 use qr_domain::service::{AccountError, AdminError, WebhookSettings};
 use qr_domain::{
     ApiKeySecret, GeoLocator, KeyMode, NoGeoLocator, Service, SignupPolicy, Store, StoreError,
@@ -52,7 +52,7 @@ pub enum ServerError {
     Redis(#[from] qr_redis::OpenError),
     /// The GeoIP database could not be opened.
     #[error(transparent)]
-    Geo(#[from] qr_domain::geo::GeoError),
+    Geo(#[from] qr_domain::scans::geo::GeoError),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

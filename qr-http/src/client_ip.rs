@@ -3,7 +3,7 @@
 use std::net::{IpAddr, SocketAddr};
 
 use hyper::HeaderMap;
-use qr_domain::access::{IpRule, canonical};
+use qr_domain::accounts::access::{IpRule, canonical};
 
 /// Most `X-Forwarded-For` entries examined (a longer chain is cut at the left).
 const MAX_HOPS: usize = 32;

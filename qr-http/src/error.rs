@@ -2,13 +2,13 @@
 
 use hyper::StatusCode;
 use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
-use qr_domain::access::AccessError;
-use qr_domain::analytics::{AnalyticsError, QueryError};
-use qr_domain::bulk::BulkError;
-use qr_domain::link::LinkError;
-use qr_domain::listing::ListQueryError;
+use qr_domain::accounts::access::AccessError;
+use qr_domain::links::bulk::BulkError;
+use qr_domain::links::link::LinkError;
+use qr_domain::links::listing::ListQueryError;
+use qr_domain::scans::analytics::{AnalyticsError, QueryError};
 use qr_domain::service::{AuthError, PasswordPrompt};
-use qr_domain::webhook::WebhookError;
+use qr_domain::webhooks::webhook::WebhookError;
 use qr_domain::{Rejection, StoreError};
 use qr_generate::batch::BatchError;
 use qr_generate::{GenerateError, ImageError};

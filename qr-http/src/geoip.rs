@@ -12,7 +12,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
 
 use arc_swap::ArcSwap;
-use qr_domain::geo::GeoError;
+use qr_domain::scans::geo::GeoError;
 use qr_domain::{GeoLocator, Location, MaxMindLocator};
 
 /// How often the reloader wakes: the SIGHUP flag is checked every tick, so a signal takes

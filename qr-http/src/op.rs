@@ -1,8 +1,8 @@
 //! Typed API operations, built at the edge from the route, the method and the query once a request is admitted, so handlers never read raw parameters.
 
-use qr_domain::link::{LinkError, parse_link_id};
-use qr_domain::listing::LinkListQuery;
-use qr_domain::webhook::WebhookId;
+use qr_domain::links::link::{LinkError, parse_link_id};
+use qr_domain::links::listing::LinkListQuery;
+use qr_domain::webhooks::webhook::WebhookId;
 use qr_domain::{AnalyticsQuery, Feature, LinkId};
 use qr_export::{ScanFormat, UnknownFormat};
 use qr_generate::{Code, GenerateParams};

@@ -12,7 +12,7 @@ use hyper::header::{
     CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, ORIGIN, VARY, X_CONTENT_TYPE_OPTIONS,
 };
 use hyper::{Request, StatusCode};
-use qr_domain::access::{AccessError, AccessRequest};
+use qr_domain::accounts::access::{AccessError, AccessRequest};
 use qr_domain::service::{AuthContext, AuthError};
 use qr_domain::{AccountId, Endpoint, Feature, KeyId, RateLimitStatus};
 use tracing::Instrument;

@@ -10,12 +10,12 @@ use hyper::body::Body;
 use hyper::header::{
     ACCEPT_LANGUAGE, CACHE_CONTROL, HeaderMap, HeaderValue, LOCATION, REFERER, USER_AGENT,
 };
-use qr_domain::geo::GeoHint;
-use qr_domain::link::LinkError;
+use qr_domain::links::link::LinkError;
+use qr_domain::scans::geo::GeoHint;
+use qr_domain::scans::writer::ScanAck;
 use qr_domain::service::{
     InMemoryVisit, Opening, PageKind, PasswordPrompt, Recording, Visit, VisitFacts, VisitOutcome,
 };
-use qr_domain::writer::ScanAck;
 use qr_domain::{ScanId, StoreError};
 use tokio::sync::oneshot;
 

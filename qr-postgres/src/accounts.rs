@@ -2,8 +2,8 @@
 
 use chrono::NaiveDate;
 use postgres::Row;
-use qr_domain::account::PlanRequest;
-use qr_domain::limits::UsageMonth;
+use qr_domain::accounts::account::PlanRequest;
+use qr_domain::accounts::limits::UsageMonth;
 use qr_domain::store::{AccountReads, AccountWrites};
 use qr_domain::{Account, AccountId, Email, PasswordHash, StoreError};
 use uuid::Uuid;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use chrono::NaiveDate;
 use postgres::Transaction;
-use qr_domain::breakdown::{Dimension, Facets};
+use qr_domain::scans::breakdown::{Dimension, Facets};
 use uuid::Uuid;
 
 /// Counts every stored scan into the added dimensions' daily rows.

@@ -2,9 +2,9 @@
 
 use chrono::{DateTime, Utc};
 use postgres::Row;
-use qr_domain::session::{Session, SessionHash};
+use qr_domain::dashboard::session::{Session, SessionHash};
+use qr_domain::dashboard::token::{OneTimeToken, TokenHash, TokenPurpose};
 use qr_domain::store::{CredentialReads, CredentialWrites};
-use qr_domain::token::{OneTimeToken, TokenHash, TokenPurpose};
 use qr_domain::{AccountId, StoreError};
 
 use crate::tx::{PgTx, corrupt, get};

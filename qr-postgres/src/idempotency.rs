@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use postgres::Row;
-use qr_domain::bulk::{IdempotencyKey, IdempotencyRecord};
+use qr_domain::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use qr_domain::store::{IdempotencyReads, IdempotencyWrites};
 use qr_domain::{AccountId, StoreError};
 

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use postgres::Row;
-use qr_domain::key::KeyHash;
+use qr_domain::accounts::key::KeyHash;
 use qr_domain::store::{KeyReads, KeyWrites};
 use qr_domain::{AccountId, ApiKey, KeyId, KeyMode, StoreError};
 use uuid::Uuid;

@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use qr_domain::StoreError;
-use qr_domain::analytics::{DayCount, StatsRows};
-use qr_domain::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
 use qr_domain::ids::{AccountId, LinkId, ScanId};
-use qr_domain::scan::{NewScan, ScanRecord};
+use qr_domain::scans::analytics::{DayCount, StatsRows};
+use qr_domain::scans::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
+use qr_domain::scans::scan::{NewScan, ScanRecord};
 use qr_domain::store::{ScanReads, ScanWrites};
 use uuid::Uuid;
 
@@ -376,7 +376,7 @@ impl ScanWrites for PgTx<'_> {
 #[cfg(test)]
 mod tests {
     use qr_domain::chrono::Utc;
-    use qr_domain::scan::Device;
+    use qr_domain::scans::scan::Device;
 
     use super::*;
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use postgres::Config;
 use qr_domain::ids::ScanId;
-use qr_domain::scan::NewScan;
+use qr_domain::scans::scan::NewScan;
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 
 use crate::error::{OpenError, redact};

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use qr_domain::bulk::BulkRequest;
+use qr_domain::links::bulk::BulkRequest;
 use qr_domain::service::BulkCaller;
 use qr_domain::{LinkUpdate, NoGeoLocator, Plan, Service, SystemClock};
 use qr_postgres::PgStore;

@@ -44,9 +44,9 @@ fn a_restarted_database_is_used_again_without_reopening() {
     ));
     assert!(matches!(
         svc.create_link(&account, "During", "https://example.com/"),
-        Err(qr_domain::link::LinkError::Store(StoreError::Unreachable(
-            _
-        )))
+        Err(qr_domain::links::link::LinkError::Store(
+            StoreError::Unreachable(_)
+        ))
     ));
     // A link this service has read keeps redirecting from memory.
     assert_eq!(

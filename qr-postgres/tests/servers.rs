@@ -6,9 +6,9 @@ use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use qr_domain::chrono::Utc;
-use qr_domain::scan::{Device, NewScan};
+use qr_domain::scans::scan::{Device, NewScan};
+use qr_domain::scans::writer::ScanWriter;
 use qr_domain::service::{Actor, AuthError};
-use qr_domain::writer::ScanWriter;
 use qr_domain::{
     Account, AccountId, AccountStatus, KeyMode, Link, LinkId, LinkName, NoGeoLocator, Plan, Role,
     Service, ShortCode, Store, SystemClock, TargetUrl,

@@ -1,4 +1,4 @@
-//! The Redis adapter of the domain's [`qr_domain::limit_state::LimitState`]: every server's requests count against one per-second budget per key, one batch budget and one monthly count per account.
+//! The Redis adapter of the domain's [`qr_domain::accounts::limit_state::LimitState`]: every server's requests count against one per-second budget per key, one batch budget and one monthly count per account.
 //!
 //! One Lua script applies an admission atomically in Redis (the monthly count, then the batch
 //! GCRA, then the key's GCRA, and only when all pass, both limiters advance and the count

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use qr_domain::limit_state::{Admit, LimitState, MemoryLimits, MonthCounts, Verdict};
-use qr_domain::limits::{LimitKind, UsageMonth};
+use qr_domain::accounts::limit_state::{Admit, LimitState, MemoryLimits, MonthCounts, Verdict};
+use qr_domain::accounts::limits::{LimitKind, UsageMonth};
 use qr_domain::{AccountId, KeyId};
 use redis::{Client, Connection, RedisError};
 use thiserror::Error;

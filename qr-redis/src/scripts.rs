@@ -12,7 +12,7 @@ use redis::Script;
 /// request), the key's interval and burst, and the count's time to live in milliseconds.
 /// Returns `{verdict, wait, used}`: verdict 0 admitted, 1 monthly quota, 2 batch, 3 per second.
 ///
-/// The GCRA is the domain's `qr_domain::limit_state::gcra`, line for line.
+/// The GCRA is the domain's `qr_domain::accounts::limit_state::gcra`, line for line.
 pub(crate) const ADMIT: &str = r"
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])

@@ -1,7 +1,7 @@
 //! `RedisLimits` against a real Redis: the same verdicts as the in-memory state, one budget shared by several servers, and failing open (then catching up) while Redis is down.
 
-use qr_domain::limit_state::{Admit, Gcra, LimitState, MemoryLimits, Verdict};
-use qr_domain::limits::{LimitKind, UsageMonth};
+use qr_domain::accounts::limit_state::{Admit, Gcra, LimitState, MemoryLimits, Verdict};
+use qr_domain::accounts::limits::{LimitKind, UsageMonth};
 use qr_domain::{AccountId, KeyId};
 use qr_redis::RedisLimits;
 use qr_test_support::servers::redis::RedisServer;

@@ -1,8 +1,8 @@
 //! Accounts in SQL: the account records (found by id or by e-mail address), their pending plan requests, their persisted usage per month and per day, and deleting an account with everything it owns.
 
 use chrono::NaiveDate;
-use qr_domain::account::PlanRequest;
-use qr_domain::limits::UsageMonth;
+use qr_domain::accounts::account::PlanRequest;
+use qr_domain::accounts::limits::UsageMonth;
 use qr_domain::store::{AccountReads, AccountWrites};
 use qr_domain::{Account, AccountId, Email, PasswordHash, StoreError};
 use rusqlite::{Row, params};

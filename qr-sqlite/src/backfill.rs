@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use qr_domain::breakdown::{Dimension, Facets};
+use qr_domain::scans::breakdown::{Dimension, Facets};
 use rusqlite::{Connection, params};
 
 use crate::error::OpenError;

@@ -1,9 +1,9 @@
 //! The dashboard's credentials in SQL: one-time tokens and sessions, and pruning those that ended.
 
 use chrono::{DateTime, Utc};
-use qr_domain::session::{Session, SessionHash};
+use qr_domain::dashboard::session::{Session, SessionHash};
+use qr_domain::dashboard::token::{OneTimeToken, TokenHash, TokenPurpose};
 use qr_domain::store::{CredentialReads, CredentialWrites};
-use qr_domain::token::{OneTimeToken, TokenHash, TokenPurpose};
 use qr_domain::{AccountId, StoreError};
 use rusqlite::{Row, params};
 

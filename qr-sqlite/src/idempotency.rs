@@ -1,7 +1,7 @@
 //! Idempotency records of bulk link requests in SQL (schema version 7): one row per account and key hash, with the request's fingerprint and the domain's answer, deleted with the account and pruned once expired.
 
 use chrono::{DateTime, Utc};
-use qr_domain::bulk::{IdempotencyKey, IdempotencyRecord};
+use qr_domain::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use qr_domain::store::{IdempotencyReads, IdempotencyWrites};
 use qr_domain::{AccountId, StoreError};
 use rusqlite::{Row, params};

@@ -1,7 +1,7 @@
 //! API keys in SQL: lookups by id, by hash or by account, and writing a key's secret hash, names, settings and last use.
 
 use chrono::{DateTime, Utc};
-use qr_domain::key::KeyHash;
+use qr_domain::accounts::key::KeyHash;
 use qr_domain::store::{KeyReads, KeyWrites};
 use qr_domain::{AccountId, ApiKey, KeyId, KeyMode, StoreError};
 use rusqlite::{Row, params};

@@ -1,6 +1,6 @@
 //! Links in SQL: lookups by id or code key, inserting and updating a link with its code key, tags and options, listing with filters and a cursor, searching, and deleting with a tombstone.
 
-use qr_domain::listing::LinkQuery;
+use qr_domain::links::listing::LinkQuery;
 use qr_domain::store::{LinkReads, LinkWrites};
 use qr_domain::{AccountId, Link, LinkId, Options, ShortCode, StoreError};
 use rusqlite::{Row, params};

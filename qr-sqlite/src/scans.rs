@@ -4,10 +4,10 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, NaiveDate, Utc};
-use qr_domain::analytics::{DayCount, StatsRows};
-use qr_domain::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
 use qr_domain::ids::ScanId;
-use qr_domain::scan::{NewScan, ScanRecord};
+use qr_domain::scans::analytics::{DayCount, StatsRows};
+use qr_domain::scans::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
+use qr_domain::scans::scan::{NewScan, ScanRecord};
 use qr_domain::store::{ScanReads, ScanWrites};
 use qr_domain::{AccountId, LinkId, StoreError};
 use rusqlite::{Connection, OptionalExtension, Params, params};

@@ -347,7 +347,7 @@ fn no_shared_emails(conn: &Connection, path: &Path) -> Result<(), OpenError> {
 
 #[cfg(test)]
 mod tests {
-    use qr_domain::breakdown::Dimension;
+    use qr_domain::scans::breakdown::Dimension;
 
     use super::*;
 
@@ -525,7 +525,7 @@ mod tests {
         let row = |l: u8, d, dim: Dimension, v: &str, n| {
             (vec![l], d, i64::from(dim.code()), v.to_owned(), n)
         };
-        use qr_domain::breakdown::Dimension::{City, Os, Referrer, Rule, Variant};
+        use qr_domain::scans::breakdown::Dimension::{City, Os, Referrer, Rule, Variant};
         assert_eq!(
             rows,
             vec![

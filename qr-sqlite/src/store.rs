@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use qr_domain::ids::ScanId;
-use qr_domain::scan::NewScan;
+use qr_domain::scans::scan::NewScan;
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 

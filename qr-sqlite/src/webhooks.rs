@@ -3,11 +3,11 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
+use qr_domain::accounts::limits::UsageMonth;
 use qr_domain::ids::ScanId;
-use qr_domain::limits::UsageMonth;
-use qr_domain::scan::NewScan;
+use qr_domain::scans::scan::NewScan;
 use qr_domain::store::{WebhookReads, WebhookWrites};
-use qr_domain::webhook::{
+use qr_domain::webhooks::webhook::{
     DeliveryState, EventId, EventKind, EventSet, NewEvent, OutboxEvent, Webhook, WebhookId,
     WebhookSecret, WebhookUrl, scan_event,
 };

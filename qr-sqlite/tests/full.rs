@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use qr_domain::link::LinkError;
+use qr_domain::links::link::LinkError;
 use qr_domain::service::Resolution;
 use qr_domain::{NoGeoLocator, Plan, Service, Store, StoreError, SystemClock};
 use qr_sqlite::SqliteStore;

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use qr_domain::ids::ScanId;
-use qr_domain::scan::NewScan;
+use qr_domain::scans::scan::NewScan;
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 use qr_postgres::PgStore;
 use qr_sqlite::SqliteStore;

@@ -5,7 +5,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 
 use predicates::prelude::*;
-use qr_domain::geo::GeoHint;
+use qr_domain::scans::geo::GeoHint;
 use qr_domain::service::Visit;
 use qr_domain::{KeyMode, NoGeoLocator, Service, SystemClock};
 use qr_sqlite::SqliteStore;

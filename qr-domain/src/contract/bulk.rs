@@ -2,11 +2,11 @@
 
 use chrono::Duration;
 
-use crate::bulk::{BulkError, BulkRequest, IdempotencyKey, IdempotencyRecord, ItemError};
-use crate::campaign::FieldError;
+use crate::accounts::plan::Plan;
 use crate::error::StoreError;
-use crate::link::{LinkError, LinkUpdate, RuleInput};
-use crate::plan::Plan;
+use crate::links::bulk::{BulkError, BulkRequest, IdempotencyKey, IdempotencyRecord, ItemError};
+use crate::links::campaign::FieldError;
+use crate::links::link::{LinkError, LinkUpdate, RuleInput};
 use crate::service::BulkCaller;
 use crate::store::Store;
 

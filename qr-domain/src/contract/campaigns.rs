@@ -4,18 +4,20 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::Duration;
 
-use crate::analytics::AnalyticsQuery;
-use crate::campaign::{FieldError, FieldRule, LinkField, LinkOptions, Options, Tag, UtmPart};
+use crate::accounts::plan::Plan;
+use crate::dashboard::password::{Password, PasswordHash};
 use crate::error::StoreError;
-use crate::geo::GeoHint;
-use crate::link::{LinkError, LinkUpdate, RuleInput, VariantInput};
-use crate::listing::{LinkListQuery, LinkQuery};
-use crate::password::{Password, PasswordHash};
-use crate::plan::Plan;
+use crate::links::campaign::{
+    FieldError, FieldRule, LinkField, LinkOptions, Options, Tag, UtmPart,
+};
+use crate::links::link::{LinkError, LinkUpdate, RuleInput, VariantInput};
+use crate::links::listing::{LinkListQuery, LinkQuery};
+use crate::links::shortcode::ShortCode;
+use crate::scans::analytics::AnalyticsQuery;
+use crate::scans::geo::GeoHint;
 use crate::service::{
     LINK_PASSWORD_BURST, Landing, Opening, PasswordPrompt, PreparedScan, ScanOutcome,
 };
-use crate::shortcode::ShortCode;
 use crate::store::Store;
 
 use super::{DESKTOP, PHONE, link_for, scan, service, setup, t, visit};
@@ -147,7 +149,7 @@ pub fn links_are_listed_with_filters_and_cursors<S: Store>(store: S) {
     for i in 0..7 {
         // Two links share each creation time, so the id orders them.
         let mut l = link_for(a.id, &format!("2024-01-0{}T00:00:00Z", 1 + i / 2));
-        l.name = crate::link::LinkName::parse(&format!("Flyer {i}")).unwrap();
+        l.name = crate::links::link::LinkName::parse(&format!("Flyer {i}")).unwrap();
         if i % 2 == 0 {
             l.tags = vec![Tag::parse("even").unwrap()];
         }
@@ -164,7 +166,7 @@ pub fn links_are_listed_with_filters_and_cursors<S: Store>(store: S) {
         after: None,
         limit,
     };
-    let ids = |v: Vec<crate::link::Link>| v.into_iter().map(|l| l.id).collect::<Vec<_>>();
+    let ids = |v: Vec<crate::links::link::Link>| v.into_iter().map(|l| l.id).collect::<Vec<_>>();
     let all = store
         .read(|tx| tx.list_links(a.id, &query(None, None, 100)))
         .unwrap();
@@ -219,7 +221,7 @@ pub fn scans_keep_their_variant_and_rule<S: Store>(store: S) {
         "2024-01-02T00:00:00Z",
         1,
         "DE",
-        crate::scan::Device::Mobile,
+        crate::scans::scan::Device::Mobile,
         "Chrome",
     );
     first.variant = Some(1);
@@ -228,7 +230,7 @@ pub fn scans_keep_their_variant_and_rule<S: Store>(store: S) {
         "2024-01-02T00:00:01Z",
         2,
         "DE",
-        crate::scan::Device::Mobile,
+        crate::scans::scan::Device::Mobile,
         "Chrome",
     );
     second.rule = Some(4);
@@ -237,7 +239,7 @@ pub fn scans_keep_their_variant_and_rule<S: Store>(store: S) {
         "2024-01-02T00:00:02Z",
         3,
         "DE",
-        crate::scan::Device::Mobile,
+        crate::scans::scan::Device::Mobile,
         "Chrome",
     );
     store.record_scans(&[first, second, third]).unwrap();
@@ -268,7 +270,7 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
         let base = LinkUpdate::parse(Some("L"), Some("https://example.com")).unwrap();
         fields_on(base, set)
     };
-    let needs = |r: Result<crate::link::Link, LinkError>| match r {
+    let needs = |r: Result<crate::links::link::Link, LinkError>| match r {
         Err(e @ LinkError::PlanRequired { .. }) => e.to_string(),
         other => panic!("expected a plan refusal, got {other:?}"),
     };

@@ -2,14 +2,14 @@
 
 use chrono::Duration;
 
-use crate::account::{AccountStatus, Email, PlanRequest, Role};
+use crate::accounts::account::{AccountStatus, Email, PlanRequest, Role};
+use crate::accounts::plan::Plan;
+use crate::dashboard::password::{Password, PasswordHash};
+use crate::dashboard::session::{SESSION_ABSOLUTE, Session, SessionSecret};
+use crate::dashboard::token::{OneTimeToken, TokenPurpose, TokenSecret};
 use crate::error::StoreError;
-use crate::password::{Password, PasswordHash};
-use crate::plan::Plan;
-use crate::scan::Device;
-use crate::session::{SESSION_ABSOLUTE, Session, SessionSecret};
+use crate::scans::scan::Device;
 use crate::store::Store;
-use crate::token::{OneTimeToken, TokenPurpose, TokenSecret};
 
 use super::{key_for, link_for, scan, setup, t};
 
@@ -242,7 +242,7 @@ pub fn delete_account_removes_everything<S: Store>(store: S) {
                 created_at: t("2024-01-02T00:00:00Z"),
             })?;
             tx.save_usage(
-                crate::limits::UsageMonth::of(t("2024-01-02T00:00:00Z")),
+                crate::accounts::limits::UsageMonth::of(t("2024-01-02T00:00:00Z")),
                 &[(a.id, 4)],
             )?;
             tx.add_daily_usage(day, &[(a.id, 4), (b.id, 1)])
@@ -273,8 +273,10 @@ pub fn delete_account_removes_everything<S: Store>(store: S) {
             assert!(tx.plan_requests()?.is_empty());
             assert!(tx.daily_usage(a.id, day, day)?.is_empty());
             assert!(
-                tx.usage(crate::limits::UsageMonth::of(t("2024-01-02T00:00:00Z")))?
-                    .is_empty()
+                tx.usage(crate::accounts::limits::UsageMonth::of(t(
+                    "2024-01-02T00:00:00Z"
+                )))?
+                .is_empty()
             );
             assert!(
                 tx.recent_scans(

@@ -2,15 +2,15 @@
 
 use chrono::Duration;
 
-use crate::account::{AccountStatus, Role, SignupPolicy};
-use crate::key::KeyMode;
-use crate::plan::Plan;
+use crate::accounts::account::{AccountStatus, Role, SignupPolicy};
+use crate::accounts::key::KeyMode;
+use crate::accounts::plan::Plan;
+use crate::dashboard::token::TokenPurpose;
 use crate::service::{
     AccountError, Actor, AdminError, AuthError, LOGIN_ACCOUNT_BURST, LOGIN_ADDRESS_BURST,
     LoginError, Resolution, SignUp,
 };
 use crate::store::Store;
-use crate::token::TokenPurpose;
 
 use super::{service, t};
 

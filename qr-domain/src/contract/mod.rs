@@ -24,18 +24,18 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::access::KeySettings;
-use crate::account::{Account, Email};
-use crate::analytics::AnalyticsQuery;
+use crate::accounts::access::KeySettings;
+use crate::accounts::account::{Account, Email};
+use crate::accounts::key::{ApiKey, ApiKeySecret, KeyMode};
+use crate::accounts::plan::Plan;
 use crate::clock::TestClock;
-use crate::geo::NoGeoLocator;
 use crate::ids::{AccountId, KeyId, LinkId};
-use crate::key::{ApiKey, ApiKeySecret, KeyMode};
-use crate::link::{Link, LinkName, TargetUrl};
-use crate::plan::Plan;
-use crate::scan::{Device, NewScan};
+use crate::links::link::{Link, LinkName, TargetUrl};
+use crate::links::shortcode::ShortCode;
+use crate::scans::analytics::AnalyticsQuery;
+use crate::scans::geo::NoGeoLocator;
+use crate::scans::scan::{Device, NewScan};
 use crate::service::{Service, Visit};
-use crate::shortcode::ShortCode;
 use crate::store::Store;
 
 /// Expands to one `#[test]` per contract check, each calling `$make()` for a fresh `(guard, store)`.

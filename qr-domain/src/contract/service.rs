@@ -4,21 +4,21 @@ use std::sync::Arc;
 
 use chrono::Duration;
 
-use crate::access::{AccessError, AccessRequest, Endpoint, IpRule, KeySettings};
-use crate::account::Email;
-use crate::analytics::{AnalyticsError, AnalyticsQuery, QueryError};
+use crate::accounts::access::{AccessError, AccessRequest, Endpoint, IpRule, KeySettings};
+use crate::accounts::account::Email;
+use crate::accounts::key::{ApiKeySecret, KeyMode};
+use crate::accounts::limits::LimitKind;
+use crate::accounts::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
 use crate::clock::TestClock;
-use crate::geo::NoGeoLocator;
-use crate::key::{ApiKeySecret, KeyMode};
-use crate::limits::LimitKind;
-use crate::link::{LinkError, LinkUpdate, parse_link_id};
-use crate::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
-use crate::scan::Device;
+use crate::links::link::{LinkError, LinkUpdate, parse_link_id};
+use crate::links::shortcode::ShortCode;
+use crate::scans::analytics::{AnalyticsError, AnalyticsQuery, QueryError};
+use crate::scans::geo::NoGeoLocator;
+use crate::scans::scan::Device;
 use crate::service::{
     AUTH_FAILURE_BURST, AdminError, AuthError, MAX_SCANS_PER_VISITOR_MINUTE, Resolution,
     ScanOutcome, Service, Skip,
 };
-use crate::shortcode::ShortCode;
 use crate::store::Store;
 
 use super::{DESKTOP, PHONE, query, service, t, visit};

@@ -1,15 +1,15 @@
 //! Contract checks of the store traits themselves: records, transactions, uniqueness, tenant isolation, scans and rollups.
 
-use crate::access::{Endpoint, IpRule};
-use crate::account::Email;
-use crate::breakdown::Dimension;
+use crate::accounts::access::{Endpoint, IpRule};
+use crate::accounts::account::Email;
+use crate::accounts::key::{ApiKeySecret, KeyMode};
+use crate::accounts::limits::UsageMonth;
+use crate::accounts::plan::{PerSecond, Plan};
 use crate::error::StoreError;
 use crate::ids::LinkId;
-use crate::key::{ApiKeySecret, KeyMode};
-use crate::limits::UsageMonth;
-use crate::link::LinkName;
-use crate::plan::{PerSecond, Plan};
-use crate::scan::{Device, NewScan};
+use crate::links::link::LinkName;
+use crate::scans::breakdown::Dimension;
+use crate::scans::scan::{Device, NewScan};
 use crate::store::Store;
 
 use super::{account, day, key_for, link_for, scan, setup, t};

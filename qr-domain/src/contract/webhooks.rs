@@ -5,15 +5,15 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::accounts::limits::UsageMonth;
+use crate::accounts::plan::Plan;
 use crate::clock::TestClock;
 use crate::error::StoreError;
-use crate::geo::NoGeoLocator;
-use crate::limits::UsageMonth;
-use crate::plan::Plan;
-use crate::scan::Device;
+use crate::scans::geo::NoGeoLocator;
+use crate::scans::scan::Device;
 use crate::service::{Service, WebhookSettings};
 use crate::store::Store;
-use crate::webhook::{
+use crate::webhooks::webhook::{
     DeliveryState, EventId, EventKind, EventSet, NewEvent, Webhook, WebhookError, WebhookId,
     WebhookSecret, WebhookUrl,
 };
@@ -321,7 +321,7 @@ pub fn thresholds_once_and_account_deletion<S: Store>(store: S) {
             .is_empty()
     );
     let back = super::account(Plan::Free);
-    let back = crate::account::Account { id: a.id, ..back };
+    let back = crate::accounts::account::Account { id: a.id, ..back };
     store.write(|tx| tx.insert_account(&back)).unwrap();
     assert!(
         store
@@ -364,7 +364,7 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
         )
         .unwrap();
     assert_eq!(h.secret.expose(), "a-secret-of-twenty-chars");
-    for i in 1..crate::webhook::MAX_WEBHOOKS_PER_ACCOUNT {
+    for i in 1..crate::webhooks::webhook::MAX_WEBHOOKS_PER_ACCOUNT {
         svc.create_webhook(
             b.id,
             &format!("https://h.example/{i}"),
@@ -393,7 +393,7 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
     svc.update_link(
         a.id,
         link.id,
-        &crate::link::LinkUpdate::parse(Some("Poster"), None).unwrap(),
+        &crate::links::link::LinkUpdate::parse(Some("Poster"), None).unwrap(),
     )
     .unwrap();
     for i in 0..3 {
@@ -502,15 +502,16 @@ pub fn service_usage_thresholds<S: Store>(store: S) {
             })
             .collect()
     };
-    let admit = |svc: &Service<S, TestClock>, secret: &crate::key::ApiKeySecret, n: usize| {
-        let ctx = svc
-            .authenticate(Some(secret.expose_secret()), None)
-            .unwrap();
-        for _ in 0..n {
-            svc.admit(&ctx, false).unwrap();
-        }
-        svc.flush().unwrap();
-    };
+    let admit =
+        |svc: &Service<S, TestClock>, secret: &crate::accounts::key::ApiKeySecret, n: usize| {
+            let ctx = svc
+                .authenticate(Some(secret.expose_secret()), None)
+                .unwrap();
+            for _ in 0..n {
+                svc.admit(&ctx, false).unwrap();
+            }
+            svc.flush().unwrap();
+        };
     admit(&svc, &sa, 15);
     admit(&svc, &sq, 19);
     assert!(percents(&svc).is_empty(), "15 of 20 is below 80 %");

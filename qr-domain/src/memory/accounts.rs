@@ -3,10 +3,10 @@
 use chrono::NaiveDate;
 
 use super::{Data, idempotency, oldest_first, webhooks};
-use crate::account::{Account, Email, PlanRequest};
+use crate::accounts::account::{Account, Email, PlanRequest};
+use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::limits::UsageMonth;
 use crate::store::{AccountReads, AccountWrites, LinkWrites};
 
 impl Data {

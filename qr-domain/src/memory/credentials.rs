@@ -3,11 +3,11 @@
 use chrono::{DateTime, Utc};
 
 use super::Data;
+use crate::dashboard::session::{Session, SessionHash};
+use crate::dashboard::token::{OneTimeToken, TokenHash};
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::session::{Session, SessionHash};
 use crate::store::{CredentialReads, CredentialWrites};
-use crate::token::{OneTimeToken, TokenHash};
 
 impl CredentialReads for Data {
     fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError> {

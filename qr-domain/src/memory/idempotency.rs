@@ -3,9 +3,9 @@
 use chrono::{DateTime, Utc};
 
 use super::Data;
-use crate::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::error::StoreError;
 use crate::ids::AccountId;
+use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::store::{IdempotencyReads, IdempotencyWrites};
 
 impl IdempotencyReads for Data {

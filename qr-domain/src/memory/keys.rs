@@ -3,9 +3,9 @@
 use chrono::{DateTime, Utc};
 
 use super::{Data, oldest_first};
+use crate::accounts::key::{ApiKey, KeyHash};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
-use crate::key::{ApiKey, KeyHash};
 use crate::store::{KeyReads, KeyWrites};
 
 impl KeyReads for Data {

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use super::{Data, oldest_first};
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::link::Link;
-use crate::listing::LinkQuery;
-use crate::shortcode::ShortCode;
+use crate::links::link::Link;
+use crate::links::listing::LinkQuery;
+use crate::links::shortcode::ShortCode;
 use crate::store::{LinkReads, LinkWrites};
 
 impl LinkReads for Data {

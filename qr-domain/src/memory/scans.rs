@@ -8,13 +8,13 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::{Data, StoredScan, webhooks};
-use crate::analytics::{DayCount, StatsRows};
-use crate::breakdown::{Dimension, Facets};
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId, ScanId};
-use crate::scan::{NewScan, ScanRecord};
+use crate::scans::analytics::{DayCount, StatsRows};
+use crate::scans::breakdown::{Dimension, Facets};
+use crate::scans::scan::{NewScan, ScanRecord};
 use crate::store::{ScanReads, ScanWrites};
-use crate::webhook::scan_event;
+use crate::webhooks::webhook::scan_event;
 
 impl Data {
     /// Applies a scan batch in place; with `subscribed`, writes the `scan.recorded` events of

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use super::Data;
+use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::limits::UsageMonth;
 use crate::store::{WebhookReads, WebhookWrites};
-use crate::webhook::{DeliveryState, NewEvent, OutboxEvent, Webhook, WebhookId};
+use crate::webhooks::webhook::{DeliveryState, NewEvent, OutboxEvent, Webhook, WebhookId};
 
 /// The webhooks of `account` (every account when `None`), oldest first.
 fn webhooks(d: &Data, account: Option<AccountId>) -> Vec<Webhook> {

@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 ///   (a change made here raced with the read);
 /// - [`BoundedCache::read_at_version`] ties the entries to a version of their source (the
 ///   store's config version): a different version empties the cache first.
-pub(super) struct BoundedCache<K, V> {
+pub(crate) struct BoundedCache<K, V> {
     max: usize,
     state: Mutex<State<K, V>>,
 }
@@ -28,11 +28,11 @@ struct State<K, V> {
 
 /// A point in a cache's history, noted before a store read (see [`BoundedCache::insert_since`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Generation(u64);
+pub(crate) struct Generation(u64);
 
 impl<K: Eq + Hash, V> BoundedCache<K, V> {
     /// An empty cache holding at most `max` entries.
-    pub(super) fn new(max: usize) -> Self {
+    pub(crate) fn new(max: usize) -> Self {
         Self {
             max,
             state: Mutex::new(State {
@@ -52,13 +52,13 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
     /// What `read` makes of the entry of `key`: `None` when there is no entry or `read` gives
     /// none. (One `Option`, not two: on the redirect path moving a link through a nested
     /// `Option` cost 10 ns of its 100.)
-    pub(super) fn read<R>(&self, key: &K, read: impl FnOnce(&V) -> Option<R>) -> Option<R> {
+    pub(crate) fn read<R>(&self, key: &K, read: impl FnOnce(&V) -> Option<R>) -> Option<R> {
         let state = self.lock();
         read(state.entries.get(key)?)
     }
 
     /// A copy of the entry of `key`, if there is one.
-    pub(super) fn get(&self, key: &K) -> Option<V>
+    pub(crate) fn get(&self, key: &K) -> Option<V>
     where
         V: Clone,
     {
@@ -68,7 +68,7 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
     /// [`BoundedCache::read`] for entries of the source's `version`: a different version than
     /// the entries belong to empties the cache first. Also returns the generation, for
     /// inserting what a store read finds.
-    pub(super) fn read_at_version<R>(
+    pub(crate) fn read_at_version<R>(
         &self,
         version: u64,
         key: &K,
@@ -87,18 +87,18 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
     }
 
     /// The current generation; note it before reading what will be inserted.
-    pub(super) fn generation(&self) -> Generation {
+    pub(crate) fn generation(&self) -> Generation {
         Generation(self.lock().generation)
     }
 
     /// Inserts `value`, emptying the cache first when it is full.
-    pub(super) fn insert(&self, key: K, value: V) {
+    pub(crate) fn insert(&self, key: K, value: V) {
         let mut state = self.lock();
         Self::put(&mut state, self.max, key, value);
     }
 
     /// Inserts a value read after `seen`, unless entries were forgotten since.
-    pub(super) fn insert_since(&self, seen: Generation, key: K, value: V) {
+    pub(crate) fn insert_since(&self, seen: Generation, key: K, value: V) {
         let mut state = self.lock();
         if state.generation == seen.0 {
             Self::put(&mut state, self.max, key, value);
@@ -107,7 +107,7 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
 
     /// Removes the entry of `key` after a read (begun at `seen`) found nothing, unless entries
     /// were forgotten since.
-    pub(super) fn remove_since(&self, seen: Generation, key: &K) {
+    pub(crate) fn remove_since(&self, seen: Generation, key: &K) {
         let mut state = self.lock();
         if state.generation == seen.0 {
             state.entries.remove(key);
@@ -115,7 +115,7 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
     }
 
     /// Changes the entry of `key` in place, if there is one.
-    pub(super) fn modify(&self, key: &K, change: impl FnOnce(&mut V)) {
+    pub(crate) fn modify(&self, key: &K, change: impl FnOnce(&mut V)) {
         if let Some(value) = self.lock().entries.get_mut(key) {
             change(value);
         }
@@ -123,7 +123,7 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
 
     /// Replaces the entry of `key` by what `change` makes of it (`None`: no entry yet), under
     /// one lock, and returns `change`'s answer.
-    pub(super) fn update<R>(&self, key: K, change: impl FnOnce(Option<&V>) -> (V, R)) -> R {
+    pub(crate) fn update<R>(&self, key: K, change: impl FnOnce(Option<&V>) -> (V, R)) -> R {
         let mut state = self.lock();
         let (value, answer) = change(state.entries.get(&key));
         Self::put(&mut state, self.max, key, value);
@@ -131,7 +131,7 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
     }
 
     /// Forgets the entries for which `stale` holds; reads begun before are not inserted.
-    pub(super) fn forget(&self, mut stale: impl FnMut(&K, &V) -> bool) {
+    pub(crate) fn forget(&self, mut stale: impl FnMut(&K, &V) -> bool) {
         let mut state = self.lock();
         state.generation += 1;
         state.entries.retain(|k, v| !stale(k, v));

@@ -3,9 +3,6 @@
 use chrono::{DateTime, Utc};
 
 use super::Service;
-use super::scan_export::ScanPager;
-use crate::analytics::{AnalyticsQuery, DayCount, Window};
-use crate::breakdown::Dimension;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::export::{
@@ -13,7 +10,10 @@ use crate::export::{
     LinkAnalytics, SCAN_PAGE, retention_days,
 };
 use crate::ids::AccountId;
-use crate::link::Link;
+use crate::links::link::Link;
+use crate::scans::analytics::{AnalyticsQuery, DayCount, Window};
+use crate::scans::breakdown::Dimension;
+use crate::scans::scan_export::ScanPager;
 use crate::store::{ReadTx, Store};
 
 impl<S: Store, C: Clock> Service<S, C> {

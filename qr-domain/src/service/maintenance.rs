@@ -8,10 +8,10 @@ use std::time::Duration;
 use chrono::Days;
 
 use super::Service;
-use crate::analytics::retention_first_day;
 use crate::clock::Clock;
+use crate::dashboard::session::{SESSION_ABSOLUTE, SESSION_IDLE};
 use crate::error::StoreError;
-use crate::session::{SESSION_ABSOLUTE, SESSION_IDLE};
+use crate::scans::analytics::retention_first_day;
 use crate::store::Store;
 
 /// What a pruning run removed.

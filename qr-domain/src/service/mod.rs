@@ -6,75 +6,67 @@
 //! driven by [`Service::flush`], called by a [`Flusher`] thread every second
 //! and once more at shutdown.
 //!
-//! The methods are grouped by seam, one file each: `accounts`, `auth` (keys and the
-//! request path), `links` (links and short-code resolution), `scans`, `analytics` and
-//! `maintenance` (flush, prune, shutdown, the [`Flusher`]), `opening` (visits to links with
-//! campaign settings: gates, password, rules and variants), `visits` (a visit to a short code
-//! as one use case: a redirect or a page, from memory when it can); for the dashboard, `customers`
-//! (sign-up, e-mailed tokens, passwords, e-mail changes, deletion), `sessions` (login and
-//! sessions) and `admin` (roles, plan requests, disabling). `cache` holds the one cache type
-//! behind the in-memory caches, `throttle` the GCRA throttles of failures and attempts.
+//! The methods are grouped by seam, one file each, in the folder of the aggregate they serve:
+//! `accounts/service.rs`, `accounts/auth.rs` (keys and the request path) and `accounts/admin.rs`
+//! (roles, plan requests, disabling); `links/service.rs` (links and short-code resolution),
+//! `links/bulk_service.rs`, `links/opening.rs` (visits to links with campaign settings: gates,
+//! password, rules and variants) and `links/visits.rs` (a visit to a short code as one use case:
+//! a redirect or a page, from memory when it can); `scans/service.rs`,
+//! `scans/analytics_service.rs` and `scans/scan_export.rs`; `webhooks/service.rs`; and for the
+//! dashboard, `dashboard/customers.rs` (sign-up, e-mailed tokens, passwords, e-mail changes,
+//! deletion) and `dashboard/sessions.rs` (login and sessions). Here stay `maintenance` (flush,
+//! prune, shutdown, the [`Flusher`]), `export`, `cache` (the one cache type behind the
+//! in-memory caches) and `throttle` (the GCRA throttles of failures and attempts).
 
-mod accounts;
-mod admin;
-mod analytics;
-mod auth;
-mod bulk;
-mod cache;
-mod customers;
+pub(crate) mod cache;
 mod export;
-mod links;
 mod maintenance;
-mod opening;
-mod scan_export;
-mod scans;
-mod sessions;
-mod throttle;
-mod visits;
-pub(crate) mod webhooks;
+pub(crate) mod throttle;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::account::SignupPolicy;
-use crate::analytics::StatsRows;
+use crate::accounts::account::SignupPolicy;
+use crate::accounts::key::KeyHash;
+use crate::accounts::limit_state::{LimitState, MemoryLimits};
+use crate::accounts::limits::{Meter, UsageMonth};
 use crate::clock::Clock;
 use crate::error::StoreError;
-use crate::geo::GeoLocator;
 use crate::ids::LinkId;
-use crate::key::KeyHash;
-use crate::limit_state::{LimitState, MemoryLimits};
-use crate::limits::{Meter, UsageMonth};
-use crate::link::Link;
-use crate::shortcode::ShortCode;
+use crate::links::link::Link;
+use crate::links::shortcode::ShortCode;
+use crate::scans::analytics::StatsRows;
+use crate::scans::geo::GeoLocator;
+use crate::scans::writer::ScanWriter;
 use crate::stats::ServiceStats;
 use crate::store::Store;
-use crate::writer::ScanWriter;
 
-pub use accounts::AdminError;
-pub use admin::{AccountSummary, Actor};
-pub use auth::{AuthContext, AuthError};
-pub use bulk::BulkCaller;
-pub use customers::{AccountError, PlanChange, SignUp};
-pub use links::{LINK_CACHE_TTL, LinkPage, Resolution};
+pub use crate::accounts::admin::{AccountSummary, Actor};
+pub use crate::accounts::auth::{AuthContext, AuthError};
+pub use crate::accounts::service::AdminError;
+pub use crate::dashboard::customers::{AccountError, PlanChange, SignUp};
+pub use crate::dashboard::sessions::{LoginError, SessionContext};
+pub use crate::links::bulk_service::BulkCaller;
+pub use crate::links::opening::{Landing, Opening, PasswordPrompt};
+pub use crate::links::service::{LINK_CACHE_TTL, LinkPage, Resolution};
+pub use crate::links::visits::{InMemoryVisit, PageKind, Recording, VisitFacts, VisitOutcome};
+pub use crate::scans::scan_export::{ScanExport, ScanPager};
+pub use crate::scans::service::{
+    MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit,
+};
+pub use crate::webhooks::service::{Delivery, USAGE_THRESHOLDS, WebhookSettings};
 pub use maintenance::{Flusher, NotReady, PruneReport};
-pub use opening::{Landing, Opening, PasswordPrompt};
-pub use scan_export::{ScanExport, ScanPager};
-pub use scans::{MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit};
-pub use sessions::{LoginError, SessionContext};
 pub use throttle::{
     AUTH_FAILURE_BURST, FORM_ADDRESS_BURST, LINK_PASSWORD_BURST, LOGIN_ACCOUNT_BURST,
     LOGIN_ADDRESS_BURST,
 };
-pub use visits::{InMemoryVisit, PageKind, Recording, VisitFacts, VisitOutcome};
-pub use webhooks::{Delivery, USAGE_THRESHOLDS, WebhookSettings};
 
-use auth::CachedKey;
+use crate::accounts::auth::CachedKey;
+use crate::webhooks::service::WebhookState;
 use cache::BoundedCache;
 use throttle::{AuthThrottle, DashboardThrottles, LinkPasswordThrottle};
-use webhooks::WebhookState;
 
 /// Most keys kept in memory; beyond it the key cache starts over.
 const KEY_CACHE_MAX: usize = 100_000;
@@ -90,33 +82,33 @@ const VISITOR_CACHE_MAX: usize = 100_000;
 
 /// The service over a store `S` and a clock `C`.
 pub struct Service<S: Store, C: Clock> {
-    store: Arc<S>,
-    clock: C,
-    geo: Arc<dyn GeoLocator>,
-    meter: Meter,
+    pub(crate) store: Arc<S>,
+    pub(crate) clock: C,
+    pub(crate) geo: Arc<dyn GeoLocator>,
+    pub(crate) meter: Meter,
     /// Key lookups by secret hash, valid while the store's config version is unchanged.
-    keys: BoundedCache<KeyHash, CachedKey>,
+    pub(crate) keys: BoundedCache<KeyHash, CachedKey>,
     /// Live links by short code for the redirect fast path, with when they were read.
-    links: BoundedCache<ShortCode, (Link, Instant)>,
+    pub(crate) links: BoundedCache<ShortCode, (Link, Instant)>,
     /// Rollups of days that take no more scans, by link and day range.
-    rollups: BoundedCache<(LinkId, NaiveDate, NaiveDate), StatsRows>,
+    pub(crate) rollups: BoundedCache<(LinkId, NaiveDate, NaiveDate), StatsRows>,
     /// Visitor salts by UTC day.
-    salts: BoundedCache<NaiveDate, [u8; 32]>,
+    pub(crate) salts: BoundedCache<NaiveDate, [u8; 32]>,
     /// Scans counted this minute by visitor hash (which includes the link): (minute, count).
-    visitors: BoundedCache<[u8; 16], (i64, u32)>,
+    pub(crate) visitors: BoundedCache<[u8; 16], (i64, u32)>,
     /// Failed authentications per client address.
-    auth_failures: AuthThrottle,
+    pub(crate) auth_failures: AuthThrottle,
     /// Failed logins, sign-ups and e-mail requests of the dashboard.
-    dashboard: DashboardThrottles,
+    pub(crate) dashboard: DashboardThrottles,
     /// Wrong link passwords per link and client address.
-    link_passwords: LinkPasswordThrottle,
+    pub(crate) link_passwords: LinkPasswordThrottle,
     /// The operator's sign-up settings.
-    policy: SignupPolicy,
+    pub(crate) policy: SignupPolicy,
     /// Webhook settings, the subscribed accounts and what this process already sent.
-    webhooks: WebhookState,
-    writer: ScanWriter,
+    pub(crate) webhooks: WebhookState,
+    pub(crate) writer: ScanWriter,
     /// Counters of the writer and the caches, for metrics.
-    stats: ServiceStats,
+    pub(crate) stats: ServiceStats,
 }
 
 impl<S: Store, C: Clock> Service<S, C> {

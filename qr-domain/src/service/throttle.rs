@@ -6,10 +6,10 @@ use std::net::{IpAddr, Ipv6Addr};
 use chrono::{DateTime, Utc};
 
 use super::cache::BoundedCache;
-use crate::access::canonical;
+use crate::accounts::access::canonical;
+use crate::accounts::limit_state::{Gcra, gcra};
+use crate::accounts::limits::whole_seconds;
 use crate::ids::LinkId;
-use crate::limit_state::{Gcra, gcra};
-use crate::limits::whole_seconds;
 
 /// Failed authentications one address may make at once before it is throttled.
 pub const AUTH_FAILURE_BURST: i64 = 20;
@@ -41,7 +41,7 @@ const LINK_PASSWORD_INTERVAL_MICROS: i64 = 12_000_000;
 type Bucket = Option<IpAddr>;
 
 /// GCRA state per key: the theoretical arrival time of the next event, in microseconds.
-pub(super) struct Throttle<K> {
+pub(crate) struct Throttle<K> {
     tats: BoundedCache<K, i64>,
     limiter: Gcra,
 }
@@ -58,14 +58,14 @@ impl<K: Eq + Hash> Throttle<K> {
     }
 
     /// Seconds `key` must wait, if it is throttled now.
-    pub(super) fn throttled(&self, key: &K, now: DateTime<Utc>) -> Option<u64> {
+    pub(crate) fn throttled(&self, key: &K, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
         let tat = self.tats.get(key)?;
         gcra(Some(tat), now, self.limiter).err().map(whole_seconds)
     }
 
     /// Counts an event; the seconds to wait when `key` is now throttled.
-    pub(super) fn count(&self, key: K, now: DateTime<Utc>) -> Option<u64> {
+    pub(crate) fn count(&self, key: K, now: DateTime<Utc>) -> Option<u64> {
         let now = now.timestamp_micros();
         self.tats.update(key, |tat| {
             match gcra(tat.copied(), now, self.limiter) {
@@ -78,10 +78,10 @@ impl<K: Eq + Hash> Throttle<K> {
 }
 
 /// Failed API keys per client address.
-pub(super) struct AuthThrottle(Throttle<Bucket>);
+pub(crate) struct AuthThrottle(Throttle<Bucket>);
 
 impl AuthThrottle {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self(Throttle::new(
             AUTH_FAILURE_INTERVAL_MICROS,
             AUTH_FAILURE_BURST,
@@ -89,12 +89,12 @@ impl AuthThrottle {
     }
 
     /// Seconds the address must wait, if it is throttled now.
-    pub(super) fn throttled(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
+    pub(crate) fn throttled(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
         self.0.throttled(&bucket(client), now)
     }
 
     /// Counts a failure; the seconds to wait when the address is now throttled.
-    pub(super) fn fail(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
+    pub(crate) fn fail(&self, client: Option<IpAddr>, now: DateTime<Utc>) -> Option<u64> {
         self.0.count(bucket(client), now)
     }
 }
@@ -102,14 +102,14 @@ impl AuthThrottle {
 /// Failed dashboard logins per client address and per account (by e-mail lookup key, so an
 /// address without an account is throttled like one with), and sign-up and e-mail requests
 /// per address.
-pub(super) struct DashboardThrottles {
-    pub(super) login_address: Throttle<Bucket>,
-    pub(super) login_account: Throttle<String>,
-    pub(super) forms: Throttle<Bucket>,
+pub(crate) struct DashboardThrottles {
+    pub(crate) login_address: Throttle<Bucket>,
+    pub(crate) login_account: Throttle<String>,
+    pub(crate) forms: Throttle<Bucket>,
 }
 
 impl DashboardThrottles {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             login_address: Throttle::new(LOGIN_ADDRESS_INTERVAL_MICROS, LOGIN_ADDRESS_BURST),
             login_account: Throttle::new(LOGIN_ACCOUNT_INTERVAL_MICROS, LOGIN_ACCOUNT_BURST),
@@ -119,10 +119,10 @@ impl DashboardThrottles {
 }
 
 /// Wrong link passwords per link and client address.
-pub(super) struct LinkPasswordThrottle(Throttle<(LinkId, Bucket)>);
+pub(crate) struct LinkPasswordThrottle(Throttle<(LinkId, Bucket)>);
 
 impl LinkPasswordThrottle {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self(Throttle::new(
             LINK_PASSWORD_INTERVAL_MICROS,
             LINK_PASSWORD_BURST,
@@ -130,7 +130,7 @@ impl LinkPasswordThrottle {
     }
 
     /// Seconds the address must wait before trying this link's password again, if any.
-    pub(super) fn throttled(
+    pub(crate) fn throttled(
         &self,
         link: LinkId,
         client: Option<IpAddr>,
@@ -140,7 +140,7 @@ impl LinkPasswordThrottle {
     }
 
     /// Counts a wrong password; the seconds to wait when the address is now throttled.
-    pub(super) fn fail(
+    pub(crate) fn fail(
         &self,
         link: LinkId,
         client: Option<IpAddr>,
@@ -151,7 +151,7 @@ impl LinkPasswordThrottle {
 }
 
 /// The bucket a client address counts in.
-pub(super) fn bucket(client: Option<IpAddr>) -> Bucket {
+pub(crate) fn bucket(client: Option<IpAddr>) -> Bucket {
     client.map(canonical).map(|ip| match ip {
         IpAddr::V6(v6) => {
             let s = v6.segments();

@@ -5,31 +5,25 @@
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 //!
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
-//! its own file here (accounts, keys, links, scans, credentials, webhooks, idempotency), and
-//! each adapter implements them in the file that holds that aggregate's storage; [`ReadTx`] and
-//! [`WriteTx`] gather them, so callers name those two alone.
-
-mod accounts;
-mod credentials;
-mod idempotency;
-mod keys;
-mod links;
-mod scans;
-mod webhooks;
+//! that aggregate's folder (`accounts/store.rs` and `accounts/key_store.rs`, `links/store.rs` and
+//! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
+//! `webhooks/store.rs`) and re-exported here, and each adapter implements them in the file that
+//! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
+//! two alone.
 
 use std::collections::HashSet;
 
 use crate::error::StoreError;
 use crate::ids::{AccountId, ScanId};
-use crate::scan::NewScan;
+use crate::scans::scan::NewScan;
 
-pub use accounts::{AccountReads, AccountWrites};
-pub use credentials::{CredentialReads, CredentialWrites};
-pub use idempotency::{IdempotencyReads, IdempotencyWrites};
-pub use keys::{KeyReads, KeyWrites};
-pub use links::{LinkReads, LinkWrites};
-pub use scans::{ScanReads, ScanWrites};
-pub use webhooks::{WebhookReads, WebhookWrites};
+pub use crate::accounts::key_store::{KeyReads, KeyWrites};
+pub use crate::accounts::store::{AccountReads, AccountWrites};
+pub use crate::dashboard::store::{CredentialReads, CredentialWrites};
+pub use crate::links::idempotency_store::{IdempotencyReads, IdempotencyWrites};
+pub use crate::links::store::{LinkReads, LinkWrites};
+pub use crate::scans::store::{ScanReads, ScanWrites};
+pub use crate::webhooks::store::{WebhookReads, WebhookWrites};
 
 /// A storage backend.
 pub trait Store: Send + Sync + 'static {
@@ -51,7 +45,7 @@ pub trait Store: Send + Sync + 'static {
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError>;
 
     /// [`Store::record_scans`], and in the same transaction, for every stored scan whose link
-    /// belongs to an account in `subscribed`, the event [`crate::webhook::scan_event`] in the
+    /// belongs to an account in `subscribed`, the event [`crate::webhooks::webhook::scan_event`] in the
     /// outbox of that account's webhooks that want `scan.recorded` (as
     /// [`WebhookWrites::enqueue_webhook_event`] writes it). Only called with a non-empty set, so
     /// the scans of every other account cost nothing more.

@@ -4,7 +4,7 @@ use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::body::Body;
 use hyper::header::{CONTENT_DISPOSITION, HeaderMap, HeaderName, HeaderValue};
-use qr_domain::bulk::{
+use qr_domain::links::bulk::{
     BulkError, BulkFailure, BulkRequest, IdempotencyKey, ItemError, ItemFailure,
 };
 use qr_domain::service::{AuthContext, BulkCaller};

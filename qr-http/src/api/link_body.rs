@@ -3,12 +3,12 @@
 use std::fmt;
 
 use qr_domain::LinkUpdate;
-use qr_domain::bulk::ItemError;
-use qr_domain::campaign::{
+use qr_domain::links::bulk::ItemError;
+use qr_domain::links::campaign::{
     Conditions, FieldError, FieldRule, LinkField, Rule, RulePart, Tag, Utm, UtmPart, Variant,
     VariantPart, rules,
 };
-use qr_domain::link::LinkError;
+use qr_domain::links::link::LinkError;
 use serde_json::{Map, Value};
 
 type Object = Map<String, Value>;

@@ -1,6 +1,6 @@
 //! `GET /api/analytics` (a link's scan analytics) and `GET /api/analytics/export` (every scan as CSV or NDJSON), with the analytics schemas.
 
-use qr_domain::analytics::{DEFAULT_LIMIT, MAX_LIMIT};
+use qr_domain::scans::analytics::{DEFAULT_LIMIT, MAX_LIMIT};
 
 use crate::routes::Method;
 

@@ -2,11 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use qr_domain::campaign::{
+use qr_domain::links::campaign::{
     MAX_LINK_PASSWORD_CHARS, MAX_RULES, MAX_SCANS_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_UTM_CHARS,
     MAX_VARIANTS, MAX_WEIGHT, MIN_LINK_PASSWORD_CHARS,
 };
-use qr_domain::link::{MAX_NAME_CHARS, MAX_URL_CHARS};
+use qr_domain::links::link::{MAX_NAME_CHARS, MAX_URL_CHARS};
 use serde_json::json;
 
 use crate::routes::Method;
@@ -56,7 +56,7 @@ pub(super) fn links() -> Vec<(Method, Operation)> {
         link_id_parameter("id"),
         Parameter::query(
             "search",
-            string().max_length(qr_domain::listing::MAX_SEARCH_CHARS),
+            string().max_length(qr_domain::links::listing::MAX_SEARCH_CHARS),
             "Text the name, target URL or short code contains (ASCII letters in any case)",
         )
         .example(Example::Text("menu")),
@@ -68,7 +68,7 @@ pub(super) fn links() -> Vec<(Method, Operation)> {
         .example(Example::Text("spring")),
         Parameter::query(
             "limit",
-            integer().range(1, qr_domain::listing::MAX_PAGE_LINKS),
+            integer().range(1, qr_domain::links::listing::MAX_PAGE_LINKS),
             "Links per page; without it, up to 10,000 (and nextCursor if there are more)",
         )
         .example(Example::Integer(50)),
@@ -126,7 +126,7 @@ pub(super) fn bulk() -> Vec<(Method, Operation)> {
         "Idempotency-Key",
         string()
             .min_length(1)
-            .max_length(qr_domain::bulk::MAX_IDEMPOTENCY_KEY_CHARS)
+            .max_length(qr_domain::links::bulk::MAX_IDEMPOTENCY_KEY_CHARS)
             .pattern(IDEMPOTENCY_KEY_PATTERN),
         "Makes a retry create nothing twice: for 24 hours the same key (per account) with the same body answers the first answer again (with Idempotent-Replayed: true); with another body 422",
     )
@@ -451,7 +451,7 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
             "links",
             array(reference("NewLink"))
                 .min_items(1)
-                .max_items(qr_domain::bulk::MAX_BULK_LINKS)
+                .max_items(qr_domain::links::bulk::MAX_BULK_LINKS)
                 .describe("The links to create, each as the body of POST /api/links; at most 100 on Pro, 10,000 on Enterprise (Free and Starter: 403)"),
         )
         .property(

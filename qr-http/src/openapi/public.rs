@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use qr_domain::shortcode::MAX_CODE_CHARS;
+use qr_domain::links::shortcode::MAX_CODE_CHARS;
 
 use crate::routes::Method;
 

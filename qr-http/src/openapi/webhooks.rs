@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use qr_domain::webhook::{EventKind, MAX_URL_CHARS, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_CHARS};
+use qr_domain::webhooks::webhook::{
+    EventKind, MAX_URL_CHARS, MAX_WEBHOOKS_PER_ACCOUNT, SECRET_CHARS,
+};
 use serde_json::json;
 
 use crate::routes::Method;

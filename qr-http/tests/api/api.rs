@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::{Resp, TestServer, at, decode_png, query, unzip};
-use qr_domain::access::{IpRule, OriginPattern};
+use qr_domain::accounts::access::{IpRule, OriginPattern};
 use qr_domain::chrono::Duration;
 use qr_domain::{Endpoint, EnterpriseOverrides, KeySettings, Plan};
 use serde_json::{Value, json};

@@ -183,7 +183,7 @@ async fn three_servers_share_limits_counts_and_changes() {
     for server in servers {
         server.shutdown().await.unwrap();
     }
-    let month = qr_domain::limits::UsageMonth::of(clock.now());
+    let month = qr_domain::accounts::limits::UsageMonth::of(clock.now());
     let saved = tokio::task::spawn_blocking(move || {
         use qr_domain::Store as _;
         drop(svc);

@@ -13,7 +13,7 @@ use hyper::{HeaderMap, Request};
 use hyper_util::rt::TokioIo;
 use qr_domain::chrono::Duration;
 use qr_domain::chrono::{DateTime, Utc};
-use qr_domain::scan::{Device, NewScan};
+use qr_domain::scans::scan::{Device, NewScan};
 use qr_domain::{AccountId, ApiKey, KeyMode, LinkId, Plan, ScanId, Store, TestClock};
 use qr_http::{ServerConfig, ServerHandle};
 use qr_sqlite::SqliteStore;

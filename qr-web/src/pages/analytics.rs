@@ -2,9 +2,9 @@
 
 use askama::Template;
 use http::StatusCode;
-use qr_domain::analytics::{AnalyticsError, AnalyticsQuery, AnalyticsReport};
-use qr_domain::link::parse_link_id;
-use qr_domain::plan::Retention;
+use qr_domain::accounts::plan::Retention;
+use qr_domain::links::link::parse_link_id;
+use qr_domain::scans::analytics::{AnalyticsError, AnalyticsQuery, AnalyticsReport};
 use qr_domain::{Clock, Store};
 use qr_export::csv_cell;
 

@@ -2,8 +2,8 @@
 
 use askama::Template;
 use http::StatusCode;
-use qr_domain::access::{IpRule, OriginPattern};
-use qr_domain::plan::PerSecond;
+use qr_domain::accounts::access::{IpRule, OriginPattern};
+use qr_domain::accounts::plan::PerSecond;
 use qr_domain::service::AdminError;
 use qr_domain::{ApiKey, ApiKeySecret, Clock, Endpoint, KeyId, KeyMode, KeySettings, Store};
 

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Timelike, Utc};
-use qr_domain::campaign::{FieldRule, UtmPart};
-use qr_domain::link::LinkError;
+use qr_domain::links::campaign::{FieldRule, UtmPart};
+use qr_domain::links::link::LinkError;
 use qr_domain::{Link, LinkFeature, LinkUpdate, PlanLimits};
 
 use super::Failure;
@@ -546,7 +546,7 @@ fn row_place(key: &str, group: &str, members: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use qr_domain::Plan;
-    use qr_domain::campaign::{FieldError, LinkField, RulePart};
+    use qr_domain::links::campaign::{FieldError, LinkField, RulePart};
 
     use super::*;
 

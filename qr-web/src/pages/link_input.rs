@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use qr_domain::LinkUpdate;
-use qr_domain::campaign::{FieldError, FieldRule, LinkField, UtmPart, rules};
-use qr_domain::link::{LinkError, RuleInput, VariantInput};
+use qr_domain::links::campaign::{FieldError, FieldRule, LinkField, UtmPart, rules};
+use qr_domain::links::link::{LinkError, RuleInput, VariantInput};
 
 /// The campaign fields a submission sets, as typed: `None` leaves a field as it is, and for a
 /// field that can be unset, `Some(None)` removes it.

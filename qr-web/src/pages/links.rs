@@ -2,7 +2,7 @@
 
 use askama::Template;
 use http::StatusCode;
-use qr_domain::link::{LinkError, parse_link_id};
+use qr_domain::links::link::{LinkError, parse_link_id};
 use qr_domain::service::LinkPage;
 use qr_domain::{Clock, Link, LinkId, Store};
 

@@ -19,8 +19,8 @@ mod webhooks;
 
 use askama::Template;
 use http::StatusCode;
+use qr_domain::dashboard::session::{SESSION_ABSOLUTE, csrf_of};
 use qr_domain::service::SessionContext;
-use qr_domain::session::{SESSION_ABSOLUTE, csrf_of};
 use qr_domain::{Clock, Store, StoreError, random};
 
 use crate::Web;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use askama::Template;
 use http::StatusCode;
 use qr_domain::service::{AccountError, LoginError, SignUp};
-use qr_domain::{Clock, Plan, Store, TokenPurpose, plan::Retention};
+use qr_domain::{Clock, Plan, Store, TokenPurpose, accounts::plan::Retention};
 
 use super::{Failure, Layout, User, ok, page, read_or_post};
 use crate::Web;

@@ -2,7 +2,9 @@
 
 use askama::Template;
 use http::StatusCode;
-use qr_domain::webhook::{DeliveryState, EventKind, OutboxEvent, Webhook, WebhookError, WebhookId};
+use qr_domain::webhooks::webhook::{
+    DeliveryState, EventKind, OutboxEvent, Webhook, WebhookError, WebhookId,
+};
 use qr_domain::{Clock, Store};
 
 use super::{Failure, Layout, User, page, when};

@@ -1,0 +1,13 @@
+//! The accounts aggregate: accounts and their API keys, per-key access rules, plans, and the quotas and rate limits a plan grants; the storage traits of accounts and keys; and the `Service` methods for accounts, keys and the request path (authentication, authorization, admission) and the operator's administration.
+
+pub mod access;
+pub mod account;
+pub(crate) mod admin;
+pub(crate) mod auth;
+pub mod key;
+pub(crate) mod key_store;
+pub mod limit_state;
+pub mod limits;
+pub mod plan;
+pub(crate) mod service;
+pub(crate) mod store;

@@ -1,0 +1,8 @@
+//! The dashboard aggregate: browser sessions, one-time e-mail tokens, and the passwords dashboard users sign in with; the storage traits of sessions and tokens; and the `Service` methods for sign-up, e-mailed tokens, passwords, logins and sessions.
+
+pub(crate) mod customers;
+pub mod password;
+pub mod session;
+pub(crate) mod sessions;
+pub(crate) mod store;
+pub mod token;

@@ -1,0 +1,429 @@
+//! A visit to a short code as one use case: the link found, its gates and password passed, its target chosen and its scan queued to the writer; the visitor gets a redirect or a page ([`PageKind`]), from memory when it can.
+
+use std::borrow::Cow;
+
+use crate::clock::Clock;
+use crate::error::StoreError;
+use crate::links::opening::{Landing, Opening, PasswordPrompt};
+use crate::links::service::Resolution;
+use crate::scans::service::{PreparedScan, ScanError, Visit};
+use crate::scans::writer::{Queued, ScanAck};
+use crate::service::Service;
+use crate::store::Store;
+
+/// The page a visitor sees instead of a redirect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageKind {
+    /// The code never named a link.
+    Unknown,
+    /// The link was deleted.
+    Gone,
+    /// The link is paused by its owner.
+    Paused,
+    /// The link's `validFrom` is still ahead.
+    NotYetActive,
+    /// The link is past `validUntil` or has reached `maxScans`, and has no `expiredUrl`.
+    Expired,
+    /// The link has a password: the form, and why it is shown.
+    Password(PasswordPrompt),
+}
+
+/// What a visit to a short code gets; `A` is the caller's receiver of the scan's commit (see
+/// [`Service::visit`]).
+#[derive(Debug)]
+pub enum VisitOutcome<A> {
+    /// A redirect to `target`, and what became of the visit's scan.
+    Redirect {
+        /// The `Location`.
+        target: String,
+        /// The visit's scan: queued, or why not.
+        scan: Recording<A>,
+    },
+    /// The link has ended and sends its visitors to its `expiredUrl`; nothing is recorded.
+    ExpiredUrl(String),
+    /// A page instead of a redirect; nothing is recorded.
+    Page(PageKind),
+}
+
+/// What became of a redirected visit's scan.
+#[derive(Debug)]
+pub enum Recording<A> {
+    /// Queued to the writer: `A` reports its commit.
+    Queued(A),
+    /// Nothing to record: a link checker's HEAD, a bot, a repeat, a read-only store.
+    Nothing,
+    /// The scan could not be prepared (the day's visitor salt could not be made); the visitor
+    /// is redirected anyway.
+    NotPrepared(ScanError),
+    /// The writer refused the scan (it has stopped); the visitor is redirected anyway.
+    NotQueued(StoreError),
+}
+
+/// What [`Service::visit_in_memory`] could answer.
+#[derive(Debug)]
+pub enum InMemoryVisit<A> {
+    /// The visit's outcome, its scan queued without waiting.
+    Ready(VisitOutcome<A>),
+    /// The store is needed: call [`Service::visit`] where blocking is allowed.
+    NeedsStore,
+}
+
+/// A visit as its adapter describes it, read only as far as the link needs: a plain link's
+/// redirect reads the visitor alone, so an HTTP adapter copies the `Accept-Language` header and
+/// the query only for links with campaign settings (the plain redirect is the hot path, tens of
+/// thousands a second, and each copy is an allocation).
+pub trait VisitFacts {
+    /// Whether the visit is a scan to record: a person's GET or the password form sent, not a
+    /// link checker's HEAD.
+    fn records(&self) -> bool;
+    /// Whether the visit sends a password (the form's POST).
+    fn sends_password(&self) -> bool;
+    /// The visitor, for a plain link's scan.
+    fn visit(&self) -> Cow<'_, Visit>;
+    /// The whole visit, for a link with campaign settings or a password sent.
+    fn opening(&self) -> Cow<'_, Opening>;
+}
+
+impl VisitFacts for Opening {
+    fn records(&self) -> bool {
+        self.record
+    }
+
+    fn sends_password(&self) -> bool {
+        self.password.is_some()
+    }
+
+    fn visit(&self) -> Cow<'_, Visit> {
+        Cow::Borrowed(&self.visit)
+    }
+
+    fn opening(&self) -> Cow<'_, Opening> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<S: Store, C: Clock> Service<S, C> {
+    /// A visit to `code` answered from memory, for an async thread: the link cached by an
+    /// earlier visit, and its scan prepared and queued without touching the store or waiting.
+    /// [`InMemoryVisit::NeedsStore`] when the link is not cached, the day's visitor salt is not
+    /// in memory yet, a password must be verified (Argon2id, about 30 ms) or the writer's queue
+    /// is full. `ack` makes the writer's callback and the caller's receiver of the commit; it is
+    /// called only for a scan that is queued.
+    pub fn visit_in_memory<A>(
+        &self,
+        code: &str,
+        facts: &impl VisitFacts,
+        ack: impl FnOnce() -> (ScanAck, A),
+    ) -> InMemoryVisit<A> {
+        use InMemoryVisit::{NeedsStore, Ready};
+        if facts.sends_password() {
+            return NeedsStore;
+        }
+        let Some(link) = self.cached_link(code) else {
+            return NeedsStore;
+        };
+        if link.options.get().is_some() {
+            let Some(landing) = self.open_in_memory(&link, &facts.opening()) else {
+                return NeedsStore;
+            };
+            let (target, scan) = match redirected(landing) {
+                Ok(redirect) => redirect,
+                Err(outcome) => return Ready(outcome),
+            };
+            let scan = match scan {
+                Some(scan) => self.try_queue(scan, ack),
+                None => Some(Recording::Nothing),
+            };
+            return scan.map_or(NeedsStore, |scan| {
+                Ready(VisitOutcome::Redirect { target, scan })
+            });
+        }
+        let scan = if facts.records() {
+            let Some(prepared) = self.prepare_scan_in_memory(&link, &facts.visit()) else {
+                return NeedsStore;
+            };
+            let Some(scan) = self.try_queue(prepared, ack) else {
+                return NeedsStore;
+            };
+            scan
+        } else {
+            Recording::Nothing
+        };
+        Ready(VisitOutcome::Redirect {
+            target: link.target_url.to_string(),
+            scan,
+        })
+    }
+
+    /// A visit to `code`, reading the store as needed and waiting for room in the writer's
+    /// queue: for a blocking thread. A scan that cannot be prepared or queued does not keep the
+    /// visitor from the link's target ([`Recording::NotPrepared`], [`Recording::NotQueued`]).
+    /// `ack` is as for [`Service::visit_in_memory`].
+    pub fn visit<A>(
+        &self,
+        code: &str,
+        facts: &impl VisitFacts,
+        ack: impl FnOnce() -> (ScanAck, A),
+    ) -> Result<VisitOutcome<A>, StoreError> {
+        let link = match self.resolve(code)? {
+            Resolution::Live(link) => link,
+            Resolution::Gone => return Ok(VisitOutcome::Page(PageKind::Gone)),
+            Resolution::Unknown => return Ok(VisitOutcome::Page(PageKind::Unknown)),
+        };
+        let prepared = if link.options.get().is_some() || facts.sends_password() {
+            match self.open(&link, &facts.opening()).map(redirected) {
+                Ok(Err(outcome)) => return Ok(outcome),
+                Ok(Ok(redirect)) => Ok(redirect),
+                Err(e) => Err(e),
+            }
+        } else if facts.records() {
+            self.prepare_scan(&link, &facts.visit())
+                .map(|scan| (link.target_url.to_string(), Some(scan)))
+        } else {
+            Ok((link.target_url.to_string(), None))
+        };
+        Ok(match prepared {
+            Ok((target, scan)) => VisitOutcome::Redirect {
+                target,
+                scan: scan.map_or(Recording::Nothing, |scan| self.queue(scan, ack)),
+            },
+            Err(e) => VisitOutcome::Redirect {
+                target: link.target_url.to_string(),
+                scan: Recording::NotPrepared(e),
+            },
+        })
+    }
+
+    /// Queues a prepared scan without waiting: `None` when the writer's queue is full.
+    fn try_queue<A>(
+        &self,
+        scan: PreparedScan,
+        ack: impl FnOnce() -> (ScanAck, A),
+    ) -> Option<Recording<A>> {
+        let PreparedScan::Record(scan) = scan else {
+            return Some(Recording::Nothing);
+        };
+        let (callback, receiver) = ack();
+        match self.try_submit_scan(scan, callback) {
+            Ok(Queued::Yes) => Some(Recording::Queued(receiver)),
+            Ok(Queued::Full(..)) => None,
+            Err(e) => Some(Recording::NotQueued(e)),
+        }
+    }
+
+    /// Queues a prepared scan, waiting while the writer's queue is full.
+    fn queue<A>(&self, scan: PreparedScan, ack: impl FnOnce() -> (ScanAck, A)) -> Recording<A> {
+        let PreparedScan::Record(scan) = scan else {
+            return Recording::Nothing;
+        };
+        let (callback, receiver) = ack();
+        match self.submit_scan(scan, callback) {
+            Ok(()) => Recording::Queued(receiver),
+            Err(e) => Recording::NotQueued(e),
+        }
+    }
+}
+
+/// A landing's redirect target and scan, or, when it does not redirect to a target, the
+/// visitor's outcome.
+fn redirected<A>(landing: Landing) -> Result<(String, Option<PreparedScan>), VisitOutcome<A>> {
+    Err(match landing {
+        Landing::Redirect { target, scan } => return Ok((target, scan)),
+        Landing::Paused => VisitOutcome::Page(PageKind::Paused),
+        Landing::NotYetActive => VisitOutcome::Page(PageKind::NotYetActive),
+        Landing::Expired {
+            expired_url: Some(url),
+        } => VisitOutcome::ExpiredUrl(url),
+        Landing::Expired { expired_url: None } => VisitOutcome::Page(PageKind::Expired),
+        Landing::Password(prompt) => VisitOutcome::Page(PageKind::Password(prompt)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::mpsc;
+
+    use chrono::{DateTime, Utc};
+
+    use super::*;
+    use crate::accounts::account::Account;
+    use crate::accounts::plan::Plan;
+    use crate::clock::TestClock;
+    use crate::ids::ScanId;
+    use crate::links::link::{Link, LinkUpdate};
+    use crate::memory::MemoryStore;
+    use crate::scans::geo::NoGeoLocator;
+
+    type Commit = mpsc::Receiver<Result<Option<ScanId>, StoreError>>;
+
+    const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+
+    fn service() -> Service<MemoryStore, TestClock> {
+        let clock = TestClock::new("2024-05-01T10:00:00Z".parse().unwrap());
+        Service::new(Arc::new(MemoryStore::new()), clock, Arc::new(NoGeoLocator)).unwrap()
+    }
+
+    fn ack() -> (ScanAck, Commit) {
+        let (tx, rx) = mpsc::channel();
+        let ack: ScanAck = Box::new(move |result| {
+            let _ = tx.send(result);
+        });
+        (ack, rx)
+    }
+
+    fn no_ack() -> (ScanAck, Commit) {
+        panic!("nothing is recorded, so no acknowledgement is made")
+    }
+
+    /// A person's GET (`record`), or a link checker's HEAD.
+    fn opening(record: bool) -> Opening {
+        Opening {
+            visit: Visit {
+                ip: "192.0.2.1".parse().ok(),
+                user_agent: Some(PHONE.to_owned()),
+                ..Visit::default()
+            },
+            record,
+            ..Opening::default()
+        }
+    }
+
+    /// A link to `https://example.com/` with the campaign settings `set` applies.
+    fn link_with(
+        svc: &Service<MemoryStore, TestClock>,
+        a: &Account,
+        set: impl FnOnce(&mut LinkUpdate),
+    ) -> Link {
+        let mut update = LinkUpdate::parse(Some("L"), Some("https://example.com/")).unwrap();
+        set(&mut update);
+        svc.create_link_with(a, update).unwrap()
+    }
+
+    fn at(text: &str) -> Option<DateTime<Utc>> {
+        Some(text.parse().unwrap())
+    }
+
+    fn committed(outcome: VisitOutcome<Commit>) -> String {
+        match outcome {
+            VisitOutcome::Redirect {
+                target,
+                scan: Recording::Queued(commit),
+            } => {
+                assert!(
+                    matches!(commit.recv(), Ok(Ok(Some(_)))),
+                    "the scan is committed"
+                );
+                target
+            }
+            other => panic!("expected a redirect with its scan queued, got {other:?}"),
+        }
+    }
+
+    /// A plain link is read from the store once, then redirects from memory with its scan
+    /// queued; a HEAD records nothing, a password sent needs the store, and unknown and deleted
+    /// codes get their pages.
+    #[test]
+    fn plain_links_redirect_from_memory_once_read() {
+        let svc = service();
+        let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+        let link = svc.create_link(&a, "L", "https://example.com/").unwrap();
+        let code = link.short_code.to_string();
+        let person = opening(true);
+        assert!(matches!(
+            svc.visit_in_memory(&code, &person, ack),
+            InMemoryVisit::NeedsStore
+        ));
+        assert_eq!(
+            committed(svc.visit(&code, &person, ack).unwrap()),
+            "https://example.com/"
+        );
+        let InMemoryVisit::Ready(outcome) = svc.visit_in_memory(&code, &person, ack) else {
+            panic!("the link and the day's salt are in memory");
+        };
+        assert_eq!(committed(outcome), "https://example.com/");
+        assert!(matches!(
+            svc.visit_in_memory(&code, &opening(false), no_ack),
+            InMemoryVisit::Ready(VisitOutcome::Redirect {
+                scan: Recording::Nothing,
+                ..
+            })
+        ));
+        let form = Opening {
+            password: Some("secret".to_owned()),
+            ..opening(true)
+        };
+        assert!(matches!(
+            svc.visit_in_memory(&code, &form, ack),
+            InMemoryVisit::NeedsStore
+        ));
+        assert!(matches!(
+            svc.visit("not a code", &person, no_ack).unwrap(),
+            VisitOutcome::Page(PageKind::Unknown)
+        ));
+        svc.delete_link(a.id, link.id).unwrap();
+        assert!(matches!(
+            svc.visit(&code, &person, no_ack).unwrap(),
+            VisitOutcome::Page(PageKind::Gone)
+        ));
+    }
+
+    /// Campaign links answer their pages or their `expiredUrl` without a scan, from memory as
+    /// from the store; a password is asked for, and a wrong one is verified off memory only.
+    #[test]
+    fn campaign_links_answer_pages_and_expired_urls() {
+        let svc = service();
+        let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
+        let person = opening(true);
+        let paused = link_with(&svc, &a, |u| u.set_disabled(true));
+        let later = link_with(&svc, &a, |u| u.set_valid_from(at("2024-05-02T00:00:00Z")));
+        let over = link_with(&svc, &a, |u| u.set_valid_until(at("2024-05-01T10:00:00Z")));
+        let moved = link_with(&svc, &a, |u| {
+            u.set_valid_until(at("2024-05-01T10:00:00Z"));
+            u.set_expired_url(Some("https://over.example")).unwrap();
+        });
+        let locked = link_with(&svc, &a, |u| u.set_password(Some("open sesame")).unwrap());
+        let page = |link: &Link| match svc.visit(link.short_code.as_str(), &person, no_ack) {
+            Ok(VisitOutcome::Page(kind)) => kind,
+            other => panic!("expected a page, got {other:?}"),
+        };
+        assert_eq!(page(&paused), PageKind::Paused);
+        assert_eq!(page(&later), PageKind::NotYetActive);
+        assert_eq!(page(&over), PageKind::Expired);
+        assert_eq!(page(&locked), PageKind::Password(PasswordPrompt::Ask));
+        assert!(matches!(
+            svc.visit_in_memory(paused.short_code.as_str(), &person, no_ack),
+            InMemoryVisit::Ready(VisitOutcome::Page(PageKind::Paused))
+        ));
+        assert!(matches!(
+            svc.visit(moved.short_code.as_str(), &person, no_ack).unwrap(),
+            VisitOutcome::ExpiredUrl(url) if url == "https://over.example/"
+        ));
+        let wrong = Opening {
+            password: Some("guess".to_owned()),
+            ..opening(true)
+        };
+        assert!(matches!(
+            svc.visit_in_memory(locked.short_code.as_str(), &wrong, no_ack),
+            InMemoryVisit::NeedsStore
+        ));
+        assert_eq!(
+            match svc
+                .visit(locked.short_code.as_str(), &wrong, no_ack)
+                .unwrap()
+            {
+                VisitOutcome::Page(kind) => kind,
+                other => panic!("expected the form again, got {other:?}"),
+            },
+            PageKind::Password(PasswordPrompt::Wrong)
+        );
+        let right = Opening {
+            password: Some("open sesame".to_owned()),
+            ..opening(true)
+        };
+        assert_eq!(
+            committed(svc.visit(locked.short_code.as_str(), &right, ack).unwrap()),
+            "https://example.com/"
+        );
+    }
+}

@@ -1,0 +1,712 @@
+//! Webhooks: the endpoints an account registers, the events they receive, the outbox rows that carry those events until delivered, the JSON bodies and the Stripe-style signature.
+//!
+//! An event is written to the outbox (one row per subscribed endpoint) in the same transaction
+//! as the change it describes; `webhooks/service.rs` hands due rows to a delivery worker and
+//! applies the retry rules to its outcome.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+use url::Url;
+use uuid::Uuid;
+
+use crate::accounts::limits::UsageMonth;
+use crate::error::StoreError;
+use crate::ids::{AccountId, ScanId};
+use crate::links::link::Link;
+use crate::random::{self, RandomError};
+use crate::scans::scan::NewScan;
+
+/// Most webhooks one account may register: enough for a few systems and their staging copies,
+/// while one account's fan-out per event stays small.
+pub const MAX_WEBHOOKS_PER_ACCOUNT: usize = 10;
+/// Longest endpoint URL, in characters (as for link targets).
+pub const MAX_URL_CHARS: usize = 2048;
+/// Most scans in one `scan.recorded` delivery.
+pub const MAX_SCANS_PER_DELIVERY: usize = 1000;
+/// Shortest and longest secret an account may choose (a generated one has 70 characters).
+pub const SECRET_CHARS: std::ops::RangeInclusive<usize> = 16..=128;
+/// Longest delivery error kept with an event, in characters.
+pub const MAX_ERROR_CHARS: usize = 300;
+
+/// An identifier shown as a prefix and 32 hex digits (`wh_…`, `evt_…`), a UUID inside.
+macro_rules! uuid_like {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Uuid);
+
+        impl $name {
+            /// Draws a new random identifier.
+            pub fn random() -> Self {
+                Self(Uuid::new_v4())
+            }
+
+            /// Wraps a UUID read back from storage.
+            pub fn from_uuid(uuid: Uuid) -> Self {
+                Self(uuid)
+            }
+
+            /// The UUID inside.
+            pub fn as_uuid(&self) -> Uuid {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}{}", $prefix, self.0.simple())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = WebhookError;
+
+            /// Parses the displayed form; anything else names no object ("not found").
+            fn from_str(s: &str) -> Result<Self, WebhookError> {
+                s.trim()
+                    .strip_prefix($prefix)
+                    .filter(|hex| hex.len() == 32)
+                    .and_then(|hex| Uuid::try_parse(hex).ok())
+                    .map(Self)
+                    .ok_or(WebhookError::NotFound)
+            }
+        }
+    };
+}
+
+uuid_like!(
+    /// Identifier of a webhook endpoint.
+    WebhookId,
+    "wh_"
+);
+uuid_like!(
+    /// Identifier of an event, the receiver's de-duplication key: every delivery of the event
+    /// (to every endpoint, and every retry) carries the same id.
+    EventId,
+    "evt_"
+);
+
+/// The kinds of event an endpoint can subscribe to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    /// A link was created.
+    LinkCreated,
+    /// A link's name or target changed.
+    LinkUpdated,
+    /// A link was deleted.
+    LinkDeleted,
+    /// Scans were recorded (delivered in batches).
+    ScanRecorded,
+    /// The account used 80 % or 100 % of its monthly quota (once each per month).
+    UsageThreshold,
+}
+
+impl EventKind {
+    /// Every kind, in the order lists show them.
+    pub const ALL: [EventKind; 5] = [
+        EventKind::LinkCreated,
+        EventKind::LinkUpdated,
+        EventKind::LinkDeleted,
+        EventKind::ScanRecorded,
+        EventKind::UsageThreshold,
+    ];
+
+    /// The wire name (`link.created`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::LinkCreated => "link.created",
+            EventKind::LinkUpdated => "link.updated",
+            EventKind::LinkDeleted => "link.deleted",
+            EventKind::ScanRecorded => "scan.recorded",
+            EventKind::UsageThreshold => "usage.threshold",
+        }
+    }
+
+    /// The kind of a wire name.
+    pub fn parse(name: &str) -> Result<Self, WebhookError> {
+        EventKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == name.trim())
+            .ok_or_else(|| WebhookError::InvalidEvents(format!("unknown event {name:?}")))
+    }
+
+    /// The kind's bit in an [`EventSet`] (also its stored number).
+    pub fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A non-empty set of event kinds, stored as a bit mask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct EventSet(u8);
+
+impl EventSet {
+    /// Parses wire names (at least one, each known; repeats are harmless).
+    pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Self, WebhookError> {
+        let mut set = EventSet(0);
+        for name in names {
+            set.0 |= EventKind::parse(name)?.bit();
+        }
+        if set.0 == 0 {
+            return Err(WebhookError::InvalidEvents(
+                "at least one event is required".into(),
+            ));
+        }
+        Ok(set)
+    }
+
+    /// The set from its stored bit mask; unknown bits are corrupt data.
+    pub fn from_bits(bits: i64) -> Result<Self, StoreError> {
+        let all = EventKind::ALL.iter().fold(0, |m, k| m | i64::from(k.bit()));
+        if bits == 0 || bits & !all != 0 {
+            return Err(StoreError::Corrupt(format!("webhook event mask {bits}")));
+        }
+        Ok(EventSet(bits as u8))
+    }
+
+    /// The stored bit mask.
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// Whether the set holds `kind`.
+    pub fn contains(self, kind: EventKind) -> bool {
+        self.0 & kind.bit() != 0
+    }
+
+    /// The union of two sets.
+    pub fn union(self, other: EventSet) -> EventSet {
+        EventSet(self.0 | other.0)
+    }
+
+    /// The kinds held, in [`EventKind::ALL`]'s order.
+    pub fn kinds(self) -> impl Iterator<Item = EventKind> {
+        EventKind::ALL
+            .into_iter()
+            .filter(move |k| self.contains(*k))
+    }
+}
+
+/// An endpoint URL: absolute http or https with a host, no credentials, at most 2,048 characters.
+/// Whether its address is public is checked by the deliverer when it connects (DNS may change).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WebhookUrl(String);
+
+impl WebhookUrl {
+    /// Validates and normalises an endpoint URL.
+    pub fn parse(raw: &str) -> Result<Self, WebhookError> {
+        let bad = |why: &str| WebhookError::InvalidUrl(why.to_owned());
+        let s = raw.trim();
+        if s.is_empty() {
+            return Err(bad("it is empty"));
+        }
+        if s.chars().count() > MAX_URL_CHARS {
+            return Err(bad("it is longer than 2048 characters"));
+        }
+        let url = Url::parse(s).map_err(|e| bad(&e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(bad("only http and https are allowed"));
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(bad("it has no host"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("it must not contain credentials"));
+        }
+        if url.fragment().is_some() {
+            return Err(bad("it must not contain a fragment"));
+        }
+        let normalised = String::from(url);
+        if normalised.chars().count() > MAX_URL_CHARS {
+            return Err(bad("it is longer than 2048 characters"));
+        }
+        Ok(Self(normalised))
+    }
+
+    /// A URL read back from storage.
+    pub fn from_stored(s: String) -> Result<Self, StoreError> {
+        Self::parse(&s).map_err(|e| StoreError::Corrupt(format!("webhook URL: {e}")))
+    }
+
+    /// The URL.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The secret an endpoint's deliveries are signed with. It has to be usable for HMAC, so it is
+/// stored as given (docs/api.md says how it is protected); `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WebhookSecret(String);
+
+impl WebhookSecret {
+    /// A new secret: `whsec_` and 64 hex digits (256 random bits).
+    pub fn generate() -> Result<Self, RandomError> {
+        Ok(Self(format!("whsec_{}", random::hex_secret()?)))
+    }
+
+    /// A secret the account chose: 16 to 128 printable ASCII characters without spaces.
+    pub fn parse(raw: &str) -> Result<Self, WebhookError> {
+        let ok = SECRET_CHARS.contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_graphic());
+        if ok {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(WebhookError::InvalidSecret)
+        }
+    }
+
+    /// A secret read back from storage.
+    pub fn from_stored(s: String) -> Self {
+        Self(s)
+    }
+
+    /// The secret itself, for signing and for the one answer that shows it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for WebhookSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WebhookSecret(..)")
+    }
+}
+
+/// A registered endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Webhook {
+    /// The endpoint's id.
+    pub id: WebhookId,
+    /// The owning account.
+    pub account_id: AccountId,
+    /// Where deliveries go.
+    pub url: WebhookUrl,
+    /// The events wanted.
+    pub events: EventSet,
+    /// The signing secret.
+    pub secret: WebhookSecret,
+    /// When it was registered.
+    pub created_at: DateTime<Utc>,
+}
+
+/// The endpoint as lists show it: `{id, url, events, createdAt}`, never the secret.
+impl serde::Serialize for Webhook {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Webhook", 4)?;
+        s.serialize_field("id", &self.id.to_string())?;
+        s.serialize_field("url", self.url.as_str())?;
+        s.serialize_field(
+            "events",
+            &self
+                .events
+                .kinds()
+                .map(EventKind::as_str)
+                .collect::<Vec<_>>(),
+        )?;
+        s.serialize_field("createdAt", &timestamp(self.created_at))?;
+        s.end()
+    }
+}
+
+/// A delivery as lists show it: `{webhookId, eventId, type, createdAt, state, attempts,
+/// nextAttemptAt, lastError}` (`nextAttemptAt` only while pending).
+impl serde::Serialize for OutboxEvent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Delivery", 8)?;
+        s.serialize_field("webhookId", &self.webhook_id.to_string())?;
+        s.serialize_field("eventId", &self.id.to_string())?;
+        s.serialize_field("type", self.kind.as_str())?;
+        s.serialize_field("createdAt", &timestamp(self.created_at))?;
+        s.serialize_field("state", self.state.as_str())?;
+        s.serialize_field("attempts", &self.attempts)?;
+        let next = (self.state == DeliveryState::Pending).then(|| timestamp(self.next_attempt_at));
+        s.serialize_field("nextAttemptAt", &next)?;
+        s.serialize_field("lastError", &self.last_error)?;
+        s.end()
+    }
+}
+
+/// An event about to be written to the outbox (fanned out to the account's endpoints that want it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewEvent {
+    /// The de-duplication id.
+    pub id: EventId,
+    /// What happened.
+    pub kind: EventKind,
+    /// The event's `data` object as JSON text.
+    pub data: String,
+    /// When it happened.
+    pub at: DateTime<Utc>,
+}
+
+/// Where an outbox row stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeliveryState {
+    /// Not delivered yet; tried again at `next_attempt_at`.
+    Pending,
+    /// The endpoint answered 2xx.
+    Delivered,
+    /// Not delivered within [`crate::service::WebhookSettings::give_up_after`] (3 days).
+    Failed,
+}
+
+impl DeliveryState {
+    /// The stored number.
+    pub fn code(self) -> i64 {
+        match self {
+            DeliveryState::Pending => 0,
+            DeliveryState::Delivered => 1,
+            DeliveryState::Failed => 2,
+        }
+    }
+
+    /// The state of a stored number.
+    pub fn from_code(code: i64) -> Result<Self, StoreError> {
+        Ok(match code {
+            0 => DeliveryState::Pending,
+            1 => DeliveryState::Delivered,
+            2 => DeliveryState::Failed,
+            _ => return Err(StoreError::Corrupt(format!("delivery state {code}"))),
+        })
+    }
+
+    /// The name lists show.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Pending => "pending",
+            DeliveryState::Delivered => "delivered",
+            DeliveryState::Failed => "failed",
+        }
+    }
+}
+
+/// One event for one endpoint in the outbox, with its delivery state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxEvent {
+    /// The endpoint.
+    pub webhook_id: WebhookId,
+    /// The endpoint's account.
+    pub account_id: AccountId,
+    /// The event.
+    pub id: EventId,
+    /// What happened.
+    pub kind: EventKind,
+    /// The event's `data` object as JSON text.
+    pub data: String,
+    /// When it happened.
+    pub created_at: DateTime<Utc>,
+    /// Delivery attempts made so far.
+    pub attempts: u32,
+    /// When the next attempt is due (while pending; also the end of a worker's lease).
+    pub next_attempt_at: DateTime<Utc>,
+    /// Where the delivery stands.
+    pub state: DeliveryState,
+    /// Why the last attempt failed (at most [`MAX_ERROR_CHARS`]).
+    pub last_error: Option<String>,
+}
+
+impl OutboxEvent {
+    /// The pending row of `event` for `webhook`, due at once.
+    pub fn new(webhook: &Webhook, event: &NewEvent) -> Self {
+        Self {
+            webhook_id: webhook.id,
+            account_id: webhook.account_id,
+            id: event.id,
+            kind: event.kind,
+            data: event.data.clone(),
+            created_at: event.at,
+            attempts: 0,
+            next_attempt_at: event.at,
+            state: DeliveryState::Pending,
+            last_error: None,
+        }
+    }
+}
+
+/// Why a webhook request was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum WebhookError {
+    /// The endpoint URL is not acceptable.
+    #[error("Invalid url: {0}")]
+    InvalidUrl(String),
+    /// The events list is empty or names an unknown event.
+    #[error(
+        "Invalid events: {0}; the events are link.created, link.updated, link.deleted, scan.recorded and usage.threshold"
+    )]
+    InvalidEvents(String),
+    /// A chosen secret is too short, too long or has spaces or non-ASCII characters.
+    #[error("Invalid secret: it must be 16 to 128 printable ASCII characters without spaces")]
+    InvalidSecret,
+    /// The account already has the most webhooks allowed.
+    #[error(
+        "Webhook limit reached: an account may register at most {0} webhooks; delete one first"
+    )]
+    LimitReached(usize),
+    /// Unknown, malformed or another account's webhook.
+    #[error("Webhook not found")]
+    NotFound,
+    /// Drawing a secret failed.
+    #[error(transparent)]
+    Random(#[from] RandomError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The event of a link change; `data` is `{"link": Link}` (the link as it is after the change, or
+/// as it was before a deletion).
+pub fn link_event(kind: EventKind, link: &Link, at: DateTime<Utc>) -> NewEvent {
+    event(kind, json!({ "link": link }), at)
+}
+
+/// The event of one recorded scan; `data` is the scan as analytics report it, with its link.
+pub fn scan_event(scan: &NewScan, id: ScanId) -> NewEvent {
+    let data = json!({
+        "scanId": id,
+        "linkId": scan.link_id,
+        "timestamp": timestamp(scan.at),
+        "country": scan.country,
+        "city": scan.city,
+        "device": scan.device.as_str(),
+        "browser": scan.browser,
+        "os": scan.os,
+        "referrer": scan.referrer,
+    });
+    event(EventKind::ScanRecorded, data, scan.at)
+}
+
+/// The event of an account reaching `percent` of its monthly quota.
+pub fn usage_event(
+    month: UsageMonth,
+    percent: u8,
+    used: u64,
+    limit: u64,
+    at: DateTime<Utc>,
+) -> NewEvent {
+    let data = json!({
+        "month": month.to_string(),
+        "percent": percent,
+        "used": used,
+        "limit": limit,
+    });
+    event(EventKind::UsageThreshold, data, at)
+}
+
+fn event(kind: EventKind, data: Value, at: DateTime<Utc>) -> NewEvent {
+    NewEvent {
+        id: EventId::random(),
+        kind,
+        data: data.to_string(),
+        at,
+    }
+}
+
+fn timestamp(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// The JSON body of one delivery: `{"id", "type", "createdAt", "data"}`. A single event's `id`
+/// is its event id. A `scan.recorded` delivery of several rows has `data: {"scans": [...]}`,
+/// each scan with its own `eventId`, and an `id` derived from those event ids, so a retry of the
+/// same scans carries the same id and a different group a different one.
+pub fn delivery_body(events: &[OutboxEvent]) -> String {
+    let Some(first) = events.first() else {
+        return String::from("{}");
+    };
+    let parse = |e: &OutboxEvent| {
+        serde_json::from_str::<Value>(&e.data).unwrap_or_else(|_| Value::String(e.data.clone()))
+    };
+    let (id, data) = if first.kind == EventKind::ScanRecorded {
+        let mut hash = Sha256::new();
+        let scans: Vec<Value> = events
+            .iter()
+            .map(|e| {
+                hash.update(e.id.as_uuid().as_bytes());
+                let mut item = Map::new();
+                item.insert("eventId".into(), Value::String(e.id.to_string()));
+                if let Value::Object(fields) = parse(e) {
+                    item.extend(fields);
+                }
+                Value::Object(item)
+            })
+            .collect();
+        let digest = hash.finalize();
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        let id = if events.len() == 1 {
+            first.id
+        } else {
+            EventId::from_uuid(Uuid::from_bytes(bytes))
+        };
+        (id, json!({ "scans": scans }))
+    } else {
+        (first.id, parse(first))
+    };
+    json!({
+        "id": id.to_string(),
+        "type": first.kind.as_str(),
+        "createdAt": timestamp(first.created_at),
+        "data": data,
+    })
+    .to_string()
+}
+
+/// The `Qr-Signature` header of a body sent at `unix_seconds`:
+/// `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, as Stripe signs.
+pub fn signature_header(secret: &WebhookSecret, unix_seconds: i64, body: &str) -> String {
+    format!(
+        "t={unix_seconds},v1={}",
+        signature(secret, unix_seconds, body)
+    )
+}
+
+/// The hex HMAC-SHA256 of `"<t>.<body>"` under the secret.
+pub fn signature(secret: &WebhookSecret, unix_seconds: i64, body: &str) -> String {
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(secret.expose().as_bytes())
+        .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+    mac.update(unix_seconds.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body.as_bytes());
+    random::hex(&mac.finalize().into_bytes())
+}
+
+/// An error message cut to [`MAX_ERROR_CHARS`] characters, for storage.
+pub fn bounded_error(message: &str) -> String {
+    message.chars().take(MAX_ERROR_CHARS).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_sets_and_ids_roundtrip() {
+        let set = EventSet::parse(["link.created", " scan.recorded", "link.created"]).unwrap();
+        assert_eq!(
+            set.kinds().collect::<Vec<_>>(),
+            [EventKind::LinkCreated, EventKind::ScanRecorded]
+        );
+        assert_eq!(EventSet::from_bits(i64::from(set.bits())).unwrap(), set);
+        assert!(EventSet::from_bits(0).is_err() && EventSet::from_bits(64).is_err());
+        assert!(matches!(
+            EventSet::parse([]),
+            Err(WebhookError::InvalidEvents(_))
+        ));
+        assert!(matches!(
+            EventSet::parse(["link.exploded"]),
+            Err(WebhookError::InvalidEvents(_))
+        ));
+        let id = WebhookId::random();
+        assert_eq!(id.to_string().parse::<WebhookId>().unwrap(), id);
+        assert!(id.to_string().starts_with("wh_") && id.to_string().len() == 35);
+        assert_eq!(
+            "wh_nothex".parse::<WebhookId>(),
+            Err(WebhookError::NotFound)
+        );
+        assert_eq!(
+            id.as_uuid().to_string().parse::<WebhookId>(),
+            Err(WebhookError::NotFound)
+        );
+    }
+
+    #[test]
+    fn urls_and_secrets_are_validated() {
+        assert_eq!(
+            WebhookUrl::parse(" HTTPS://Example.COM/hook ")
+                .unwrap()
+                .as_str(),
+            "https://example.com/hook"
+        );
+        for bad in [
+            "",
+            "ftp://example.com/",
+            "https://user:pw@example.com/",
+            "/relative",
+            "https://example.com/#frag",
+        ] {
+            assert!(
+                matches!(WebhookUrl::parse(bad), Err(WebhookError::InvalidUrl(_))),
+                "{bad}"
+            );
+        }
+        let long = format!("https://example.com/{}", "a".repeat(2100));
+        assert!(WebhookUrl::parse(&long).is_err());
+        let s = WebhookSecret::generate().unwrap();
+        assert!(s.expose().starts_with("whsec_") && s.expose().len() == 70);
+        assert_eq!(format!("{s:?}"), "WebhookSecret(..)");
+        assert!(WebhookSecret::parse("short").is_err());
+        assert!(WebhookSecret::parse("has a space in it here").is_err());
+        assert!(WebhookSecret::parse("sixteen-chars-ok").is_ok());
+    }
+
+    #[test]
+    fn signature_matches_a_known_hmac() {
+        // RFC 4231 test case 2 checks the HMAC itself; the server test checks the "<t>.<body>"
+        // construction with Python's hmac module.
+        let secret = WebhookSecret::from_stored("Jefe".into());
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(b"Jefe").unwrap();
+        mac.update(b"what do ya want for nothing?");
+        assert_eq!(
+            random::hex(&mac.finalize().into_bytes()),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        let header = signature_header(&secret, 1_700_000_000, "{}");
+        assert_eq!(
+            header,
+            format!(
+                "t=1700000000,v1={}",
+                signature(&secret, 1_700_000_000, "{}")
+            )
+        );
+        assert_ne!(
+            signature(&secret, 1_700_000_000, "{}"),
+            signature(&secret, 1_700_000_001, "{}")
+        );
+    }
+
+    #[test]
+    fn batch_ids_follow_their_events() {
+        let at: DateTime<Utc> = "2024-05-01T10:00:00Z".parse().unwrap();
+        let row = |data: &str| OutboxEvent {
+            webhook_id: WebhookId::random(),
+            account_id: AccountId::random(),
+            id: EventId::random(),
+            kind: EventKind::ScanRecorded,
+            data: data.to_owned(),
+            created_at: at,
+            attempts: 0,
+            next_attempt_at: at,
+            state: DeliveryState::Pending,
+            last_error: None,
+        };
+        let (a, b, c) = (
+            row(r#"{"scanId":"1"}"#),
+            row(r#"{"scanId":"2"}"#),
+            row("{}"),
+        );
+        let ab: Value = serde_json::from_str(&delivery_body(&[a.clone(), b.clone()])).unwrap();
+        let again: Value = serde_json::from_str(&delivery_body(&[a.clone(), b.clone()])).unwrap();
+        let ac: Value = serde_json::from_str(&delivery_body(&[a.clone(), c])).unwrap();
+        assert_eq!(ab, again);
+        assert_ne!(ab["id"], ac["id"]);
+        assert_eq!(ab["type"], "scan.recorded");
+        assert_eq!(ab["data"]["scans"][1]["eventId"], b.id.to_string());
+        assert_eq!(ab["data"]["scans"][1]["scanId"], "2");
+        let single: Value = serde_json::from_str(&delivery_body(std::slice::from_ref(&a))).unwrap();
+        assert_eq!(single["id"], a.id.to_string());
+    }
+}
