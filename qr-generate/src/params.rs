@@ -194,7 +194,7 @@ impl GenerateParams {
     }
 
     /// The data: `data`, or the payload `type` and its fields build; an empty value counts as
-    /// not given, and giving both is [`GenerateError::TypeWithData`].
+    /// not given, and giving both is [`crate::error::ParameterError::TypeWithData`].
     pub fn payload(&self) -> Result<String, GenerateError> {
         fn given(value: &Option<String>) -> Option<&str> {
             value.as_deref().filter(|v| !v.is_empty())

@@ -125,7 +125,7 @@ pub fn creation(body: &Object) -> Read<LinkUpdate> {
 }
 
 /// One item of a bulk request (or a line of `qr links import`): an object read by
-/// [`creation`], or why it was refused as a bulk failure's error.
+/// `creation` (the API body's reader), or why it was refused as a bulk failure's error.
 pub fn bulk_item(item: &Value) -> Result<LinkUpdate, ItemError> {
     let read = match item {
         Value::Object(fields) => creation(fields),

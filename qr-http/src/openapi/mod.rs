@@ -1,9 +1,9 @@
 //! The OpenAPI 3.1 description served at `GET /api/openapi.json`: as strict as the server, with every status it can answer and an example for every input (tests replay them and keep the document equal to the route table and to `tests/data/openapi.json`).
 //!
 //! The paths and methods come from the route table ([`crate::routes::ROUTES`]); each route's
-//! operations come from its resource's module through [`documentation`], whose `match` on the
+//! operations come from its resource's module through `documentation`, whose `match` on the
 //! route kind does not compile without every kind. The document is made of typed OpenAPI objects
-//! ([`model`]) and JSON Schemas ([`json_schema`]), serialized by serde once, here.
+//! (`model.rs`) and JSON Schemas (`json_schema.rs`), serialized by serde once, here.
 //!
 //! Where to look: `generate/` (`/api/generate`, `/api/batch`, and the generate parameters'
 //! descriptions and examples in one table), `links.rs` (`/api/links`, `/api/links/bulk`),
