@@ -4,6 +4,8 @@ pub mod access;
 pub mod account;
 pub(crate) mod admin;
 pub(crate) mod auth;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod contract;
 pub mod key;
 pub(crate) mod key_store;
 pub mod limit_state;

@@ -2,23 +2,24 @@
 //!
 //! An adapter crate invokes [`contract_suite!`](crate::contract_suite) with a factory
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
-//! long as the test. Each check gets a fresh store. The checks of the store traits
-//! themselves are in `store.rs`, those of the service rules on top of them in `service.rs`,
-//! those of the dashboard's records (accounts' passwords, roles and status, tokens, sessions,
-//! plan requests, daily usage, deletion) in `credentials.rs` and of its rules in `dashboard.rs`,
-//! and of links' campaign fields (tags, options, custom codes, listing, visits) in `campaigns.rs`,
-//! and of bulk creation and its idempotency records in `bulk.rs`, so every adapter proves the same behaviour; this file holds the macro and shared fixtures.
+//! long as the test. Each check gets a fresh store. The checks live beside what they check, in
+//! each aggregate's `contract` module (`accounts`, `links` with campaigns and bulk creation,
+//! `scans`, `dashboard` with its credentials and rules, `webhooks`); `store.rs` here checks the
+//! store as a whole (transactions, isolation across aggregates, restarts, health). This file
+//! holds the macro and the fixtures the checks share, so every adapter proves the same behaviour.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
 //! fails until it is also in the macro's list.
 #![allow(clippy::missing_panics_doc)]
 
-pub mod bulk;
-pub mod campaigns;
-pub mod credentials;
-pub mod dashboard;
-pub mod service;
 pub mod store;
-pub mod webhooks;
+
+// Short names for the aggregates' check modules, so the macro's list names each by one word.
+pub use crate::accounts::contract as accounts;
+pub use crate::dashboard::contract::credentials;
+pub use crate::dashboard::contract::rules as dashboard;
+pub use crate::links::contract::{bulk, campaigns, links};
+pub use crate::scans::contract as scans;
+pub use crate::webhooks::contract as webhooks;
 
 use std::sync::Arc;
 
@@ -51,27 +52,35 @@ macro_rules! contract_suite {
     ($make:expr) => {
         $crate::contract_suite!(@list each (|| Some(($make)())));
     };
-    // The one list of checks, by file; `@list names` gives it as text for the completeness test.
+    // The one list of checks, by the module that defines them (named by its alias below);
+    // `@list names` gives it as text for the completeness test.
     (@list $then:ident $($make:expr)?) => {
         $crate::contract_suite! {
             @$then $($make)?;
-            store:
-                accounts_roundtrip, accounts_are_unique_by_email,
-                write_rolls_back_on_error, keys_roundtrip_and_hash_lookup,
-                config_version_tracks_accounts_and_keys, links_are_isolated_per_account,
-                deleted_codes_are_tombstoned, usage_is_never_lowered,
-                salts_and_visitors_are_forgotten, scans_update_rollups_and_stats,
-                scans_of_deleted_links_are_skipped, delete_link_removes_its_scans,
-                pruning_keeps_scan_count;
-            service:
+            accounts:
+                accounts_roundtrip, accounts_are_unique_by_email, keys_roundtrip_and_hash_lookup,
+                config_version_tracks_accounts_and_keys, usage_is_never_lowered,
                 service_month_rollover_resets_quota, service_rate_limit_edges,
                 service_usage_and_unlimited_headers, service_plan_link_limits,
-                service_key_regeneration, service_cross_account_isolation,
-                service_bot_exclusion, service_visitor_scan_budget, service_failed_authentication_is_throttled, service_unique_counting, service_retention,
-                service_analytics_window, service_short_code_lookup,
-                service_sees_changes_made_elsewhere, service_counters_survive_restart,
+                service_key_regeneration, service_failed_authentication_is_throttled,
                 service_access_rules, service_caches_follow_changes,
-                service_one_account_per_email, service_store_health;
+                service_one_account_per_email;
+            links:
+                links_are_isolated_per_account, deleted_codes_are_tombstoned,
+                service_short_code_lookup;
+            campaigns:
+                links_keep_tags_options_and_custom_codes, links_are_listed_with_filters_and_cursors,
+                scans_keep_their_variant_and_rule, service_campaign_fields_follow_the_plans,
+                service_campaign_visits;
+            bulk:
+                idempotency_records_roundtrip_and_prune,
+                service_bulk_creates_valid_items_and_reports_the_rest,
+                service_bulk_follows_the_plans, service_bulk_is_idempotent;
+            scans:
+                salts_and_visitors_are_forgotten, scans_update_rollups_and_stats,
+                scans_of_deleted_links_are_skipped, delete_link_removes_its_scans,
+                pruning_keeps_scan_count, service_bot_exclusion, service_visitor_scan_budget,
+                service_unique_counting, service_retention, service_analytics_window;
             credentials:
                 accounts_keep_dashboard_fields, tokens_are_single_use_and_replaced,
                 sessions_roundtrip_and_end, plan_requests_roundtrip, daily_usage_adds_up,
@@ -81,94 +90,42 @@ macro_rules! contract_suite {
                 dashboard_password_reset, dashboard_login_and_sessions, dashboard_email_change,
                 dashboard_disable_and_roles, dashboard_account_deletion,
                 dashboard_usage_renders_and_own_keys, dashboard_link_search;
-            campaigns:
-                links_keep_tags_options_and_custom_codes, links_are_listed_with_filters_and_cursors,
-                scans_keep_their_variant_and_rule, service_campaign_fields_follow_the_plans,
-                service_campaign_visits;
             webhooks:
                 webhooks_roundtrip_and_isolation, outbox_fans_out_updates_and_prunes,
                 scans_write_events_for_subscribed_accounts, thresholds_once_and_account_deletion,
                 service_webhook_events_and_delivery, service_usage_thresholds;
-            bulk:
-                idempotency_records_roundtrip_and_prune,
-                service_bulk_creates_valid_items_and_reports_the_rest,
-                service_bulk_follows_the_plans, service_bulk_is_idempotent
+            store:
+                write_rolls_back_on_error, service_cross_account_isolation,
+                service_sees_changes_made_elsewhere, service_counters_survive_restart,
+                service_store_health
         }
     };
-    (@each $make:expr; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*; webhooks: $($webhooks:ident),*; bulk: $($bulk:ident),*) => {
-        $(
+    (@each $make:expr; $($module:ident : $($check:ident),*);*) => {
+        $($(
             #[test]
-            fn $bulk() {
-                let Some((_guard, store)) = ($make)() else { return };
-                $crate::contract::bulk::$bulk(store);
-            }
-        )*
-        $(
-            #[test]
-            fn $webhooks() {
-                let Some((_guard, store)) = ($make)() else { return };
-                $crate::contract::webhooks::$webhooks(store);
-            }
-        )*
-        $(
-            #[test]
-            fn $store() {
+            fn $check() {
                 // The guard (for example a temporary directory) lives until the check ends.
                 let Some((_guard, store)) = ($make)() else { return };
-                $crate::contract::store::$store(store);
+                $crate::contract::$module::$check(store);
             }
-        )*
-        $(
-            #[test]
-            fn $service() {
-                let Some((_guard, store)) = ($make)() else { return };
-                $crate::contract::service::$service(store);
-            }
-        )*
-        $(
-            #[test]
-            fn $credentials() {
-                let Some((_guard, store)) = ($make)() else { return };
-                $crate::contract::credentials::$credentials(store);
-            }
-        )*
-        $(
-            #[test]
-            fn $dashboard() {
-                let Some((_guard, store)) = ($make)() else { return };
-                $crate::contract::dashboard::$dashboard(store);
-            }
-        )*
-        $(
-            #[test]
-            fn $campaigns() {
-                let Some((_guard, store)) = ($make)() else { return };
-                $crate::contract::campaigns::$campaigns(store);
-            }
-        )*
+        )*)*
     };
-    (@names; store: $($store:ident),*; service: $($service:ident),*; credentials: $($credentials:ident),*; dashboard: $($dashboard:ident),*; campaigns: $($campaigns:ident),*; webhooks: $($webhooks:ident),*; bulk: $($bulk:ident),*) => {
-        (
-            [$(stringify!($store)),*],
-            [$(stringify!($service)),*],
-            [$(stringify!($credentials)),*],
-            [$(stringify!($dashboard)),*],
-            [$(stringify!($campaigns)),*],
-            [$(stringify!($webhooks)),*],
-            [$(stringify!($bulk)),*],
-        )
+    (@names; $($module:ident : $($check:ident),*);*) => {
+        [$(
+            (stringify!($module), &[$(stringify!($check)),*] as &[&str])
+        ),*]
     };
 }
 
-fn t(s: &str) -> DateTime<Utc> {
+pub(crate) fn t(s: &str) -> DateTime<Utc> {
     s.parse().expect("test timestamps are valid")
 }
 
-fn day(s: &str) -> NaiveDate {
+pub(crate) fn day(s: &str) -> NaiveDate {
     NaiveDate::parse_from_str(s, "%Y-%m-%d").expect("test dates are valid")
 }
 
-fn account(plan: Plan) -> Account {
+pub(crate) fn account(plan: Plan) -> Account {
     let id = AccountId::random();
     Account::new(
         id,
@@ -178,7 +135,7 @@ fn account(plan: Plan) -> Account {
     )
 }
 
-fn key_for(account: AccountId) -> (ApiKey, ApiKeySecret) {
+pub(crate) fn key_for(account: AccountId) -> (ApiKey, ApiKeySecret) {
     let secret = ApiKeySecret::generate(KeyMode::Live).expect("rng");
     let key = ApiKey {
         id: KeyId::random(),
@@ -195,7 +152,7 @@ fn key_for(account: AccountId) -> (ApiKey, ApiKeySecret) {
     (key, secret)
 }
 
-fn link_for(account: AccountId, at: &str) -> Link {
+pub(crate) fn link_for(account: AccountId, at: &str) -> Link {
     Link {
         id: LinkId::random(),
         account_id: account,
@@ -210,7 +167,7 @@ fn link_for(account: AccountId, at: &str) -> Link {
     }
 }
 
-fn scan(
+pub(crate) fn scan(
     link: LinkId,
     at: &str,
     visitor: u8,
@@ -233,7 +190,7 @@ fn scan(
     }
 }
 
-fn setup<S: Store>(store: &S, plan: Plan) -> Account {
+pub(crate) fn setup<S: Store>(store: &S, plan: Plan) -> Account {
     let a = account(plan);
     store
         .write(|tx| tx.insert_account(&a))
@@ -241,7 +198,7 @@ fn setup<S: Store>(store: &S, plan: Plan) -> Account {
     a
 }
 
-fn service<S: Store>(store: S, at: &str) -> (Service<S, TestClock>, TestClock) {
+pub(crate) fn service<S: Store>(store: S, at: &str) -> (Service<S, TestClock>, TestClock) {
     let clock = TestClock::new(t(at));
     let svc = Service::new(Arc::new(store), clock.clone(), Arc::new(NoGeoLocator))
         .expect("service starts");
@@ -249,7 +206,7 @@ fn service<S: Store>(store: S, at: &str) -> (Service<S, TestClock>, TestClock) {
 }
 
 /// A query the check knows to be valid.
-fn query(start: Option<&str>, end: Option<&str>, limit: Option<&str>) -> AnalyticsQuery {
+pub(crate) fn query(start: Option<&str>, end: Option<&str>, limit: Option<&str>) -> AnalyticsQuery {
     AnalyticsQuery::parse(start, end, limit).expect("valid query")
 }
 
@@ -257,7 +214,7 @@ pub(crate) const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWe
 pub(crate) const DESKTOP: &str =
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0";
 
-fn visit(ip: &str, ua: &str) -> Visit {
+pub(crate) fn visit(ip: &str, ua: &str) -> Visit {
     Visit {
         ip: Some(ip.parse().expect("valid ip")),
         user_agent: Some(ua.to_owned()),
@@ -279,50 +236,36 @@ mod tests {
         names
     }
 
-    fn sorted<const N: usize>(names: [&'static str; N]) -> Vec<&'static str> {
-        let mut names = names.to_vec();
-        names.sort_unstable();
-        names
+    /// The source of each module the suite names.
+    fn source_of(module: &str) -> &'static str {
+        match module {
+            "accounts" => include_str!("../accounts/contract.rs"),
+            "links" => include_str!("../links/contract/links.rs"),
+            "campaigns" => include_str!("../links/contract/campaigns.rs"),
+            "bulk" => include_str!("../links/contract/bulk.rs"),
+            "scans" => include_str!("../scans/contract.rs"),
+            "credentials" => {
+                include_str!("../dashboard/contract/credentials.rs")
+            }
+            "dashboard" => include_str!("../dashboard/contract/rules.rs"),
+            "webhooks" => include_str!("../webhooks/contract.rs"),
+            "store" => include_str!("store.rs"),
+            other => panic!("contract_suite! names {other}: add its source here"),
+        }
     }
 
     #[test]
     fn every_check_is_in_the_suite() {
-        let (store, service, credentials, dashboard, campaigns, webhooks, bulk) =
-            crate::contract_suite!(@list names);
-        assert_eq!(
-            sorted(store),
-            checks_in(include_str!("store.rs")),
-            "contract_suite! must list exactly the pub fn checks of contract/store.rs"
-        );
-        assert_eq!(
-            sorted(service),
-            checks_in(include_str!("service.rs")),
-            "contract_suite! must list exactly the pub fn checks of contract/service.rs"
-        );
-        assert_eq!(
-            sorted(credentials),
-            checks_in(include_str!("credentials.rs")),
-            "contract_suite! must list exactly the pub fn checks of contract/credentials.rs"
-        );
-        assert_eq!(
-            sorted(dashboard),
-            checks_in(include_str!("dashboard.rs")),
-            "contract_suite! must list exactly the pub fn checks of contract/dashboard.rs"
-        );
-        assert_eq!(
-            sorted(campaigns),
-            checks_in(include_str!("campaigns.rs")),
-            "contract_suite! must list exactly the pub fn checks of contract/campaigns.rs"
-        );
-        assert_eq!(
-            sorted(webhooks),
-            checks_in(include_str!("webhooks.rs")),
-            "contract_suite! must list exactly the pub fn checks of contract/webhooks.rs"
-        );
-        assert_eq!(
-            sorted(bulk),
-            checks_in(include_str!("bulk.rs")),
-            "contract_suite! must list exactly the pub fn checks of contract/bulk.rs"
-        );
+        let listed = crate::contract_suite!(@list names);
+        assert_eq!(listed.len(), 9, "every contract module is listed once");
+        for (module, names) in listed {
+            let mut names = names.to_vec();
+            names.sort_unstable();
+            assert_eq!(
+                names,
+                checks_in(source_of(module)),
+                "contract_suite! must list exactly the pub fn checks of {module}"
+            );
+        }
     }
 }

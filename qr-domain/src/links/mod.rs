@@ -3,6 +3,8 @@
 pub mod bulk;
 pub(crate) mod bulk_service;
 pub mod campaign;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod contract;
 pub(crate) mod idempotency_store;
 pub mod link;
 pub mod listing;

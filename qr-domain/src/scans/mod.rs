@@ -4,6 +4,8 @@ pub mod analytics;
 pub(crate) mod analytics_service;
 pub mod bots;
 pub mod breakdown;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod contract;
 pub mod geo;
 pub mod scan;
 pub(crate) mod scan_export;

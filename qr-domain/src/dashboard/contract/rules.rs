@@ -1,18 +1,16 @@
 //! Contract checks of the dashboard's rules over a store: sign-up policy and plan requests, verification, password reset, login and sessions, e-mail changes, disabling and roles, deletion, daily usage, renders and own keys.
 
-use chrono::Duration;
-
 use crate::accounts::account::{AccountStatus, Role, SignupPolicy};
 use crate::accounts::key::KeyMode;
 use crate::accounts::plan::Plan;
+use crate::contract::{service, t};
 use crate::dashboard::token::TokenPurpose;
 use crate::service::{
     AccountError, Actor, AdminError, AuthError, LOGIN_ACCOUNT_BURST, LOGIN_ADDRESS_BURST,
     LoginError, Resolution, SignUp,
 };
 use crate::store::Store;
-
-use super::{service, t};
+use chrono::Duration;
 
 const PASSWORD: &str = "plum tree at dawn";
 
@@ -420,7 +418,10 @@ pub fn dashboard_usage_renders_and_own_keys<S: Store>(store: S) {
     let days = svc.daily_requests(a.id).unwrap();
     assert_eq!(
         days,
-        vec![(super::day("2024-05-01"), 0), (super::day("2024-05-02"), 2)]
+        vec![
+            (crate::contract::day("2024-05-01"), 0),
+            (crate::contract::day("2024-05-02"), 2)
+        ]
     );
     svc.flush().unwrap();
     assert_eq!(

@@ -1,16 +1,14 @@
 //! Contract checks of bulk link creation: the stored idempotency records (per account, replaced, pruned, deleted with the account) and the service's bulk rules on top (per-index failures, plans, link limits, idempotent retries).
 
-use chrono::Duration;
-
 use crate::accounts::plan::Plan;
+use crate::contract::{service, setup, t};
 use crate::error::StoreError;
 use crate::links::bulk::{BulkError, BulkRequest, IdempotencyKey, IdempotencyRecord, ItemError};
 use crate::links::campaign::FieldError;
 use crate::links::link::{LinkError, LinkUpdate, RuleInput};
 use crate::service::BulkCaller;
 use crate::store::Store;
-
-use super::{service, setup, t};
+use chrono::Duration;
 
 /// A bulk item as the checks write it: its name (none: refused as an adapter refuses an item
 /// without one), its target, and its campaign fields set through the typed API.

@@ -1,13 +1,9 @@
 //! Contract checks of webhooks over a store: endpoints and their isolation, the outbox (fan-out, due order, leases and updates, pruning), scan events written with their batch, quota thresholds, and the service's delivery rules on top.
 
-use std::collections::HashSet;
-use std::sync::Arc;
-
-use serde_json::Value;
-
 use crate::accounts::limits::UsageMonth;
 use crate::accounts::plan::Plan;
 use crate::clock::TestClock;
+use crate::contract::{PHONE, key_for, link_for, scan, service, setup, t, visit};
 use crate::error::StoreError;
 use crate::scans::geo::NoGeoLocator;
 use crate::scans::scan::Device;
@@ -17,8 +13,9 @@ use crate::webhooks::webhook::{
     DeliveryState, EventId, EventKind, EventSet, NewEvent, Webhook, WebhookError, WebhookId,
     WebhookSecret, WebhookUrl,
 };
-
-use super::{PHONE, key_for, link_for, scan, service, setup, t, visit};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::sync::Arc;
 
 fn hook(account: crate::ids::AccountId, events: &[&str], at: &str) -> Webhook {
     Webhook {
@@ -320,7 +317,7 @@ pub fn thresholds_once_and_account_deletion<S: Store>(store: S) {
             .unwrap()
             .is_empty()
     );
-    let back = super::account(Plan::Free);
+    let back = crate::contract::account(Plan::Free);
     let back = crate::accounts::account::Account { id: a.id, ..back };
     store.write(|tx| tx.insert_account(&back)).unwrap();
     assert!(
@@ -468,9 +465,9 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
 /// restart), written by the flush for accounts with a `usage.threshold` webhook only.
 pub fn service_usage_thresholds<S: Store>(store: S) {
     let store = Arc::new(store);
-    let mut a = super::account(Plan::Enterprise);
+    let mut a = crate::contract::account(Plan::Enterprise);
     a.overrides.monthly_requests = Some(20);
-    let mut quiet = super::account(Plan::Enterprise);
+    let mut quiet = crate::contract::account(Plan::Enterprise);
     quiet.overrides.monthly_requests = Some(20);
     let (ka, sa) = key_for(a.id);
     let (kq, sq) = key_for(quiet.id);

@@ -1,10 +1,7 @@
 //! Contract checks of links' campaign fields: the stored tags, options and custom codes, listing with filters and cursors, scans with their variant and rule, and the service's rules on top (plans, codes, gates, passwords, rules, variants, UTM).
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use chrono::Duration;
-
 use crate::accounts::plan::Plan;
+use crate::contract::{DESKTOP, PHONE, link_for, scan, service, setup, t, visit};
 use crate::dashboard::password::{Password, PasswordHash};
 use crate::error::StoreError;
 use crate::links::campaign::{
@@ -19,8 +16,8 @@ use crate::service::{
     LINK_PASSWORD_BURST, Landing, Opening, PasswordPrompt, PreparedScan, ScanOutcome,
 };
 use crate::store::Store;
-
-use super::{DESKTOP, PHONE, link_for, scan, service, setup, t, visit};
+use chrono::Duration;
+use std::collections::{BTreeMap, BTreeSet};
 
 const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 

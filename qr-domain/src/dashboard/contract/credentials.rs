@@ -1,17 +1,15 @@
 //! Contract checks of the dashboard's records in the store: accounts' passwords, roles and status, one-time tokens, sessions, plan requests, daily usage, deleting accounts and pruning credentials.
 
-use chrono::Duration;
-
 use crate::accounts::account::{AccountStatus, Email, PlanRequest, Role};
 use crate::accounts::plan::Plan;
+use crate::contract::{key_for, link_for, scan, setup, t};
 use crate::dashboard::password::{Password, PasswordHash};
 use crate::dashboard::session::{SESSION_ABSOLUTE, Session, SessionSecret};
 use crate::dashboard::token::{OneTimeToken, TokenPurpose, TokenSecret};
 use crate::error::StoreError;
 use crate::scans::scan::Device;
 use crate::store::Store;
-
-use super::{key_for, link_for, scan, setup, t};
+use chrono::Duration;
 
 const PASSWORD: &str = "plum tree at dawn";
 
@@ -55,7 +53,7 @@ pub fn accounts_keep_dashboard_fields<S: Store>(store: S) {
     let back = store.read(|tx| tx.account(a.id)).unwrap().unwrap();
     assert_eq!(back, a);
     assert!(back.password_hash.unwrap().verify(PASSWORD));
-    let mut owner = super::account(Plan::Enterprise);
+    let mut owner = crate::contract::account(Plan::Enterprise);
     owner.role = Role::Owner;
     store.write(|tx| tx.insert_account(&owner)).unwrap();
     assert_eq!(
@@ -101,7 +99,7 @@ pub fn tokens_are_single_use_and_replaced<S: Store>(store: S) {
         Some(newer)
     );
     let (orphan, _) = token(
-        super::account(Plan::Free).id,
+        crate::contract::account(Plan::Free).id,
         TokenPurpose::Verify,
         "2024-01-02T00:00:00Z",
     );
@@ -154,7 +152,10 @@ pub fn sessions_roundtrip_and_end<S: Store>(store: S) {
         1
     );
     assert_eq!(store.read(|tx| tx.sessions_of(b.id)).unwrap(), vec![other]);
-    let orphan = session(super::account(Plan::Free).id, "2024-01-02T00:00:00Z");
+    let orphan = session(
+        crate::contract::account(Plan::Free).id,
+        "2024-01-02T00:00:00Z",
+    );
     assert!(store.write(|tx| tx.save_session(&orphan)).is_err());
 }
 
@@ -190,7 +191,7 @@ pub fn plan_requests_roundtrip<S: Store>(store: S) {
 pub fn daily_usage_adds_up<S: Store>(store: S) {
     let a = setup(&store, Plan::Free);
     let b = setup(&store, Plan::Free);
-    let d = |s: &str| super::day(s);
+    let d = |s: &str| crate::contract::day(s);
     store
         .write(|tx| {
             tx.add_daily_usage(d("2024-05-01"), &[(a.id, 3), (b.id, 1)])?;
@@ -211,7 +212,7 @@ pub fn daily_usage_adds_up<S: Store>(store: S) {
             .unwrap(),
         vec![(d("2024-05-01"), 1)]
     );
-    let gone = super::account(Plan::Free);
+    let gone = crate::contract::account(Plan::Free);
     store
         .write(|tx| tx.add_daily_usage(d("2024-05-01"), &[(gone.id, 4)]))
         .unwrap();
@@ -227,7 +228,7 @@ pub fn delete_account_removes_everything<S: Store>(store: S) {
     let lb = link_for(b.id, "2024-01-02T00:00:00Z");
     let sa = session(a.id, "2024-01-02T00:00:00Z");
     let (ta, ta_secret) = token(a.id, TokenPurpose::Reset, "2024-01-02T00:00:00Z");
-    let day = super::day("2024-01-02");
+    let day = crate::contract::day("2024-01-02");
     store
         .write(|tx| {
             tx.insert_key(&ka)?;

@@ -1,27 +1,180 @@
-//! Contract checks of the service rules over a store: quotas and rates, keys, links, scans, analytics, caches and accounts.
-
-use std::sync::Arc;
-
-use chrono::Duration;
+//! Contract checks of accounts and keys: records, uniqueness, the configuration version, usage,
+//! plans and limits, key regeneration, access rules, the failed-authentication throttle and the
+//! caches that follow changes.
 
 use crate::accounts::access::{AccessError, AccessRequest, Endpoint, IpRule, KeySettings};
 use crate::accounts::account::Email;
 use crate::accounts::key::{ApiKeySecret, KeyMode};
-use crate::accounts::limits::LimitKind;
+use crate::accounts::limits::{LimitKind, UsageMonth};
 use crate::accounts::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
-use crate::clock::TestClock;
-use crate::links::link::{LinkError, LinkUpdate, parse_link_id};
-use crate::links::shortcode::ShortCode;
-use crate::scans::analytics::{AnalyticsError, AnalyticsQuery, QueryError};
-use crate::scans::geo::NoGeoLocator;
-use crate::scans::scan::Device;
-use crate::service::{
-    AUTH_FAILURE_BURST, AdminError, AuthError, MAX_SCANS_PER_VISITOR_MINUTE, Resolution,
-    ScanOutcome, Service, Skip,
+use crate::contract::{
+    DESKTOP, PHONE, account, key_for, link_for, query, scan, service, setup, t, visit,
 };
+use crate::error::StoreError;
+use crate::links::link::{LinkError, LinkUpdate};
+use crate::scans::scan::Device;
+use crate::service::{AUTH_FAILURE_BURST, AdminError, AuthError, Resolution};
 use crate::store::Store;
+use chrono::Duration;
 
-use super::{DESKTOP, PHONE, query, service, t, visit};
+/// Accounts are stored, listed oldest first and updated; updating a missing account reports `false`.
+pub fn accounts_roundtrip<S: Store>(store: S) {
+    let mut a = account(Plan::Free);
+    let mut b = account(Plan::Pro);
+    b.created_at = t("2024-02-01T00:00:00Z");
+    store
+        .write(|tx| {
+            tx.insert_account(&b)?;
+            tx.insert_account(&a)
+        })
+        .unwrap();
+    assert_eq!(store.read(|tx| tx.account(a.id)).unwrap(), Some(a.clone()));
+    assert_eq!(
+        store.read(|tx| tx.accounts()).unwrap(),
+        vec![a.clone(), b.clone()]
+    );
+    a.plan = Plan::Enterprise;
+    a.overrides.links = Some(3);
+    a.overrides.per_second = Some(PerSecond::new(7).unwrap());
+    assert!(store.write(|tx| tx.update_account(&a)).unwrap());
+    assert_eq!(store.read(|tx| tx.account(a.id)).unwrap(), Some(a.clone()));
+    assert!(
+        !store
+            .write(|tx| tx.update_account(&account(Plan::Free)))
+            .unwrap()
+    );
+    assert!(
+        store.write(|tx| tx.insert_account(&a)).is_err(),
+        "duplicate ids are refused"
+    );
+}
+
+/// An account is found by its e-mail address without regard to ASCII case, and no two
+/// accounts share an address: inserting or changing to a taken one is a conflict.
+pub fn accounts_are_unique_by_email<S: Store>(store: S) {
+    let mut a = account(Plan::Free);
+    a.email = Email::parse("Owner@Example.com").unwrap();
+    store.write(|tx| tx.insert_account(&a)).unwrap();
+    let found = |raw: &str| {
+        store
+            .read(|tx| tx.account_by_email(&Email::parse(raw).unwrap()))
+            .unwrap()
+    };
+    assert_eq!(found("owner@example.COM"), Some(a.clone()));
+    assert_eq!(found("other@example.com"), None);
+
+    let mut twin = account(Plan::Pro);
+    twin.email = Email::parse("OWNER@example.com").unwrap();
+    assert!(matches!(
+        store.write(|tx| tx.insert_account(&twin)),
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(store.read(|tx| tx.account(twin.id)).unwrap(), None);
+
+    let mut b = account(Plan::Pro);
+    store.write(|tx| tx.insert_account(&b)).unwrap();
+    b.email = Email::parse("owner@EXAMPLE.com").unwrap();
+    assert!(matches!(
+        store.write(|tx| tx.update_account(&b)),
+        Err(StoreError::Conflict(_))
+    ));
+    // An account may change the case of its own address, and frees the old one by moving.
+    a.email = Email::parse("owner@example.com").unwrap();
+    assert!(store.write(|tx| tx.update_account(&a)).unwrap());
+    assert_eq!(found("OWNER@EXAMPLE.COM"), Some(a.clone()));
+    a.email = Email::parse("new@example.com").unwrap();
+    assert!(store.write(|tx| tx.update_account(&a)).unwrap());
+    assert!(store.write(|tx| tx.update_account(&b)).unwrap());
+    assert_eq!(found("owner@example.com").map(|x| x.id), Some(b.id));
+    assert_eq!(found("new@example.com").map(|x| x.id), Some(a.id));
+}
+
+/// Keys are found by hash; a new hash replaces the old one; last-use times only move forward.
+pub fn keys_roundtrip_and_hash_lookup<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let (mut k, secret) = key_for(a.id);
+    k.settings
+        .ip_allowlist
+        .push(IpRule::parse("10.0.0.0/8").unwrap());
+    k.settings.disabled_endpoints.insert(Endpoint::Batch);
+    store.write(|tx| tx.insert_key(&k)).unwrap();
+    assert_eq!(
+        store.read(|tx| tx.key_by_hash(&secret.hash())).unwrap(),
+        Some(k.clone())
+    );
+    assert_eq!(store.read(|tx| tx.keys_of(a.id)).unwrap(), vec![k.clone()]);
+    let fresh = ApiKeySecret::generate(KeyMode::Live).unwrap();
+    let old_hash = k.hash;
+    k.hash = fresh.hash();
+    k.display_prefix = fresh.display_prefix();
+    assert!(store.write(|tx| tx.update_key(&k)).unwrap());
+    assert_eq!(store.read(|tx| tx.key_by_hash(&old_hash)).unwrap(), None);
+    assert_eq!(
+        store
+            .read(|tx| tx.key_by_hash(&fresh.hash()))
+            .unwrap()
+            .map(|x| x.id),
+        Some(k.id)
+    );
+    let later = t("2024-03-01T00:00:00Z");
+    store.write(|tx| tx.touch_keys(&[(k.id, later)])).unwrap();
+    store
+        .write(|tx| tx.touch_keys(&[(k.id, t("2024-02-01T00:00:00Z"))]))
+        .unwrap();
+    assert_eq!(
+        store.read(|tx| tx.key(k.id)).unwrap().unwrap().last_used_at,
+        Some(later)
+    );
+    assert!(store.write(|tx| tx.delete_key(k.id)).unwrap());
+    assert_eq!(store.read(|tx| tx.key(k.id)).unwrap(), None);
+    assert!(!store.write(|tx| tx.delete_key(k.id)).unwrap());
+}
+
+/// The configuration version moves on account and key changes, not on usage, links or scans.
+pub fn config_version_tracks_accounts_and_keys<S: Store>(store: S) {
+    let v0 = store.config_version().unwrap();
+    let mut a = setup(&store, Plan::Free);
+    let v1 = store.config_version().unwrap();
+    assert_ne!(v0, v1);
+    let (k, _) = key_for(a.id);
+    store.write(|tx| tx.insert_key(&k)).unwrap();
+    let v2 = store.config_version().unwrap();
+    assert_ne!(v1, v2);
+    let l = link_for(a.id, "2024-01-02T00:00:00Z");
+    store
+        .write(|tx| {
+            tx.insert_link(&l)?;
+            tx.save_usage(UsageMonth::of(t("2024-01-02T00:00:00Z")), &[(a.id, 5)])?;
+            tx.touch_keys(&[(k.id, t("2024-01-02T00:00:00Z"))])
+        })
+        .unwrap();
+    store
+        .record_scans(&[scan(
+            l.id,
+            "2024-01-02T10:00:00Z",
+            1,
+            "GB",
+            Device::Mobile,
+            "Chrome",
+        )])
+        .unwrap();
+    assert_eq!(store.config_version().unwrap(), v2);
+    a.plan = Plan::Pro;
+    store.write(|tx| tx.update_account(&a)).unwrap();
+    assert_ne!(store.config_version().unwrap(), v2);
+}
+
+/// Saved usage counts only grow.
+pub fn usage_is_never_lowered<S: Store>(store: S) {
+    let a = setup(&store, Plan::Free);
+    let may = UsageMonth::of(t("2024-05-10T00:00:00Z"));
+    let june = UsageMonth::of(t("2024-06-10T00:00:00Z"));
+    store.write(|tx| tx.save_usage(may, &[(a.id, 10)])).unwrap();
+    store.write(|tx| tx.save_usage(may, &[(a.id, 4)])).unwrap();
+    store.write(|tx| tx.save_usage(june, &[(a.id, 1)])).unwrap();
+    assert_eq!(store.read(|tx| tx.usage(may)).unwrap(), vec![(a.id, 10)]);
+    assert_eq!(store.read(|tx| tx.usage(june)).unwrap(), vec![(a.id, 1)]);
+}
 
 /// The monthly quota counts per UTC month and resets on the 1st at 00:00 UTC.
 pub fn service_month_rollover_resets_quota<S: Store>(store: S) {
@@ -213,54 +366,6 @@ pub fn service_key_regeneration<S: Store>(store: S) {
     ));
 }
 
-/// Another account's link is "not found" for get, update, delete and analytics.
-pub fn service_cross_account_isolation<S: Store>(store: S) {
-    let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
-    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let b = svc.create_account("b@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "Mine", "https://example.com").unwrap();
-    let id = l.id;
-    assert_eq!(svc.link(b.id, id), Err(LinkError::NotFound));
-    let upd = LinkUpdate::parse(Some("x"), None).unwrap();
-    assert_eq!(svc.update_link(b.id, id, &upd), Err(LinkError::NotFound));
-    assert_eq!(svc.delete_link(b.id, id), Err(LinkError::NotFound));
-    assert_eq!(
-        svc.analytics(&b, id, &query(None, None, None)),
-        Err(AnalyticsError::LinkNotFound)
-    );
-    assert_eq!(parse_link_id("not-a-uuid"), Err(LinkError::NotFound));
-    assert!(svc.links(b.id).unwrap().is_empty());
-    assert_eq!(svc.link(a.id, id).unwrap(), l);
-}
-
-/// Bots are redirected but not counted.
-pub fn service_bot_exclusion<S: Store>(store: S) {
-    let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
-    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
-    let bot = visit(
-        "66.249.66.1",
-        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
-    );
-    assert_eq!(
-        svc.record_scan(&l, &bot).unwrap(),
-        ScanOutcome::Skipped(Skip::Bot)
-    );
-    assert!(matches!(
-        svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
-        ScanOutcome::Recorded(_)
-    ));
-    let l = svc.link(a.id, l.id).unwrap();
-    assert_eq!(l.scan_count, 1);
-    let report = svc.analytics(&a, l.id, &query(None, None, None)).unwrap();
-    assert_eq!(report.analytics.total_scans, 1);
-    assert_eq!(
-        report.recent_scans[0].referrer.as_deref(),
-        Some("https://social.example/post")
-    );
-    assert_eq!(report.recent_scans[0].device, Device::Mobile);
-}
-
 /// Repeated failed authentication from one address is throttled; known keys still pass.
 pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-03-10T12:00:00Z");
@@ -318,318 +423,6 @@ pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
     assert_eq!(
         svc.authenticate(Some(wrong), attacker).unwrap_err(),
         AuthError::Unknown
-    );
-}
-
-/// One visitor's replays of a link count at most `MAX_SCANS_PER_VISITOR_MINUTE` times a minute.
-pub fn service_visitor_scan_budget<S: Store>(store: S) {
-    let (svc, clock) = service(store, "2024-03-10T12:00:10Z");
-    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
-    let replay = visit("192.0.2.9", PHONE);
-    let mut recorded = 0;
-    for _ in 0..MAX_SCANS_PER_VISITOR_MINUTE + 5 {
-        match svc.record_scan(&l, &replay).unwrap() {
-            ScanOutcome::Recorded(_) => recorded += 1,
-            other => assert_eq!(other, ScanOutcome::Skipped(Skip::Repeat)),
-        }
-    }
-    assert_eq!(recorded, MAX_SCANS_PER_VISITOR_MINUTE);
-    // Another visitor, and another link of the same visitor, have budgets of their own.
-    assert!(matches!(
-        svc.record_scan(&l, &visit("192.0.2.10", PHONE)).unwrap(),
-        ScanOutcome::Recorded(_)
-    ));
-    let other = svc.create_link(&a, "M", "https://example.org").unwrap();
-    assert!(matches!(
-        svc.record_scan(&other, &replay).unwrap(),
-        ScanOutcome::Recorded(_)
-    ));
-    // The next minute counts again.
-    clock.advance(Duration::seconds(60));
-    assert!(matches!(
-        svc.record_scan(&l, &replay).unwrap(),
-        ScanOutcome::Recorded(_)
-    ));
-    let l = svc.link(a.id, l.id).unwrap();
-    assert_eq!(l.scan_count, u64::from(MAX_SCANS_PER_VISITOR_MINUTE) + 2);
-}
-
-/// uniqueScans counts distinct (day, visitor) pairs.
-pub fn service_unique_counting<S: Store>(store: S) {
-    let (svc, clock) = service(store, "2024-03-10T08:00:00Z");
-    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
-    let other = svc.create_link(&a, "M", "https://example.com").unwrap();
-    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
-    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
-    svc.record_scan(&l, &visit("192.0.2.1", DESKTOP)).unwrap();
-    svc.record_scan(&l, &visit("192.0.2.2", PHONE)).unwrap();
-    svc.record_scan(&other, &visit("192.0.2.1", PHONE)).unwrap();
-    clock.advance(Duration::days(1));
-    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
-    let r = svc.analytics(&a, l.id, &query(None, None, None)).unwrap();
-    assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (5, 4));
-    let r = svc
-        .analytics(
-            &a,
-            l.id,
-            &query(Some("2024-03-10T09:00:00Z"), Some("2024-03-10"), None),
-        )
-        .unwrap();
-    assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (0, 0));
-    let r = svc
-        .analytics(
-            &a,
-            l.id,
-            &query(Some("2024-03-10T07:00:00Z"), Some("2024-03-10"), None),
-        )
-        .unwrap();
-    assert_eq!((r.analytics.total_scans, r.analytics.unique_scans), (4, 3));
-}
-
-/// Scans older than the plan's retention are neither reported nor kept.
-pub fn service_retention<S: Store>(store: S) {
-    let (svc, clock) = service(store, "2024-01-01T10:00:00Z");
-    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
-    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
-    clock.set(t("2024-01-30T10:00:00Z"));
-    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
-    let id = l.id;
-    let r = svc.analytics(&a, id, &query(None, None, None)).unwrap();
-    assert_eq!(
-        r.analytics.total_scans, 2,
-        "day 30 of 30 still includes Jan 1"
-    );
-    assert_eq!(r.analytics.scans_by_day.len(), 30);
-    clock.set(t("2024-01-31T00:00:00Z"));
-    let r = svc
-        .analytics(&a, id, &query(Some("2023-12-01"), None, None))
-        .unwrap();
-    assert_eq!(r.analytics.total_scans, 1);
-    assert_eq!(
-        r.analytics.scans_by_day.first().map(|d| d.date.as_str()),
-        Some("2024-01-02")
-    );
-    assert_eq!(r.recent_scans.len(), 1);
-    let gone = svc
-        .analytics(&a, id, &query(Some("2023-12-01"), Some("2023-12-31"), None))
-        .unwrap();
-    assert_eq!(gone.analytics.total_scans, 0);
-    assert!(gone.analytics.scans_by_day.is_empty());
-    assert_eq!(svc.prune().unwrap().scans_deleted, 1);
-    assert_eq!(
-        svc.link(a.id, id).unwrap().scan_count,
-        2,
-        "pruning never lowers scanCount"
-    );
-    // Upgrading widens the window only for scans still kept.
-    let a = svc.set_plan(a.id, Plan::Pro).unwrap();
-    let r = svc.analytics(&a, id, &query(None, None, None)).unwrap();
-    assert_eq!(r.analytics.total_scans, 1);
-}
-
-/// Dense days, sorting, limits and partial-day edges.
-pub fn service_analytics_window<S: Store>(store: S) {
-    let (svc, clock) = service(store, "2024-05-01T10:00:00Z");
-    let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
-    let id = l.id;
-    svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
-    svc.record_scan(&l, &visit("192.0.2.2", DESKTOP)).unwrap();
-    clock.set(t("2024-05-03T18:00:00Z"));
-    svc.record_scan(&l, &visit("192.0.2.3", DESKTOP)).unwrap();
-    clock.set(t("2024-05-04T12:00:00Z"));
-    let r = svc
-        .analytics(&a, id, &query(None, None, Some("2")))
-        .unwrap();
-    let days: Vec<_> = r
-        .analytics
-        .scans_by_day
-        .iter()
-        .map(|d| (d.date.as_str(), d.scans))
-        .collect();
-    assert_eq!(
-        days,
-        vec![
-            ("2024-05-01", 2),
-            ("2024-05-02", 0),
-            ("2024-05-03", 1),
-            ("2024-05-04", 0)
-        ]
-    );
-    let devices: Vec<_> = r
-        .analytics
-        .scans_by_device
-        .iter()
-        .map(|d| (d.device.as_str(), d.scans))
-        .collect();
-    assert_eq!(devices, vec![("desktop", 2), ("mobile", 1)]);
-    let browsers: Vec<_> = r
-        .analytics
-        .scans_by_browser
-        .iter()
-        .map(|d| (d.browser.as_str(), d.scans))
-        .collect();
-    assert_eq!(browsers, vec![("Firefox", 2), ("Chrome", 1)]);
-    assert_eq!(r.analytics.scans_by_country[0].country, "XX");
-    assert_eq!(r.recent_scans.len(), 2);
-    assert_eq!(r.recent_scans[0].timestamp, t("2024-05-03T18:00:00Z"));
-    assert_eq!(r.link.scan_count, 3);
-    let r = svc
-        .analytics(
-            &a,
-            id,
-            &query(
-                Some("2024-05-01T10:00:00Z"),
-                Some("2024-05-03T17:00:00Z"),
-                None,
-            ),
-        )
-        .unwrap();
-    assert_eq!(r.analytics.total_scans, 2);
-    assert_eq!(r.analytics.scans_by_day.len(), 3);
-    let r = svc
-        .analytics(&a, id, &query(Some("2024-05-02"), Some("2024-05-02"), None))
-        .unwrap();
-    assert_eq!(
-        (r.analytics.total_scans, r.analytics.scans_by_day.len()),
-        (0, 1)
-    );
-    // A start before the link existed is clamped to its creation day (an outside tester asked
-    // for year 1 and got 739,943 zero-filled days); an end before it gives an empty window.
-    let r = svc
-        .analytics(&a, id, &query(Some("0001-01-01"), None, None))
-        .unwrap();
-    assert_eq!(r.analytics.scans_by_day.len(), 4);
-    assert_eq!(r.analytics.scans_by_day[0].date, "2024-05-01");
-    assert_eq!(r.analytics.total_scans, 3);
-    let r = svc
-        .analytics(&a, id, &query(Some("0001-01-01"), Some("2024-04-30"), None))
-        .unwrap();
-    assert_eq!(
-        (r.analytics.total_scans, r.analytics.scans_by_day.len()),
-        (0, 0)
-    );
-    assert_eq!(
-        AnalyticsQuery::parse(Some("2024-05-03"), Some("2024-05-02"), None),
-        Err(QueryError::StartAfterEnd)
-    );
-    assert!(matches!(
-        AnalyticsQuery::parse(None, None, Some("0")),
-        Err(QueryError::InvalidLimit(_))
-    ));
-    let json = serde_json::to_value(
-        svc.analytics(&a, id, &query(None, None, Some("1")))
-            .unwrap(),
-    )
-    .unwrap();
-    for field in [
-        "totalScans",
-        "uniqueScans",
-        "scansByDay",
-        "scansByCountry",
-        "scansByDevice",
-        "scansByBrowser",
-    ] {
-        assert!(json["analytics"].get(field).is_some(), "{field}");
-    }
-    assert_eq!(json["link"]["shortCode"], l.short_code.to_string());
-    assert!(json["recentScans"][0].get("referrer").is_some());
-}
-
-/// Short codes resolve case-insensitively with Crockford aliases; a deleted code is gone, never
-/// live again; a malformed or never issued code is unknown.
-pub fn service_short_code_lookup<S: Store>(store: S) {
-    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
-    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
-    let code = l.short_code.to_string();
-    let aliased: String = code
-        .chars()
-        .map(|c| match c {
-            '0' => 'o',
-            '1' => 'l',
-            c => c.to_ascii_lowercase(),
-        })
-        .collect();
-    assert_eq!(svc.resolve(&aliased).unwrap(), Resolution::Live(l.clone()));
-    assert_eq!(svc.resolve("not a code").unwrap(), Resolution::Unknown);
-    let never_issued = ShortCode::generate().unwrap();
-    assert_eq!(
-        svc.resolve(never_issued.as_str()).unwrap(),
-        Resolution::Unknown
-    );
-    svc.delete_link(a.id, l.id).unwrap();
-    assert_eq!(svc.resolve(&code).unwrap(), Resolution::Gone);
-    assert_eq!(svc.resolve(&aliased).unwrap(), Resolution::Gone);
-    assert_eq!(
-        svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
-        ScanOutcome::LinkGone
-    );
-}
-
-/// Changes written straight to the store (as another process would) apply on the next request.
-pub fn service_sees_changes_made_elsewhere<S: Store>(store: S) {
-    let store = Arc::new(store);
-    let clock = TestClock::new(t("2024-05-01T10:00:00Z"));
-    let svc = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).unwrap();
-    let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let (k, old) = svc.create_key(a.id, KeyMode::Live).unwrap();
-    assert_eq!(
-        svc.authenticate(Some(old.expose_secret()), None)
-            .unwrap()
-            .account
-            .plan,
-        Plan::Free
-    );
-    let mut changed = a.clone();
-    changed.plan = Plan::Pro;
-    store.write(|tx| tx.update_account(&changed)).unwrap();
-    assert_eq!(
-        svc.authenticate(Some(old.expose_secret()), None)
-            .unwrap()
-            .account
-            .plan,
-        Plan::Pro
-    );
-    let new = ApiKeySecret::generate(KeyMode::Live).unwrap();
-    let mut k2 = k.clone();
-    k2.hash = new.hash();
-    store.write(|tx| tx.update_key(&k2)).unwrap();
-    assert_eq!(
-        svc.authenticate(Some(old.expose_secret()), None)
-            .unwrap_err(),
-        AuthError::Unknown
-    );
-    assert!(svc.authenticate(Some(new.expose_secret()), None).is_ok());
-}
-
-/// Usage counters are persisted by flush and reloaded by a new service.
-pub fn service_counters_survive_restart<S: Store>(store: S) {
-    let store = Arc::new(store);
-    let clock = TestClock::new(t("2024-05-01T10:00:00Z"));
-    let svc = Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator)).unwrap();
-    let a = svc.create_account("a@example.com", Plan::Starter).unwrap();
-    let (k, s) = svc.create_key(a.id, KeyMode::Live).unwrap();
-    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
-    for _ in 0..3 {
-        svc.admit(&ctx, false).unwrap();
-    }
-    svc.flush().unwrap();
-    svc.admit(&ctx, false).unwrap();
-    drop(svc);
-    let svc = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).unwrap();
-    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
-    assert_eq!(
-        svc.usage(&ctx).usage.current,
-        4,
-        "shutdown flushes the last counts"
-    );
-    assert_eq!(
-        svc.key(k.id).unwrap().last_used_at,
-        Some(t("2024-05-01T10:00:00Z"))
     );
 }
 
@@ -776,11 +569,4 @@ pub fn service_one_account_per_email<S: Store>(store: S) {
     let renamed = svc.set_email(a.id, "ann@example.com").unwrap();
     assert_eq!(renamed.email.as_str(), "ann@example.com");
     assert_eq!(lookup("ANN@EXAMPLE.COM").map(|x| x.id), Some(a.id));
-}
-
-/// A writable store answers the health check and takes writes.
-pub fn service_store_health<S: Store>(store: S) {
-    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
-    assert!(!svc.read_only());
-    assert_eq!(svc.check_store(), Ok(()));
 }

@@ -1,0 +1,4 @@
+//! Contract checks of the dashboard: its stored credentials and records, then its rules on top.
+
+pub mod credentials;
+pub mod rules;
