@@ -3,7 +3,8 @@
 use std::io::Write;
 
 use clap::{Args, Subcommand};
-use qr_domain::webhooks::webhook::{WebhookError, WebhookId};
+use qr_domain::service::WebhookSettings;
+use qr_domain::webhooks::webhook::{EndpointAddresses, WebhookError, WebhookId};
 use serde_json::json;
 
 use crate::db::{self, Create, DbArgs};
@@ -31,6 +32,15 @@ enum WebhooksCommand {
         /// Where deliveries are POSTed: an http or https URL on a public address.
         #[arg(long, value_name = "URL")]
         url: String,
+        /// Accept a URL on a loopback, private or other non-public address, as a server started
+        /// with --webhooks-allow-private delivers to them (the same environment variable).
+        #[arg(
+            long,
+            env = "QR_WEBHOOKS_ALLOW_PRIVATE",
+            value_parser = clap::builder::BoolishValueParser::new(),
+            action = clap::ArgAction::SetTrue
+        )]
+        allow_private: bool,
         /// The events wanted, comma-separated: link.created, link.updated, link.deleted,
         /// scan.recorded, usage.threshold.
         #[arg(long, value_delimiter = ',', required = true, value_name = "EVENT")]
@@ -81,10 +91,21 @@ pub fn run(args: WebhooksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         WebhooksCommand::Add {
             email,
             url,
+            allow_private,
             events,
             secret,
             json,
         } => {
+            let endpoints = if allow_private {
+                EndpointAddresses::Any
+            } else {
+                EndpointAddresses::PublicOnly
+            };
+            let settings = WebhookSettings {
+                endpoints,
+                ..service.webhook_settings()
+            };
+            let service = service.with_webhook_settings(settings);
             let account = db::account_by_email(&service, &email)?;
             let events: Vec<&str> = events.iter().map(String::as_str).collect();
             let hook = service
@@ -176,6 +197,7 @@ pub fn run(args: WebhooksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 fn refusal(e: WebhookError) -> anyhow::Error {
     match e {
         WebhookError::InvalidUrl(_)
+        | WebhookError::NonPublicHost { .. }
         | WebhookError::InvalidEvents(_)
         | WebhookError::InvalidSecret => crate::error::usage(e.to_string()),
         other => anyhow::Error::new(other),

@@ -15,6 +15,7 @@ pub mod export;
 pub mod ids;
 pub mod links;
 pub mod memory;
+pub mod public_address;
 pub mod random;
 pub mod scans;
 pub mod service;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use qr_domain::accounts::limit_state::{LimitState, MemoryLimits};
 use qr_domain::service::{AccountError, AdminError, WebhookSettings};
+use qr_domain::webhooks::webhook::EndpointAddresses;
 use qr_domain::{
     ApiKeySecret, GeoLocator, KeyMode, NoGeoLocator, Service, SignupPolicy, Store, StoreError,
     TokenPurpose,
@@ -209,6 +210,11 @@ impl App {
         let webhooks = WebhookSettings {
             backoff_base: config.webhooks.backoff_base,
             lease: config.webhooks.timeout.saturating_mul(3),
+            endpoints: if config.webhooks.allow_private {
+                EndpointAddresses::Any
+            } else {
+                EndpointAddresses::PublicOnly
+            },
             ..WebhookSettings::default()
         };
         Ok(Arc::new(

@@ -62,8 +62,9 @@ pub struct ServerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WebhookConfig {
     /// Allows endpoints on loopback, private and other non-public addresses (tests and private
-    /// deployments; env `QR_WEBHOOKS_ALLOW_PRIVATE`). Off, such endpoints are refused before
-    /// connecting, with the logo fetcher's address rules.
+    /// deployments; env `QR_WEBHOOKS_ALLOW_PRIVATE`). Off, such endpoints are refused at
+    /// registration when the URL writes the address (or `localhost`), and before connecting when
+    /// a name resolves to one, with the logo fetcher's address rules.
     pub allow_private: bool,
     /// The first retry's delay, doubled for each further one up to an hour (30 s; env
     /// `QR_WEBHOOK_BACKOFF_BASE`; tests use a fraction of a second).

@@ -155,6 +155,7 @@ impl ApiError {
             ApiError::Logo(e) => (S::BAD_REQUEST, e.to_string()),
             ApiError::Webhook(e) => match e {
                 WebhookError::InvalidUrl(_)
+                | WebhookError::NonPublicHost { .. }
                 | WebhookError::InvalidEvents(_)
                 | WebhookError::InvalidSecret => (S::BAD_REQUEST, e.to_string()),
                 WebhookError::LimitReached(_) => (S::FORBIDDEN, e.to_string()),

@@ -1,7 +1,7 @@
 //! SSRF-safe logo fetching: public addresses only, checked before connecting, bounded in time and size, cached.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -11,6 +11,7 @@ use hyper::header::{ACCEPT, CONTENT_LENGTH, HOST, LOCATION, USER_AGENT};
 use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use qr_core::Logo;
+use qr_domain::public_address::is_public;
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
@@ -393,100 +394,5 @@ fn check_magic(bytes: Bytes) -> Result<Bytes, LogoFetchError> {
         Ok(bytes)
     } else {
         Err(LogoFetchError::NotAnImage)
-    }
-}
-
-/// Whether an address is publicly routable: not loopback, private, link-local, CGNAT,
-/// multicast, unspecified, documentation, benchmarking or reserved, in IPv4 or in any IPv6
-/// form that embeds an IPv4 address (mapped, compatible, NAT64, 6to4).
-pub(crate) fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => is_public_v6(v6),
-    }
-}
-
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, c, _] = ip.octets();
-    !(a == 0
-        || a == 10
-        || a == 127
-        || (a == 100 && (64..128).contains(&b))
-        || (a == 169 && b == 254)
-        || (a == 172 && (16..32).contains(&b))
-        || (a == 192 && b == 168)
-        || (a == 192 && b == 0 && (c == 0 || c == 2))
-        || (a == 192 && b == 88 && c == 99)
-        || (a == 198 && (b == 18 || b == 19))
-        || (a == 198 && b == 51 && c == 100)
-        || (a == 203 && b == 0 && c == 113)
-        || a >= 224)
-}
-
-fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let s = ip.segments();
-    let embedded = |hi: usize| {
-        Ipv4Addr::new(
-            (s[hi] >> 8) as u8,
-            s[hi] as u8,
-            (s[hi + 1] >> 8) as u8,
-            s[hi + 1] as u8,
-        )
-    };
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return is_public_v4(v4);
-    }
-    // IPv4-compatible (::a.b.c.d, deprecated) and the NAT64 prefix 64:ff9b::/96.
-    if s[..6] == [0; 6] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-        return !ip.is_unspecified() && !ip.is_loopback() && is_public_v4(embedded(6));
-    }
-    // 6to4 (2002::/16) carries an IPv4 address in its next 32 bits.
-    if s[0] == 0x2002 {
-        return is_public_v4(embedded(1));
-    }
-    // Global unicast is 2000::/3; Teredo (2001::/32) and documentation (2001:db8::/32) are not targets.
-    (s[0] & 0xe000) == 0x2000 && !(s[0] == 0x2001 && (s[1] == 0 || s[1] == 0xdb8))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn address_classes() {
-        for private in [
-            "127.0.0.1",
-            "10.0.0.1",
-            "172.16.5.4",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "224.0.0.1",
-            "255.255.255.255",
-            "::1",
-            "::",
-            "fe80::1",
-            "fc00::1",
-            "fd12::1",
-            "ff02::1",
-            "::ffff:127.0.0.1",
-            "::ffff:10.0.0.1",
-            "::127.0.0.1",
-            "64:ff9b::a00:1",
-            "2002:a00:1::",
-            "2001:db8::1",
-            "2001::1",
-        ] {
-            assert!(!is_public(private.parse().unwrap()), "{private}");
-        }
-        for public in [
-            "93.184.216.34",
-            "8.8.8.8",
-            "2606:4700::1111",
-            "::ffff:8.8.8.8",
-        ] {
-            assert!(is_public(public.parse().unwrap()), "{public}");
-        }
     }
 }

@@ -27,9 +27,9 @@ fn the_systemd_unit_verifies_without_a_warning() {
         return;
     }
     let unit = std::fs::read_to_string(deploy_file("qr.service")).unwrap();
-    assert!(unit.contains("ExecStart=/usr/local/bin/qr serve"), "{unit}");
-    // The unit names the installed binary; verify checks that its program exists.
-    let unit = unit.replace("/usr/local/bin/qr", env!("CARGO_BIN_EXE_qr"));
+    assert!(unit.contains("ExecStart=/usr/bin/qr serve"), "{unit}");
+    // The unit names the packaged binary; verify checks that its program exists.
+    let unit = unit.replace("/usr/bin/qr", env!("CARGO_BIN_EXE_qr"));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("qr.service");
     std::fs::write(&path, unit).unwrap();

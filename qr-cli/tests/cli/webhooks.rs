@@ -1,4 +1,4 @@
-//! Webhooks end to end with the real `qr serve`: a receiver that fails for a while, then `kill -9` of the server with deliveries pending, a restart, and every event received at least once with a signature Python's hmac module accepts.
+//! Webhooks end to end with the real `qr serve`: a receiver that fails for a while, then `kill -9` of the server with deliveries pending, a restart, and every event received at least once with a signature Python's hmac module accepts; and `qr webhooks add` refusing a non-public host unless private ones are allowed.
 
 use std::collections::{BTreeSet, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -271,4 +271,50 @@ print(checked)
         String::from_utf8_lossy(&out.stdout).trim(),
         seen.len().to_string()
     );
+}
+
+#[test]
+fn add_refuses_a_non_public_host_unless_private_ones_are_allowed() {
+    let ws = Workspace::new();
+    ws.create_key("local@example.com", "free");
+    let add = |url: &str, extra: &[&str], env: Option<&str>| {
+        let mut args = vec![
+            "webhooks",
+            "add",
+            "--email",
+            "local@example.com",
+            "--url",
+            url,
+            "--events",
+            "link.created",
+        ];
+        args.extend_from_slice(extra);
+        let mut cmd = ws.qr(&args);
+        match env {
+            Some(value) => cmd.env("QR_WEBHOOKS_ALLOW_PRIVATE", value),
+            None => cmd.env_remove("QR_WEBHOOKS_ALLOW_PRIVATE"),
+        };
+        cmd.output().expect("qr runs")
+    };
+    let refused = add("http://127.0.0.1:9/hook", &[], None);
+    assert_eq!(refused.status.code(), Some(2), "a usage error");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains(
+            "Invalid url: 127.0.0.1 is a loopback address; webhooks are only delivered to public addresses"
+        ),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let refused = add("http://169.254.169.254/latest/hook", &[], Some("false"));
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("a cloud metadata address"));
+    assert!(
+        add("http://127.0.0.1:9/a", &["--allow-private"], None)
+            .status
+            .success()
+    );
+    assert!(add("http://[::1]:9/b", &[], Some("1")).status.success());
+    let list = ws.ok(&["webhooks", "list", "--email", "local@example.com", "--json"]);
+    let hooks: Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(hooks["webhooks"].as_array().unwrap().len(), 2);
 }

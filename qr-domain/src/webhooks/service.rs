@@ -15,9 +15,9 @@ use crate::random;
 use crate::service::Service;
 use crate::store::{Store, WriteTx};
 use crate::webhooks::webhook::{
-    DeliveryState, EventKind, EventSet, MAX_SCANS_PER_DELIVERY, MAX_WEBHOOKS_PER_ACCOUNT,
-    OutboxEvent, Webhook, WebhookError, WebhookId, WebhookSecret, WebhookUrl, bounded_error,
-    delivery_body, signature_header, usage_event,
+    DeliveryState, EndpointAddresses, EventKind, EventSet, MAX_SCANS_PER_DELIVERY,
+    MAX_WEBHOOKS_PER_ACCOUNT, OutboxEvent, Webhook, WebhookError, WebhookId, WebhookSecret,
+    WebhookUrl, bounded_error, delivery_body, signature_header, usage_event,
 };
 
 /// The quota percentages that send a `usage.threshold` event, once each per month.
@@ -39,6 +39,8 @@ pub struct WebhookSettings {
     pub scan_interval: Duration,
     /// How long delivered and failed events stay listed before pruning removes them (30 days).
     pub keep_finished: Duration,
+    /// Which endpoint hosts registration accepts (public ones only).
+    pub endpoints: EndpointAddresses,
 }
 
 impl Default for WebhookSettings {
@@ -50,6 +52,7 @@ impl Default for WebhookSettings {
             lease: Duration::from_secs(60),
             scan_interval: Duration::from_secs(1),
             keep_finished: Duration::from_secs(30 * 24 * 3600),
+            endpoints: EndpointAddresses::PublicOnly,
         }
     }
 }
@@ -150,9 +153,10 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.webhooks.settings
     }
 
-    /// Registers an endpoint for `account`: the URL is checked first, then the events, then a
-    /// chosen secret (without one a secret is generated). The secret is only ever shown in
-    /// the answer to this call and in deliveries' signatures.
+    /// Registers an endpoint for `account`: the URL is checked first (its form, then its host
+    /// against [`WebhookSettings::endpoints`]), then the events, then a chosen secret (without
+    /// one a secret is generated). The secret is only ever shown in the answer to this call and
+    /// in deliveries' signatures.
     pub fn create_webhook(
         &self,
         account: AccountId,
@@ -161,6 +165,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         secret: Option<&str>,
     ) -> Result<Webhook, WebhookError> {
         let url = WebhookUrl::parse(url)?;
+        self.webhooks.settings.endpoints.admit(&url)?;
         let events = EventSet::parse(events.iter().copied())?;
         let secret = match secret {
             Some(s) => WebhookSecret::parse(s)?,

@@ -5,6 +5,7 @@
 //! applies the retry rules to its outcome.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::str::FromStr;
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -12,13 +13,14 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
-use url::Url;
+use url::{Host, Url};
 use uuid::Uuid;
 
 use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::{AccountId, ScanId};
 use crate::links::link::Link;
+use crate::public_address::NonPublic;
 use crate::random::{self, RandomError};
 use crate::scans::scan::NewScan;
 
@@ -200,7 +202,9 @@ impl EventSet {
 }
 
 /// An endpoint URL: absolute http or https with a host, no credentials, at most 2,048 characters.
-/// Whether its address is public is checked by the deliverer when it connects (DNS may change).
+/// Whether its host is public is a separate rule ([`EndpointAddresses`]), checked at
+/// registration for hosts written as addresses, and by the deliverer when it connects (what a
+/// name resolves to may change after registration).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct WebhookUrl(String);
 
@@ -243,6 +247,51 @@ impl WebhookUrl {
     /// The URL.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The host as written, and why it is not public, when that shows without resolving it: an
+    /// IP address that is not public, or `localhost` and its subdomains (RFC 6761 reserves them
+    /// for loopback). `None` for a public address or any other name.
+    pub fn literal_non_public(&self) -> Option<(String, NonPublic)> {
+        let url = Url::parse(&self.0).ok()?;
+        let reason = match url.host()? {
+            Host::Ipv4(ip) => NonPublic::of(IpAddr::V4(ip))?,
+            Host::Ipv6(ip) => NonPublic::of(IpAddr::V6(ip))?,
+            Host::Domain(name) => {
+                let name = name.trim_end_matches('.');
+                if name == "localhost" || name.ends_with(".localhost") {
+                    NonPublic::Loopback
+                } else {
+                    return None;
+                }
+            }
+        };
+        Some((url.host_str()?.to_owned(), reason))
+    }
+}
+
+/// Which endpoint hosts registration accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EndpointAddresses {
+    /// Public addresses only (the default): a host written as a loopback, private, link-local,
+    /// metadata or other non-public address ([`NonPublic`]), or `localhost`, is refused, since
+    /// the deliverer would refuse every delivery to it.
+    #[default]
+    PublicOnly,
+    /// Any address: tests and private deployments (the server's `--webhooks-allow-private`,
+    /// which lets the deliverer connect to them too).
+    Any,
+}
+
+impl EndpointAddresses {
+    /// Refuses `url` when its host is, as written, an address this policy excludes.
+    pub fn admit(self, url: &WebhookUrl) -> Result<(), WebhookError> {
+        match (self, url.literal_non_public()) {
+            (EndpointAddresses::PublicOnly, Some((host, reason))) => {
+                Err(WebhookError::NonPublicHost { host, reason })
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -448,6 +497,15 @@ pub enum WebhookError {
         "Invalid events: {0}; the events are link.created, link.updated, link.deleted, scan.recorded and usage.threshold"
     )]
     InvalidEvents(String),
+    /// The endpoint's host is written as a non-public address (or `localhost`), which
+    /// deliveries would never reach.
+    #[error("Invalid url: {host} is {reason}; webhooks are only delivered to public addresses")]
+    NonPublicHost {
+        /// The host as the URL writes it (`127.0.0.1`, `[::1]`, `localhost`).
+        host: String,
+        /// Why it is not public.
+        reason: NonPublic,
+    },
     /// A chosen secret is too short, too long or has spaces or non-ASCII characters.
     #[error("Invalid secret: it must be 16 to 128 printable ASCII characters without spaces")]
     InvalidSecret,
@@ -651,6 +709,68 @@ mod tests {
         assert!(WebhookSecret::parse("short").is_err());
         assert!(WebhookSecret::parse("has a space in it here").is_err());
         assert!(WebhookSecret::parse("sixteen-chars-ok").is_ok());
+    }
+
+    #[test]
+    fn hosts_written_as_non_public_addresses_are_refused_unless_any_is_allowed() {
+        use NonPublic::*;
+        for (url, host, reason) in [
+            ("http://127.0.0.1:8080/hook", "127.0.0.1", Loopback),
+            ("http://2130706433/hook", "127.0.0.1", Loopback),
+            ("http://0x7f.1/hook", "127.0.0.1", Loopback),
+            ("http://[::1]/hook", "[::1]", Loopback),
+            (
+                "http://[::ffff:127.0.0.1]/hook",
+                "[::ffff:7f00:1]",
+                Loopback,
+            ),
+            ("http://localhost:9/hook", "localhost", Loopback),
+            ("http://api.LOCALHOST./hook", "api.localhost.", Loopback),
+            ("http://0.0.0.0/", "0.0.0.0", Unspecified),
+            ("https://10.1.2.3/hook", "10.1.2.3", Private),
+            ("https://192.168.0.10/hook", "192.168.0.10", Private),
+            ("https://[fd12:3456::1]/hook", "[fd12:3456::1]", Private),
+            ("https://100.64.0.1/hook", "100.64.0.1", SharedAddressSpace),
+            ("http://169.254.1.1/hook", "169.254.1.1", LinkLocal),
+            ("http://[fe80::1]/hook", "[fe80::1]", LinkLocal),
+            (
+                "http://169.254.169.254/latest/hook",
+                "169.254.169.254",
+                CloudMetadata,
+            ),
+        ] {
+            let parsed = WebhookUrl::parse(url).unwrap();
+            assert_eq!(
+                EndpointAddresses::PublicOnly.admit(&parsed),
+                Err(WebhookError::NonPublicHost {
+                    host: host.to_owned(),
+                    reason
+                }),
+                "{url}"
+            );
+            assert_eq!(EndpointAddresses::Any.admit(&parsed), Ok(()), "{url}");
+        }
+        for public in [
+            "https://hooks.example.com/in",
+            "https://93.184.216.34/in",
+            "https://[2606:4700::1111]/in",
+            "https://localhost.example.com/in",
+            "https://mylocalhost/in",
+        ] {
+            let parsed = WebhookUrl::parse(public).unwrap();
+            assert_eq!(
+                EndpointAddresses::PublicOnly.admit(&parsed),
+                Ok(()),
+                "{public}"
+            );
+        }
+        let refusal = EndpointAddresses::PublicOnly
+            .admit(&WebhookUrl::parse("http://169.254.169.254/latest/hook").unwrap())
+            .unwrap_err();
+        assert_eq!(
+            refusal.to_string(),
+            "Invalid url: 169.254.169.254 is a cloud metadata address; webhooks are only delivered to public addresses"
+        );
     }
 
     #[test]

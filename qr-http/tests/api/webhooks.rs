@@ -1,11 +1,13 @@
-//! `/api/webhooks` over real HTTP: validation and its messages, the secret shown once, isolation between accounts, the per-account limit, and the deliverer refusing a loopback endpoint unless the operator allows private addresses.
+//! `/api/webhooks` over real HTTP: validation and its messages, the secret shown once, isolation between accounts, the per-account limit, non-public endpoint addresses refused at registration unless the operator allows private addresses, and the deliverer refusing one that only turns out to be non-public when it connects.
 
 use crate::common;
 
 use std::time::{Duration, Instant};
 
 use common::TestServer;
-use qr_domain::Plan;
+use qr_domain::webhooks::webhook::{EventSet, Webhook, WebhookId, WebhookSecret, WebhookUrl};
+use qr_domain::{Clock, Plan, Store};
+use qr_sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 async fn post(s: &TestServer, key: &str, body: Value) -> common::Resp {
@@ -144,19 +146,83 @@ async fn webhooks_are_validated_listed_without_secrets_isolated_and_limited() {
 }
 
 #[tokio::test]
-async fn loopback_endpoints_are_refused_unless_allowed() {
+async fn non_public_endpoints_are_refused_at_registration_unless_allowed() {
     let s = TestServer::start(|_| {}).await;
-    let (account, _, key) = s.account(Plan::Free);
+    let (_, _, key) = s.account(Plan::Enterprise);
+    for (url, message) in [
+        ("http://127.0.0.1:9/hook", "127.0.0.1 is a loopback address"),
+        (
+            "http://169.254.169.254/latest/hook",
+            "169.254.169.254 is a cloud metadata address",
+        ),
+        ("http://[::1]:9/hook", "[::1] is a loopback address"),
+        (
+            "http://[::ffff:127.0.0.1]/hook",
+            "[::ffff:7f00:1] is a loopback address",
+        ),
+        ("http://localhost:9/hook", "localhost is a loopback address"),
+        ("http://0.0.0.0:9/hook", "0.0.0.0 is an unspecified address"),
+        ("https://10.0.0.7/hook", "10.0.0.7 is a private address"),
+        (
+            "https://192.168.1.20/hook",
+            "192.168.1.20 is a private address",
+        ),
+        ("https://[fd00::7]/hook", "[fd00::7] is a private address"),
+        (
+            "https://[fe80::1]/hook",
+            "[fe80::1] is a link-local address",
+        ),
+        (
+            "https://100.64.1.1/hook",
+            "100.64.1.1 is a carrier-grade NAT (shared) address",
+        ),
+    ] {
+        post(&s, &key, json!({"url": url, "events": ["link.created"]}))
+            .await
+            .assert_error(
+                400,
+                &format!("Invalid url: {message}; webhooks are only delivered to public addresses"),
+            );
+    }
+    assert_eq!(
+        s.get("/api/webhooks", &key).await.json(),
+        json!({"webhooks": []}),
+        "nothing was registered"
+    );
+    s.stop().await;
+
+    // The operator's --webhooks-allow-private lets them register (and be delivered to).
+    let s = TestServer::start(|c| c.webhooks.allow_private = true).await;
+    let (_, _, key) = s.account(Plan::Free);
     let r = post(
         &s,
         &key,
         json!({"url": "http://127.0.0.1:9/hook", "events": ["link.created"]}),
     )
     .await;
-    assert_eq!(
-        r.status, 201,
-        "registration does not resolve: delivery checks the address"
-    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn delivery_refuses_an_endpoint_that_is_not_public_when_it_connects() {
+    let s = TestServer::start(|_| {}).await;
+    let (account, _, key) = s.account(Plan::Free);
+    // An endpoint the registration check did not see as loopback: one registered before the
+    // check existed, or under a name that has resolved to 127.0.0.1 since. Written to the
+    // database directly, as no request can.
+    let hook = Webhook {
+        id: WebhookId::random(),
+        account_id: account,
+        url: WebhookUrl::parse("http://127.0.0.1:9/hook").unwrap(),
+        events: EventSet::parse(["link.created"]).unwrap(),
+        secret: WebhookSecret::generate().unwrap(),
+        created_at: s.clock.now(),
+    };
+    SqliteStore::open(&s.db)
+        .unwrap()
+        .write(|tx| tx.insert_webhook(&hook))
+        .unwrap();
     let r = s
         .send(
             "POST",

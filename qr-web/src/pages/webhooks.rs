@@ -140,6 +140,7 @@ pub(super) fn index<S: Store, C: Clock>(
         ),
         Err(
             e @ (WebhookError::InvalidUrl(_)
+            | WebhookError::NonPublicHost { .. }
             | WebhookError::InvalidEvents(_)
             | WebhookError::InvalidSecret
             | WebhookError::LimitReached(_)),
