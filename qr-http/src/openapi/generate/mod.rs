@@ -120,7 +120,7 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
             object()
                 .properties(batch_settings())
                 .dependent_required("gradient", &["color2"])
-                .describe("Rendered as GET /api/generate renders: colours must contrast enough to scan (400 names the colour)")
+                .describe("Rendered as GET /api/generate renders: colours must contrast enough to scan (400 names the colour). The types below are the canonical ones; a value of another JSON type is read as its JSON text and checked as such (size: \"400\" reads as 400, frameText: 5 as \"5\", null as \"null\")")
                 .into(),
         ),
         (
