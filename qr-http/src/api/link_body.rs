@@ -199,8 +199,7 @@ pub fn campaign_field(update: &mut LinkUpdate, name: &str, v: &Value) -> Read<()
         }
         "maxScans" => {
             let n = nullable(v, |v| {
-                v.as_u64()
-                    .ok_or_else(|| rule(LinkField::MaxScans)(FieldRule::MaxScans))
+                whole_number(v).ok_or_else(|| rule(LinkField::MaxScans)(FieldRule::MaxScans))
             })?;
             update.set_max_scans(n)?;
         }
@@ -229,6 +228,18 @@ fn nullable<'v, T>(v: &'v Value, f: impl FnOnce(&'v Value) -> Read<T>) -> Read<O
 
 fn string(field: LinkField, v: &Value) -> Read<&str> {
     v.as_str().ok_or_else(|| shape(field, Shape::String))
+}
+
+/// A whole number of at least 0, written `5` or `5.0`: JSON (and JSON Schema's `integer`) does
+/// not tell them apart. Past 2^53 a fraction cannot be written, so floats stop there.
+fn whole_number(v: &Value) -> Option<u64> {
+    const EXACT_FLOATS: f64 = 9_007_199_254_740_992.0;
+    v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && (0.0..=EXACT_FLOATS).contains(f))
+            // The filter keeps whole numbers from 0 to 2^53, which a u64 holds exactly.
+            .map(|f| f as u64)
+    })
 }
 
 fn boolean(field: LinkField, v: &Value) -> Read<bool> {
@@ -307,7 +318,9 @@ fn conditions(i: usize, v: &Value) -> Read<Conditions> {
     let at = |part| LinkField::Rule(i, part);
     let o = object(at(RulePart::When), v)?;
     only(at(RulePart::When), o, CONDITIONS)?;
-    let member = |name: &str| o.get(name).filter(|v| !v.is_null());
+    // A member given is a condition: `null` is a wrong type here, not an absent condition (the
+    // document says strings; a null that silently meant "any" would hide a client's bug).
+    let member = |name: &str| o.get(name);
     let text = |name: &str, part| member(name).map(|v| string(at(part), v)).transpose();
     let mut c = Conditions::default();
     if let Some(s) = text("device", RulePart::Device)? {
@@ -354,8 +367,7 @@ fn variant_list(v: &Value) -> Read<Vec<Variant>> {
             &["targetUrl", "weight"],
         )?;
         let weight_field = LinkField::Variant(i, VariantPart::Weight);
-        let weight = weight
-            .as_u64()
+        let weight = whole_number(weight)
             .ok_or(FieldRule::Weight)
             .and_then(rules::weight)
             .map_err(rule(weight_field))?;
@@ -375,7 +387,9 @@ fn utm(v: &Value) -> Read<Utm> {
     let mut utm = Utm::default();
     for part in UtmPart::ALL {
         let field = LinkField::UtmMember(part);
-        if let Some(v) = o.get(part.name()).filter(|v| !v.is_null()) {
+        // `null` is refused like any other non-string (the document says strings; null removes
+        // the whole utm object, not one member).
+        if let Some(v) = o.get(part.name()) {
             *utm.member_mut(part) = Some(rules::utm_value(string(field, v)?).map_err(rule(field))?);
         }
     }

@@ -10,10 +10,8 @@ use super::json_schema::{
 use super::keyed::{self, KeyedOperation};
 use super::links::{link_id_parameter, link_summary_fields};
 use super::model::{Example, HeaderObject, Operation, Parameter, Response};
+use super::patterns::ANALYTICS_DATE;
 
-/// A date (`YYYY-MM-DD`) or an ISO 8601 date-time, with or without seconds and offset.
-const DATE_PATTERN: &str =
-    r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$";
 /// The export's file name: `scans-<shortCode>.csv` or `.ndjson`.
 const EXPORT_DISPOSITION_PATTERN: &str =
     "^attachment; filename=\"scans-[A-Za-z0-9_-]+\\.(csv|ndjson)\"$";
@@ -22,8 +20,8 @@ const EXPORT_DISPOSITION_PATTERN: &str =
 fn start_date_parameter() -> Parameter {
     Parameter::query(
         "startDate",
-        string().pattern(DATE_PATTERN),
-        "YYYY-MM-DD or ISO 8601 date-time (UTC when no offset)",
+        string().pattern(ANALYTICS_DATE),
+        "A date that exists, YYYY-MM-DD, or a date-time: YYYY-MM-DDTHH:MM, or YYYY-MM-DDTHH:MM:SS with an optional fraction and offset (UTC when none); not after endDate",
     )
     .example(Example::Text("2024-05-01"))
 }
@@ -32,10 +30,11 @@ fn start_date_parameter() -> Parameter {
 fn end_date_parameter() -> Parameter {
     Parameter::query(
         "endDate",
-        string().pattern(DATE_PATTERN),
-        "YYYY-MM-DD (the whole day) or ISO 8601 date-time",
+        string().pattern(ANALYTICS_DATE),
+        "As startDate (a date means the whole day); not before startDate (400)",
     )
     .example(Example::Text("2024-05-31"))
+    .not_before("startDate")
 }
 
 /// `GET /api/analytics` (and its HEAD twin).

@@ -30,6 +30,10 @@ pub(super) enum Schema {
     OneOf(Vec<Schema>),
     /// `"const"` without a type: the one value allowed.
     Const(Constant),
+    /// `"anyOf"`: at least one of the schemas.
+    AnyOf(Vec<Schema>),
+    /// `{}`: any JSON value (an item the server judges alone, failing it alone).
+    Any,
 }
 
 /// A `format` the document uses.
@@ -72,7 +76,7 @@ pub(super) struct StringSchema {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_length: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pattern: Option<&'static str>,
+    pattern: Option<Text>,
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
     enum_values: Option<Vec<Text>>,
     #[serde(rename = "const", skip_serializing_if = "Option::is_none")]
@@ -81,6 +85,10 @@ pub(super) struct StringSchema {
     default: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<Text>,
+    /// The member of the same object this instant must come after (a rule JSON Schema cannot
+    /// state, for clients and the fuzzer's hooks).
+    #[serde(rename = "x-after", skip_serializing_if = "Option::is_none")]
+    after: Option<&'static str>,
 }
 
 /// The keywords of an integer schema.
@@ -122,6 +130,9 @@ pub(super) struct ObjectSchema {
     additional_properties: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     min_properties: Option<usize>,
+    /// Members that require others (`{"gradient": ["color2"]}`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    dependent_required: BTreeMap<&'static str, Vec<&'static str>>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     properties: BTreeMap<&'static str, Schema>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -242,8 +253,14 @@ impl StringSchema {
     }
 
     /// The regular expression the value matches.
-    pub(super) fn pattern(mut self, pattern: &'static str) -> Self {
-        self.pattern = Some(pattern);
+    pub(super) fn pattern(mut self, pattern: impl Into<Text>) -> Self {
+        self.pattern = Some(pattern.into());
+        self
+    }
+
+    /// The member of the same object this instant must come after.
+    pub(super) fn after(mut self, member: &'static str) -> Self {
+        self.after = Some(member);
         self
     }
 
@@ -339,6 +356,16 @@ impl ObjectSchema {
     /// The fewest members.
     pub(super) fn min_properties(mut self, members: usize) -> Self {
         self.min_properties = Some(members);
+        self
+    }
+
+    /// When `member` is present, `required` must be too.
+    pub(super) fn dependent_required(
+        mut self,
+        member: &'static str,
+        required: &[&'static str],
+    ) -> Self {
+        self.dependent_required.insert(member, required.to_vec());
         self
     }
 
@@ -485,6 +512,13 @@ struct OneOf<'a> {
     schemas: &'a [Schema],
 }
 
+/// `{"anyOf": [...]}`.
+#[derive(Serialize)]
+struct AnyOf<'a> {
+    #[serde(rename = "anyOf")]
+    schemas: &'a [Schema],
+}
+
 /// `{"const": value}`.
 #[derive(Serialize)]
 struct Const {
@@ -508,6 +542,8 @@ impl Serialize for Schema {
             Schema::Ref(s) => s.serialize(serializer),
             Schema::OneOf(schemas) => OneOf { schemas }.serialize(serializer),
             Schema::Const(value) => Const { value: *value }.serialize(serializer),
+            Schema::AnyOf(schemas) => AnyOf { schemas }.serialize(serializer),
+            Schema::Any => NoKeywords {}.serialize(serializer),
         }
     }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use qr_domain::links::campaign::{
     MAX_LINK_PASSWORD_CHARS, MAX_RULES, MAX_SCANS_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_UTM_CHARS,
-    MAX_VARIANTS, MAX_WEIGHT, MIN_LINK_PASSWORD_CHARS,
+    MAX_VARIANTS, MAX_WEIGHT, MIN_LINK_PASSWORD_CHARS, MIN_VARIANTS,
 };
 use qr_domain::links::link::{MAX_NAME_CHARS, MAX_URL_CHARS};
 use serde_json::json;
@@ -12,24 +12,19 @@ use serde_json::json;
 use crate::routes::Method;
 
 use super::json_schema::{
-    ArraySchema, Format, Schema, array, binary, boolean, count, integer, object, one_of_strings,
-    reference, string,
+    ArraySchema, Format, Schema, StringSchema, array, binary, boolean, count, integer, object,
+    one_of_strings, reference, string,
 };
 use super::keyed::{self, KeyedOperation};
 use super::model::{Example, HeaderObject, Location, Operation, Parameter, Response};
+use super::patterns::{
+    COUNTRY, CUSTOM_CODE, HTTP_URL, LINK_CURSOR, NO_CONTROLS, UTC_INSTANT, trimmed_any,
+    trimmed_text, trimmed_text_or_blank,
+};
 
-/// A link name: text without control characters, not blank (surrounding spaces are trimmed).
-const NAME_PATTERN: &str = r"^\s*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*\s*$";
-/// A target URL: http or https (the server then checks it is absolute, with a host, without
-/// credentials).
-const URL_PATTERN: &str = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s]+\s*$";
 /// A short code: 8 characters of upper-case Crockford base32 when generated, 3 to 64 letters,
 /// digits, `-` and `_` when chosen.
 const SHORT_CODE_PATTERN: &str = "^[A-Za-z0-9_-]{3,64}$";
-/// A chosen short code as sent (surrounding spaces are trimmed).
-const CUSTOM_CODE_PATTERN: &str = r"^\s*[A-Za-z0-9_-]{3,64}\s*$";
-/// An ISO 8601 instant in UTC.
-const UTC_PATTERN: &str = r"^\s*\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00)\s*$";
 /// An idempotency key: printable ASCII without spaces.
 const IDEMPOTENCY_KEY_PATTERN: &str = "^[!-~]+$";
 
@@ -56,14 +51,14 @@ pub(super) fn links() -> Vec<(Method, Operation)> {
         link_id_parameter("id"),
         Parameter::query(
             "search",
-            string().max_length(qr_domain::links::listing::MAX_SEARCH_CHARS),
-            "Text the name, target URL or short code contains (ASCII letters in any case)",
+            string().pattern(trimmed_any(qr_domain::links::listing::MAX_SEARCH_CHARS)),
+            "Text the name, target URL or short code contains (ASCII letters in any case), at most 200 characters once trimmed",
         )
         .example(Example::Text("menu")),
         Parameter::query(
             "tag",
-            string().max_length(MAX_TAG_CHARS),
-            "Only links with this tag",
+            string().pattern(trimmed_text_or_blank(MAX_TAG_CHARS)),
+            "Only links with this tag (blank: every link)",
         )
         .example(Example::Text("spring")),
         Parameter::query(
@@ -72,7 +67,11 @@ pub(super) fn links() -> Vec<(Method, Operation)> {
             "Links per page; without it, up to 10,000 (and nextCursor if there are more)",
         )
         .example(Example::Integer(50)),
-        Parameter::query("cursor", string(), "The nextCursor of the previous page"),
+        Parameter::query(
+            "cursor",
+            string().pattern(LINK_CURSOR),
+            "The nextCursor of the previous page (empty: the first page)",
+        ),
     ])
     .success(
         200,
@@ -168,14 +167,21 @@ fn answered_url() -> Schema {
         .into()
 }
 
-/// A target URL as a request gives it.
-fn target_url() -> Schema {
+/// A URL as a request gives it. The server bounds the URL it stores, normalised, by
+/// `MAX_URL_CHARS`; normalising adds a `/` to a URL without a path, so the longest URL always
+/// accepted is one character shorter.
+fn request_url() -> StringSchema {
     string()
         .format(Format::Uri)
         .min_length(1)
-        .max_length(MAX_URL_CHARS)
-        .pattern(URL_PATTERN)
-        .into()
+        .max_length(MAX_URL_CHARS - 1)
+        .pattern(HTTP_URL)
+        .describe("http or https, absolute, without credentials; at most 2,048 characters once normalised")
+}
+
+/// A target URL as a request gives it.
+fn target_url() -> Schema {
+    request_url().into()
 }
 
 /// The conditions of a redirect rule.
@@ -192,7 +198,7 @@ fn rule_conditions() -> Schema {
         .property(
             "country",
             string()
-                .pattern("^[A-Za-z]{2}$")
+                .pattern(COUNTRY)
                 .describe("ISO 3166-1 alpha-2 code of the visitor's address"),
         )
         .property(
@@ -293,22 +299,7 @@ fn campaign_fields(target: &Schema) -> BTreeMap<&'static str, Schema> {
                 .describe("A/B split: each visitor gets one variant for the day, by weight")
                 .into(),
         ),
-        (
-            "utm",
-            object()
-                .nullable()
-                .closed()
-                .min_properties(1)
-                .describe(
-                    "Added to the target's query as utm_*, unless the target has the parameter",
-                )
-                .property("source", utm_value())
-                .property("medium", utm_value())
-                .property("campaign", utm_value())
-                .property("term", utm_value())
-                .property("content", utm_value())
-                .into(),
-        ),
+        ("utm", utm(utm_value).into()),
         (
             "forwardQuery",
             boolean()
@@ -328,7 +319,7 @@ fn campaign_inputs(target: &Schema) -> BTreeMap<&'static str, Schema> {
     fields.insert(
         "shortCode",
         string()
-            .pattern(CUSTOM_CODE_PATTERN)
+            .pattern(CUSTOM_CODE)
             .describe("A custom code (Starter and up), unique without regard to case, never a deleted one's; reserved words are refused")
             .into(),
     );
@@ -338,26 +329,60 @@ fn campaign_inputs(target: &Schema) -> BTreeMap<&'static str, Schema> {
             .nullable()
             .min_length(MIN_LINK_PASSWORD_CHARS)
             .max_length(MAX_LINK_PASSWORD_CHARS)
-            .describe("Write-only (Pro and up); null removes it")
+            .pattern(NO_CONTROLS)
+            .describe("Write-only (Pro and up), without control characters; null removes it")
             .into(),
     );
-    for field in ["validFrom", "validUntil"] {
-        fields.insert(
-            field,
-            string()
-                .nullable()
-                .pattern(UTC_PATTERN)
-                .describe("ISO 8601 in UTC; null removes it")
-                .into(),
-        );
-    }
+    let instant = || string().nullable().pattern(UTC_INSTANT);
+    fields.insert(
+        "validFrom",
+        instant()
+            .describe(
+                "An RFC 3339 instant in UTC (Z or +00:00) on a date that exists; null removes it",
+            )
+            .into(),
+    );
+    fields.insert(
+        "validUntil",
+        instant()
+            .after("validFrom")
+            .describe("As validFrom, and after it (the link's own validFrom when the body has none; 400 otherwise); null removes it")
+            .into(),
+    );
     fields.insert(
         "variants",
-        variants(target)
-            .describe("2 to 10 variants, or [] to remove the split")
+        Schema::AnyOf(vec![
+            variants(target).max_items(0).into(),
+            variants(target).min_items(MIN_VARIANTS).into(),
+        ]),
+    );
+    fields.insert(
+        "tags",
+        array(string().pattern(trimmed_text(MAX_TAG_CHARS)))
+            .max_items(MAX_TAGS)
+            .describe("Each 1 to 50 characters once trimmed, without control characters; a repeated tag is kept once")
             .into(),
     );
+    fields.insert("expiredUrl", request_url().nullable().into());
+    fields.insert(
+        "utm",
+        utm(|| string().pattern(trimmed_text(MAX_UTM_CHARS))).into(),
+    );
     fields
+}
+
+/// The UTM parameters, each with the schema `value`.
+fn utm(value: impl Fn() -> StringSchema) -> super::json_schema::ObjectSchema {
+    object()
+        .nullable()
+        .closed()
+        .min_properties(1)
+        .describe("Added to the target's query as utm_*, unless the target has the parameter")
+        .property("source", value())
+        .property("medium", value())
+        .property("campaign", value())
+        .property("term", value())
+        .property("content", value())
 }
 
 /// The members every answer about a link has, the analytics' short form included.
@@ -420,9 +445,8 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
             (
                 "name",
                 string()
-                    .min_length(1)
-                    .max_length(MAX_NAME_CHARS)
-                    .pattern(NAME_PATTERN)
+                    .pattern(trimmed_text(MAX_NAME_CHARS))
+                    .describe("1 to 200 characters once trimmed, without control characters")
                     .into(),
             ),
             ("targetUrl", target_url()),
@@ -439,7 +463,7 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
             "rules": [{"when": {"os": "ios"}, "targetUrl": "https://apps.example.com/ios"}]
         }));
     let link_update = object()
-        .min_properties(1)
+        .describe("The fields to change; {} changes nothing and answers the link")
         .properties(new_link_fields())
         .example(json!({
             "targetUrl": "https://example.com/summer-menu", "validUntil": "2031-09-01T00:00:00Z",
@@ -449,10 +473,10 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
         .required(&["links"])
         .property(
             "links",
-            array(reference("NewLink"))
+            array(Schema::AnyOf(vec![reference("NewLink").into(), Schema::Any]))
                 .min_items(1)
                 .max_items(qr_domain::links::bulk::MAX_BULK_LINKS)
-                .describe("The links to create, each as the body of POST /api/links; at most 100 on Pro, 10,000 on Enterprise (Free and Starter: 403)"),
+                .describe("The links to create, each as the body of POST /api/links (NewLink); at most 100 on Pro, 10,000 on Enterprise (Free and Starter: 403). Each item is judged alone: one that is not a valid NewLink, whatever it is, fails alone and is listed in errors"),
         )
         .property(
             "qrcodes",

@@ -8,7 +8,8 @@
 //! Where to look: `generate/` (`/api/generate`, `/api/batch`, and the generate parameters'
 //! descriptions and examples in one table), `links.rs` (`/api/links`, `/api/links/bulk`),
 //! `analytics.rs`, `account.rs` (usage, health, the account export), `webhooks.rs`,
-//! `public.rs` (this document, the redirect), `keyed.rs` (what every keyed operation shares).
+//! `public.rs` (this document, the redirect), `keyed.rs` (what every keyed operation shares),
+//! `patterns.rs` (the regular expressions of trimmed text, dates and cursors).
 
 mod account;
 mod analytics;
@@ -17,6 +18,7 @@ mod json_schema;
 mod keyed;
 mod links;
 mod model;
+mod patterns;
 mod public;
 mod webhooks;
 

@@ -95,6 +95,19 @@ pub(super) struct Parameter {
     /// it for those only).
     #[serde(rename = "x-content-types", skip_serializing_if = "Option::is_none")]
     pub content_types: Option<Vec<&'static str>>,
+    /// The content types that require this content field (a rule between parameters that
+    /// OpenAPI cannot state).
+    #[serde(
+        rename = "x-required-for-types",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub required_for_types: Option<Vec<&'static str>>,
+    /// The parameters this one cannot be sent with.
+    #[serde(rename = "x-excludes", skip_serializing_if = "Option::is_none")]
+    pub excludes: Option<Vec<&'static str>>,
+    /// The parameter whose instant this one must not come before.
+    #[serde(rename = "x-not-before", skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<&'static str>,
 }
 
 /// The example value of a parameter.
@@ -267,7 +280,22 @@ impl Parameter {
             description: description.into(),
             example: None,
             content_types: None,
+            required_for_types: None,
+            excludes: None,
+            not_before: None,
         }
+    }
+
+    /// The parameter whose instant this one must not come before.
+    pub(super) fn not_before(mut self, name: &'static str) -> Self {
+        self.not_before = Some(name);
+        self
+    }
+
+    /// The parameters this one cannot be sent with.
+    pub(super) fn excludes(mut self, names: Vec<&'static str>) -> Self {
+        self.excludes = Some(names);
+        self
     }
 
     /// Makes the parameter required.

@@ -13,10 +13,6 @@ use super::model::{
     Response,
 };
 
-/// The longest password the document lets the form carry (link passwords themselves are at most
-/// 128 characters, so a longer one is simply wrong).
-const MAX_FORM_PASSWORD_CHARS: usize = 1024;
-
 /// The example short code: the replay test swaps it for the code of a link it created.
 const EXAMPLE_SHORT_CODE: &str = "7K3M9QXZ";
 
@@ -147,8 +143,11 @@ fn unlock_responses() -> BTreeMap<u16, Response> {
             ),
         ),
         (403, page("A wrong password: the form again", true)),
-        (408, json_error(408)),
-        (413, json_error(413)),
+        (
+            408,
+            page("The form was not received in time (HTML page)", true),
+        ),
+        (413, page("The form is too large (HTML page)", true)),
         (
             429,
             page(
@@ -177,7 +176,10 @@ pub(super) fn redirect_path() -> Vec<(Method, Operation)> {
             "application/x-www-form-urlencoded",
             MediaType {
                 schema: object()
-                    .property("password", string().max_length(MAX_FORM_PASSWORD_CHARS))
+                    .property(
+                        "password",
+                        string().describe("Any text: a wrong one answers the form again (403); the form's size is bounded (413)"),
+                    )
                     .into(),
             },
         )]),

@@ -14,6 +14,7 @@ use super::json_schema::{
 };
 use super::keyed::{self, KeyedOperation};
 use super::model::{Example, Operation, Parameter, Response};
+use super::patterns::WEBHOOK_URL;
 
 /// A webhook id: `wh_` and 32 hex digits.
 const WEBHOOK_ID_PATTERN: &str = "^wh_[0-9a-f]{32}$";
@@ -120,8 +121,11 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
             string()
                 .format(Format::Uri)
                 .min_length(1)
-                .max_length(MAX_URL_CHARS)
-                .describe("http or https; delivered only to public addresses"),
+                // At most MAX_URL_CHARS once normalised, and normalising adds a `/` to a URL
+                // without a path: one character fewer is always accepted.
+                .max_length(MAX_URL_CHARS - 1)
+                .pattern(WEBHOOK_URL)
+                .describe("http or https, absolute, without credentials or fragment, at most 2,048 characters once normalised; delivered only to public addresses"),
         )
         .property("events", events())
         .property(

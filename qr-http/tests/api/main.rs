@@ -9,6 +9,7 @@ mod api;
 mod bulk;
 mod campaigns;
 mod content;
+mod contract;
 mod export;
 mod links;
 mod logo;

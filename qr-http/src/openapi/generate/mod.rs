@@ -117,7 +117,11 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
     vec![
         (
             "BatchSettings",
-            object().properties(batch_settings()).into(),
+            object()
+                .properties(batch_settings())
+                .dependent_required("gradient", &["color2"])
+                .describe("Rendered as GET /api/generate renders: colours must contrast enough to scan (400 names the colour). The types below are the canonical ones; a value of another JSON type is read as its JSON text and checked as such (size: \"400\" reads as 400, frameText: 5 as \"5\", null as \"null\")")
+                .into(),
         ),
         (
             "BatchItem",
@@ -134,11 +138,11 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
                 .required(&["items"])
                 .property(
                     "items",
-                    array(reference("BatchItem"))
+                    array(Schema::AnyOf(vec![reference("BatchItem").into(), Schema::Any]))
                         .min_items(1)
                         .max_items(MAX_BATCH_ITEMS)
                         .describe(
-                            "At most 100 items on Pro, 1,000 on Enterprise (or its override)",
+                            "At most 100 items on Pro, 1,000 on Enterprise (or its override). Each item is judged alone: one that is not a valid BatchItem, whatever it is, fails alone and is listed in errors.json inside the archive",
                         ),
                 )
                 .property("defaults", reference("BatchSettings"))

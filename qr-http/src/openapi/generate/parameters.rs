@@ -129,9 +129,18 @@ pub(in super::super) fn settings() -> Vec<Setting> {
 pub(in super::super) fn parameters() -> Vec<Parameter> {
     let mut parameters: Vec<Parameter> = settings()
         .into_iter()
-        .map(|s| Parameter {
-            example: s.example,
-            ..Parameter::query(s.name, s.schema, s.description)
+        .map(|s| {
+            let parameter = Parameter {
+                example: s.example,
+                ..Parameter::query(s.name, s.schema, s.description)
+            };
+            // `data` or `type` says what the code holds, never both (400): a rule between
+            // parameters, stated on both for clients.
+            if s.name == "data" {
+                parameter.excludes(vec![qr_generate::parameters::CONTENT_TYPE.name])
+            } else {
+                parameter
+            }
         })
         .collect();
     parameters.splice(1..1, content_parameters());
@@ -159,11 +168,10 @@ pub(in super::super) fn content_field_schema(kind: FieldKind) -> Schema {
 /// `type` and every content field, each field once with the types that use it.
 fn content_parameters() -> Vec<Parameter> {
     let kind = &qr_generate::parameters::CONTENT_TYPE;
-    let mut parameters = vec![Parameter::query(
-        kind.name,
-        content_type_schema(),
-        kind.full_description(),
-    )];
+    let mut parameters = vec![
+        Parameter::query(kind.name, content_type_schema(), kind.full_description())
+            .excludes(vec!["data"]),
+    ];
     parameters.extend(
         qr_generate::content::field_parameters()
             .iter()
@@ -182,9 +190,11 @@ fn content_field_parameter(field: &FieldParameter) -> Parameter {
         FieldKind::Flag => Example::Flag(e == "true"),
         _ => Example::Text(e),
     });
+    let required_by = field.required_by();
     Parameter {
         example,
         content_types: Some(field.types()),
+        required_for_types: (!required_by.is_empty()).then_some(required_by),
         ..Parameter::query(field.name, content_field_schema(kind), field.description())
     }
 }
