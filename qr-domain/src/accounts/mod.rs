@@ -4,6 +4,7 @@ pub mod access;
 pub mod account;
 pub(crate) mod admin;
 pub(crate) mod auth;
+pub mod config_change;
 pub mod key;
 pub(crate) mod key_store;
 pub mod limit_state;

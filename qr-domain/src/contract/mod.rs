@@ -58,7 +58,8 @@ macro_rules! contract_suite {
             store:
                 accounts_roundtrip, accounts_are_unique_by_email,
                 write_rolls_back_on_error, keys_roundtrip_and_hash_lookup,
-                config_version_tracks_accounts_and_keys, links_are_isolated_per_account,
+                config_version_tracks_accounts_and_keys, config_changes_name_accounts_and_keys,
+                links_are_isolated_per_account,
                 deleted_codes_are_tombstoned, usage_is_never_lowered,
                 salts_and_visitors_are_forgotten, scans_update_rollups_and_stats,
                 scans_of_deleted_links_are_skipped, delete_link_removes_its_scans,
@@ -67,7 +68,9 @@ macro_rules! contract_suite {
                 service_month_rollover_resets_quota, service_rate_limit_edges,
                 service_usage_and_unlimited_headers, service_plan_link_limits,
                 service_key_regeneration, service_cross_account_isolation,
-                service_bot_exclusion, service_visitor_scan_budget, service_failed_authentication_is_throttled, service_unique_counting, service_retention,
+                service_bot_exclusion, service_visitor_scan_budget, service_failed_authentication_is_throttled,
+                service_valid_keys_pass_a_throttled_address_after_changes,
+                service_key_cache_keeps_other_accounts_keys, service_unique_counting, service_retention,
                 service_analytics_window, service_short_code_lookup,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,
                 service_access_rules, service_caches_follow_changes,
@@ -239,6 +242,24 @@ fn setup<S: Store>(store: &S, plan: Plan) -> Account {
         .write(|tx| tx.insert_account(&a))
         .expect("insert account");
     a
+}
+
+/// Waits (at most 2 s) until the store knows what changed up to its current version: at once
+/// for stores that read both from one place, within milliseconds for one that hears of changes
+/// by notification (its own writes too, when another notification is on its way).
+fn until_changes_heard<S: Store>(store: &S) {
+    let started = std::time::Instant::now();
+    loop {
+        let version = store.config_version().expect("version");
+        if store.config_changes(version).expect("changes").version() >= version {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "the store never heard what changed up to version {version}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 fn service<S: Store>(store: S, at: &str) -> (Service<S, TestClock>, TestClock) {

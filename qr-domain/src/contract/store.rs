@@ -2,6 +2,7 @@
 
 use crate::accounts::access::{Endpoint, IpRule};
 use crate::accounts::account::Email;
+use crate::accounts::config_change::{ConfigChange, ConfigChanges};
 use crate::accounts::key::{ApiKeySecret, KeyMode};
 use crate::accounts::limits::UsageMonth;
 use crate::accounts::plan::{PerSecond, Plan};
@@ -12,7 +13,7 @@ use crate::scans::breakdown::Dimension;
 use crate::scans::scan::{Device, NewScan};
 use crate::store::Store;
 
-use super::{account, day, key_for, link_for, scan, setup, t};
+use super::{account, day, key_for, link_for, scan, setup, t, until_changes_heard};
 
 /// Accounts are stored, listed oldest first and updated; updating a missing account reports `false`.
 pub fn accounts_roundtrip<S: Store>(store: S) {
@@ -170,6 +171,88 @@ pub fn config_version_tracks_accounts_and_keys<S: Store>(store: S) {
     a.plan = Plan::Pro;
     store.write(|tx| tx.update_account(&a)).unwrap();
     assert_ne!(store.config_version().unwrap(), v2);
+}
+
+/// The changes after a version name every account and key changed since (a key by its id and
+/// the hash of its secret after the change, or before it for a deletion), and nothing for
+/// usage, links or scans; a version the store has not reached is unknown.
+pub fn config_changes_name_accounts_and_keys<S: Store>(store: S) {
+    let changes_since = |since: u64| {
+        until_changes_heard(&store);
+        match store.config_changes(since).unwrap() {
+            ConfigChanges::Listed { version, changes } => {
+                assert_eq!(version, store.config_version().unwrap());
+                changes
+            }
+            ConfigChanges::Unknown { version } => panic!("unknown from {since} to {version}"),
+        }
+    };
+    let v0 = store.config_version().unwrap();
+    assert_eq!(changes_since(v0), vec![]);
+    let mut a = setup(&store, Plan::Free);
+    let (mut k, _) = key_for(a.id);
+    store.write(|tx| tx.insert_key(&k)).unwrap();
+    let created = changes_since(v0);
+    assert!(
+        created.contains(&ConfigChange::Account(a.id)),
+        "{created:?}"
+    );
+    assert!(
+        created.contains(&ConfigChange::Key {
+            id: k.id,
+            hash: k.hash
+        }),
+        "{created:?}"
+    );
+    let v1 = store.config_version().unwrap();
+    let l = link_for(a.id, "2024-01-02T00:00:00Z");
+    store
+        .write(|tx| {
+            tx.insert_link(&l)?;
+            tx.save_usage(UsageMonth::of(t("2024-01-02T00:00:00Z")), &[(a.id, 5)])?;
+            tx.touch_keys(&[(k.id, t("2024-01-02T00:00:00Z"))])
+        })
+        .unwrap();
+    assert_eq!(changes_since(v1), vec![]);
+
+    let regenerated = ApiKeySecret::generate(KeyMode::Live).unwrap();
+    k.hash = regenerated.hash();
+    store.write(|tx| tx.update_key(&k)).unwrap();
+    let key_change = ConfigChange::Key {
+        id: k.id,
+        hash: k.hash,
+    };
+    assert_eq!(changes_since(v1), vec![key_change]);
+    let v2 = store.config_version().unwrap();
+    a.plan = Plan::Pro;
+    store.write(|tx| tx.update_account(&a)).unwrap();
+    assert_eq!(changes_since(v2), vec![ConfigChange::Account(a.id)]);
+    assert_eq!(
+        changes_since(v1),
+        vec![key_change, ConfigChange::Account(a.id)]
+    );
+    let v3 = store.config_version().unwrap();
+    assert!(store.write(|tx| tx.delete_key(k.id)).unwrap());
+    assert_eq!(
+        changes_since(v3),
+        vec![key_change],
+        "revoked: the last hash"
+    );
+    let v4 = store.config_version().unwrap();
+    let (other, _) = key_for(a.id);
+    store.write(|tx| tx.insert_key(&other)).unwrap();
+    store.write(|tx| tx.delete_account(a.id)).unwrap();
+    let deleted = changes_since(v4);
+    assert!(
+        deleted.contains(&ConfigChange::Account(a.id)),
+        "{deleted:?}"
+    );
+
+    let now = store.config_version().unwrap();
+    assert_eq!(
+        store.config_changes(now + 5).unwrap(),
+        ConfigChanges::Unknown { version: now }
+    );
 }
 
 /// Another account's link is absent for every link operation.
