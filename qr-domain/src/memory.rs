@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::accounts::account::{Account, PlanRequest};
+use crate::accounts::config_change::{ChangeLog, ConfigChange, ConfigChanges};
 use crate::accounts::key::ApiKey;
 use crate::accounts::limits::UsageMonth;
 use crate::dashboard::session::{Session, SessionHash};
@@ -64,7 +65,13 @@ struct Data {
     idempotency: HashMap<(AccountId, IdempotencyKey), IdempotencyRecord>,
     next_scan: i64,
     config_version: u64,
+    /// Whether the transaction changed what moves the configuration version.
     config_changed: bool,
+    /// The account and key changes of the transaction, recorded in `config_log` at its commit.
+    pending_changes: Vec<ConfigChange>,
+    /// The latest account and key changes (behind an `Arc`: every write transaction copies
+    /// `Data`, and only those changing accounts or keys change the log).
+    config_log: Arc<ChangeLog>,
 }
 
 #[derive(Debug, Clone)]
@@ -116,10 +123,13 @@ impl Store for MemoryStore {
         let mut guard = self.lock();
         let mut work = guard.clone();
         work.config_changed = false;
+        work.pending_changes.clear();
         let value = f(&mut work)?;
         if work.config_changed {
             work.config_version += 1;
             work.config_changed = false;
+            let changes = std::mem::take(&mut work.pending_changes);
+            Arc::make_mut(&mut work.config_log).record(work.config_version, changes);
         }
         *guard = work;
         Ok(value)
@@ -140,6 +150,10 @@ impl Store for MemoryStore {
     fn config_version(&self) -> Result<u64, StoreError> {
         Ok(self.lock().config_version)
     }
+
+    fn config_changes(&self, since: u64) -> Result<ConfigChanges, StoreError> {
+        Ok(self.lock().config_log.since(since))
+    }
 }
 
 fn oldest_first<T>(mut v: Vec<T>, key: impl Fn(&T) -> (DateTime<Utc>, uuid::Uuid)) -> Vec<T> {
@@ -148,6 +162,12 @@ fn oldest_first<T>(mut v: Vec<T>, key: impl Fn(&T) -> (DateTime<Utc>, uuid::Uuid
 }
 
 impl Data {
+    /// Notes an account or key change of the transaction (it moves the configuration version).
+    fn config_changed_by(&mut self, change: ConfigChange) {
+        self.config_changed = true;
+        self.pending_changes.push(change);
+    }
+
     /// Refuses a record of an account that does not exist (the stores' foreign keys).
     fn require_account(&self, account: AccountId) -> Result<(), StoreError> {
         if self.accounts.contains_key(&account) {

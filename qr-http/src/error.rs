@@ -25,7 +25,8 @@ use crate::routes::RouteSpec;
 /// [`ApiError::into_page`] as the page a person sees after scanning a code.
 #[derive(Debug)]
 pub(crate) enum ApiError {
-    /// The key failed authentication.
+    /// The key failed authentication (401), or failed once more from an address over its budget
+    /// of failures (429).
     Auth(AuthError),
     /// The key's restrictions or the plan refuse the endpoint or a feature it uses.
     Access(AccessError),
@@ -97,7 +98,11 @@ impl ApiError {
         let text = |s: &str| s.to_owned();
         match self {
             ApiError::Auth(AuthError::Store(e)) | ApiError::Store(e) => store_status(e),
-            ApiError::Auth(_) => (S::UNAUTHORIZED, text("Invalid API key")),
+            // An address over its budget of failed keys is told to wait; the domain words both.
+            ApiError::Auth(e @ AuthError::Throttled { .. }) => {
+                (S::TOO_MANY_REQUESTS, e.to_string())
+            }
+            ApiError::Auth(e) => (S::UNAUTHORIZED, e.to_string()),
             ApiError::Access(e) => (S::FORBIDDEN, e.to_string()),
             ApiError::RateLimited(_) => (S::TOO_MANY_REQUESTS, text("Rate limit exceeded")),
             ApiError::Generate(GenerateError::Image(ImageError::Encoding(_))) => {

@@ -3,6 +3,7 @@
 use chrono::NaiveDate;
 use postgres::Row;
 use qr_domain::accounts::account::PlanRequest;
+use qr_domain::accounts::config_change::ConfigChange;
 use qr_domain::accounts::limits::UsageMonth;
 use qr_domain::store::{AccountReads, AccountWrites};
 use qr_domain::{Account, AccountId, Email, PasswordHash, StoreError};
@@ -107,7 +108,7 @@ impl AccountReads for PgTx<'_> {
 
 impl AccountWrites for PgTx<'_> {
     fn insert_account(&mut self, a: &Account) -> Result<(), StoreError> {
-        self.config_write();
+        self.config_write_of(ConfigChange::Account(a.id));
         self.exec(
             "INSERT INTO accounts (id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -127,7 +128,7 @@ impl AccountWrites for PgTx<'_> {
     }
 
     fn update_account(&mut self, a: &Account) -> Result<bool, StoreError> {
-        self.config_write();
+        self.config_write_of(ConfigChange::Account(a.id));
         let n = self.exec(
             "UPDATE accounts SET email = $2, plan = $3, overrides = $4, password_hash = $5,
              email_verified_at = $6, status = $7, role = $8 WHERE id = $1",
@@ -172,7 +173,7 @@ impl AccountWrites for PgTx<'_> {
     fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError> {
         // The accounts and keys triggers move the configuration version: caches must drop the
         // account's keys on every server.
-        self.config_write();
+        self.config_write_of(ConfigChange::Account(account));
         let id = account.as_uuid();
         self.exec(
             "INSERT INTO tombstones (short_code) SELECT short_code FROM links WHERE account_id = $1

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use postgres::Row;
+use qr_domain::accounts::config_change::ConfigChange;
 use qr_domain::accounts::key::KeyHash;
 use qr_domain::store::{KeyReads, KeyWrites};
 use qr_domain::{AccountId, ApiKey, KeyId, KeyMode, StoreError};
@@ -48,7 +49,10 @@ impl KeyReads for PgTx<'_> {
 
 impl KeyWrites for PgTx<'_> {
     fn insert_key(&mut self, k: &ApiKey) -> Result<(), StoreError> {
-        self.config_write();
+        self.config_write_of(ConfigChange::Key {
+            id: k.id,
+            hash: k.hash,
+        });
         self.exec(
             "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
@@ -69,7 +73,10 @@ impl KeyWrites for PgTx<'_> {
     }
 
     fn update_key(&mut self, k: &ApiKey) -> Result<bool, StoreError> {
-        self.config_write();
+        self.config_write_of(ConfigChange::Key {
+            id: k.id,
+            hash: k.hash,
+        });
         let n = self.exec(
             "UPDATE api_keys SET hash = $2, display_prefix = $3, settings = $4, name = $5, last_four = $6
              WHERE id = $1",
@@ -87,7 +94,20 @@ impl KeyWrites for PgTx<'_> {
 
     fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError> {
         self.config_write();
-        Ok(self.exec("DELETE FROM api_keys WHERE id = $1", &[&id.as_uuid()])? > 0)
+        let removed = self.one(
+            "DELETE FROM api_keys WHERE id = $1 RETURNING hash",
+            &[&id.as_uuid()],
+            |r| {
+                let hash: Vec<u8> = get(r, 0, "hash")?;
+                Ok(KeyHash(hash.try_into().map_err(|_| corrupt("hash"))?))
+            },
+        )?;
+        if let Some(hash) = removed {
+            self.changes
+                .borrow_mut()
+                .push(ConfigChange::Key { id, hash });
+        }
+        Ok(removed.is_some())
     }
 
     fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError> {

@@ -5,9 +5,11 @@
 //! migrations of [`SCHEMA_VERSION`], each in its own transaction under an advisory lock, so
 //! servers starting together migrate once. Connections come from a small pool opened on demand
 //! ([`POOL_SIZE`]); one more connection is kept for scan batches and one only listens
-//! (`LISTEN qr_config`): triggers on accounts and keys bump a version row and `NOTIFY` it, so
-//! every server drops its cached keys within milliseconds of a change committed anywhere, and
-//! [`qr_domain::Store::config_version`] is an atomic read that never touches the network.
+//! (`LISTEN qr_config`): triggers on accounts and keys bump a version row and `NOTIFY` it with
+//! the account or key that changed, so every server drops just that account's or key's cached
+//! entries within milliseconds of a change committed anywhere, and
+//! [`qr_domain::Store::config_version`] and [`qr_domain::Store::config_changes`] are reads of
+//! memory that never touch the network.
 //!
 //! The client is the synchronous `postgres` crate: it must not be called from an async task
 //! (it blocks on its own runtime), which is why the stores' calls run on blocking threads.
@@ -15,6 +17,7 @@
 
 mod accounts;
 mod backfill;
+mod config_changes;
 mod credentials;
 mod error;
 mod idempotency;

@@ -22,6 +22,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Backfill(crate::backfill::breakdowns),
     // Version 7: idempotency keys of bulk link requests (`idempotency.rs`).
     Step::Sql(crate::idempotency::V7_IDEMPOTENCY),
+    // Version 8: notifications name the account or key that changed (`config_changes.rs`).
+    Step::Sql(crate::config_changes::V8_CONFIG_CHANGES),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

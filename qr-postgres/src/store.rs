@@ -5,12 +5,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use postgres::Config;
+use qr_domain::accounts::config_change::ConfigChanges;
 use qr_domain::ids::ScanId;
 use qr_domain::scans::scan::NewScan;
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 
 use crate::error::{OpenError, redact};
-use crate::listener::{ConfigVersion, Listener};
+use crate::listener::{ConfigVersion, Listener, OwnChanges};
 use crate::pool::{Conn, Pool, Pooled};
 use crate::scans;
 use crate::schema;
@@ -144,20 +145,25 @@ impl Store for PgStore {
             let mut tx = PgTx::new(&mut conn);
             f(&mut tx).and_then(|value| {
                 // The triggers moved the version in this transaction: read it, so this server
-                // refuses an old key at once, without waiting for its own notification.
+                // refuses an old key at once, without waiting for its own notifications.
                 let changed = tx
                     .config_changed
                     .get()
                     .then(|| tx.config_version())
-                    .transpose()?;
+                    .transpose()?
+                    .map(|version| OwnChanges {
+                        after: tx.version_before.get(),
+                        version,
+                        changes: tx.changes.take(),
+                    });
                 Ok((value, changed))
             })
         };
         match result {
             Ok((value, changed)) => {
                 conn.commit()?;
-                if let Some(version) = changed {
-                    self.version.saw(version);
+                if let Some(own) = changed {
+                    self.version.wrote(own);
                 }
                 Ok(value)
             }
@@ -190,6 +196,12 @@ impl Store for PgStore {
     /// [`StoreError::Unreachable`] and keys are not served from memory.
     fn config_version(&self) -> Result<u64, StoreError> {
         self.version.get()
+    }
+
+    /// From the changes the listener heard of (and this server wrote), kept in memory: no
+    /// network either. Fails like [`Store::config_version`] while the listener reconnects.
+    fn config_changes(&self, since: u64) -> Result<ConfigChanges, StoreError> {
+        self.version.changes_since(since)
     }
 }
 

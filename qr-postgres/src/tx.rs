@@ -5,6 +5,7 @@ use std::cell::{Cell, RefCell};
 use postgres::Row;
 use postgres::types::FromSql;
 use qr_domain::StoreError;
+use qr_domain::accounts::config_change::ConfigChange;
 
 use crate::pool::{Conn, Params};
 
@@ -14,6 +15,11 @@ pub(crate) struct PgTx<'c> {
     conn: RefCell<&'c mut Conn>,
     /// Whether an account or key was written, so the configuration version moved.
     pub(crate) config_changed: Cell<bool>,
+    /// The configuration version before this transaction's first change of it (`None` until
+    /// then, or when it could not be read).
+    pub(crate) version_before: Cell<Option<u64>>,
+    /// The account and key changes of this transaction, which its notifications will name.
+    pub(crate) changes: RefCell<Vec<ConfigChange>>,
 }
 
 pub(crate) fn corrupt(what: &str) -> StoreError {
@@ -49,6 +55,8 @@ impl<'c> PgTx<'c> {
         PgTx {
             conn: RefCell::new(conn),
             config_changed: Cell::new(false),
+            version_before: Cell::new(None),
+            changes: RefCell::new(Vec::new()),
         }
     }
 
@@ -76,9 +84,21 @@ impl<'c> PgTx<'c> {
         self.conn.borrow_mut().execute(sql, params)
     }
 
-    /// Marks the configuration (accounts, keys) as changed by this transaction.
+    /// Marks the configuration (accounts, keys, webhooks) as changed by this transaction; call
+    /// it before the statement that changes it. The first time, notes the version before: the
+    /// write lock every write transaction holds keeps other servers from moving it meanwhile,
+    /// so the versions after it up to the one at commit are this transaction's.
     pub(crate) fn config_write(&self) {
-        self.config_changed.set(true);
+        if !self.config_changed.replace(true) {
+            // Unread, the transaction's changes reach this server's log by notification only.
+            self.version_before.set(self.config_version().ok());
+        }
+    }
+
+    /// [`PgTx::config_write`] for a change a key cache must hear of.
+    pub(crate) fn config_write_of(&self, change: ConfigChange) {
+        self.config_write();
+        self.changes.borrow_mut().push(change);
     }
 
     /// The configuration version as this transaction sees it.

@@ -11,6 +11,7 @@
 
 mod accounts;
 mod backfill;
+mod config_changes;
 mod credentials;
 mod error;
 mod idempotency;

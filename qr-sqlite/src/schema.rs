@@ -76,6 +76,13 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 8: the log of account and key changes, so a change drops only the cached keys it
+    // concerns in every process (`config_changes.rs`).
+    Migration {
+        sql: crate::config_changes::V8_CONFIG_CHANGES,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

@@ -6,11 +6,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use qr_domain::accounts::config_change::ConfigChanges;
 use qr_domain::ids::ScanId;
 use qr_domain::scans::scan::NewScan;
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
+use crate::config_changes;
 use crate::error::{OpenError, store_err};
 use crate::scans;
 use crate::schema;
@@ -326,6 +328,11 @@ impl Store for SqliteStore {
             r.data_version = Some(dv);
         }
         Ok(r.config_version)
+    }
+
+    fn config_changes(&self, since: u64) -> Result<ConfigChanges, StoreError> {
+        let r = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        config_changes::changes_since(&r.conn, since)
     }
 }
 

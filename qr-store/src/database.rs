@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use qr_domain::accounts::config_change::ConfigChanges;
 use qr_domain::ids::ScanId;
 use qr_domain::scans::scan::NewScan;
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
@@ -164,6 +165,13 @@ impl Store for Database {
         match self {
             Database::Sqlite(store) => store.config_version(),
             Database::Postgres(store) => store.config_version(),
+        }
+    }
+
+    fn config_changes(&self, since: u64) -> Result<ConfigChanges, StoreError> {
+        match self {
+            Database::Sqlite(store) => store.config_changes(since),
+            Database::Postgres(store) => store.config_changes(since),
         }
     }
 

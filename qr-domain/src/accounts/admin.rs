@@ -112,7 +112,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
             Ok::<_, AdminError>(target)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account);
         Ok(changed)
     }
 
@@ -140,7 +140,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.delete_account(account)?;
             Ok::<_, AdminError>(())
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account);
         self.links.forget(|_, (link, _)| link.account_id == account);
         Ok(())
     }
@@ -162,7 +162,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.delete_plan_request(account)?;
             Ok::<_, AdminError>(target)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account);
         Ok(changed)
     }
 
@@ -193,7 +193,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
             Ok(target)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account);
         Ok(changed)
     }
 
@@ -221,7 +221,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.update_account(&target)?;
             Ok(target)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account);
         Ok(changed)
     }
 
@@ -237,7 +237,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.update_account(&target)?;
             Ok::<_, AdminError>(target)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account);
         Ok(changed)
     }
 
@@ -272,7 +272,9 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.update_account(&account)?;
             Ok(Some(account))
         })?;
-        self.invalidate_cache();
+        if let Some(account) = &adopted {
+            self.forget_cached_account(account.id);
+        }
         Ok(adopted)
     }
 }

@@ -1,5 +1,6 @@
 //! API keys and the request path: key administration, authentication (cached), authorization, admission and usage.
 
+use std::collections::HashSet;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -9,14 +10,16 @@ use thiserror::Error;
 
 use crate::accounts::access::{AccessError, AccessRequest, Endpoint, KeySettings, check_access};
 use crate::accounts::account::{Account, AccountStatus};
+use crate::accounts::config_change::{ConfigChange, ConfigChanges};
 use crate::accounts::key::{
-    ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyFormatError, KeyMode, parse_key_name,
+    ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyFormatError, KeyHash, KeyMode, parse_key_name,
 };
 use crate::accounts::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
 use crate::accounts::plan::{Feature, PlanLimits};
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
+use crate::service::cache::{Stale, Staleness};
 use crate::service::{AdminError, Service};
 use crate::store::Store;
 
@@ -29,16 +32,18 @@ pub struct AuthContext {
     pub account: Account,
 }
 
-/// Why authentication failed (HTTP 401 "Invalid API key").
+/// Why authentication failed (HTTP 401 "Invalid API key", or 429 for an address over its
+/// budget of failures).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AuthError {
     /// No key was presented.
     #[error("Invalid API key")]
     Missing,
-    /// The client's address failed too often lately; its unknown keys are refused unchecked
-    /// for this many seconds (HTTP 401 with `Retry-After`). Keys this server already knows
-    /// as valid still pass.
-    #[error("Invalid API key")]
+    /// The key failed (missing, malformed or unknown) and the client's address has failed too
+    /// often lately: its failures are answered with "wait this many seconds" (HTTP 429 with
+    /// `retryAfter`) until it slows down. A valid key is never refused this way: every key
+    /// presented is looked up (the answer for a wrong one is cached), whatever its address.
+    #[error("Rate limit exceeded")]
     Throttled {
         /// Seconds to wait.
         retry_after_secs: u64,
@@ -57,10 +62,57 @@ pub enum AuthError {
 /// What a lookup of a key hash found, as the key cache keeps it.
 #[derive(Debug, Clone)]
 pub(crate) enum CachedKey {
-    /// A key with its account.
-    Known(Arc<AuthContext>),
+    /// A key with its account, whatever the account's status (a disabled account's key is
+    /// refused when used, and kept under its account so enabling the account forgets it).
+    Found(Arc<AuthContext>),
     /// No key has this hash: repeated attempts with a wrong key need no lookup either.
-    Unknown,
+    Absent,
+}
+
+/// The cached keys a list of account and key changes made stale: those of a changed account,
+/// a changed key's entry under its old secret, and any entry under a changed key's hash.
+struct StaleKeys {
+    accounts: HashSet<AccountId>,
+    keys: HashSet<KeyId>,
+    hashes: HashSet<KeyHash>,
+}
+
+impl StaleKeys {
+    fn of(changes: &[ConfigChange]) -> Self {
+        let mut stale = StaleKeys {
+            accounts: HashSet::new(),
+            keys: HashSet::new(),
+            hashes: HashSet::new(),
+        };
+        for change in changes {
+            match *change {
+                ConfigChange::Account(id) => {
+                    stale.accounts.insert(id);
+                }
+                ConfigChange::Key { id, hash } => {
+                    stale.keys.insert(id);
+                    stale.hashes.insert(hash);
+                }
+            }
+        }
+        stale
+    }
+
+    fn covers(&self, hash: &KeyHash, entry: &CachedKey) -> bool {
+        self.hashes.contains(hash)
+            || match entry {
+                CachedKey::Found(ctx) => {
+                    self.keys.contains(&ctx.key.id) || self.accounts.contains(&ctx.account.id)
+                }
+                CachedKey::Absent => false,
+            }
+    }
+}
+
+impl Staleness<KeyHash, CachedKey> for StaleKeys {
+    fn is_stale(&mut self, hash: &KeyHash, entry: &CachedKey) -> bool {
+        self.covers(hash, entry)
+    }
 }
 
 impl AuthContext {
@@ -71,9 +123,39 @@ impl AuthContext {
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Drops every cached key and account (done after each local configuration change).
-    pub fn invalidate_cache(&self) {
-        self.keys.forget(|_, _| true);
+    /// Drops the cached keys that local account or key changes made stale, at once: the
+    /// store's notice of them reaches this process's key cache too, but perhaps a moment later.
+    /// Every other customer's cached keys stay.
+    pub(crate) fn forget_cached(&self, changes: &[ConfigChange]) {
+        let stale = StaleKeys::of(changes);
+        self.keys.forget(|hash, entry| stale.covers(hash, entry));
+    }
+
+    /// [`Service::forget_cached`] for a change of one account.
+    pub(crate) fn forget_cached_account(&self, account: AccountId) {
+        self.forget_cached(&[ConfigChange::Account(account)]);
+    }
+
+    /// [`Service::forget_cached`] for a change of one key.
+    fn forget_cached_key(&self, key: &ApiKey) {
+        self.forget_cached(&[ConfigChange::Key {
+            id: key.id,
+            hash: key.hash,
+        }]);
+    }
+
+    /// The key cache's answer to "what changed since `since`": the version the store's changes
+    /// lead to and the entries they made stale.
+    fn key_changes_since(&self, since: u64) -> Result<(u64, Stale<StaleKeys>), StoreError> {
+        Ok(match self.store.config_changes(since)? {
+            ConfigChanges::Listed { version, changes } if changes.is_empty() => {
+                (version, Stale::None)
+            }
+            ConfigChanges::Listed { version, changes } => {
+                (version, Stale::Those(StaleKeys::of(&changes)))
+            }
+            ConfigChanges::Unknown { version } => (version, Stale::All),
+        })
     }
 
     // ----- Keys -----
@@ -135,7 +217,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.insert_key(&key)?;
             Ok::<_, AdminError>(())
         })?;
-        self.invalidate_cache();
+        self.forget_cached_key(&key);
         Ok((key, secret))
     }
 
@@ -187,7 +269,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Gives a key a new secret; the old secret stops working at once, here and (via
-    /// [`Store::config_version`]) in every other process sharing the store.
+    /// [`Store::config_changes`]) in every other process sharing the store.
     pub fn regenerate_key(&self, id: KeyId) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let key = self.key(id)?;
         let secret = ApiKeySecret::generate(key.mode)?;
@@ -199,7 +281,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.update_key(&key)?;
             Ok::<_, AdminError>(key)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_key(&key);
         Ok((key, secret))
     }
 
@@ -219,23 +301,30 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.update_key(&key)?;
             Ok::<_, AdminError>(key)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_key(&key);
         Ok(key)
     }
 
     /// Revokes a key.
     pub fn delete_key(&self, id: KeyId) -> Result<(), AdminError> {
-        if !self.store.write(|tx| tx.delete_key(id))? {
-            return Err(AdminError::KeyNotFound(id));
-        }
-        self.invalidate_cache();
+        let key = self.store.write(|tx| {
+            let key = tx.key(id)?.ok_or(AdminError::KeyNotFound(id))?;
+            tx.delete_key(id)?;
+            Ok::<_, AdminError>(key)
+        })?;
+        self.forget_cached_key(&key);
         Ok(())
     }
 
     // ----- Request path -----
 
-    /// Checks a presented key. A malformed key is rejected before any lookup. Known keys are
-    /// served from memory while [`Store::config_version`] is unchanged.
+    /// Checks a presented key. A malformed key is rejected before any lookup; any other is
+    /// looked up, whatever the client's address, so a valid key is always served. Keys are
+    /// served from memory (and so are wrong keys' refusals) until [`Store::config_changes`]
+    /// names a change of their key or account.
+    ///
+    /// A failure (missing, malformed or unknown key) counts against the client's address; past
+    /// its budget it is [`AuthError::Throttled`] (429) instead of 401.
     pub fn authenticate(
         &self,
         presented: Option<&str>,
@@ -244,25 +333,23 @@ impl<S: Store, C: Clock> Service<S, C> {
         let secret = self.presented_secret(presented, client)?;
         let hash = secret.hash();
         let version = self.store.config_version()?;
-        let (seen, cached) = self.keys.read_at_version(version, &hash, CachedKey::clone);
+        let (seen, cached) =
+            self.keys
+                .read_at_version(version, &hash, CachedKey::clone, |since| {
+                    self.key_changes_since(since)
+                })?;
         let found = match cached {
             Some(entry) => entry,
             None => {
-                if let Some(retry_after_secs) =
-                    self.auth_failures.throttled(client, self.clock.now())
-                {
-                    return Err(AuthError::Throttled { retry_after_secs });
-                }
+                // One indexed lookup, its answer cached: the cost a wrong key can impose.
                 let loaded = self.store.read(|tx| {
                     let Some(key) = tx.key_by_hash(&hash)? else {
-                        return Ok::<_, StoreError>(CachedKey::Unknown);
+                        return Ok::<_, StoreError>(CachedKey::Absent);
                     };
-                    // A disabled account's keys fail like revoked ones.
                     Ok(tx
                         .account(key.account_id)?
-                        .filter(|account| account.status == AccountStatus::Active)
-                        .map_or(CachedKey::Unknown, |account| {
-                            CachedKey::Known(Arc::new(AuthContext { key, account }))
+                        .map_or(CachedKey::Absent, |account| {
+                            CachedKey::Found(Arc::new(AuthContext { key, account }))
                         }))
                 })?;
                 self.keys.insert_since(seen, hash, loaded.clone());
@@ -273,8 +360,9 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// [`Service::authenticate`] for keys already in memory: `None` when answering would need a
-    /// store lookup (an unseen key). Only checks the store's change counter, so it is cheap
-    /// enough to call on an async worker thread.
+    /// store lookup (an unseen key, from any address). Only checks the store's change counter
+    /// (and, after a change, what changed), so it is cheap enough to call on an async worker
+    /// thread.
     pub fn authenticate_cached(
         &self,
         presented: Option<&str>,
@@ -284,20 +372,19 @@ impl<S: Store, C: Clock> Service<S, C> {
             Ok(secret) => secret,
             Err(e) => return Some(Err(e)),
         };
-        let version = match self.store.config_version() {
-            Ok(version) => version,
-            Err(e) => return Some(Err(e.into())),
-        };
-        let (_, cached) = self
-            .keys
-            .read_at_version(version, &secret.hash(), CachedKey::clone);
-        match self.stats.keys.record(cached) {
-            Some(found) => Some(self.admit_known(found, client)),
-            // An unseen key from a throttled address is refused without the lookup.
-            None => self
-                .auth_failures
-                .throttled(client, self.clock.now())
-                .map(|retry_after_secs| Err(AuthError::Throttled { retry_after_secs })),
+        let cached = self.store.config_version().and_then(|version| {
+            self.keys
+                .read_at_version(version, &secret.hash(), CachedKey::clone, |since| {
+                    self.key_changes_since(since)
+                })
+        });
+        match cached {
+            Ok((_, cached)) => self
+                .stats
+                .keys
+                .record(cached)
+                .map(|found| self.admit_known(found, client)),
+            Err(e) => Some(Err(e.into())),
         }
     }
 
@@ -315,18 +402,19 @@ impl<S: Store, C: Clock> Service<S, C> {
         Err(self.failed(refused, client))
     }
 
-    /// The caller of a looked-up key, noting the key's use; an unknown key is refused.
+    /// The caller of a looked-up key, noting the key's use; an unknown key, or one of an
+    /// account that is not active (it fails like a revoked one), is refused.
     fn admit_known(
         &self,
         found: CachedKey,
         client: Option<IpAddr>,
     ) -> Result<Arc<AuthContext>, AuthError> {
         match found {
-            CachedKey::Known(ctx) => {
+            CachedKey::Found(ctx) if ctx.account.status == AccountStatus::Active => {
                 self.meter.touch(ctx.key.id, self.clock.now());
                 Ok(ctx)
             }
-            CachedKey::Unknown => Err(self.failed(AuthError::Unknown, client)),
+            CachedKey::Found(_) | CachedKey::Absent => Err(self.failed(AuthError::Unknown, client)),
         }
     }
 
@@ -437,5 +525,98 @@ impl<S: Store, C: Clock> Service<S, C> {
             account.plan,
             &account.limits(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accounts::account::Email;
+    use crate::accounts::plan::Plan;
+    use crate::clock::TestClock;
+    use crate::memory::MemoryStore;
+    use crate::scans::geo::NoGeoLocator;
+
+    const CACHED_KEYS: usize = 10_000;
+
+    fn service(store: &Arc<MemoryStore>) -> Service<MemoryStore, TestClock> {
+        let clock = TestClock::new("2024-05-01T10:00:00Z".parse().unwrap());
+        Service::new(Arc::clone(store), clock, Arc::new(NoGeoLocator)).unwrap()
+    }
+
+    /// Another account's regeneration, made by another server sharing the store, leaves this
+    /// server's 10,000 cached keys of other accounts in memory: each is answered without a
+    /// lookup, and the cache's miss counter does not move.
+    #[test]
+    fn ten_thousand_cached_keys_survive_another_accounts_regeneration() {
+        let store = Arc::new(MemoryStore::new());
+        let server = service(&store);
+        let other_server = service(&store);
+        let now = server.now();
+        // 100 customers with 100 keys each, written in one transaction.
+        let mut secrets = Vec::with_capacity(CACHED_KEYS);
+        let mut keys = Vec::with_capacity(CACHED_KEYS);
+        let accounts: Vec<Account> = (0..CACHED_KEYS / 100)
+            .map(|i| {
+                let email = Email::parse(&format!("customer{i}@example.com")).unwrap();
+                Account::new(AccountId::random(), email, Plan::Pro, now)
+            })
+            .collect();
+        for account in &accounts {
+            for _ in 0..100 {
+                let secret = ApiKeySecret::generate(KeyMode::Live).unwrap();
+                keys.push(ApiKey {
+                    id: KeyId::random(),
+                    account_id: account.id,
+                    mode: KeyMode::Live,
+                    hash: secret.hash(),
+                    display_prefix: secret.display_prefix(),
+                    last_four: secret.last_four(),
+                    name: DEFAULT_KEY_NAME.to_owned(),
+                    created_at: now,
+                    last_used_at: None,
+                    settings: KeySettings::default(),
+                });
+                secrets.push(secret);
+            }
+        }
+        store
+            .write(|tx| {
+                for account in &accounts {
+                    tx.insert_account(account)?;
+                }
+                for key in &keys {
+                    tx.insert_key(key)?;
+                }
+                Ok::<_, StoreError>(())
+            })
+            .unwrap();
+        for secret in &secrets {
+            server
+                .authenticate(Some(secret.expose_secret()), None)
+                .unwrap();
+        }
+        assert_eq!(server.keys.len(), CACHED_KEYS);
+
+        let regenerated = other_server
+            .create_account("regenerates@example.com", Plan::Free)
+            .unwrap();
+        let (key, _) = other_server
+            .create_key(regenerated.id, KeyMode::Live)
+            .unwrap();
+        other_server.regenerate_key(key.id).unwrap();
+
+        let misses = server.stats().keys.misses();
+        for (i, secret) in secrets.iter().enumerate() {
+            assert!(
+                matches!(
+                    server.authenticate_cached(Some(secret.expose_secret()), None),
+                    Some(Ok(_))
+                ),
+                "key {i} was dropped"
+            );
+        }
+        assert_eq!(server.stats().keys.misses(), misses);
+        assert_eq!(server.keys.len(), CACHED_KEYS);
     }
 }

@@ -4,18 +4,24 @@
 
 use crate::accounts::access::{AccessError, AccessRequest, Endpoint, IpRule, KeySettings};
 use crate::accounts::account::Email;
+use crate::accounts::config_change::{ConfigChange, ConfigChanges};
 use crate::accounts::key::{ApiKeySecret, KeyMode};
 use crate::accounts::limits::{LimitKind, UsageMonth};
 use crate::accounts::plan::{EnterpriseOverrides, Feature, Limit, PerSecond, Plan};
+use crate::clock::TestClock;
+use crate::contract::until_changes_heard;
 use crate::contract::{
     DESKTOP, PHONE, account, key_for, link_for, query, scan, service, setup, t, visit,
 };
 use crate::error::StoreError;
 use crate::links::link::{LinkError, LinkUpdate};
+use crate::scans::geo::NoGeoLocator;
 use crate::scans::scan::Device;
+use crate::service::Service;
 use crate::service::{AUTH_FAILURE_BURST, AdminError, AuthError, Resolution};
 use crate::store::Store;
 use chrono::Duration;
+use std::sync::Arc;
 
 /// Accounts are stored, listed oldest first and updated; updating a missing account reports `false`.
 pub fn accounts_roundtrip<S: Store>(store: S) {
@@ -162,6 +168,88 @@ pub fn config_version_tracks_accounts_and_keys<S: Store>(store: S) {
     a.plan = Plan::Pro;
     store.write(|tx| tx.update_account(&a)).unwrap();
     assert_ne!(store.config_version().unwrap(), v2);
+}
+
+/// The changes after a version name every account and key changed since (a key by its id and
+/// the hash of its secret after the change, or before it for a deletion), and nothing for
+/// usage, links or scans; a version the store has not reached is unknown.
+pub fn config_changes_name_accounts_and_keys<S: Store>(store: S) {
+    let changes_since = |since: u64| {
+        until_changes_heard(&store);
+        match store.config_changes(since).unwrap() {
+            ConfigChanges::Listed { version, changes } => {
+                assert_eq!(version, store.config_version().unwrap());
+                changes
+            }
+            ConfigChanges::Unknown { version } => panic!("unknown from {since} to {version}"),
+        }
+    };
+    let v0 = store.config_version().unwrap();
+    assert_eq!(changes_since(v0), vec![]);
+    let mut a = setup(&store, Plan::Free);
+    let (mut k, _) = key_for(a.id);
+    store.write(|tx| tx.insert_key(&k)).unwrap();
+    let created = changes_since(v0);
+    assert!(
+        created.contains(&ConfigChange::Account(a.id)),
+        "{created:?}"
+    );
+    assert!(
+        created.contains(&ConfigChange::Key {
+            id: k.id,
+            hash: k.hash
+        }),
+        "{created:?}"
+    );
+    let v1 = store.config_version().unwrap();
+    let l = link_for(a.id, "2024-01-02T00:00:00Z");
+    store
+        .write(|tx| {
+            tx.insert_link(&l)?;
+            tx.save_usage(UsageMonth::of(t("2024-01-02T00:00:00Z")), &[(a.id, 5)])?;
+            tx.touch_keys(&[(k.id, t("2024-01-02T00:00:00Z"))])
+        })
+        .unwrap();
+    assert_eq!(changes_since(v1), vec![]);
+
+    let regenerated = ApiKeySecret::generate(KeyMode::Live).unwrap();
+    k.hash = regenerated.hash();
+    store.write(|tx| tx.update_key(&k)).unwrap();
+    let key_change = ConfigChange::Key {
+        id: k.id,
+        hash: k.hash,
+    };
+    assert_eq!(changes_since(v1), vec![key_change]);
+    let v2 = store.config_version().unwrap();
+    a.plan = Plan::Pro;
+    store.write(|tx| tx.update_account(&a)).unwrap();
+    assert_eq!(changes_since(v2), vec![ConfigChange::Account(a.id)]);
+    assert_eq!(
+        changes_since(v1),
+        vec![key_change, ConfigChange::Account(a.id)]
+    );
+    let v3 = store.config_version().unwrap();
+    assert!(store.write(|tx| tx.delete_key(k.id)).unwrap());
+    assert_eq!(
+        changes_since(v3),
+        vec![key_change],
+        "revoked: the last hash"
+    );
+    let v4 = store.config_version().unwrap();
+    let (other, _) = key_for(a.id);
+    store.write(|tx| tx.insert_key(&other)).unwrap();
+    store.write(|tx| tx.delete_account(a.id)).unwrap();
+    let deleted = changes_since(v4);
+    assert!(
+        deleted.contains(&ConfigChange::Account(a.id)),
+        "{deleted:?}"
+    );
+
+    let now = store.config_version().unwrap();
+    assert_eq!(
+        store.config_changes(now + 5).unwrap(),
+        ConfigChanges::Unknown { version: now }
+    );
 }
 
 /// Saved usage counts only grow.
@@ -366,7 +454,8 @@ pub fn service_key_regeneration<S: Store>(store: S) {
     ));
 }
 
-/// Repeated failed authentication from one address is throttled; known keys still pass.
+/// Repeated failed authentication from one address is answered with a wait past its budget;
+/// valid keys from that address are always served, known or not.
 pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-03-10T12:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
@@ -383,7 +472,8 @@ pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
         let e = svc.authenticate(Some(wrong), attacker).unwrap_err();
         assert_eq!(e, AuthError::Unknown, "attempt {attempt}");
     }
-    // Over the budget: refused with a wait, missing and malformed keys too, without a lookup.
+    // Over the budget: failures get a wait, missing and malformed keys too. An unseen key is
+    // still looked up (the cache cannot answer it), and refused with the wait if wrong.
     let throttled = |e: AuthError| {
         matches!(
             e,
@@ -396,15 +486,17 @@ pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
         svc.authenticate(Some(wrong), attacker).unwrap_err()
     ));
     assert!(throttled(svc.authenticate(None, attacker).unwrap_err()));
+    let unseen = "qrapi_live_11111111111111111111111111111111";
+    assert!(svc.authenticate_cached(Some(unseen), attacker).is_none());
     assert!(throttled(
-        svc.authenticate_cached(
-            Some("qrapi_live_11111111111111111111111111111111"),
-            attacker
-        )
-        .unwrap()
-        .unwrap_err()
+        svc.authenticate(Some(unseen), attacker).unwrap_err()
     ));
-    // A known key from the same address is not affected, nor is another address.
+    assert!(throttled(
+        svc.authenticate_cached(Some(unseen), attacker)
+            .unwrap()
+            .unwrap_err()
+    ));
+    // Valid keys from the same address are served: a known one, and one never seen before.
     assert!(
         svc.authenticate(Some(secret.expose_secret()), attacker)
             .is_ok()
@@ -414,16 +506,155 @@ pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
             .unwrap()
             .is_ok()
     );
+    let (_, fresh) = svc.create_key(a.id, KeyMode::Live).unwrap();
+    assert!(
+        svc.authenticate_cached(Some(fresh.expose_secret()), attacker)
+            .is_none()
+    );
+    assert!(
+        svc.authenticate(Some(fresh.expose_secret()), attacker)
+            .is_ok()
+    );
+    // Another address is not affected.
     assert_eq!(
         svc.authenticate(Some(wrong), neighbour).unwrap_err(),
         AuthError::Unknown
     );
-    // Waiting lets one more attempt through.
+    // Successes do not end the wait for failures; waiting lets one more attempt through.
+    assert!(throttled(
+        svc.authenticate(Some(wrong), attacker).unwrap_err()
+    ));
     clock.advance(Duration::seconds(3));
     assert_eq!(
         svc.authenticate(Some(wrong), attacker).unwrap_err(),
         AuthError::Unknown
     );
+}
+
+/// An outside security run's sequence: one address (an office behind NAT) sends a few dozen
+/// wrong keys, then another account's key is regenerated and its plan changed, then clients at
+/// that address present valid keys, known to the server before or not, and retry them. Every
+/// one is served; the address's further wrong keys get the wait.
+pub fn service_valid_keys_pass_a_throttled_address_after_changes<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
+    let office: Option<std::net::IpAddr> = Some("198.51.100.20".parse().unwrap());
+    let mut clients = Vec::new();
+    for i in 0..6 {
+        let account = svc
+            .create_account(&format!("client{i}@example.com"), Plan::Pro)
+            .unwrap();
+        clients.push(svc.create_key(account.id, KeyMode::Live).unwrap().1);
+    }
+    // Half of them were served before the failures began.
+    for secret in &clients[..3] {
+        svc.authenticate(Some(secret.expose_secret()), office)
+            .unwrap();
+    }
+    let wrong = "qrapi_live_00000000000000000000000000000000";
+    for _ in 0..3 * AUTH_FAILURE_BURST {
+        assert!(svc.authenticate(Some(wrong), office).is_err());
+    }
+    let other = svc.create_account("other@example.com", Plan::Free).unwrap();
+    let (other_key, _) = svc.create_key(other.id, KeyMode::Live).unwrap();
+    svc.regenerate_key(other_key.id).unwrap();
+    svc.set_plan(other.id, Plan::Starter).unwrap();
+    for attempt in 0..3 {
+        for (i, secret) in clients.iter().enumerate() {
+            let served = svc.authenticate(Some(secret.expose_secret()), office);
+            assert!(served.is_ok(), "client {i}, attempt {attempt}: {served:?}");
+        }
+    }
+    assert!(matches!(
+        svc.authenticate(Some(wrong), office),
+        Err(AuthError::Throttled { .. })
+    ));
+}
+
+/// A change of one account or key drops only its own cached entries: every other account's
+/// keys stay in memory (answered without a lookup), on the service that made the changes and
+/// on another sharing the store that only hears of them; the changed ones are read again.
+pub fn service_key_cache_keeps_other_accounts_keys<S: Store>(store: S) {
+    let store = Arc::new(store);
+    let clock = TestClock::new(t("2024-05-01T10:00:00Z"));
+    let here = Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator)).unwrap();
+    let elsewhere = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).unwrap();
+    let mut kept = Vec::new();
+    for i in 0..10 {
+        let account = here
+            .create_account(&format!("kept{i}@example.com"), Plan::Pro)
+            .unwrap();
+        for _ in 0..10 {
+            kept.push(here.create_key(account.id, KeyMode::Live).unwrap().1);
+        }
+    }
+    let changed = here
+        .create_account("changed@example.com", Plan::Free)
+        .unwrap();
+    let (_, changed_a) = here.create_key(changed.id, KeyMode::Live).unwrap();
+    let (_, changed_b) = here.create_key(changed.id, KeyMode::Live).unwrap();
+    let other = here
+        .create_account("other@example.com", Plan::Free)
+        .unwrap();
+    let (regenerated, old_secret) = here.create_key(other.id, KeyMode::Live).unwrap();
+    let (revoked, revoked_secret) = here.create_key(other.id, KeyMode::Live).unwrap();
+    until_changes_heard(&*store);
+    let everyone: Vec<&ApiKeySecret> = kept
+        .iter()
+        .chain([&changed_a, &changed_b, &old_secret, &revoked_secret])
+        .collect();
+    for svc in [&here, &elsewhere] {
+        for secret in &everyone {
+            svc.authenticate(Some(secret.expose_secret()), None)
+                .unwrap();
+        }
+    }
+
+    let (_, new_secret) = here.regenerate_key(regenerated.id).unwrap();
+    here.set_plan(changed.id, Plan::Pro).unwrap();
+    here.delete_key(revoked.id).unwrap();
+    let newcomer = here.create_account("new@example.com", Plan::Free).unwrap();
+    here.create_key(newcomer.id, KeyMode::Live).unwrap();
+    until_changes_heard(&*store);
+
+    for (name, svc) in [("here", &here), ("elsewhere", &elsewhere)] {
+        for (i, secret) in kept.iter().enumerate() {
+            assert!(
+                matches!(
+                    svc.authenticate_cached(Some(secret.expose_secret()), None),
+                    Some(Ok(_))
+                ),
+                "{name}: kept key {i} was dropped"
+            );
+        }
+        for secret in [&changed_a, &changed_b, &old_secret, &revoked_secret] {
+            assert!(
+                svc.authenticate_cached(Some(secret.expose_secret()), None)
+                    .is_none(),
+                "{name}: a changed key is read again"
+            );
+        }
+        for secret in [&changed_a, &changed_b] {
+            let ctx = svc
+                .authenticate(Some(secret.expose_secret()), None)
+                .unwrap();
+            assert_eq!(ctx.account.plan, Plan::Pro, "{name}");
+        }
+        for secret in [&old_secret, &revoked_secret] {
+            assert_eq!(
+                svc.authenticate(Some(secret.expose_secret()), None)
+                    .unwrap_err(),
+                AuthError::Unknown,
+                "{name}"
+            );
+        }
+        assert_eq!(
+            svc.authenticate(Some(new_secret.expose_secret()), None)
+                .unwrap()
+                .key
+                .id,
+            regenerated.id
+        );
+    }
 }
 
 /// Key restrictions and plan features (batch, logo) give 403s.

@@ -4,8 +4,10 @@ pub mod access;
 pub mod account;
 pub(crate) mod admin;
 pub(crate) mod auth;
+pub mod config_change;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
+
 pub mod key;
 pub(crate) mod key_store;
 pub mod limit_state;

@@ -74,14 +74,14 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ok(account)
     }
 
-    /// Stores a new account whose address must be free, and drops cached keys and accounts.
+    /// Stores a new account whose address must be free.
     pub(crate) fn insert_new_account(&self, account: &Account) -> Result<(), AdminError> {
         self.store.write(|tx| {
             ensure_email_free(tx, account)?;
             tx.insert_account(account)?;
             Ok::<_, AdminError>(())
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account.id);
         Ok(())
     }
 
@@ -103,7 +103,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Changes an account in one write transaction (the e-mail address stays unique) and drops
-    /// cached keys and accounts.
+    /// its cached keys.
     pub(crate) fn change_account(
         &self,
         id: AccountId,
@@ -119,7 +119,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.update_account(&account)?;
             Ok::<_, AdminError>(account)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account.id);
         Ok(account)
     }
 

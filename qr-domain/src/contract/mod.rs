@@ -59,10 +59,13 @@ macro_rules! contract_suite {
             @$then $($make)?;
             accounts:
                 accounts_roundtrip, accounts_are_unique_by_email, keys_roundtrip_and_hash_lookup,
-                config_version_tracks_accounts_and_keys, usage_is_never_lowered,
+                config_version_tracks_accounts_and_keys, config_changes_name_accounts_and_keys,
+                usage_is_never_lowered,
                 service_month_rollover_resets_quota, service_rate_limit_edges,
                 service_usage_and_unlimited_headers, service_plan_link_limits,
                 service_key_regeneration, service_failed_authentication_is_throttled,
+                service_valid_keys_pass_a_throttled_address_after_changes,
+                service_key_cache_keeps_other_accounts_keys,
                 service_access_rules, service_caches_follow_changes,
                 service_one_account_per_email;
             links:
@@ -196,6 +199,24 @@ pub(crate) fn setup<S: Store>(store: &S, plan: Plan) -> Account {
         .write(|tx| tx.insert_account(&a))
         .expect("insert account");
     a
+}
+
+/// Waits (at most 2 s) until the store knows what changed up to its current version: at once
+/// for stores that read both from one place, within milliseconds for one that hears of changes
+/// by notification (its own writes too, when another notification is on its way).
+pub(crate) fn until_changes_heard<S: Store>(store: &S) {
+    let started = std::time::Instant::now();
+    loop {
+        let version = store.config_version().expect("version");
+        if store.config_changes(version).expect("changes").version() >= version {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "the store never heard what changed up to version {version}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 pub(crate) fn service<S: Store>(store: S, at: &str) -> (Service<S, TestClock>, TestClock) {

@@ -148,7 +148,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 requested,
             })
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account.id);
         Ok(outcome)
     }
 
@@ -215,6 +215,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     ) -> Result<T, AccountError> {
         let secret = TokenSecret::parse(presented).ok_or(AccountError::InvalidToken)?;
         let now = self.clock.now();
+        let mut redeemed_by = None;
         let result = self.store.write(|tx| {
             let token = tx
                 .take_token(&secret.hash())?
@@ -223,6 +224,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             let account = tx
                 .account(token.account_id)?
                 .ok_or(AccountError::InvalidToken)?;
+            redeemed_by = Some(account.id);
             apply(tx, account, &token)
         });
         // An invalid token is still used up: the transaction commits its removal.
@@ -233,7 +235,9 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
             other => other,
         };
-        self.invalidate_cache();
+        if let Some(account) = redeemed_by {
+            self.forget_cached_account(account);
+        }
         result
     }
 
@@ -333,7 +337,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.delete_sessions_of(account.id, Some(keep))?;
             Ok::<_, AccountError>(account)
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account.id);
         Ok(account)
     }
 
@@ -360,7 +364,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             tx.put_plan_request(&request)?;
             Ok(PlanChange::Requested(request))
         })?;
-        self.invalidate_cache();
+        self.forget_cached_account(account);
         Ok(change)
     }
 
@@ -388,7 +392,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             return Err(AccountError::OwnerProtected);
         }
         self.store.write(|tx| tx.delete_account(account))?;
-        self.invalidate_cache();
+        self.forget_cached_account(account);
         self.links.forget(|_, (link, _)| link.account_id == account);
         Ok(())
     }

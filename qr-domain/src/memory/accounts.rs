@@ -4,6 +4,7 @@ use chrono::NaiveDate;
 
 use super::{Data, idempotency, oldest_first, webhooks};
 use crate::accounts::account::{Account, Email, PlanRequest};
+use crate::accounts::config_change::ConfigChange;
 use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
@@ -85,7 +86,7 @@ impl AccountWrites for Data {
         }
         self.claim_email(account)?;
         self.accounts.insert(account.id, account.clone());
-        self.config_changed = true;
+        self.config_changed_by(ConfigChange::Account(account.id));
         Ok(())
     }
 
@@ -104,7 +105,7 @@ impl AccountWrites for Data {
                 ..account.clone()
             };
         }
-        self.config_changed = true;
+        self.config_changed_by(ConfigChange::Account(account.id));
         Ok(true)
     }
 
@@ -130,7 +131,7 @@ impl AccountWrites for Data {
         self.plan_requests.remove(&account);
         webhooks::forget_account(self, account);
         idempotency::forget_account(self, account);
-        self.config_changed = true;
+        self.config_changed_by(ConfigChange::Account(account));
         Ok(true)
     }
 

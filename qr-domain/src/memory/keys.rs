@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 
 use super::{Data, oldest_first};
+use crate::accounts::config_change::ConfigChange;
 use crate::accounts::key::{ApiKey, KeyHash};
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
@@ -40,7 +41,10 @@ impl KeyWrites for Data {
             return Err(StoreError::Conflict(format!("key {} exists", key.id)));
         }
         self.keys.insert(key.id, key.clone());
-        self.config_changed = true;
+        self.config_changed_by(ConfigChange::Key {
+            id: key.id,
+            hash: key.hash,
+        });
         Ok(())
     }
 
@@ -60,14 +64,22 @@ impl KeyWrites for Data {
         slot.last_four = key.last_four.clone();
         slot.name = key.name.clone();
         slot.settings = key.settings.clone();
-        self.config_changed = true;
+        self.config_changed_by(ConfigChange::Key {
+            id: key.id,
+            hash: key.hash,
+        });
         Ok(true)
     }
 
     fn delete_key(&mut self, id: KeyId) -> Result<bool, StoreError> {
-        let removed = self.keys.remove(&id).is_some();
-        self.config_changed |= removed;
-        Ok(removed)
+        let Some(removed) = self.keys.remove(&id) else {
+            return Ok(false);
+        };
+        self.config_changed_by(ConfigChange::Key {
+            id,
+            hash: removed.hash,
+        });
+        Ok(true)
     }
 
     fn touch_keys(&mut self, used: &[(KeyId, DateTime<Utc>)]) -> Result<(), StoreError> {

@@ -12,7 +12,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 ///   [`Generation`] noted before the read, so it is dropped if entries were forgotten meanwhile
 ///   (a change made here raced with the read);
 /// - [`BoundedCache::read_at_version`] ties the entries to a version of their source (the
-///   store's config version): a different version empties the cache first.
+///   store's config version): at a different version, the entries the source's changes made
+///   stale are forgotten first (all of them when the source cannot say which).
 pub(crate) struct BoundedCache<K, V> {
     max: usize,
     state: Mutex<State<K, V>>,
@@ -24,6 +25,28 @@ struct State<K, V> {
     /// The source version the entries belong to, for versioned caches.
     version: Option<u64>,
     entries: HashMap<K, V>,
+}
+
+/// Which entries a new version of the source made stale.
+pub(crate) enum Stale<F> {
+    /// None: nothing the cache holds changed.
+    None,
+    /// Every entry: the source cannot say which.
+    All,
+    /// The entries for which the function holds.
+    Those(F),
+}
+
+/// Tells the entries a change made stale.
+pub(crate) trait Staleness<K, V> {
+    /// Whether the entry of `key` is stale.
+    fn is_stale(&mut self, key: &K, value: &V) -> bool;
+}
+
+impl<K, V, F: FnMut(&K, &V) -> bool> Staleness<K, V> for F {
+    fn is_stale(&mut self, key: &K, value: &V) -> bool {
+        self(key, value)
+    }
 }
 
 /// A point in a cache's history, noted before a store read (see [`BoundedCache::insert_since`]).
@@ -65,25 +88,46 @@ impl<K: Eq + Hash, V> BoundedCache<K, V> {
         self.read(key, |value| Some(value.clone()))
     }
 
-    /// [`BoundedCache::read`] for entries of the source's `version`: a different version than
-    /// the entries belong to empties the cache first. Also returns the generation, for
-    /// inserting what a store read finds.
-    pub(crate) fn read_at_version<R>(
+    /// [`BoundedCache::read`] for entries of the source's `version`. When the entries belong
+    /// to another version, `changed_since` (given theirs) answers the version its changes lead
+    /// to and which entries they made stale, and those are forgotten first; reads begun before
+    /// are then not inserted. Also returns the generation, for inserting what a store read
+    /// finds. The source is asked under the cache's lock, so racing readers ask once and none
+    /// reads an entry a change it has seen made stale.
+    pub(crate) fn read_at_version<R, E, F>(
         &self,
         version: u64,
         key: &K,
         read: impl FnOnce(&V) -> R,
-    ) -> (Generation, Option<R>) {
+        changed_since: impl FnOnce(u64) -> Result<(u64, Stale<F>), E>,
+    ) -> Result<(Generation, Option<R>), E>
+    where
+        F: Staleness<K, V>,
+    {
         let mut state = self.lock();
         if state.version != Some(version) {
-            state.entries.clear();
-            state.version = Some(version);
+            let (reached, stale) = match state.version {
+                Some(since) => changed_since(since)?,
+                None => (version, Stale::All),
+            };
+            match stale {
+                Stale::None => {}
+                Stale::All => state.entries.clear(),
+                Stale::Those(mut stale) => state.entries.retain(|k, v| !stale.is_stale(k, v)),
+            }
+            state.version = Some(reached);
             state.generation += 1;
         }
-        (
+        Ok((
             Generation(state.generation),
             state.entries.get(key).map(read),
-        )
+        ))
+    }
+
+    /// How many entries the cache holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.lock().entries.len()
     }
 
     /// The current generation; note it before reading what will be inserted.
@@ -176,16 +220,49 @@ mod tests {
         assert_eq!(cache.get(&1), None);
     }
 
+    /// Whether an entry of the tests' caches is stale.
+    type IsStale = fn(&i32, &&str) -> bool;
+
+    /// The source of versions in these tests: version 8 changed key 1 only; before 7 it
+    /// cannot say.
+    fn changes(since: u64) -> Result<(u64, Stale<IsStale>), ()> {
+        match since {
+            7 => Ok((8, Stale::Those(|k, _| *k == 1))),
+            8 => Ok((8, Stale::None)),
+            _ => Ok((8, Stale::All)),
+        }
+    }
+
+    fn read_at(
+        cache: &BoundedCache<i32, &'static str>,
+        version: u64,
+        key: i32,
+    ) -> Option<&'static str> {
+        cache
+            .read_at_version(version, &key, |v| *v, changes)
+            .unwrap()
+            .1
+    }
+
     #[test]
-    fn a_new_version_empties_the_cache() {
+    fn a_new_version_forgets_what_its_changes_made_stale() {
         let cache = BoundedCache::new(10);
-        let (seen, found) = cache.read_at_version(7, &1, |v: &&str| *v);
+        let (seen, found) = cache.read_at_version(7, &1, |v| *v, changes).unwrap();
         assert_eq!(found, None);
         cache.insert_since(seen, 1, "v7");
-        assert_eq!(cache.read_at_version(7, &1, |v| *v).1, Some("v7"));
-        let (_, found) = cache.read_at_version(8, &1, |v| *v);
-        assert_eq!(found, None);
+        cache.insert_since(seen, 2, "v7");
+        assert_eq!(read_at(&cache, 7, 1), Some("v7"));
+        assert_eq!(read_at(&cache, 8, 1), None, "changed in version 8");
+        assert_eq!(read_at(&cache, 8, 2), Some("v7"), "untouched by version 8");
         cache.insert_since(seen, 1, "read under v7");
         assert_eq!(cache.get(&1), None, "a read of the old version is dropped");
+        // A reader that saw an older version than the cache's asks from the cache's.
+        assert_eq!(read_at(&cache, 7, 2), Some("v7"));
+        // A source that cannot say what changed empties the cache.
+        let emptied = cache
+            .read_at_version(9, &2, |v| *v, |_| changes(0))
+            .unwrap();
+        assert_eq!(emptied.1, None);
+        assert_eq!(cache.len(), 0);
     }
 }

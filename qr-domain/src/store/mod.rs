@@ -13,6 +13,7 @@
 
 use std::collections::HashSet;
 
+use crate::accounts::config_change::ConfigChanges;
 use crate::error::StoreError;
 use crate::ids::{AccountId, ScanId};
 use crate::scans::scan::NewScan;
@@ -58,6 +59,12 @@ pub trait Store: Send + Sync + 'static {
     /// A number that changes whenever accounts or keys change, in this process or in any other
     /// process sharing the same storage. Caches of keys and accounts compare it on every request.
     fn config_version(&self) -> Result<u64, StoreError>;
+
+    /// The account and key changes after configuration version `since`, in this process or in
+    /// any other sharing the storage, so caches of keys drop just the entries they concern.
+    /// [`ConfigChanges::Unknown`] when the store cannot tell (then everything cached may be
+    /// stale); `since` newer than the current version is such a case.
+    fn config_changes(&self, since: u64) -> Result<ConfigChanges, StoreError>;
 
     /// Whether the store was opened for reading only, so that every write fails with
     /// [`StoreError::ReadOnly`]. Stores that can always write keep the default, `false`.

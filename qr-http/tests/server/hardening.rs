@@ -230,9 +230,9 @@ async fn replays_and_programmatic_clients_are_redirected_but_not_all_counted() {
 }
 
 #[tokio::test]
-async fn repeated_failed_authentication_is_throttled_per_address() {
+async fn repeated_failed_authentication_is_throttled_per_address_but_valid_keys_are_served() {
     let s = TestServer::start(|_| {}).await;
-    // The owner's key is known to the server before the attack.
+    // The owner's key is known to the server before the failures.
     assert_eq!(s.get("/api/health", &s.owner_key).await.status, 200);
     let wrong = "qrapi_live_00000000000000000000000000000000";
     for _ in 0..qr_domain::service::AUTH_FAILURE_BURST {
@@ -240,18 +240,34 @@ async fn repeated_failed_authentication_is_throttled_per_address() {
         r.assert_error(401, "Invalid API key");
         assert_eq!(r.header("retry-after"), None);
     }
+    // Past the budget the address's failures are told to wait: 429 with `retryAfter`.
     let r = s.get("/api/health", wrong).await;
-    r.assert_error(401, "Invalid API key");
+    r.assert_error(429, "Rate limit exceeded");
     let wait: u64 = r
         .header("retry-after")
         .expect("Retry-After once throttled")
         .parse()
         .unwrap();
     assert!((1..=3).contains(&wait), "{wait}");
+    assert_eq!(r.json()["retryAfter"], json!(wait));
     let r = s.send("GET", "/api/health", &[], "").await;
-    assert_eq!(r.status, 401);
+    r.assert_error(429, "Rate limit exceeded");
     assert!(r.header("retry-after").is_some());
-    // A valid key from the same address is not affected.
-    assert_eq!(s.get("/api/health", &s.owner_key).await.status, 200);
+    // Another account's key is regenerated (this used to empty the whole key cache) ...
+    let (_, other, _) = s.account(Plan::Pro);
+    s.handle.app().service().regenerate_key(other.id).unwrap();
+    // ... and valid keys from the throttled address are served, retried too: the one the
+    // server knew, and one it never saw.
+    let (_, _, fresh) = s.account(Plan::Pro);
+    for _ in 0..3 {
+        for key in [&s.owner_key, &fresh] {
+            let r = s.get("/api/health", key).await;
+            assert_eq!(r.status, 200, "{}", r.text());
+        }
+    }
+    // Serving them did not lift the wait for wrong keys.
+    s.get("/api/health", wrong)
+        .await
+        .assert_error(429, "Rate limit exceeded");
     s.stop().await;
 }
