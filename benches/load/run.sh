@@ -88,10 +88,12 @@ if [ -n "${COMPARE:-}" ]; then
         "$(dirname "$COMPARE")/seed" "$WORK/base.db" "$SCANS" > "$WORK/base.env"
         KEYL[head]="$KEY_LINKS"; KEYA[head]="$KEY_ANALYTICS"; CODE[head]="$REDIRECT_CODE"
         CAMP[head]="$CAMPAIGN_CODE"; LINK[head]="$ANALYTICS_LINK"
+        # A base build whose seeder makes no campaign link has no campaign case.
+        unset CAMPAIGN_CODE
         # shellcheck disable=SC1091
         source "$WORK/base.env"
         KEYL[base]="$KEY_LINKS"; KEYA[base]="$KEY_ANALYTICS"; CODE[base]="$REDIRECT_CODE"
-        CAMP[base]=""; LINK[base]="$ANALYTICS_LINK"
+        CAMP[base]="${CAMPAIGN_CODE:-}"; LINK[base]="$ANALYTICS_LINK"
         start "$WORK/base" "$COMPARE" serve --db "$WORK/base.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
         ADDRS[base]="$ADDR"
         start "$WORK/head" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1

@@ -24,7 +24,9 @@ pub(super) fn reason(status: u16) -> &'static str {
         422 => {
             "Not answerable as asked: for generate, verify=true decoded the finished image and it did not give back the data; for the account export, the archive exceeds the 64 MiB download cap"
         }
-        429 => "Rate limit exceeded (monthly quota, batch rate or per-second rate)",
+        429 => {
+            "Rate limit exceeded: the monthly quota, the batch rate or the per-second rate; or too many wrong keys from this address (that answer has no X-RateLimit headers: no account is known)"
+        }
         503 => "Service busy, or storage unavailable: retry after Retry-After seconds",
         _ => "Error",
     }
@@ -34,7 +36,7 @@ pub(super) fn reason(status: u16) -> &'static str {
 /// restrictions (403), rate limits (429) and validation (400), the router's 405, and 503.
 const KEYED_ERRORS: &[u16] = &[400, 401, 403, 405, 429, 503];
 
-/// The rate-limit headers, sent once the key is known.
+/// The rate-limit headers, sent once the key is known (so not on a 429 for wrong keys).
 const RATE_LIMIT_HEADERS: [&str; 3] = [
     "X-RateLimit-Limit",
     "X-RateLimit-Remaining",
