@@ -18,6 +18,7 @@ mod keyed;
 mod links;
 mod model;
 mod public;
+mod reference;
 mod webhooks;
 
 use std::collections::BTreeMap;
@@ -25,6 +26,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::routes::{Kind, Method, ROUTES};
+pub use reference::api_reference;
 use model::{
     Components, Document, Info, Location, Operation, PathItem, SecurityRequirement, SecurityScheme,
     Server,
