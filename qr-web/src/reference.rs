@@ -133,6 +133,16 @@ pub struct MemberRow {
 
 const COMPONENT_PREFIX: &str = "#/components/schemas/";
 
+impl ApiReference {
+    /// The component schema `name`.
+    pub fn schema(&self, name: &str) -> Option<&Schema> {
+        self.schemas
+            .iter()
+            .find(|(component, _)| component == name)
+            .map(|(_, schema)| schema)
+    }
+}
+
 impl Schema {
     /// Reads a schema as the document writes it: the structural keywords (`type`, `$ref`,
     /// `description`, `properties`, `required`, `items`, `oneOf`) into their fields, every other
@@ -222,7 +232,7 @@ impl Schema {
     /// Every bound and rule of the value in words, one per keyword (`default` and `example` are
     /// shown apart); a keyword without a phrase reads `keyword: value`.
     pub fn bounds(&self) -> Vec<String> {
-        let number = |name: &str| self.keyword(name).and_then(Value::as_i64);
+        let number = |name: &str| self.keyword(name).and_then(Value::as_i64).map(grouped);
         let mut out = Vec::new();
         match (number("minimum"), number("maximum")) {
             (Some(least), Some(most)) => out.push(format!("from {least} to {most}")),
@@ -266,6 +276,9 @@ impl Schema {
                 "additionalProperties" if value == &Value::Bool(false) => {
                     out.push("no other members".to_owned());
                 }
+                "minProperties" if value == &Value::from(1) => {
+                    out.push("at least one member".to_owned());
+                }
                 "minProperties" => out.push(format!("at least {} members", text(value))),
                 _ => out.push(format!("{keyword}: {}", text(value))),
             }
@@ -305,6 +318,22 @@ fn spell_out(members: &[Member], prefix: &str, rows: &mut Vec<MemberRow>) {
             spell_out(&items.members, &format!("{name}[]."), rows);
         }
     }
+}
+
+/// A whole number with thousands separators: `2,953`, `-1,000`.
+pub fn grouped(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `"string"` → `string`; `["string", "null"]` → `string or null`.
@@ -359,5 +388,11 @@ mod tests {
         assert_eq!(rows[2].schema.default_value().as_deref(), Some("2"));
         assert_eq!(rows[4].schema.bounds(), ["one of: x, y"]);
         assert_eq!(rows[5].schema.bounds(), ["x-new-keyword: 7"]);
+        assert_eq!(
+            Schema::of(&json!({"type": "string", "maxLength": 2953})).bounds(),
+            ["at most 2,953 characters"]
+        );
+        assert_eq!(grouped(-1_000_000), "-1,000,000");
+        assert_eq!(grouped(999), "999");
     }
 }

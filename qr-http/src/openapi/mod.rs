@@ -26,11 +26,11 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::routes::{Kind, Method, ROUTES};
-pub use reference::api_reference;
 use model::{
     Components, Document, Info, Location, Operation, PathItem, SecurityRequirement, SecurityScheme,
     Server,
 };
+pub use reference::api_reference;
 
 /// The OpenAPI 3.1 document of the API, for a server reachable at `base_url`.
 pub fn document(base_url: &str) -> Value {

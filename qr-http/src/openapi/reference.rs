@@ -163,7 +163,10 @@ mod tests {
                     .iter()
                     .find(|o| &o.path == path && o.method == method.to_uppercase())
                     .unwrap_or_else(|| panic!("{method} {path}"));
-                let parameters = operation["parameters"].as_array().cloned().unwrap_or_default();
+                let parameters = operation["parameters"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
                 assert_eq!(shown.parameters.len(), parameters.len(), "{method} {path}");
                 for (parameter, row) in parameters.iter().zip(&shown.parameters) {
                     assert_eq!(parameter["name"], row.name.as_str());
@@ -175,8 +178,11 @@ mod tests {
                     .keys()
                     .cloned()
                     .collect();
-                let shown_statuses: Vec<String> =
-                    shown.responses.iter().map(|r| r.status.to_string()).collect();
+                let shown_statuses: Vec<String> = shown
+                    .responses
+                    .iter()
+                    .map(|r| r.status.to_string())
+                    .collect();
                 assert_eq!(statuses, shown_statuses, "{method} {path}");
             }
         }

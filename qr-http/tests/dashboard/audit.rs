@@ -42,13 +42,14 @@ async fn every_page_has_an_icon_and_a_description() {
         let html = page.text();
         let text = description(&html).unwrap_or_else(|| panic!("no description on {path}"));
         assert!(text.len() > 40, "{path}: {text:?}");
-        assert!(html.contains("<link rel=\"icon\" href=\"/favicon.ico\""), "{path}");
+        assert!(
+            html.contains("<link rel=\"icon\" href=\"/favicon.ico\""),
+            "{path}"
+        );
         icon = attribute_after(&html, "<link rel=\"icon\" href=\"/static/");
         assert!(icon.is_some(), "{path}: the SVG icon");
     }
-    let svg = visitor
-        .get(&format!("/static/{}", icon.unwrap()))
-        .await;
+    let svg = visitor.get(&format!("/static/{}", icon.unwrap())).await;
     assert_eq!(svg.status, 200);
     assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
     assert!(svg.text().starts_with("<svg"), "{}", svg.text());
@@ -82,9 +83,22 @@ fn section<'a>(html: &'a str, id: &str) -> &'a str {
     &rest[..end]
 }
 
+/// A whole number as the page writes it: `2,953`.
+fn grouped(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = if n < 0 { "-".to_owned() } else { String::new() };
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// What the page says of a bound, as the document writes it.
 fn worded(schema: &Value) -> Vec<String> {
-    let n = |k: &str| schema[k].as_i64();
+    let n = |k: &str| schema[k].as_i64().map(grouped);
     let mut out = Vec::new();
     match (n("minimum"), n("maximum")) {
         (Some(a), Some(b)) => out.push(format!("from {a} to {b}")),
@@ -143,11 +157,7 @@ async fn the_api_reference_shows_every_operation_and_parameter_with_its_bounds()
             operations += 1;
             let id = operation["operationId"].as_str().unwrap();
             let shown = section(&html, id);
-            let title = format!(
-                "<code>{} {}</code>",
-                method.to_uppercase(),
-                escaped(path)
-            );
+            let title = format!("<code>{} {}</code>", method.to_uppercase(), escaped(path));
             assert!(shown.contains(&title), "{title}");
             for parameter in operation["parameters"].as_array().into_iter().flatten() {
                 let name = parameter["name"].as_str().unwrap();
@@ -156,10 +166,7 @@ async fn the_api_reference_shows_every_operation_and_parameter_with_its_bounds()
                     "{id}: {name}"
                 );
                 for bound in worded(&parameter["schema"]) {
-                    assert!(
-                        shown.contains(&escaped(&bound)),
-                        "{id}: {name}: {bound}"
-                    );
+                    assert!(shown.contains(&escaped(&bound)), "{id}: {name}: {bound}");
                 }
                 if let Some(example) = parameter["example"].as_str() {
                     assert!(shown.contains(&escaped(example)), "{id}: {name}: {example}");
@@ -174,12 +181,19 @@ async fn the_api_reference_shows_every_operation_and_parameter_with_its_bounds()
         }
     }
     assert!(operations > 20, "{operations} operations");
-    for name in document["components"]["schemas"].as_object().unwrap().keys() {
+    for name in document["components"]["schemas"]
+        .as_object()
+        .unwrap()
+        .keys()
+    {
         assert!(html.contains(&format!("id=\"schema-{name}\"")), "{name}");
     }
     // The landing page and every page's footer lead to it; the JSON stays where it was.
     let landing = visitor.get("/").await.text();
-    assert!(landing.matches("href=\"/docs/api\"").count() >= 3, "nav, text, footer");
+    assert!(
+        landing.matches("href=\"/docs/api\"").count() >= 3,
+        "nav, text, footer"
+    );
     s.stop().await;
 }
 
@@ -243,7 +257,10 @@ async fn the_designer_is_drawn_as_its_script_leaves_it() {
     for id in ["f-ssid", "f-latitude"] {
         assert!(field_tag(&html, id).ends_with(" hidden"), "{id}");
         let input = &html[html.find(&format!("id=\"{id}\"")).unwrap()..];
-        assert!(input[..input.find('>').unwrap()].contains(" disabled"), "{id}");
+        assert!(
+            input[..input.find('>').unwrap()].contains(" disabled"),
+            "{id}"
+        );
     }
     assert!(!field_tag(&html, "f-size").contains("hidden"));
     // Without the script: a type chosen and previewed shows its fields and hides the content.

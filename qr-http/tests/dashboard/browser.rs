@@ -381,7 +381,10 @@ async fn the_customer_journey_in_a_real_browser() {
         .unwrap();
     assert_eq!(broken, json!([]), "words broken in two");
     let source = browser.source().await.unwrap();
-    assert!(source.contains(">Direct (none)</th>"), "the scan has no referrer");
+    assert!(
+        source.contains(">Direct (none)</th>"),
+        "the scan has no referrer"
+    );
     assert!(!source.contains(">XX<"), "an unknown country reads Unknown");
 
     // The other pages of the account, for the screenshots and the script's live preview.

@@ -119,14 +119,28 @@ impl Layout {
 /// the public ones for whoever audits them (docs/api.md).
 fn area_description(active: &str) -> &'static str {
     match active {
-        "overview" => "Your QR Platform account at a glance: this month's usage, your keys and links.",
-        "keys" => "Create, restrict, regenerate and revoke the API keys of your QR Platform account.",
-        "webhooks" => "The addresses your QR Platform account notifies when links are scanned or changed.",
-        "links" => "Your dynamic links: short addresses printed in QR codes, their targets and their scans.",
-        "design" => "Design a QR code with every option of the API and download it as PNG, SVG, PDF or EPS.",
-        "account" => "Your QR Platform account: e-mail address, password, sessions, plan, export and deletion.",
+        "overview" => {
+            "Your QR Platform account at a glance: this month's usage, your keys and links."
+        }
+        "keys" => {
+            "Create, restrict, regenerate and revoke the API keys of your QR Platform account."
+        }
+        "webhooks" => {
+            "The addresses your QR Platform account notifies when links are scanned or changed."
+        }
+        "links" => {
+            "Your dynamic links: short addresses printed in QR codes, their targets and their scans."
+        }
+        "design" => {
+            "Design a QR code with every option of the API and download it as PNG, SVG, PDF or EPS."
+        }
+        "account" => {
+            "Your QR Platform account: e-mail address, password, sessions, plan, export and deletion."
+        }
         "admin" => "Administration of the QR Platform: accounts, plans and plan requests.",
-        _ => "QR Platform: QR codes through an API, dynamic links you can change after printing, and scan analytics.",
+        _ => {
+            "QR Platform: QR codes through an API, dynamic links you can change after printing, and scan analytics."
+        }
     }
 }
 /// The confirmations shown after a redirect, by code (no text comes from the request).
