@@ -172,7 +172,7 @@ fn controls<S: Store, C: Clock>(
             // own fields with it.
             let shown = match &f.kind {
                 Kind::Data { .. } => chosen_type.is_empty(),
-                _ if !f.types.is_empty() => f.types.iter().any(|t| *t == chosen_type),
+                _ if !f.types.is_empty() => f.types.contains(&chosen_type),
                 _ => true,
             };
             let mut unset = None;

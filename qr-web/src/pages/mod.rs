@@ -126,7 +126,7 @@ fn area_description(active: &str) -> &'static str {
             "Create, restrict, regenerate and revoke the API keys of your QR Platform account."
         }
         "webhooks" => {
-            "The addresses your QR Platform account notifies when links are scanned or changed."
+            "The webhooks of your QR Platform account: the addresses it notifies, and their secrets."
         }
         "links" => {
             "Your dynamic links: short addresses printed in QR codes, their targets and their scans."
