@@ -284,6 +284,7 @@ impl App {
             WebConfig {
                 base_url: base_url.to_owned(),
                 max_logo_bytes: config.limits.max_logo_bytes,
+                api_reference: crate::openapi::api_reference(base_url),
             },
             outbox,
         ));

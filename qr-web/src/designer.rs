@@ -81,6 +81,15 @@ pub(crate) fn fields() -> Vec<Field> {
     fields
 }
 
+/// The name of the parameter that picks a content type (`type`), whose choice decides which
+/// fields the form shows.
+pub(crate) fn content_type_name() -> Option<&'static str> {
+    PARAMETERS
+        .iter()
+        .find(|p| matches!(p.control, Control::ContentType))
+        .map(|p| p.name)
+}
+
 /// The control of a parameter of the table.
 fn setting(p: &Parameter) -> Field {
     let default = p.default.unwrap_or_default().to_owned();

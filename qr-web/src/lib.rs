@@ -15,6 +15,7 @@ mod charts;
 mod designer;
 mod mail;
 mod pages;
+pub mod reference;
 mod request;
 mod response;
 
@@ -35,6 +36,8 @@ pub struct WebConfig {
     pub base_url: String,
     /// The largest logo accepted, in bytes (the API's bound).
     pub max_logo_bytes: usize,
+    /// The API reference page's content, from the server's OpenAPI document.
+    pub api_reference: reference::ApiReference,
 }
 
 /// The dashboard over a service `Service<S, C>`.
@@ -45,6 +48,7 @@ pub struct Web<S: Store, C: Clock> {
     cookies: Cookies,
     designer: Vec<designer::Field>,
     max_logo_bytes: usize,
+    api_reference: reference::ApiReference,
 }
 
 impl<S: Store, C: Clock> Web<S, C> {
@@ -60,12 +64,16 @@ impl<S: Store, C: Clock> Web<S, C> {
             outbox,
             base_url,
             max_logo_bytes: config.max_logo_bytes,
+            api_reference: config.api_reference,
         }
     }
 
-    /// Whether a path belongs to the dashboard: `/`, `/dashboard`, `/dashboard/…` and `/static/…`.
+    /// Whether a path belongs to the dashboard: `/`, `/dashboard`, `/dashboard/…`, `/static/…`,
+    /// `/favicon.ico` and the API reference (`/docs/api`).
     pub fn owns_path(path: &str) -> bool {
         path == "/"
+            || path == "/favicon.ico"
+            || path == pages::REFERENCE_PATH
             || path == "/dashboard"
             || path.starts_with("/dashboard/")
             || path.starts_with("/static/")
@@ -80,7 +88,7 @@ impl<S: Store, C: Clock> Web<S, C> {
     /// Whether a path only serves compiled-in files, so the server may answer it without a
     /// blocking thread (nothing there touches the store).
     pub fn is_static(path: &str) -> bool {
-        path.starts_with("/static/")
+        path.starts_with("/static/") || path == "/favicon.ico"
     }
 
     /// Answers one request. Runs the service's blocking work (store access, password hashing):

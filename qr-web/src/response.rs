@@ -123,6 +123,17 @@ pub(crate) fn asset(content_type: &'static str, bytes: &'static [u8]) -> WebResp
     r
 }
 
+/// A static file at a fixed address (`/favicon.ico`): cached for a day, as its name cannot change
+/// with its content, so a new icon reaches browsers within a day.
+pub(crate) fn fixed_asset(content_type: &'static str, bytes: &'static [u8]) -> WebResponse {
+    let mut r = raw(StatusCode::OK, content_type, bytes.to_vec());
+    r.headers_mut().insert(
+        CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
+    r
+}
+
 /// How the site's cookies are named and flagged: with `https` the `__Host-` prefix and `Secure`
 /// (the browser then refuses them from plain HTTP and from other hosts).
 #[derive(Debug, Clone, Copy)]

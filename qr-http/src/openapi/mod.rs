@@ -20,6 +20,7 @@ mod links;
 mod model;
 mod patterns;
 mod public;
+mod reference;
 mod webhooks;
 
 use std::collections::BTreeMap;
@@ -31,6 +32,7 @@ use model::{
     Components, Document, Info, Location, Operation, PathItem, SecurityRequirement, SecurityScheme,
     Server,
 };
+pub use reference::api_reference;
 
 /// The OpenAPI 3.1 document of the API, for a server reachable at `base_url`.
 pub fn document(base_url: &str) -> Value {

@@ -5,6 +5,7 @@ use http::StatusCode;
 use qr_domain::accounts::plan::Retention;
 use qr_domain::links::link::parse_link_id;
 use qr_domain::scans::analytics::{AnalyticsError, AnalyticsQuery, AnalyticsReport};
+use qr_domain::scans::geo::UNKNOWN_COUNTRY;
 use qr_domain::{Clock, Store};
 use qr_export::csv_cell;
 
@@ -63,6 +64,25 @@ struct AnalyticsPage {
     csv_query: String,
 }
 
+/// A country as the page shows it: its code, or "Unknown" for the domain's unknown country
+/// (`XX`, which means nothing to a reader).
+fn country(code: &str) -> String {
+    if code == UNKNOWN_COUNTRY {
+        "Unknown".to_owned()
+    } else {
+        code.to_owned()
+    }
+}
+
+/// A city with its country ("Berlin, DE"); the city alone when the country is unknown.
+fn place(city: &str, code: &str) -> String {
+    if code == UNKNOWN_COUNTRY {
+        city.to_owned()
+    } else {
+        format!("{city}, {code}")
+    }
+}
+
 fn shares(rows: impl IntoIterator<Item = (String, u64)>, total: u64) -> Vec<Share> {
     rows.into_iter()
         .take(10)
@@ -89,7 +109,7 @@ fn breakdowns(r: &AnalyticsReport, link: &qr_domain::Link) -> Vec<Breakdown> {
                 &mut a
                     .scans_by_country
                     .iter()
-                    .map(|c| (c.country.clone(), c.scans)),
+                    .map(|c| (country(&c.country), c.scans)),
             ),
         },
         Breakdown {
@@ -98,7 +118,7 @@ fn breakdowns(r: &AnalyticsReport, link: &qr_domain::Link) -> Vec<Breakdown> {
                 &mut a
                     .scans_by_city
                     .iter()
-                    .map(|c| (format!("{}, {}", c.city, c.country), c.scans)),
+                    .map(|c| (place(&c.city, &c.country), c.scans)),
             ),
         },
         Breakdown {
@@ -249,7 +269,7 @@ pub(super) fn show<S: Store, C: Clock>(
             .iter()
             .map(|s| ScanRow {
                 time: when(s.timestamp),
-                country: s.country.clone(),
+                country: country(&s.country),
                 city: s.city.clone(),
                 device: s.device.as_str(),
                 browser: s.browser.clone(),
@@ -306,6 +326,14 @@ pub(super) fn csv<S: Store, C: Clock>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_country_reads_unknown() {
+        assert_eq!(country("XX"), "Unknown");
+        assert_eq!(country("DE"), "DE");
+        assert_eq!(place("Berlin", "DE"), "Berlin, DE");
+        assert_eq!(place("Unknown", "XX"), "Unknown");
+    }
 
     #[test]
     fn when_reads_well() {

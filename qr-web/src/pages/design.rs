@@ -32,6 +32,9 @@ struct Control {
     /// The content types this field belongs to, space-separated ("" for the other controls).
     types: String,
     placeholder: String,
+    /// Whether the chosen content type uses this control: the others are drawn hidden and
+    /// disabled, as the script keeps them, so nothing moves when the script starts.
+    shown: bool,
 }
 
 #[derive(Template)]
@@ -157,10 +160,21 @@ fn controls<S: Store, C: Clock>(
     follows: &dyn Fn(&Field) -> bool,
     logo_plan: bool,
 ) -> Vec<Control> {
+    let chosen_type = designer::content_type_name()
+        .and_then(|name| web.designer.iter().find(|f| f.name == name))
+        .and_then(values)
+        .unwrap_or_default();
     web.designer
         .iter()
         .map(|f| {
             let value = values(f).unwrap_or_else(|| f.default.clone());
+            // The script's rule (app.js `showType`): the content box without a type, a type's
+            // own fields with it.
+            let shown = match &f.kind {
+                Kind::Data { .. } => chosen_type.is_empty(),
+                _ if !f.types.is_empty() => f.types.contains(&chosen_type),
+                _ => true,
+            };
             let mut unset = None;
             let (kind, min, max, max_len, choices) = match &f.kind {
                 Kind::Data { max } => ("data", 0, 0, *max, Vec::new()),
@@ -206,6 +220,7 @@ fn controls<S: Store, C: Clock>(
                 locked: kind == "upload" && !logo_plan,
                 types: f.types.join(" "),
                 placeholder: f.placeholder.clone(),
+                shown,
             }
         })
         .collect()

@@ -3,11 +3,12 @@
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
 //! `overview`, `keys`, `links` (list, edit, delete, code images) with `link_form` (the link
 //! form's fields and errors), `analytics`, `design`,
-//! `account` and `admin`.
+//! `account`, `admin` and `api_reference` (the API reference, public).
 
 mod account;
 mod admin;
 mod analytics;
+mod api_reference;
 mod design;
 mod keys;
 mod link_form;
@@ -27,6 +28,9 @@ use crate::Web;
 use crate::assets;
 use crate::request::{Fields, WebRequest};
 use crate::response::{self, FORM, SESSION, WebResponse, html, redirect};
+
+/// The API reference page's path (the document itself stays at `/api/openapi.json`).
+pub(crate) const REFERENCE_PATH: &str = "/docs/api";
 
 /// Why a request gets an error page instead of its answer.
 #[derive(Debug)]
@@ -52,8 +56,12 @@ impl From<StoreError> for Failure {
 /// What every page's layout shows.
 pub(crate) struct Layout {
     pub(crate) title: String,
+    /// The page's `<meta name="description">`: what a search result says under the title.
+    pub(crate) description: &'static str,
     pub(crate) css: String,
     pub(crate) js: String,
+    /// The SVG icon (`/favicon.ico` serves the same mark for browsers that ask by themselves).
+    pub(crate) icon: String,
     /// The logged-in account, for the navigation.
     pub(crate) user: Option<NavUser>,
     /// Which navigation entry is this page.
@@ -71,12 +79,14 @@ pub(crate) struct NavUser {
 }
 
 impl Layout {
-    /// The layout of a page for visitors.
-    pub(crate) fn public(title: &str) -> Self {
+    /// The layout of a page for visitors, with the description search results show.
+    pub(crate) fn public(title: &str, description: &'static str) -> Self {
         Self {
             title: title.to_owned(),
+            description,
             css: assets::css_path(),
             js: assets::js_path(),
+            icon: assets::icon_path(),
             user: None,
             active: "",
             notice: None,
@@ -99,11 +109,40 @@ impl Layout {
             }),
             active,
             notice: req.query().get("done").and_then(notice),
-            ..Self::public(title)
+            ..Self::public(title, area_description(active))
         }
     }
 }
 
+/// The description of a logged-in page, by its navigation entry. Crawlers never see these pages
+/// (without a session they are sent to the login page); a description keeps them as complete as
+/// the public ones for whoever audits them (docs/api.md).
+fn area_description(active: &str) -> &'static str {
+    match active {
+        "overview" => {
+            "Your QR Platform account at a glance: this month's usage, your keys and links."
+        }
+        "keys" => {
+            "Create, restrict, regenerate and revoke the API keys of your QR Platform account."
+        }
+        "webhooks" => {
+            "The webhooks of your QR Platform account: the addresses it notifies, and their secrets."
+        }
+        "links" => {
+            "Your dynamic links: short addresses printed in QR codes, their targets and their scans."
+        }
+        "design" => {
+            "Design a QR code with every option of the API and download it as PNG, SVG, PDF or EPS."
+        }
+        "account" => {
+            "Your QR Platform account: e-mail address, password, sessions, plan, export and deletion."
+        }
+        "admin" => "Administration of the QR Platform: accounts, plans and plan requests.",
+        _ => {
+            "QR Platform: QR codes through an API, dynamic links you can change after printing, and scan analytics."
+        }
+    }
+}
 /// The confirmations shown after a redirect, by code (no text comes from the request).
 fn notice(code: &str) -> Option<&'static str> {
     Some(match code {
@@ -150,7 +189,10 @@ struct ErrorPage {
 /// The page of a failure with `status` and `message`.
 pub(crate) fn failure_page(status: StatusCode, message: &str) -> WebResponse {
     let body = ErrorPage {
-        layout: Layout::public(status.canonical_reason().unwrap_or("Error")),
+        layout: Layout::public(
+            status.canonical_reason().unwrap_or("Error"),
+            "The QR Platform could not show this page.",
+        ),
         status: status.as_u16(),
         message: message.to_owned(),
     }
@@ -307,6 +349,14 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
     let path = req.path.as_str();
     if path == "/" {
         return read_only(req).and_then(|()| public::landing(web, req));
+    }
+    if path == "/favicon.ico" {
+        read_only(req)?;
+        let icon = &assets::FAVICON_ICO;
+        return Ok(response::fixed_asset(icon.content_type, icon.bytes));
+    }
+    if path == REFERENCE_PATH {
+        return read_only(req).and_then(|()| api_reference::show(web, req));
     }
     if let Some(name) = path.strip_prefix("/static/") {
         read_only(req)?;

@@ -90,13 +90,25 @@ struct Landing {
     signup_open: bool,
 }
 
+/// The landing page's description.
+const LANDING: &str = "Generate PNG, SVG and print-ready QR codes through an API, print dynamic links you can change later, and see when, where and on which device they are scanned.";
+
+/// The description of the pages around an account (sign-up, login, verification, reset).
+const ACCOUNT_PAGES: &str = "Sign up for the QR Platform or log in: QR codes through an API, dynamic links and scan analytics.";
+
+/// The password reset pages' description.
+const RESET: &str = "Forgot your QR Platform password? Get a link by e-mail and set a new one.";
+
 pub(super) fn landing<S: Store, C: Clock>(
     web: &Web<S, C>,
     req: &WebRequest,
 ) -> Result<WebResponse, Failure> {
-    let mut layout = Layout::public("QR codes, dynamic links and scan analytics");
+    let mut layout = Layout::public("QR codes, dynamic links and scan analytics", LANDING);
     if let Some(ctx) = web.session(req)? {
-        layout = Layout::user(&layout.title, "", &ctx, req);
+        layout = Layout {
+            description: LANDING,
+            ..Layout::user(&layout.title, "", &ctx, req)
+        };
     }
     ok(&Landing {
         layout,
@@ -140,7 +152,7 @@ fn message(
     link: Option<(&'static str, &'static str)>,
 ) -> Message {
     Message {
-        layout: Layout::public(title),
+        layout: Layout::public(title, ACCOUNT_PAGES),
         heading: title,
         text,
         link,
@@ -155,7 +167,10 @@ pub(super) fn signup<S: Store, C: Clock>(
     let policy = web.service.signup_policy();
     let (csrf, fresh) = web.anonymous_csrf(req);
     let mut form = SignupPage {
-        layout: Layout::public("Sign up"),
+        layout: Layout::public(
+            "Sign up",
+            "Create a free QR Platform account: an API key for QR codes, dynamic links and scan analytics.",
+        ),
         csrf,
         open: policy.is_open(),
         email: String::new(),
@@ -284,7 +299,10 @@ pub(super) fn login<S: Store, C: Clock>(
     read_or_post(req)?;
     let (csrf, fresh) = web.anonymous_csrf(req);
     let mut form = LoginPage {
-        layout: Layout::public("Log in"),
+        layout: Layout::public(
+            "Log in",
+            "Log in to the QR Platform dashboard: your API keys, dynamic links, analytics and designer.",
+        ),
         csrf,
         email: String::new(),
         error: None,
@@ -392,7 +410,7 @@ pub(super) fn verify<S: Store, C: Clock>(
     if req.is_read() {
         let (csrf, fresh) = web.anonymous_csrf(req);
         let form = TokenForm {
-            layout: Layout::public("Verify your e-mail address"),
+            layout: Layout::public("Verify your e-mail address", ACCOUNT_PAGES),
             heading: "Verify your e-mail address",
             text: "Confirm that this address is yours.",
             action: "/dashboard/verify",
@@ -452,7 +470,7 @@ pub(super) fn reset<S: Store, C: Clock>(
     if req.is_read() {
         let token = req.query().get("token").map(str::to_owned);
         let mut response = ok(&ResetPage {
-            layout: Layout::public("Reset your password"),
+            layout: Layout::public("Reset your password", RESET),
             csrf,
             token,
             error: None,
@@ -465,7 +483,7 @@ pub(super) fn reset<S: Store, C: Clock>(
         return page(
             StatusCode::TOO_MANY_REQUESTS,
             &ResetPage {
-                layout: Layout::public("Reset your password"),
+                layout: Layout::public("Reset your password", RESET),
                 csrf,
                 token: None,
                 error: Some(capitalised(&e.to_string())),
@@ -512,7 +530,7 @@ pub(super) fn reset_password<S: Store, C: Clock>(
         Err(AccountError::Password(e)) => page(
             StatusCode::UNPROCESSABLE_ENTITY,
             &ResetPage {
-                layout: Layout::public("Reset your password"),
+                layout: Layout::public("Reset your password", RESET),
                 csrf: fields.text("csrf").to_owned(),
                 token: Some(token),
                 error: Some(capitalised(&e.to_string())),
@@ -531,7 +549,7 @@ pub(super) fn confirm_email_page<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     let (csrf, fresh) = web.anonymous_csrf(req);
     let form = TokenForm {
-        layout: Layout::public("Confirm your new address"),
+        layout: Layout::public("Confirm your new address", ACCOUNT_PAGES),
         heading: "Confirm your new e-mail address",
         text: "Your account moves to this address once you confirm.",
         action: "/dashboard/account/email/confirm",
