@@ -39,7 +39,7 @@ pub enum AuthError {
     /// No key was presented.
     #[error("Invalid API key")]
     Missing,
-    /// The key failed (missing, malformed or unknown) and the client's address has failed too
+    /// The key is unknown and the client's address has presented unknown keys too
     /// often lately: its failures are answered with "wait this many seconds" (HTTP 429 with
     /// `retryAfter`) until it slows down. A valid key is never refused this way: every key
     /// presented is looked up (the answer for a wrong one is cached), whatever its address.
@@ -330,7 +330,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         presented: Option<&str>,
         client: Option<IpAddr>,
     ) -> Result<Arc<AuthContext>, AuthError> {
-        let secret = self.presented_secret(presented, client)?;
+        let secret = Self::presented_secret(presented)?;
         let hash = secret.hash();
         let version = self.store.config_version()?;
         let (seen, cached) =
@@ -368,7 +368,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         presented: Option<&str>,
         client: Option<IpAddr>,
     ) -> Option<Result<Arc<AuthContext>, AuthError>> {
-        let secret = match self.presented_secret(presented, client) {
+        let secret = match Self::presented_secret(presented) {
             Ok(secret) => secret,
             Err(e) => return Some(Err(e)),
         };
@@ -388,18 +388,16 @@ impl<S: Store, C: Clock> Service<S, C> {
         }
     }
 
-    /// The presented key's secret, counting a missing or malformed key as a failure.
-    fn presented_secret(
-        &self,
-        presented: Option<&str>,
-        client: Option<IpAddr>,
-    ) -> Result<ApiKeySecret, AuthError> {
-        let refused = match presented.map(ApiKeySecret::parse) {
-            Some(Ok(secret)) => return Ok(secret),
-            Some(Err(e)) => AuthError::Malformed(e),
-            None => AuthError::Missing,
-        };
-        Err(self.failed(refused, client))
+    /// The presented key's secret. A missing or malformed key is refused (401) without being
+    /// counted against the address: it costs no lookup, and the throttle only bounds the cost
+    /// of lookups (so a client that forgot its key is never told to wait, and an API fuzzer's
+    /// requests without credentials keep their 401).
+    fn presented_secret(presented: Option<&str>) -> Result<ApiKeySecret, AuthError> {
+        match presented.map(ApiKeySecret::parse) {
+            Some(Ok(secret)) => Ok(secret),
+            Some(Err(e)) => Err(AuthError::Malformed(e)),
+            None => Err(AuthError::Missing),
+        }
     }
 
     /// The caller of a looked-up key, noting the key's use; an unknown key, or one of an

@@ -472,8 +472,9 @@ pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
         let e = svc.authenticate(Some(wrong), attacker).unwrap_err();
         assert_eq!(e, AuthError::Unknown, "attempt {attempt}");
     }
-    // Over the budget: failures get a wait, missing and malformed keys too. An unseen key is
-    // still looked up (the cache cannot answer it), and refused with the wait if wrong.
+    // Over the budget: unknown keys get a wait; missing and malformed keys (no lookup) keep
+    // their plain refusal. An unseen key is still looked up (the cache cannot answer it), and
+    // refused with the wait if wrong.
     let throttled = |e: AuthError| {
         matches!(
             e,
@@ -485,7 +486,14 @@ pub fn service_failed_authentication_is_throttled<S: Store>(store: S) {
     assert!(throttled(
         svc.authenticate(Some(wrong), attacker).unwrap_err()
     ));
-    assert!(throttled(svc.authenticate(None, attacker).unwrap_err()));
+    assert_eq!(
+        svc.authenticate(None, attacker).unwrap_err(),
+        AuthError::Missing
+    );
+    assert!(matches!(
+        svc.authenticate(Some("qrapi_live_short"), attacker),
+        Err(AuthError::Malformed(_))
+    ));
     let unseen = "qrapi_live_11111111111111111111111111111111";
     assert!(svc.authenticate_cached(Some(unseen), attacker).is_none());
     assert!(throttled(
