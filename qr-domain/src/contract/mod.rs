@@ -3,7 +3,7 @@
 //! An adapter crate invokes [`contract_suite!`](crate::contract_suite) with a factory
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks live beside what they check, in
-//! each aggregate's `contract` module (`accounts`, `links` with campaigns and bulk creation,
+//! each aggregate's `contract` module (`accounts` with its keys, `links` with campaigns and bulk creation,
 //! `scans`, `dashboard` with its credentials and rules, `webhooks`); `store.rs` here checks the
 //! store as a whole (transactions, isolation across aggregates, restarts, health). This file
 //! holds the macro and the fixtures the checks share, so every adapter proves the same behaviour.
@@ -14,7 +14,7 @@
 pub mod store;
 
 // Short names for the aggregates' check modules, so the macro's list names each by one word.
-pub use crate::accounts::contract as accounts;
+pub use crate::accounts::contract::{accounts, keys};
 pub use crate::dashboard::contract::credentials;
 pub use crate::dashboard::contract::rules as dashboard;
 pub use crate::links::contract::{bulk, campaigns, links};
@@ -58,16 +58,24 @@ macro_rules! contract_suite {
         $crate::contract_suite! {
             @$then $($make)?;
             accounts:
-                accounts_roundtrip, accounts_are_unique_by_email, keys_roundtrip_and_hash_lookup,
-                config_version_tracks_accounts_and_keys, config_changes_name_accounts_and_keys,
+                accounts_roundtrip,
+                accounts_are_unique_by_email,
                 usage_is_never_lowered,
-                service_month_rollover_resets_quota, service_rate_limit_edges,
-                service_usage_and_unlimited_headers, service_plan_link_limits,
-                service_key_regeneration, service_failed_authentication_is_throttled,
+                service_month_rollover_resets_quota,
+                service_rate_limit_edges,
+                service_usage_and_unlimited_headers,
+                service_plan_link_limits,
+                service_one_account_per_email;
+            keys:
+                keys_roundtrip_and_hash_lookup,
+                config_version_tracks_accounts_and_keys,
+                config_changes_name_accounts_and_keys,
+                service_key_regeneration,
+                service_failed_authentication_is_throttled,
                 service_valid_keys_pass_a_throttled_address_after_changes,
                 service_key_cache_keeps_other_accounts_keys,
-                service_access_rules, service_caches_follow_changes,
-                service_one_account_per_email;
+                service_access_rules,
+                service_caches_follow_changes;
             links:
                 links_are_isolated_per_account, deleted_codes_are_tombstoned,
                 service_short_code_lookup;
@@ -260,7 +268,8 @@ mod tests {
     /// The source of each module the suite names.
     fn source_of(module: &str) -> &'static str {
         match module {
-            "accounts" => include_str!("../accounts/contract.rs"),
+            "accounts" => include_str!("../accounts/contract/accounts.rs"),
+            "keys" => include_str!("../accounts/contract/keys.rs"),
             "links" => include_str!("../links/contract/links.rs"),
             "campaigns" => include_str!("../links/contract/campaigns.rs"),
             "bulk" => include_str!("../links/contract/bulk.rs"),
@@ -278,7 +287,7 @@ mod tests {
     #[test]
     fn every_check_is_in_the_suite() {
         let listed = crate::contract_suite!(@list names);
-        assert_eq!(listed.len(), 9, "every contract module is listed once");
+        assert_eq!(listed.len(), 10, "every contract module is listed once");
         for (module, names) in listed {
             let mut names = names.to_vec();
             names.sort_unstable();
