@@ -172,7 +172,7 @@ pub fn run(args: WebhooksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 "LAST ERROR",
             ]);
             for d in &list {
-                let pending = d.state == qr_domain::webhooks::webhook::DeliveryState::Pending;
+                let pending = d.state == qr_domain::webhooks::outbox::DeliveryState::Pending;
                 table.row(vec![
                     d.id.to_string(),
                     d.kind.as_str().to_owned(),

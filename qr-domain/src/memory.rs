@@ -31,7 +31,8 @@ use crate::links::shortcode::ShortCode;
 use crate::scans::breakdown::DIMENSIONS;
 use crate::scans::scan::{Device, NewScan};
 use crate::store::{ReadTx, Store, WriteTx};
-use crate::webhooks::webhook::{OutboxEvent, Webhook, WebhookId};
+use crate::webhooks::outbox::OutboxEvent;
+use crate::webhooks::webhook::{Webhook, WebhookId};
 
 /// A store that keeps everything in memory.
 #[derive(Debug, Default)]

@@ -7,9 +7,9 @@ use qr_domain::accounts::limits::UsageMonth;
 use qr_domain::ids::ScanId;
 use qr_domain::scans::scan::NewScan;
 use qr_domain::store::{WebhookReads, WebhookWrites};
+use qr_domain::webhooks::outbox::{DeliveryState, NewEvent, OutboxEvent, scan_event};
 use qr_domain::webhooks::webhook::{
-    DeliveryState, EventId, EventKind, EventSet, NewEvent, OutboxEvent, Webhook, WebhookId,
-    WebhookSecret, WebhookUrl, scan_event,
+    EventId, EventKind, EventSet, Webhook, WebhookId, WebhookSecret, WebhookUrl,
 };
 use qr_domain::{AccountId, LinkId, StoreError};
 use rusqlite::{Connection, OptionalExtension, Row, params};

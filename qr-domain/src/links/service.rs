@@ -16,7 +16,8 @@ use crate::links::listing::{LinkCursor, LinkListQuery, LinkPageResult};
 use crate::links::shortcode::ShortCode;
 use crate::service::Service;
 use crate::store::{ReadTx, Store, WriteTx};
-use crate::webhooks::webhook::{EventKind, link_event};
+use crate::webhooks::outbox::link_event;
+use crate::webhooks::webhook::EventKind;
 
 /// What a presented short code stands for.
 // One value per redirect on the uncached path, moved once into the answer: boxing the link

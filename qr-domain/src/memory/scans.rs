@@ -14,7 +14,7 @@ use crate::scans::analytics::{DayCount, StatsRows};
 use crate::scans::breakdown::{Dimension, Facets};
 use crate::scans::scan::{NewScan, ScanRecord};
 use crate::store::{ScanReads, ScanWrites};
-use crate::webhooks::webhook::scan_event;
+use crate::webhooks::outbox::scan_event;
 
 impl Data {
     /// Applies a scan batch in place; with `subscribed`, writes the `scan.recorded` events of

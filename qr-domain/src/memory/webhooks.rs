@@ -9,7 +9,8 @@ use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::AccountId;
 use crate::store::{WebhookReads, WebhookWrites};
-use crate::webhooks::webhook::{DeliveryState, NewEvent, OutboxEvent, Webhook, WebhookId};
+use crate::webhooks::outbox::{DeliveryState, NewEvent, OutboxEvent};
+use crate::webhooks::webhook::{Webhook, WebhookId};
 
 /// The webhooks of `account` (every account when `None`), oldest first.
 fn webhooks(d: &Data, account: Option<AccountId>) -> Vec<Webhook> {

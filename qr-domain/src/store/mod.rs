@@ -46,7 +46,7 @@ pub trait Store: Send + Sync + 'static {
     fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError>;
 
     /// [`Store::record_scans`], and in the same transaction, for every stored scan whose link
-    /// belongs to an account in `subscribed`, the event [`crate::webhooks::webhook::scan_event`] in the
+    /// belongs to an account in `subscribed`, the event [`crate::webhooks::outbox::scan_event`] in the
     /// outbox of that account's webhooks that want `scan.recorded` (as
     /// [`WebhookWrites::enqueue_webhook_event`] writes it). Only called with a non-empty set, so
     /// the scans of every other account cost nothing more.

@@ -9,9 +9,9 @@ use crate::scans::geo::NoGeoLocator;
 use crate::scans::scan::Device;
 use crate::service::{Service, WebhookSettings};
 use crate::store::Store;
+use crate::webhooks::outbox::{DeliveryState, NewEvent};
 use crate::webhooks::webhook::{
-    DeliveryState, EventId, EventKind, EventSet, NewEvent, Webhook, WebhookError, WebhookId,
-    WebhookSecret, WebhookUrl,
+    EventId, EventKind, EventSet, Webhook, WebhookError, WebhookId, WebhookSecret, WebhookUrl,
 };
 use serde_json::Value;
 use std::collections::HashSet;

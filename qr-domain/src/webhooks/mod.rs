@@ -2,6 +2,7 @@
 
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
+pub mod outbox;
 pub(crate) mod service;
 pub(crate) mod store;
 pub mod webhook;

@@ -14,10 +14,12 @@ use crate::ids::AccountId;
 use crate::random;
 use crate::service::Service;
 use crate::store::{Store, WriteTx};
+use crate::webhooks::outbox::{
+    DeliveryState, OutboxEvent, bounded_error, delivery_body, signature_header, usage_event,
+};
 use crate::webhooks::webhook::{
-    DeliveryState, EndpointAddresses, EventKind, EventSet, MAX_SCANS_PER_DELIVERY,
-    MAX_WEBHOOKS_PER_ACCOUNT, OutboxEvent, Webhook, WebhookError, WebhookId, WebhookSecret,
-    WebhookUrl, bounded_error, delivery_body, signature_header, usage_event,
+    EndpointAddresses, EventKind, EventSet, MAX_SCANS_PER_DELIVERY, MAX_WEBHOOKS_PER_ACCOUNT,
+    Webhook, WebhookError, WebhookId, WebhookSecret, WebhookUrl,
 };
 
 /// The quota percentages that send a `usage.threshold` event, once each per month.

@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use crate::accounts::limits::UsageMonth;
 use crate::error::StoreError;
 use crate::ids::AccountId;
-use crate::webhooks::webhook::{NewEvent, OutboxEvent, Webhook, WebhookId};
+use crate::webhooks::outbox::{NewEvent, OutboxEvent};
+use crate::webhooks::webhook::{Webhook, WebhookId};
 
 /// Webhook reads, available in every transaction.
 pub trait WebhookReads {

@@ -2,9 +2,8 @@
 
 use askama::Template;
 use http::StatusCode;
-use qr_domain::webhooks::webhook::{
-    DeliveryState, EventKind, OutboxEvent, Webhook, WebhookError, WebhookId,
-};
+use qr_domain::webhooks::outbox::{DeliveryState, OutboxEvent};
+use qr_domain::webhooks::webhook::{EventKind, Webhook, WebhookError, WebhookId};
 use qr_domain::{Clock, Store};
 
 use super::{Failure, Layout, User, page, when};
