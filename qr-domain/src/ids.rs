@@ -58,6 +58,10 @@ uuid_id!(
     /// Identifier of a dynamic link (the spec's `id`, UUID format).
     LinkId
 );
+uuid_id!(
+    /// Identifier of a customer's domain.
+    DomainId
+);
 
 /// Identifier of a recorded scan, assigned by the store in increasing order.
 ///

@@ -1,0 +1,7 @@
+//! Customers' own domains: names, ownership proved by a DNS TXT record, where a domain points, its settings and orphan visits, and how links live on it.
+
+pub mod dns;
+pub mod domain;
+pub mod name;
+pub mod orphan;
+pub mod store;
