@@ -70,6 +70,7 @@ fn setup<S: Store>(store: &S, links: usize) -> (Account, Vec<LinkId>) {
                     account_id: account.id,
                     name: LinkName::parse("bench").expect("valid name"),
                     short_code: ShortCode::generate().expect("rng"),
+                    domain: None,
                     target_url: TargetUrl::parse("https://example.com/").expect("valid url"),
                     scan_count: 0,
                     created_at: start(),

@@ -27,7 +27,6 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, LinkId, ScanId};
 use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::links::link::Link;
-use crate::links::shortcode::ShortCode;
 use crate::scans::breakdown::DIMENSIONS;
 use crate::scans::scan::{Device, NewScan};
 use crate::store::{ReadTx, Store, WriteTx};
@@ -47,8 +46,10 @@ struct Data {
     emails: HashMap<String, AccountId>,
     keys: HashMap<KeyId, ApiKey>,
     links: HashMap<LinkId, Link>,
-    codes: HashMap<ShortCode, LinkId>,
-    tombstones: HashSet<ShortCode>,
+    /// Link ids by [`crate::links::shortcode::scoped_key`]: codes are unique per domain.
+    codes: HashMap<String, LinkId>,
+    /// The scoped keys of codes no longer in use, never issued again where they were.
+    tombstones: HashSet<String>,
     usage: HashMap<(AccountId, UsageMonth), u64>,
     salts: BTreeMap<NaiveDate, [u8; 32]>,
     visitors: Arc<HashSet<(LinkId, NaiveDate, [u8; 16])>>,

@@ -1,13 +1,15 @@
 //! Links in SQL: lookups by id or code key, inserting and updating a link with its code key, tags and options, listing with filters and a cursor, searching, and deleting with a tombstone.
 
 use postgres::Row;
+use qr_domain::domains::name::DomainName;
 use qr_domain::links::listing::LinkQuery;
+use qr_domain::links::shortcode::{scoped_key, split_scoped};
 use qr_domain::store::{LinkReads, LinkWrites};
 use qr_domain::{AccountId, Link, LinkId, Options, ShortCode, StoreError};
 
 use crate::tx::{PgTx, corrupt, count, get, json, signed, to_json};
 
-const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options";
+const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options, domain";
 
 fn link_from(r: &Row) -> Result<Link, StoreError> {
     Ok(Link {
@@ -16,9 +18,15 @@ fn link_from(r: &Row) -> Result<Link, StoreError> {
         name: get::<String>(r, 2, "name")?
             .try_into()
             .map_err(|_| corrupt("name"))?,
-        short_code: get::<String>(r, 3, "short_code")?
+        short_code: split_scoped(get::<&str>(r, 3, "short_code")?)
+            .1
+            .to_owned()
             .try_into()
             .map_err(|_| corrupt("short_code"))?,
+        domain: get::<Option<String>>(r, 10, "domain")?
+            .map(DomainName::try_from)
+            .transpose()
+            .map_err(|_| corrupt("domain"))?,
         target_url: get::<String>(r, 4, "target_url")?
             .try_into()
             .map_err(|_| corrupt("target_url"))?,
@@ -36,9 +44,13 @@ impl LinkReads for PgTx<'_> {
         self.one(&sql, &[&id.as_uuid(), &account.as_uuid()], link_from)
     }
 
-    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
+    fn link_by_code(
+        &self,
+        domain: Option<&DomainName>,
+        code: &ShortCode,
+    ) -> Result<Option<Link>, StoreError> {
         let sql = format!("SELECT {LINK_COLS} FROM links WHERE code_key = $1");
-        self.one(&sql, &[&code.key()], link_from)
+        self.one(&sql, &[&scoped_key(domain, code)], link_from)
     }
 
     fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
@@ -87,10 +99,14 @@ impl LinkReads for PgTx<'_> {
         Ok(count(n.unwrap_or(0)))
     }
 
-    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
+    fn code_taken(
+        &self,
+        domain: Option<&DomainName>,
+        code: &ShortCode,
+    ) -> Result<bool, StoreError> {
         let found = self.one(
             "SELECT 1 FROM links WHERE code_key = $1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = $1",
-            &[&code.key()],
+            &[&scoped_key(domain, code)],
             |_| Ok(()),
         )?;
         Ok(found.is_some())
@@ -131,22 +147,23 @@ impl LinkWrites for PgTx<'_> {
     fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
         let inserted = self.exec(
             "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at,
-                                updated_at, code_key, tags, options)
+                                updated_at, code_key, tags, options, domain)
              SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::bigint, $7::timestamptz,
-                    $8::timestamptz, $9::text, $10::text, $11::text
+                    $8::timestamptz, $9::text, $10::text, $11::text, $12::text
              WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE short_code = $9)",
             &[
                 &l.id.as_uuid(),
                 &l.account_id.as_uuid(),
                 &l.name.as_str(),
-                &l.short_code.as_str(),
+                &l.stored_code(),
                 &l.target_url.as_str(),
                 &signed(l.scan_count),
                 &l.created_at,
                 &l.updated_at,
-                &l.short_code.key(),
+                &l.code_key(),
                 &to_json(&l.tags)?,
                 &l.options.to_stored(),
+                &l.domain.as_ref().map(DomainName::as_str),
             ],
         )?;
         if inserted == 0 {
@@ -168,8 +185,8 @@ impl LinkWrites for PgTx<'_> {
         else {
             return Ok(false);
         };
-        if old_key != l.short_code.key() {
-            if self.code_taken(&l.short_code)? {
+        if old_key != l.code_key() {
+            if self.code_taken(l.domain.as_ref(), &l.short_code)? {
                 return Err(StoreError::Conflict(format!(
                     "short code {} was already issued",
                     l.short_code
@@ -182,7 +199,7 @@ impl LinkWrites for PgTx<'_> {
         }
         let n = self.exec(
             "UPDATE links SET name = $3, target_url = $4, updated_at = $5, short_code = $6,
-                              code_key = $7, tags = $8, options = $9
+                              code_key = $7, tags = $8, options = $9, domain = $10
              WHERE id = $1 AND account_id = $2",
             &[
                 &l.id.as_uuid(),
@@ -190,10 +207,11 @@ impl LinkWrites for PgTx<'_> {
                 &l.name.as_str(),
                 &l.target_url.as_str(),
                 &l.updated_at,
-                &l.short_code.as_str(),
-                &l.short_code.key(),
+                &l.stored_code(),
+                &l.code_key(),
                 &to_json(&l.tags)?,
                 &l.options.to_stored(),
+                &l.domain.as_ref().map(DomainName::as_str),
             ],
         )?;
         Ok(n > 0)

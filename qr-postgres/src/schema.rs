@@ -24,6 +24,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::idempotency::V7_IDEMPOTENCY),
     // Version 8: notifications name the account or key that changed (`config_changes.rs`).
     Step::Sql(crate::config_changes::V8_CONFIG_CHANGES),
+    // Version 9: customers' domains, the links' domain and orphan visits (`domains.rs`).
+    Step::Sql(crate::domains::V9_DOMAINS),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

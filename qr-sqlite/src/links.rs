@@ -1,13 +1,15 @@
 //! Links in SQL: lookups by id or code key, inserting and updating a link with its code key, tags and options, listing with filters and a cursor, searching, and deleting with a tombstone.
 
+use qr_domain::domains::name::DomainName;
 use qr_domain::links::listing::LinkQuery;
+use qr_domain::links::shortcode::{scoped_key, split_scoped};
 use qr_domain::store::{LinkReads, LinkWrites};
 use qr_domain::{AccountId, Link, LinkId, Options, ShortCode, StoreError};
 use rusqlite::{Row, params};
 
 use crate::tx::{SqlTx, corrupt, count, get, json, micros, signed, time, to_json, uuid};
 
-const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options";
+const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options, domain";
 
 fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
     Ok(Link {
@@ -16,9 +18,15 @@ fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
         name: get::<String>(r, 2)?
             .try_into()
             .map_err(|_| corrupt("name"))?,
-        short_code: get::<String>(r, 3)?
+        short_code: split_scoped(&get::<String>(r, 3)?)
+            .1
+            .to_owned()
             .try_into()
             .map_err(|_| corrupt("short_code"))?,
+        domain: get::<Option<String>>(r, 10)?
+            .map(DomainName::try_from)
+            .transpose()
+            .map_err(|_| corrupt("domain"))?,
         target_url: get::<String>(r, 4)?
             .try_into()
             .map_err(|_| corrupt("target_url"))?,
@@ -43,9 +51,13 @@ impl LinkReads for SqlTx<'_> {
         )
     }
 
-    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
+    fn link_by_code(
+        &self,
+        domain: Option<&DomainName>,
+        code: &ShortCode,
+    ) -> Result<Option<Link>, StoreError> {
         let sql = format!("SELECT {LINK_COLS} FROM links WHERE code_key = ?1");
-        self.one(&sql, [code.key()], link_from)
+        self.one(&sql, [scoped_key(domain, code)], link_from)
     }
 
     fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError> {
@@ -93,10 +105,14 @@ impl LinkReads for SqlTx<'_> {
         Ok(count(n.unwrap_or(0)))
     }
 
-    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
+    fn code_taken(
+        &self,
+        domain: Option<&DomainName>,
+        code: &ShortCode,
+    ) -> Result<bool, StoreError> {
         let found = self.one(
             "SELECT 1 FROM links WHERE code_key = ?1 UNION ALL SELECT 1 FROM tombstones WHERE short_code = ?1",
-            [code.key()],
+            [scoped_key(domain, code)],
             |_| Ok(()),
         )?;
         Ok(found.is_some())
@@ -132,9 +148,9 @@ impl LinkReads for SqlTx<'_> {
 }
 
 impl LinkWrites for SqlTx<'_> {
-    /// Adds a link; its code's key must be free (live or tombstoned).
+    /// Adds a link; its code's key must be free on its domain (live or tombstoned).
     fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
-        if self.code_taken(&l.short_code)? {
+        if self.code_taken(l.domain.as_ref(), &l.short_code)? {
             return Err(StoreError::Conflict(format!(
                 "short code {} was already issued",
                 l.short_code
@@ -142,20 +158,21 @@ impl LinkWrites for SqlTx<'_> {
         }
         self.exec(
             "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at,
-                                updated_at, code_key, tags, options)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                updated_at, code_key, tags, options, domain)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 &l.id.as_uuid().as_bytes()[..],
                 &l.account_id.as_uuid().as_bytes()[..],
                 l.name.as_str(),
-                l.short_code.as_str(),
+                l.stored_code(),
                 l.target_url.as_str(),
                 signed(l.scan_count),
                 micros(l.created_at),
                 micros(l.updated_at),
-                l.short_code.key(),
+                l.code_key(),
                 to_json(&l.tags)?,
                 l.options.to_stored(),
+                l.domain.as_ref().map(DomainName::as_str),
             ],
         )?;
         Ok(())
@@ -173,8 +190,8 @@ impl LinkWrites for SqlTx<'_> {
         else {
             return Ok(false);
         };
-        if old_key != l.short_code.key() {
-            if self.code_taken(&l.short_code)? {
+        if old_key != l.code_key() {
+            if self.code_taken(l.domain.as_ref(), &l.short_code)? {
                 return Err(StoreError::Conflict(format!(
                     "short code {} was already issued",
                     l.short_code
@@ -187,7 +204,7 @@ impl LinkWrites for SqlTx<'_> {
         }
         let n = self.exec(
             "UPDATE links SET name = ?3, target_url = ?4, updated_at = ?5, short_code = ?6,
-                              code_key = ?7, tags = ?8, options = ?9
+                              code_key = ?7, tags = ?8, options = ?9, domain = ?10
              WHERE id = ?1 AND account_id = ?2",
             params![
                 &id[..],
@@ -195,10 +212,11 @@ impl LinkWrites for SqlTx<'_> {
                 l.name.as_str(),
                 l.target_url.as_str(),
                 micros(l.updated_at),
-                l.short_code.as_str(),
-                l.short_code.key(),
+                l.stored_code(),
+                l.code_key(),
                 to_json(&l.tags)?,
                 l.options.to_stored(),
+                l.domain.as_ref().map(DomainName::as_str),
             ],
         )?;
         Ok(n > 0)

@@ -83,6 +83,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 9: customers' domains, the links' domain and orphan visits (`domains.rs`).
+    Migration {
+        sql: crate::domains::V9_DOMAINS,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

@@ -145,7 +145,7 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
     let ids = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
     {
         let conn = Connection::open(&path).unwrap();
-        // Undo versions 8, 7, 5, 4, 3 and 2, so the file is what version 1 made (version 8's
+        // Undo versions 9, 8, 7, 5, 4, 3 and 2, so the file is what version 1 made (version 8's
         // triggers of the same names write the change log; version 1's only count).
         let mut undo_v8 = String::from("DROP TABLE config_changes;");
         for (name, event) in [
@@ -166,7 +166,9 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
         }
         conn.execute_batch(&undo_v8).unwrap();
         conn.execute_batch(
-            "DROP TABLE idempotency_keys;
+            "DROP TABLE orphan_visits; DROP TABLE orphan_days; DROP TABLE domains;
+             DROP INDEX links_by_domain; ALTER TABLE links DROP COLUMN domain;
+             DROP TABLE idempotency_keys;
              DROP TABLE webhook_events; DROP TABLE webhooks; DROP TABLE usage_thresholds;
              DROP INDEX links_by_code_key; ALTER TABLE links DROP COLUMN code_key;
              ALTER TABLE links DROP COLUMN tags; ALTER TABLE links DROP COLUMN options;

@@ -95,6 +95,7 @@ const TABLES: &[Table] = &[
             ("code_key", Text),
             ("tags", Text),
             ("options", Text),
+            ("domain", Text),
         ],
     },
     Table {
@@ -216,6 +217,34 @@ const TABLES: &[Table] = &[
             ("account_id", Kind::Uuid),
             ("month", Int4),
             ("percent", Int2),
+        ],
+    },
+    Table {
+        name: "domains",
+        columns: &[
+            ("id", Kind::Uuid),
+            ("account_id", Kind::Uuid),
+            ("name", Text),
+            ("token", Text),
+            ("created_at", Time),
+            ("next_check_at", Time),
+            ("verification", Text),
+            ("settings", Text),
+        ],
+    },
+    Table {
+        name: "orphan_days",
+        columns: &[("domain_id", Kind::Uuid), ("day", Day), ("visits", Int8)],
+    },
+    Table {
+        name: "orphan_visits",
+        columns: &[
+            ("seq", Int8),
+            ("domain_id", Kind::Uuid),
+            ("at", Time),
+            ("path", Text),
+            ("country", Text),
+            ("device", Text),
         ],
     },
     Table {
@@ -459,6 +488,12 @@ pub fn copy(from: &Location, to: &Location) -> Result<Vec<TableReport>, CopyErro
         &[],
     )
     .map_err(pg_err("webhook_events_seq"))?;
+    // And orphan visits (the latest are kept by this order).
+    tx.execute(
+        "SELECT setval('orphan_visits_seq', greatest((SELECT max(seq) FROM orphan_visits), 1), (SELECT count(*) > 0 FROM orphan_visits))",
+        &[],
+    )
+    .map_err(pg_err("orphan_visits_seq"))?;
     tx.commit().map_err(pg_err("committing"))?;
     Ok(reports)
 }

@@ -169,6 +169,7 @@ pub(crate) fn link_for(account: AccountId, at: &str) -> Link {
         account_id: account,
         name: LinkName::parse("Flyer").expect("valid"),
         short_code: ShortCode::generate().expect("rng"),
+        domain: None,
         target_url: TargetUrl::parse("https://example.com/").expect("valid"),
         scan_count: 0,
         created_at: t(at),

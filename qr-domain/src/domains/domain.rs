@@ -116,9 +116,10 @@ impl CheckOutcome {
             CheckOutcome::NxDomain => Some(format!(
                 "{record_name} does not exist (NXDOMAIN): create a TXT record there with the value {value}"
             )),
-            CheckOutcome::Timeout => {
-                Some("the domain's DNS servers did not answer in time; it will be checked again".to_owned())
-            }
+            CheckOutcome::Timeout => Some(
+                "the domain's DNS servers did not answer in time; it will be checked again"
+                    .to_owned(),
+            ),
             CheckOutcome::Failed { reason } => Some(format!("the DNS lookup failed: {reason}")),
         }
     }
@@ -174,7 +175,10 @@ pub struct Verification {
 impl Domain {
     /// Pending, verified or failing.
     pub fn status(&self) -> DomainStatus {
-        match (self.verification.verified_at, self.verification.failing_since) {
+        match (
+            self.verification.verified_at,
+            self.verification.failing_since,
+        ) {
             (None, _) => DomainStatus::Pending,
             (Some(_), None) => DomainStatus::Verified,
             (Some(_), Some(_)) => DomainStatus::Failing,
@@ -315,7 +319,12 @@ mod tests {
     fn tokens_are_long_random_and_lower_case() {
         let token = VerificationToken::random().unwrap();
         assert_eq!(token.as_str().len(), TOKEN_CHARS);
-        assert!(token.as_str().bytes().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()));
+        assert!(
+            token
+                .as_str()
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+        );
         assert_ne!(token, VerificationToken::random().unwrap());
         assert!(token.txt_value().starts_with("qr-verify="));
     }
@@ -346,15 +355,24 @@ mod tests {
         assert_eq!(next_check(&d, t0 + Duration::days(7)), None);
         d.verification.verified_at = Some(at(5));
         assert_eq!(next_check(&d, at(10)), Some(at(70)));
-        assert_eq!(next_check(&d, t0 + Duration::days(30)), Some(t0 + Duration::days(30) + Duration::hours(1)));
+        assert_eq!(
+            next_check(&d, t0 + Duration::days(30)),
+            Some(t0 + Duration::days(30) + Duration::hours(1))
+        );
     }
 
     #[test]
     fn app_files_are_bounded_json_of_their_shape() {
         assert!(AppFile::apple(r#"{"applinks":{"details":[]}}"#).is_ok());
-        assert_eq!(AppFile::apple("[]"), Err(AppFileError::WrongShape("a JSON object")));
+        assert_eq!(
+            AppFile::apple("[]"),
+            Err(AppFileError::WrongShape("a JSON object"))
+        );
         assert!(AppFile::android(r#"[{"relation":[],"target":{}}]"#).is_ok());
-        assert!(matches!(AppFile::android("{"), Err(AppFileError::NotJson(_))));
+        assert!(matches!(
+            AppFile::android("{"),
+            Err(AppFileError::NotJson(_))
+        ));
         let big = format!("[\"{}\"]", "a".repeat(MAX_APP_FILE_BYTES));
         assert_eq!(AppFile::android(&big), Err(AppFileError::TooLarge));
     }

@@ -37,7 +37,9 @@ pub enum DomainNameError {
     #[error("a domain name has at least two labels (for example go.brand.com)")]
     SingleLabel,
     /// IDNA processing refused it, or a label breaks the hostname rules.
-    #[error("{0:?} is not a valid host name: labels are letters, digits and hyphens (or Unicode letters), 1 to 63 characters, not starting or ending with a hyphen")]
+    #[error(
+        "{0:?} is not a valid host name: labels are letters, digits and hyphens (or Unicode letters), 1 to 63 characters, not starting or ending with a hyphen"
+    )]
     Invalid(String),
     /// The service's own host or a name under it.
     #[error("the service's own host and its subdomains cannot be added")]
@@ -51,9 +53,7 @@ impl DomainName {
     pub fn parse(input: &str, service_host: &str) -> Result<Self, DomainNameError> {
         let name = Self::parse_any(input)?;
         let own = service_host.trim_end_matches('.').to_ascii_lowercase();
-        if !own.is_empty()
-            && (name.0 == own || name.0.ends_with(&format!(".{own}")))
-        {
+        if !own.is_empty() && (name.0 == own || name.0.ends_with(&format!(".{own}"))) {
             return Err(DomainNameError::ServiceHost);
         }
         Ok(name)
@@ -69,10 +69,13 @@ impl DomainName {
         if input.chars().count() > MAX_INPUT_CHARS {
             return Err(DomainNameError::TooLong);
         }
-        if input.contains(['/', '\\', '?', '#', '@', ':']) || input.contains(char::is_whitespace)
-        {
+        if input.contains(['/', '\\', '?', '#', '@', ':']) || input.contains(char::is_whitespace) {
             if input.parse::<std::net::IpAddr>().is_ok()
-                || input.trim_start_matches('[').trim_end_matches(']').parse::<std::net::Ipv6Addr>().is_ok()
+                || input
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::Ipv6Addr>()
+                    .is_ok()
             {
                 return Err(DomainNameError::IpLiteral);
             }
@@ -94,7 +97,9 @@ impl DomainName {
         for label in &labels {
             let ldh = !label.is_empty()
                 && label.len() <= MAX_LABEL_CHARS
-                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
                 && !label.starts_with('-')
                 && !label.ends_with('-');
             if !ldh {
@@ -103,7 +108,10 @@ impl DomainName {
         }
         // A top-level label of digits alone makes the name read as an IPv4 address in some
         // parsers (WHATWG URL's "ends in a number" rule): `1.2.3.4.5` or `example.123`.
-        if labels.last().is_some_and(|tld| tld.bytes().all(|b| b.is_ascii_digit())) {
+        if labels
+            .last()
+            .is_some_and(|tld| tld.bytes().all(|b| b.is_ascii_digit()))
+        {
             return Err(DomainNameError::IpLiteral);
         }
         Ok(Self(ascii))
@@ -188,18 +196,33 @@ mod tests {
             ("go brand.com", DomainNameError::NotBareHost),
             ("localhost", DomainNameError::SingleLabel),
         ] {
-            assert_eq!(DomainName::parse(input, "qr.example"), Err(error), "{input:?}");
+            assert_eq!(
+                DomainName::parse(input, "qr.example"),
+                Err(error),
+                "{input:?}"
+            );
         }
-        for input in ["-go.brand.com", "go-.brand.com", "go..brand.com", "go_x.brand.com"] {
+        for input in [
+            "-go.brand.com",
+            "go-.brand.com",
+            "go..brand.com",
+            "go_x.brand.com",
+        ] {
             assert!(
-                matches!(DomainName::parse(input, "qr.example"), Err(DomainNameError::Invalid(_))),
+                matches!(
+                    DomainName::parse(input, "qr.example"),
+                    Err(DomainNameError::Invalid(_))
+                ),
                 "{input:?}"
             );
         }
         let long = format!("{}.com", "a".repeat(64));
         assert!(DomainName::parse(&long, "qr.example").is_err());
         let too_long = vec!["abcdefghi"; 26].join(".");
-        assert_eq!(DomainName::parse(&too_long, "qr.example"), Err(DomainNameError::TooLong));
+        assert_eq!(
+            DomainName::parse(&too_long, "qr.example"),
+            Err(DomainNameError::TooLong)
+        );
     }
 
     #[test]

@@ -28,12 +28,7 @@ pub struct OrphanVisit {
 
 impl OrphanVisit {
     /// A visit to `path`, cut to [`MAX_ORPHAN_PATH_CHARS`] characters.
-    pub fn new(
-        path: &str,
-        at: DateTime<Utc>,
-        country: Option<String>,
-        device: Device,
-    ) -> Self {
+    pub fn new(path: &str, at: DateTime<Utc>, country: Option<String>, device: Device) -> Self {
         let path: String = path.chars().take(MAX_ORPHAN_PATH_CHARS).collect();
         Self {
             path,

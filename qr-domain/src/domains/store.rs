@@ -48,6 +48,9 @@ pub trait DomainWrites {
     /// [`crate::domains::orphan::ORPHAN_VISITS_KEPT`] (dropping older ones), and drops daily
     /// counts older than [`crate::domains::orphan::ORPHAN_DAYS_KEPT`] days before the visit.
     /// Nothing happens for a domain that no longer exists.
-    fn record_orphan_visit(&mut self, domain: DomainId, visit: &OrphanVisit)
-    -> Result<(), StoreError>;
+    fn record_orphan_visit(
+        &mut self,
+        domain: DomainId,
+        visit: &OrphanVisit,
+    ) -> Result<(), StoreError>;
 }

@@ -9,13 +9,14 @@ use url::Url;
 
 use crate::accounts::plan::{LinkFeature, Plan};
 use crate::dashboard::password::HashError;
+use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
 use crate::links::campaign::{
     Conditions, FieldError, FieldRule, LinkField, Options, Rule, RulePart, Tag, Utm, UtmPart,
     Variant, VariantPart, rules,
 };
-use crate::links::shortcode::ShortCode;
+use crate::links::shortcode::{self, ShortCode};
 use crate::random::RandomError;
 
 /// Maximum length of a link name, in characters, after trimming.
@@ -34,8 +35,12 @@ pub struct Link {
     pub account_id: AccountId,
     /// The friendly name.
     pub name: LinkName,
-    /// The short code used in `/r/<shortCode>`.
+    /// The short code used in `/r/<shortCode>` (or `/<shortCode>` on its domain).
     pub short_code: ShortCode,
+    /// The customer's domain the link lives on (`None`: the service's own address). Codes are
+    /// unique per domain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<DomainName>,
     /// Where the short URL redirects.
     pub target_url: TargetUrl,
     /// Every counted scan ever; retention pruning never lowers it.
@@ -49,6 +54,18 @@ pub struct Link {
     /// Campaign settings (none for most links), as the API's fields.
     #[serde(flatten)]
     pub options: Options,
+}
+
+impl Link {
+    /// The key that makes its code unique where it lives ([`shortcode::scoped_key`]).
+    pub fn code_key(&self) -> String {
+        shortcode::scoped_key(self.domain.as_ref(), &self.short_code)
+    }
+
+    /// Its code as stores keep it ([`shortcode::scoped_text`]).
+    pub fn stored_code(&self) -> String {
+        shortcode::scoped_text(self.domain.as_ref(), &self.short_code)
+    }
 }
 
 /// A link name: 1 to 200 characters after trimming, no control characters.

@@ -149,7 +149,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                     link.target_url = target.clone();
                 }
                 if let Some(code) = update.short_code {
-                    if code != link.short_code && tx.code_taken(&code)? {
+                    if code != link.short_code && tx.code_taken(None, &code)? {
                         return Err(LinkError::CodeTaken(code.to_string()));
                     }
                     link.short_code = code;
@@ -218,9 +218,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         };
         let seen = self.links.generation();
         let read = self.store.read(|tx| {
-            Ok::<_, StoreError>(match tx.link_by_code(&code)? {
+            Ok::<_, StoreError>(match tx.link_by_code(None, &code)? {
                 Some(link) => Resolution::Live(link),
-                None if tx.code_taken(&code)? => Resolution::Gone,
+                None if tx.code_taken(None, &code)? => Resolution::Gone,
                 None => Resolution::Unknown,
             })
         });
@@ -323,7 +323,7 @@ impl NewLink {
             });
         }
         let short_code = match self.short_code {
-            Some(custom) if tx.code_taken(&custom)? => {
+            Some(custom) if tx.code_taken(None, &custom)? => {
                 return Err(LinkError::CodeTaken(custom.to_string()));
             }
             Some(custom) => custom,
@@ -334,6 +334,7 @@ impl NewLink {
             account_id: account,
             name: self.name.clone(),
             short_code,
+            domain: None,
             target_url: self.target_url.clone(),
             scan_count: 0,
             created_at: now,
@@ -368,7 +369,7 @@ impl LinkRoom {
 fn free_code(tx: &dyn ReadTx) -> Result<ShortCode, LinkError> {
     for _ in 0..CODE_ATTEMPTS {
         let code = ShortCode::generate()?;
-        if !tx.code_taken(&code)? {
+        if !tx.code_taken(None, &code)? {
             return Ok(code);
         }
     }

@@ -8,6 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::domains::name::DomainName;
 use crate::random::{self, RandomError};
 
 /// Number of characters in a generated short code.
@@ -17,6 +18,39 @@ pub const MIN_CUSTOM_CODE_CHARS: usize = 3;
 /// The most characters of any code (a custom one; presented codes longer than this name no link).
 pub const MAX_CODE_CHARS: usize = 64;
 const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// What separates a customer's domain from a code in the forms stores keep (`go.brand.com/SUMMER`):
+/// no code and no domain name contains it.
+const DOMAIN_SEPARATOR: char = '/';
+
+/// The key that makes `code` unique where it lives, and that stores look it up by: the code's
+/// [`ShortCode::key`] on the service's own address, `<domain>/<key>` on a customer's domain.
+/// Tombstones are kept in the same form, so a code deleted on one domain stays free on another.
+pub fn scoped_key(domain: Option<&DomainName>, code: &ShortCode) -> String {
+    scoped(domain, code.key())
+}
+
+/// The code as stores keep it beside its key: its text on the service's own address,
+/// `<domain>/<text>` on a customer's domain (the short-code column was made unique across all
+/// links by the first schema, which SQLite cannot change without rebuilding the links table).
+pub fn scoped_text(domain: Option<&DomainName>, code: &ShortCode) -> String {
+    scoped(domain, code.as_str())
+}
+
+fn scoped(domain: Option<&DomainName>, part: &str) -> String {
+    match domain {
+        None => part.to_owned(),
+        Some(domain) => format!("{domain}{DOMAIN_SEPARATOR}{part}"),
+    }
+}
+
+/// Splits what [`scoped_text`] wrote back into the domain (if any) and the code's text.
+pub fn split_scoped(stored: &str) -> (Option<&str>, &str) {
+    match stored.rsplit_once(DOMAIN_SEPARATOR) {
+        Some((domain, text)) => (Some(domain), text),
+        None => (None, stored),
+    }
+}
 
 /// Words a custom code may not be (compared without regard to case): the server's own paths and
 /// words a visitor would take for the service's pages.

@@ -1,5 +1,6 @@
 //! The storage traits of links: an account's dynamic links, found by id, by short code or by listing, and the short codes issued (live or tombstoned).
 
+use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
 use crate::links::link::Link;
@@ -10,9 +11,13 @@ use crate::links::shortcode::ShortCode;
 pub trait LinkReads {
     /// The link `id` if it belongs to `account`.
     fn link(&self, account: AccountId, id: LinkId) -> Result<Option<Link>, StoreError>;
-    /// The live link with this short code (compared by [`ShortCode::key`]), whoever owns it
-    /// (for redirects).
-    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError>;
+    /// The live link with this short code on `domain` (`None`: the service's own address),
+    /// compared by [`crate::links::shortcode::scoped_key`], whoever owns it (for redirects).
+    fn link_by_code(
+        &self,
+        domain: Option<&DomainName>,
+        code: &ShortCode,
+    ) -> Result<Option<Link>, StoreError>;
     /// The links of an account, oldest first.
     fn links_of(&self, account: AccountId) -> Result<Vec<Link>, StoreError>;
     /// One page of an account's links, newest first (by creation time, then id): those whose
@@ -32,19 +37,20 @@ pub trait LinkReads {
     fn list_links(&self, account: AccountId, query: &LinkQuery) -> Result<Vec<Link>, StoreError>;
     /// How many links an account holds.
     fn count_links(&self, account: AccountId) -> Result<u64, StoreError>;
-    /// Whether a code (its [`ShortCode::key`]) is used by a live link or tombstoned by a deleted
-    /// one or by a link whose code changed.
-    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError>;
+    /// Whether a code on `domain` (its [`crate::links::shortcode::scoped_key`]) is used by a live
+    /// link or tombstoned by a deleted one or by a link whose code or domain changed.
+    fn code_taken(&self, domain: Option<&DomainName>, code: &ShortCode)
+    -> Result<bool, StoreError>;
 }
 
 /// Link writes, available in write transactions.
 pub trait LinkWrites {
-    /// Adds a link with its tags and options; its short code must not be taken
+    /// Adds a link with its tags and options; its short code must not be taken on its domain
     /// ([`StoreError::Conflict`]).
     fn insert_link(&mut self, link: &Link) -> Result<(), StoreError>;
-    /// Replaces the name, target URL, short code, tags, options and updatedAt of a link of
-    /// `link.account_id`; `false` if absent. A new short code must not be taken
-    /// ([`StoreError::Conflict`]), and the old one is tombstoned.
+    /// Replaces the name, target URL, short code, domain, tags, options and updatedAt of a link
+    /// of `link.account_id`; `false` if absent. A new short code or domain must leave the code
+    /// free where it lands ([`StoreError::Conflict`]), and the old code is tombstoned where it was.
     fn update_link(&mut self, link: &Link) -> Result<bool, StoreError>;
     /// Deletes a link of `account` with its scans and rollups, tombstoning its code; `false` if absent.
     fn delete_link(&mut self, account: AccountId, id: LinkId) -> Result<bool, StoreError>;

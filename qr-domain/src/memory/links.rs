@@ -3,11 +3,12 @@
 use std::sync::Arc;
 
 use super::{Data, oldest_first};
+use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
 use crate::links::link::Link;
 use crate::links::listing::LinkQuery;
-use crate::links::shortcode::ShortCode;
+use crate::links::shortcode::{ShortCode, scoped_key};
 use crate::store::{LinkReads, LinkWrites};
 
 impl LinkReads for Data {
@@ -19,10 +20,14 @@ impl LinkReads for Data {
             .cloned())
     }
 
-    fn link_by_code(&self, code: &ShortCode) -> Result<Option<Link>, StoreError> {
+    fn link_by_code(
+        &self,
+        domain: Option<&DomainName>,
+        code: &ShortCode,
+    ) -> Result<Option<Link>, StoreError> {
         Ok(self
             .codes
-            .get(code)
+            .get(&scoped_key(domain, code))
             .and_then(|id| self.links.get(id))
             .cloned())
     }
@@ -91,8 +96,13 @@ impl LinkReads for Data {
             .count() as u64)
     }
 
-    fn code_taken(&self, code: &ShortCode) -> Result<bool, StoreError> {
-        Ok(self.codes.contains_key(code) || self.tombstones.contains(code))
+    fn code_taken(
+        &self,
+        domain: Option<&DomainName>,
+        code: &ShortCode,
+    ) -> Result<bool, StoreError> {
+        let key = scoped_key(domain, code);
+        Ok(self.codes.contains_key(&key) || self.tombstones.contains(&key))
     }
 }
 
@@ -104,43 +114,46 @@ impl LinkWrites for Data {
                 link.account_id
             )));
         }
-        if self.links.contains_key(&link.id) || self.code_taken(&link.short_code)? {
+        if self.links.contains_key(&link.id)
+            || self.code_taken(link.domain.as_ref(), &link.short_code)?
+        {
             return Err(StoreError::Conflict(format!(
                 "link {} or its short code exists",
                 link.id
             )));
         }
-        self.codes.insert(link.short_code, link.id);
+        self.codes.insert(link.code_key(), link.id);
         self.links.insert(link.id, link.clone());
         Ok(())
     }
 
     fn update_link(&mut self, link: &Link) -> Result<bool, StoreError> {
-        let Some(old_code) = self
+        let Some(old_key) = self
             .links
             .get(&link.id)
             .filter(|l| l.account_id == link.account_id)
-            .map(|l| l.short_code)
+            .map(Link::code_key)
         else {
             return Ok(false);
         };
-        if old_code != link.short_code {
-            if self.code_taken(&link.short_code)? {
+        let new_key = link.code_key();
+        if old_key != new_key {
+            if self.code_taken(link.domain.as_ref(), &link.short_code)? {
                 return Err(StoreError::Conflict(format!(
                     "short code {} was already issued",
                     link.short_code
                 )));
             }
-            self.codes.remove(&old_code);
-            self.tombstones.insert(old_code);
+            self.codes.remove(&old_key);
+            self.tombstones.insert(old_key);
         }
         // A code of the same key may change its case.
-        self.codes.remove(&link.short_code);
-        self.codes.insert(link.short_code, link.id);
+        self.codes.insert(new_key, link.id);
         if let Some(slot) = self.links.get_mut(&link.id) {
             slot.name = link.name.clone();
             slot.target_url = link.target_url.clone();
             slot.short_code = link.short_code;
+            slot.domain = link.domain.clone();
             slot.tags = link.tags.clone();
             slot.options = link.options.clone();
             slot.updated_at = link.updated_at;
@@ -153,8 +166,9 @@ impl LinkWrites for Data {
             return Ok(false);
         }
         if let Some(link) = self.links.remove(&id) {
-            self.codes.remove(&link.short_code);
-            self.tombstones.insert(link.short_code);
+            let key = link.code_key();
+            self.codes.remove(&key);
+            self.tombstones.insert(key);
         }
         self.scans.remove(&id);
         self.rollups.remove(&id);

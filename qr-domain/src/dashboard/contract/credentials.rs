@@ -266,10 +266,10 @@ pub fn delete_account_removes_everything<S: Store>(store: S) {
             assert_eq!(tx.key_by_hash(&secret_a.hash())?, None);
             assert_eq!(tx.link(a.id, la.id)?, None);
             assert!(
-                tx.code_taken(&la.short_code)?,
+                tx.code_taken(None, &la.short_code)?,
                 "printed codes never come back"
             );
-            assert_eq!(tx.link_by_code(&la.short_code)?, None);
+            assert_eq!(tx.link_by_code(None, &la.short_code)?, None);
             assert_eq!(tx.session(&sa.hash)?, None);
             assert!(tx.plan_requests()?.is_empty());
             assert!(tx.daily_usage(a.id, day, day)?.is_empty());

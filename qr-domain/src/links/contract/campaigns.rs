@@ -84,10 +84,10 @@ pub fn links_keep_tags_options_and_custom_codes<S: Store>(store: S) {
     );
     let presented = ShortCode::presented("spring-SALE").unwrap();
     assert_eq!(
-        store.read(|tx| tx.link_by_code(&presented)).unwrap(),
+        store.read(|tx| tx.link_by_code(None, &presented)).unwrap(),
         Some(l.clone())
     );
-    assert!(store.read(|tx| tx.code_taken(&presented)).unwrap());
+    assert!(store.read(|tx| tx.code_taken(None, &presented)).unwrap());
     let mut clash = link_for(a.id, "2024-01-03T00:00:00Z");
     clash.short_code = ShortCode::custom("SPRING-sale").unwrap();
     assert!(matches!(
@@ -108,11 +108,14 @@ pub fn links_keep_tags_options_and_custom_codes<S: Store>(store: S) {
         store.read(|tx| tx.link(a.id, l.id)).unwrap(),
         Some(changed.clone())
     );
-    assert_eq!(store.read(|tx| tx.link_by_code(&presented)).unwrap(), None);
-    assert!(store.read(|tx| tx.code_taken(&presented)).unwrap());
+    assert_eq!(
+        store.read(|tx| tx.link_by_code(None, &presented)).unwrap(),
+        None
+    );
+    assert!(store.read(|tx| tx.code_taken(None, &presented)).unwrap());
     assert_eq!(
         store
-            .read(|tx| tx.link_by_code(&ShortCode::presented("SUMMER").unwrap()))
+            .read(|tx| tx.link_by_code(None, &ShortCode::presented("SUMMER").unwrap()))
             .unwrap()
             .map(|l| l.id),
         Some(l.id)

@@ -35,20 +35,22 @@ pub fn deleted_codes_are_tombstoned<S: Store>(store: S) {
     let a = setup(&store, Plan::Free);
     let l = link_for(a.id, "2024-01-02T00:00:00Z");
     store.write(|tx| tx.insert_link(&l)).unwrap();
-    assert!(store.read(|tx| tx.code_taken(&l.short_code)).unwrap());
+    assert!(store.read(|tx| tx.code_taken(None, &l.short_code)).unwrap());
     assert_eq!(
         store
-            .read(|tx| tx.link_by_code(&l.short_code))
+            .read(|tx| tx.link_by_code(None, &l.short_code))
             .unwrap()
             .map(|x| x.id),
         Some(l.id)
     );
     assert!(store.write(|tx| tx.delete_link(a.id, l.id)).unwrap());
     assert_eq!(
-        store.read(|tx| tx.link_by_code(&l.short_code)).unwrap(),
+        store
+            .read(|tx| tx.link_by_code(None, &l.short_code))
+            .unwrap(),
         None
     );
-    assert!(store.read(|tx| tx.code_taken(&l.short_code)).unwrap());
+    assert!(store.read(|tx| tx.code_taken(None, &l.short_code)).unwrap());
     let mut again = link_for(a.id, "2024-01-03T00:00:00Z");
     again.short_code = l.short_code;
     assert!(store.write(|tx| tx.insert_link(&again)).is_err());
