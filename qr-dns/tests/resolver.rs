@@ -116,10 +116,10 @@ fn a_server_that_never_answers_times_out_within_twice_the_timeout() {
     let host_took = started.elapsed();
 
     for took in [txt_took, host_took] {
-        // It waited for the nameserver (a try at least), and gave up at the bound (a scheduling
-        // margin of 300 ms for a loaded machine).
+        // It waited for the nameserver (a try at least), and gave up at the bound (2.0 s here;
+        // a scheduling margin of 500 ms for a loaded machine, less than a third try's 1 s).
         assert!(
-            took >= dns.timeout().per_try() && took <= bound + Duration::from_millis(300),
+            took >= dns.timeout().per_try() && took <= bound + Duration::from_millis(500),
             "took {took:?}, bound {bound:?}"
         );
     }
@@ -145,7 +145,7 @@ fn a_nameserver_that_is_not_running_fails_within_the_bound() {
         "{answer:?}"
     );
     assert!(
-        took <= dns.timeout().per_call() + Duration::from_millis(300),
+        took <= dns.timeout().per_call() + Duration::from_millis(500),
         "took {took:?}"
     );
 }

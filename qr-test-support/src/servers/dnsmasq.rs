@@ -9,8 +9,8 @@
 //! Changing the zone at runtime ([`DnsmasqServer::serve`]) restarts dnsmasq on the same port with
 //! the new zone and returns once it answers. A restart rather than `SIGHUP`: dnsmasq rereads only
 //! its hosts files on `SIGHUP`, while TXT and CNAME records live in its configuration, which it
-//! reads once. A restart takes a few milliseconds; a question asked during it goes unanswered
-//! (the client's retry covers it), so tests change the zone between questions.
+//! reads once. A restart takes a few milliseconds, and a question asked during it may get no
+//! answer, so tests change the zone between questions, not during one.
 //!
 //! Records carry a time to live of 300 s (`--local-ttl`), as a real zone's would, so a client
 //! that cached answers would show stale records after a change; dnsmasq itself caches nothing
