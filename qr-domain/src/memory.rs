@@ -6,6 +6,7 @@
 
 mod accounts;
 mod credentials;
+mod domains;
 mod idempotency;
 mod keys;
 mod links;
@@ -23,8 +24,9 @@ use crate::accounts::key::ApiKey;
 use crate::accounts::limits::UsageMonth;
 use crate::dashboard::session::{Session, SessionHash};
 use crate::dashboard::token::{OneTimeToken, TokenHash};
+use crate::domains::domain::Domain;
 use crate::error::StoreError;
-use crate::ids::{AccountId, KeyId, LinkId, ScanId};
+use crate::ids::{AccountId, DomainId, KeyId, LinkId, ScanId};
 use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::links::link::Link;
 use crate::scans::breakdown::DIMENSIONS;
@@ -65,6 +67,8 @@ struct Data {
     /// Quota thresholds reached: (account, month, percent).
     thresholds: HashSet<(AccountId, UsageMonth, u8)>,
     idempotency: HashMap<(AccountId, IdempotencyKey), IdempotencyRecord>,
+    domains: HashMap<DomainId, Domain>,
+    orphans: HashMap<DomainId, domains::Orphans>,
     next_scan: i64,
     config_version: u64,
     /// Whether the transaction changed what moves the configuration version.

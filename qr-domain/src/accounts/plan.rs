@@ -72,6 +72,8 @@ pub struct EnterpriseOverrides {
     pub batch_per_minute: Option<u32>,
     /// Number of dynamic links.
     pub links: Option<u64>,
+    /// Number of customer domains.
+    pub domains: Option<u64>,
     /// Scan retention in days.
     pub retention_days: Option<u32>,
 }
@@ -157,6 +159,10 @@ pub struct PlanLimits {
     pub logo: bool,
     /// Number of dynamic links the account may hold.
     pub links: Limit,
+    /// Number of customer domains the account may hold (left out of the JSON form, like
+    /// `logo`).
+    #[serde(skip_serializing)]
+    pub domains: Limit,
     /// The link fields the plan may set (left out of the JSON form, like `logo`).
     #[serde(skip_serializing)]
     pub link_features: &'static [LinkFeature],
@@ -211,24 +217,26 @@ impl Plan {
 
     /// The limits of this plan; `overrides` only apply to Enterprise.
     pub fn limits(self, overrides: &EnterpriseOverrides) -> PlanLimits {
-        let fixed = |monthly, rate, batch: Option<BatchLimits>, logo, links, days| PlanLimits {
-            monthly_requests: Limit::Max(monthly),
-            per_second: PerSecond(rate),
-            batch,
-            // Pro: its batch size (100 links, a fifth of its 500-link limit per request).
-            bulk_links: batch.map(|b| b.max_items),
-            logo,
-            links: Limit::Max(links),
-            link_features: match self {
-                Plan::Free => &[],
-                Plan::Starter => STARTER_LINK_FEATURES,
-                Plan::Pro | Plan::Enterprise => PRO_LINK_FEATURES,
-            },
-            retention: Retention::Days(days),
-        };
+        let fixed =
+            |monthly, rate, batch: Option<BatchLimits>, logo, links, domains, days| PlanLimits {
+                monthly_requests: Limit::Max(monthly),
+                per_second: PerSecond(rate),
+                batch,
+                // Pro: its batch size (100 links, a fifth of its 500-link limit per request).
+                bulk_links: batch.map(|b| b.max_items),
+                logo,
+                links: Limit::Max(links),
+                domains: Limit::Max(domains),
+                link_features: match self {
+                    Plan::Free => &[],
+                    Plan::Starter => STARTER_LINK_FEATURES,
+                    Plan::Pro | Plan::Enterprise => PRO_LINK_FEATURES,
+                },
+                retention: Retention::Days(days),
+            };
         match self {
-            Plan::Free => fixed(1_000, 2, None, false, 5, 30),
-            Plan::Starter => fixed(10_000, 10, None, false, 50, 90),
+            Plan::Free => fixed(1_000, 2, None, false, 5, 0, 30),
+            Plan::Starter => fixed(10_000, 10, None, false, 50, 1, 90),
             Plan::Pro => fixed(
                 100_000,
                 50,
@@ -238,6 +246,7 @@ impl Plan {
                 }),
                 true,
                 500,
+                5,
                 365,
             ),
             Plan::Enterprise => PlanLimits {
@@ -255,6 +264,7 @@ impl Plan {
                 bulk_links: Some(ENTERPRISE_BULK_LINKS),
                 logo: true,
                 links: overrides.links.map_or(Limit::Unlimited, Limit::Max),
+                domains: overrides.domains.map_or(Limit::Unlimited, Limit::Max),
                 link_features: PRO_LINK_FEATURES,
                 retention: overrides
                     .retention_days
@@ -462,9 +472,18 @@ mod tests {
             batch_items: Some(5),
             batch_per_minute: Some(6),
             links: Some(8),
+            domains: Some(4),
             retention_days: Some(9),
         };
         let e = Plan::Enterprise.limits(&o);
+        assert_eq!(e.domains, Limit::Max(4));
+        assert_eq!(Plan::Pro.limits(&o).domains, Limit::Max(5));
+        assert_eq!(
+            Plan::Enterprise
+                .limits(&EnterpriseOverrides::default())
+                .domains,
+            Limit::Unlimited
+        );
         assert_eq!(e.monthly_requests, Limit::Max(7));
         assert_eq!(e.per_second.get(), 3);
         assert_eq!(

@@ -82,6 +82,9 @@ impl DomainName {
             return Err(DomainNameError::NotBareHost);
         }
         let input = input.strip_suffix('.').unwrap_or(input);
+        if input.is_ascii() && input.len() > MAX_DOMAIN_CHARS {
+            return Err(DomainNameError::TooLong);
+        }
         if input.parse::<std::net::Ipv4Addr>().is_ok() {
             return Err(DomainNameError::IpLiteral);
         }

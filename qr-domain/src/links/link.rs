@@ -110,6 +110,8 @@ pub struct LinkUpdate {
     pub utm: Option<Option<Utm>>,
     /// Whether to forward the scan's query.
     pub forward_query: Option<bool>,
+    /// The customer's domain the link lives on, or `Some(None)` for the service's own address.
+    pub domain: Option<Option<DomainName>>,
 }
 
 /// A link password as typed, within its bounds. Its `Debug` never shows it.
@@ -474,6 +476,20 @@ impl LinkUpdate {
     /// Whether the scan's query is passed on to the target.
     pub fn set_forward_query(&mut self, forward: bool) {
         self.forward_query = Some(forward);
+    }
+
+    /// The customer's domain the link lives on (Unicode or ASCII, any case); whether the
+    /// account may use it is checked when the change is stored.
+    pub fn set_domain(&mut self, name: &str) -> Result<(), FieldError> {
+        let name = DomainName::parse_any(name)
+            .map_err(|e| FieldError::new(LinkField::Domain, FieldRule::DomainName(e)))?;
+        self.domain = Some(Some(name));
+        Ok(())
+    }
+
+    /// Puts the link on the service's own address.
+    pub fn clear_domain(&mut self) {
+        self.domain = Some(None);
     }
 
     /// Whether the update changes nothing.

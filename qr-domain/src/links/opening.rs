@@ -8,6 +8,7 @@ use crate::clock::Clock;
 use crate::links::campaign::{LinkOptions, OsFamily};
 use crate::links::link::Link;
 use crate::links::routing::{self, VisitTraits};
+use crate::links::service::CodeAddress;
 use crate::scans::geo::Location;
 use crate::scans::scan::{classify_user_agent, visitor_id};
 use crate::scans::service::{Pick, PreparedScan, ScanError, Skip, Visit};
@@ -180,7 +181,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             // The cached copy counts this server's scans until it is read again (within 1 s),
             // so the cap holds between reads.
             self.links
-                .modify(&link.short_code, |(cached, _)| cached.scan_count += 1);
+                .modify(&CodeAddress::of(link), |(cached, _)| cached.scan_count += 1);
         }
         Landing::Redirect {
             target: route.target,

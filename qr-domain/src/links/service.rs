@@ -8,9 +8,13 @@ use crate::accounts::account::Account;
 use crate::accounts::plan::{Limit, PlanLimits};
 use crate::clock::Clock;
 use crate::dashboard::password::{Password, PasswordHash};
+use crate::domains::domain::DomainStatus;
+use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
-use crate::links::campaign::{FieldError, FieldRule, LinkField, LinkOptions, Options, Tag};
+use crate::links::campaign::{
+    DomainUnusable, FieldError, FieldRule, LinkField, LinkOptions, Options, Tag,
+};
 use crate::links::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
 use crate::links::listing::{LinkCursor, LinkListQuery, LinkPageResult};
 use crate::links::shortcode::ShortCode;
@@ -148,11 +152,24 @@ impl<S: Store, C: Clock> Service<S, C> {
                 if let Some(target) = &update.target_url {
                     link.target_url = target.clone();
                 }
-                if let Some(code) = update.short_code {
-                    if code != link.short_code && tx.code_taken(None, &code)? {
-                        return Err(LinkError::CodeTaken(code.to_string()));
+                // A new domain or code must leave the code free where it lands; a code whose
+                // case alone changes keeps its place.
+                let mut moved = false;
+                if let Some(domain) = &update.domain
+                    && *domain != link.domain
+                {
+                    if let Some(name) = domain {
+                        usable_domain(tx, account, name, now)?;
                     }
+                    link.domain = domain.clone();
+                    moved = true;
+                }
+                if let Some(code) = update.short_code {
+                    moved |= code != link.short_code;
                     link.short_code = code;
+                }
+                if moved && tx.code_taken(link.domain.as_ref(), &link.short_code)? {
+                    return Err(LinkError::CodeTaken(link.short_code.to_string()));
                 }
                 if let Some(tags) = &update.tags {
                     link.tags = tags.clone();
@@ -210,17 +227,23 @@ impl<S: Store, C: Clock> Service<S, C> {
         }
     }
 
-    /// What a presented short code stands for (lower case and aliases accepted). Always reads
-    /// the store, in one transaction, and refreshes the redirect cache with what it read.
-    pub fn resolve(&self, code: &str) -> Result<Resolution, StoreError> {
+    /// What a presented short code stands for on `domain` (`None`: the service's own address;
+    /// lower case and aliases accepted). Always reads the store, in one transaction, and
+    /// refreshes the redirect cache with what it read.
+    pub fn resolve(
+        &self,
+        domain: Option<&DomainName>,
+        code: &str,
+    ) -> Result<Resolution, StoreError> {
         let Ok(code) = ShortCode::presented(code) else {
             return Ok(Resolution::Unknown);
         };
+        let code = CodeAddress::new(domain, code);
         let seen = self.links.generation();
         let read = self.store.read(|tx| {
-            Ok::<_, StoreError>(match tx.link_by_code(None, &code)? {
+            Ok::<_, StoreError>(match tx.link_by_code(domain, &code.code)? {
                 Some(link) => Resolution::Live(link),
-                None if tx.code_taken(None, &code)? => Resolution::Gone,
+                None if tx.code_taken(domain, &code.code)? => Resolution::Gone,
                 None => Resolution::Unknown,
             })
         });
@@ -247,11 +270,13 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ok(resolution)
     }
 
-    /// The live link of a code from memory, if [`Service::resolve`] read it less than
-    /// [`LINK_CACHE_TTL`] ago and it has not changed here since; never touches the store. Its
-    /// `scan_count` may be behind.
-    pub fn cached_link(&self, code: &str) -> Option<Link> {
-        let code = ShortCode::presented(code).ok();
+    /// The live link of a code on `domain` from memory, if [`Service::resolve`] read it less
+    /// than [`LINK_CACHE_TTL`] ago and it has not changed here since; never touches the store.
+    /// Its `scan_count` may be behind.
+    pub fn cached_link(&self, domain: Option<&DomainName>, code: &str) -> Option<Link> {
+        let code = ShortCode::presented(code)
+            .ok()
+            .map(|code| CodeAddress::new(domain, code));
         let found = code.and_then(|code| {
             self.links.read(&code, |(link, read_at)| {
                 (read_at.elapsed() < LINK_CACHE_TTL).then(|| link.clone())
@@ -266,11 +291,63 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 }
 
+/// Where a code is looked up: its domain (`None`: the service's own address) and the code, the
+/// key of the redirect cache.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct CodeAddress {
+    domain: Option<DomainName>,
+    code: ShortCode,
+}
+
+impl CodeAddress {
+    fn new(domain: Option<&DomainName>, code: ShortCode) -> Self {
+        Self {
+            domain: domain.cloned(),
+            code,
+        }
+    }
+
+    /// Where `link` is found.
+    pub(crate) fn of(link: &Link) -> Self {
+        Self::new(link.domain.as_ref(), link.short_code)
+    }
+}
+
+/// Refuses a domain the account cannot put links on at `now`: another account's or an unknown
+/// one (alike, so a name's owner is never revealed), one never verified, or one whose record
+/// has been missing for longer than the grace period.
+fn usable_domain(
+    tx: &dyn ReadTx,
+    account: AccountId,
+    name: &DomainName,
+    now: DateTime<Utc>,
+) -> Result<(), LinkError> {
+    let refuse = |why| {
+        LinkError::Field(FieldError::new(
+            LinkField::Domain,
+            FieldRule::DomainUnusable(why),
+        ))
+    };
+    match tx.domain_by_name(name)? {
+        Some(domain) if domain.account_id == account => {
+            if domain.accepts_links(now) {
+                Ok(())
+            } else if domain.status() == DomainStatus::Pending {
+                Err(refuse(DomainUnusable::Pending))
+            } else {
+                Err(refuse(DomainUnusable::Failing))
+            }
+        }
+        _ => Err(refuse(DomainUnusable::Unknown)),
+    }
+}
+
 /// A link checked against the plan and ready to insert: everything but its id, code and times.
 pub(crate) struct NewLink {
     name: LinkName,
     target_url: TargetUrl,
     short_code: Option<ShortCode>,
+    domain: Option<DomainName>,
     tags: Vec<Tag>,
     options: LinkOptions,
 }
@@ -300,6 +377,7 @@ impl NewLink {
             name,
             target_url,
             short_code: fields.short_code,
+            domain: fields.domain.flatten(),
             tags: fields.tags.unwrap_or_default(),
             options,
         })
@@ -322,19 +400,23 @@ impl NewLink {
                 limit: max,
             });
         }
+        let domain = self.domain.as_ref();
+        if let Some(name) = domain {
+            usable_domain(tx, account, name, now)?;
+        }
         let short_code = match self.short_code {
-            Some(custom) if tx.code_taken(None, &custom)? => {
+            Some(custom) if tx.code_taken(domain, &custom)? => {
                 return Err(LinkError::CodeTaken(custom.to_string()));
             }
             Some(custom) => custom,
-            None => free_code(tx)?,
+            None => free_code(tx, domain)?,
         };
         let link = Link {
             id: LinkId::random(),
             account_id: account,
             name: self.name.clone(),
             short_code,
-            domain: None,
+            domain: self.domain.clone(),
             target_url: self.target_url.clone(),
             scan_count: 0,
             created_at: now,
@@ -365,11 +447,11 @@ impl LinkRoom {
     }
 }
 
-/// A generated code no link uses or used.
-fn free_code(tx: &dyn ReadTx) -> Result<ShortCode, LinkError> {
+/// A generated code no link uses or used on `domain`.
+fn free_code(tx: &dyn ReadTx, domain: Option<&DomainName>) -> Result<ShortCode, LinkError> {
     for _ in 0..CODE_ATTEMPTS {
         let code = ShortCode::generate()?;
-        if !tx.code_taken(None, &code)? {
+        if !tx.code_taken(domain, &code)? {
             return Ok(code);
         }
     }

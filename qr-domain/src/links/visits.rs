@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use crate::clock::Clock;
+use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::links::opening::{Landing, Opening, PasswordPrompt};
 use crate::links::service::Resolution;
@@ -103,7 +104,7 @@ impl VisitFacts for Opening {
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// A visit to `code` answered from memory, for an async thread: the link cached by an
+    /// A visit to `code` on `domain` (`None`: the service's own address) answered from memory, for an async thread: the link cached by an
     /// earlier visit, and its scan prepared and queued without touching the store or waiting.
     /// [`InMemoryVisit::NeedsStore`] when the link is not cached, the day's visitor salt is not
     /// in memory yet, a password must be verified (Argon2id, about 30 ms) or the writer's queue
@@ -111,6 +112,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// called only for a scan that is queued.
     pub fn visit_in_memory<A>(
         &self,
+        domain: Option<&DomainName>,
         code: &str,
         facts: &impl VisitFacts,
         ack: impl FnOnce() -> (ScanAck, A),
@@ -119,7 +121,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         if facts.sends_password() {
             return NeedsStore;
         }
-        let Some(link) = self.cached_link(code) else {
+        let Some(link) = self.cached_link(domain, code) else {
             return NeedsStore;
         };
         if link.options.get().is_some() {
@@ -161,11 +163,12 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// `ack` is as for [`Service::visit_in_memory`].
     pub fn visit<A>(
         &self,
+        domain: Option<&DomainName>,
         code: &str,
         facts: &impl VisitFacts,
         ack: impl FnOnce() -> (ScanAck, A),
     ) -> Result<VisitOutcome<A>, StoreError> {
-        let link = match self.resolve(code)? {
+        let link = match self.resolve(domain, code)? {
             Resolution::Live(link) => link,
             Resolution::Gone => return Ok(VisitOutcome::Page(PageKind::Gone)),
             Resolution::Unknown => return Ok(VisitOutcome::Page(PageKind::Unknown)),
@@ -331,19 +334,19 @@ mod tests {
         let code = link.short_code.to_string();
         let person = opening(true);
         assert!(matches!(
-            svc.visit_in_memory(&code, &person, ack),
+            svc.visit_in_memory(None, &code, &person, ack),
             InMemoryVisit::NeedsStore
         ));
         assert_eq!(
-            committed(svc.visit(&code, &person, ack).unwrap()),
+            committed(svc.visit(None, &code, &person, ack).unwrap()),
             "https://example.com/"
         );
-        let InMemoryVisit::Ready(outcome) = svc.visit_in_memory(&code, &person, ack) else {
+        let InMemoryVisit::Ready(outcome) = svc.visit_in_memory(None, &code, &person, ack) else {
             panic!("the link and the day's salt are in memory");
         };
         assert_eq!(committed(outcome), "https://example.com/");
         assert!(matches!(
-            svc.visit_in_memory(&code, &opening(false), no_ack),
+            svc.visit_in_memory(None, &code, &opening(false), no_ack),
             InMemoryVisit::Ready(VisitOutcome::Redirect {
                 scan: Recording::Nothing,
                 ..
@@ -354,16 +357,16 @@ mod tests {
             ..opening(true)
         };
         assert!(matches!(
-            svc.visit_in_memory(&code, &form, ack),
+            svc.visit_in_memory(None, &code, &form, ack),
             InMemoryVisit::NeedsStore
         ));
         assert!(matches!(
-            svc.visit("not a code", &person, no_ack).unwrap(),
+            svc.visit(None, "not a code", &person, no_ack).unwrap(),
             VisitOutcome::Page(PageKind::Unknown)
         ));
         svc.delete_link(a.id, link.id).unwrap();
         assert!(matches!(
-            svc.visit(&code, &person, no_ack).unwrap(),
+            svc.visit(None, &code, &person, no_ack).unwrap(),
             VisitOutcome::Page(PageKind::Gone)
         ));
     }
@@ -383,7 +386,7 @@ mod tests {
             u.set_expired_url(Some("https://over.example")).unwrap();
         });
         let locked = link_with(&svc, &a, |u| u.set_password(Some("open sesame")).unwrap());
-        let page = |link: &Link| match svc.visit(link.short_code.as_str(), &person, no_ack) {
+        let page = |link: &Link| match svc.visit(None, link.short_code.as_str(), &person, no_ack) {
             Ok(VisitOutcome::Page(kind)) => kind,
             other => panic!("expected a page, got {other:?}"),
         };
@@ -392,11 +395,11 @@ mod tests {
         assert_eq!(page(&over), PageKind::Expired);
         assert_eq!(page(&locked), PageKind::Password(PasswordPrompt::Ask));
         assert!(matches!(
-            svc.visit_in_memory(paused.short_code.as_str(), &person, no_ack),
+            svc.visit_in_memory(None, paused.short_code.as_str(), &person, no_ack),
             InMemoryVisit::Ready(VisitOutcome::Page(PageKind::Paused))
         ));
         assert!(matches!(
-            svc.visit(moved.short_code.as_str(), &person, no_ack).unwrap(),
+            svc.visit(None, moved.short_code.as_str(), &person, no_ack).unwrap(),
             VisitOutcome::ExpiredUrl(url) if url == "https://over.example/"
         ));
         let wrong = Opening {
@@ -404,12 +407,12 @@ mod tests {
             ..opening(true)
         };
         assert!(matches!(
-            svc.visit_in_memory(locked.short_code.as_str(), &wrong, no_ack),
+            svc.visit_in_memory(None, locked.short_code.as_str(), &wrong, no_ack),
             InMemoryVisit::NeedsStore
         ));
         assert_eq!(
             match svc
-                .visit(locked.short_code.as_str(), &wrong, no_ack)
+                .visit(None, locked.short_code.as_str(), &wrong, no_ack)
                 .unwrap()
             {
                 VisitOutcome::Page(kind) => kind,
@@ -422,7 +425,10 @@ mod tests {
             ..opening(true)
         };
         assert_eq!(
-            committed(svc.visit(locked.short_code.as_str(), &right, ack).unwrap()),
+            committed(
+                svc.visit(None, locked.short_code.as_str(), &right, ack)
+                    .unwrap()
+            ),
             "https://example.com/"
         );
     }

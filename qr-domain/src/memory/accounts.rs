@@ -131,6 +131,7 @@ impl AccountWrites for Data {
         self.plan_requests.remove(&account);
         webhooks::forget_account(self, account);
         idempotency::forget_account(self, account);
+        super::domains::forget_account(self, account);
         self.config_changed_by(ConfigChange::Account(account));
         Ok(true)
     }

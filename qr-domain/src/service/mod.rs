@@ -33,10 +33,11 @@ use crate::accounts::key::KeyHash;
 use crate::accounts::limit_state::{LimitState, MemoryLimits};
 use crate::accounts::limits::{Meter, UsageMonth};
 use crate::clock::Clock;
+use crate::domains::service::{DomainConfig, DomainState};
 use crate::error::StoreError;
 use crate::ids::LinkId;
 use crate::links::link::Link;
-use crate::links::shortcode::ShortCode;
+use crate::links::service::CodeAddress;
 use crate::scans::analytics::StatsRows;
 use crate::scans::geo::GeoLocator;
 use crate::scans::writer::ScanWriter;
@@ -89,7 +90,7 @@ pub struct Service<S: Store, C: Clock> {
     /// Key lookups by secret hash, valid while the store's config version is unchanged.
     pub(crate) keys: BoundedCache<KeyHash, CachedKey>,
     /// Live links by short code for the redirect fast path, with when they were read.
-    pub(crate) links: BoundedCache<ShortCode, (Link, Instant)>,
+    pub(crate) links: BoundedCache<CodeAddress, (Link, Instant)>,
     /// Rollups of days that take no more scans, by link and day range.
     pub(crate) rollups: BoundedCache<(LinkId, NaiveDate, NaiveDate), StatsRows>,
     /// Visitor salts by UTC day.
@@ -109,6 +110,8 @@ pub struct Service<S: Store, C: Clock> {
     pub(crate) writer: ScanWriter,
     /// Counters of the writer and the caches, for metrics.
     pub(crate) stats: ServiceStats,
+    /// Domain settings and the domains of request hosts.
+    pub(crate) domains: DomainState,
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -156,6 +159,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             webhooks,
             writer,
             stats,
+            domains: DomainState::new(DomainConfig::default()),
         })
     }
 

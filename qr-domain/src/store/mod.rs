@@ -21,6 +21,7 @@ use crate::scans::scan::NewScan;
 pub use crate::accounts::key_store::{KeyReads, KeyWrites};
 pub use crate::accounts::store::{AccountReads, AccountWrites};
 pub use crate::dashboard::store::{CredentialReads, CredentialWrites};
+pub use crate::domains::store::{DomainReads, DomainWrites};
 pub use crate::links::idempotency_store::{IdempotencyReads, IdempotencyWrites};
 pub use crate::links::store::{LinkReads, LinkWrites};
 pub use crate::scans::store::{ScanReads, ScanWrites};
@@ -77,7 +78,14 @@ pub trait Store: Send + Sync + 'static {
 /// that implements the aggregates' read traits, so a store implements those and passes its
 /// transaction as `&dyn ReadTx`.
 pub trait ReadTx:
-    AccountReads + KeyReads + LinkReads + ScanReads + CredentialReads + WebhookReads + IdempotencyReads
+    AccountReads
+    + KeyReads
+    + LinkReads
+    + ScanReads
+    + CredentialReads
+    + WebhookReads
+    + IdempotencyReads
+    + DomainReads
 {
 }
 
@@ -90,6 +98,7 @@ impl<T> ReadTx for T where
         + CredentialReads
         + WebhookReads
         + IdempotencyReads
+        + DomainReads
 {
 }
 
@@ -104,6 +113,7 @@ pub trait WriteTx:
     + CredentialWrites
     + WebhookWrites
     + IdempotencyWrites
+    + DomainWrites
 {
 }
 
@@ -117,5 +127,6 @@ impl<T> WriteTx for T where
         + CredentialWrites
         + WebhookWrites
         + IdempotencyWrites
+        + DomainWrites
 {
 }

@@ -459,19 +459,22 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
     let code = l.short_code.to_string();
 
     // Links: cached by a lookup, forgotten by an update or a deletion here.
-    assert_eq!(svc.cached_link(&code), None);
-    assert_eq!(svc.resolve(&code).unwrap(), Resolution::Live(l.clone()));
-    assert_eq!(svc.cached_link(&code).map(|x| x.id), Some(l.id));
-    assert_eq!(svc.cached_link("not a code"), None);
+    assert_eq!(svc.cached_link(None, &code), None);
+    assert_eq!(
+        svc.resolve(None, &code).unwrap(),
+        Resolution::Live(l.clone())
+    );
+    assert_eq!(svc.cached_link(None, &code).map(|x| x.id), Some(l.id));
+    assert_eq!(svc.cached_link(None, "not a code"), None);
     let update = LinkUpdate::parse(None, Some("https://example.com/two")).unwrap();
     svc.update_link(a.id, l.id, &update).unwrap();
-    assert_eq!(svc.cached_link(&code), None);
-    let Resolution::Live(resolved) = svc.resolve(&code).unwrap() else {
+    assert_eq!(svc.cached_link(None, &code), None);
+    let Resolution::Live(resolved) = svc.resolve(None, &code).unwrap() else {
         panic!("the link is live");
     };
     assert_eq!(resolved.target_url.as_str(), "https://example.com/two");
     assert_eq!(
-        svc.cached_link(&code).map(|x| x.target_url),
+        svc.cached_link(None, &code).map(|x| x.target_url),
         Some(resolved.target_url)
     );
 
@@ -526,6 +529,6 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
     );
 
     svc.delete_link(a.id, id).unwrap();
-    assert_eq!(svc.cached_link(&code), None);
-    assert_eq!(svc.resolve(&code).unwrap(), Resolution::Gone);
+    assert_eq!(svc.cached_link(None, &code), None);
+    assert_eq!(svc.resolve(None, &code).unwrap(), Resolution::Gone);
 }

@@ -387,7 +387,7 @@ pub fn dashboard_account_deletion<S: Store>(store: S) {
         AuthError::Unknown
     );
     assert_eq!(
-        svc.resolve(link.short_code.as_str()).unwrap(),
+        svc.resolve(None, link.short_code.as_str()).unwrap(),
         Resolution::Gone
     );
     assert!(svc.session(session.expose()).unwrap().is_none());

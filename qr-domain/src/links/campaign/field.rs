@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::domains::name::DomainNameError;
 use crate::links::link::UrlError;
 use crate::links::shortcode::ShortCodeError;
 
@@ -47,6 +48,8 @@ pub enum LinkField {
     UtmMember(UtmPart),
     /// `forwardQuery`.
     ForwardQuery,
+    /// `domain`.
+    Domain,
 }
 
 /// A part of a redirect rule.
@@ -154,6 +157,7 @@ impl fmt::Display for LinkField {
             LinkField::Utm => f.write_str("utm"),
             LinkField::UtmMember(part) => write!(f, "utm.{}", part.name()),
             LinkField::ForwardQuery => f.write_str("forwardQuery"),
+            LinkField::Domain => f.write_str("domain"),
         }
     }
 }
@@ -214,6 +218,21 @@ pub enum FieldRule {
     VariantCount(usize),
     /// A weight outside 1 to [`MAX_WEIGHT`].
     Weight,
+    /// Not a domain name.
+    DomainName(DomainNameError),
+    /// A domain the account cannot put links on now.
+    DomainUnusable(DomainUnusable),
+}
+
+/// Why a link cannot be put on a domain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DomainUnusable {
+    /// The account has no domain of this name.
+    Unknown,
+    /// Its TXT record was never found.
+    Pending,
+    /// Its record has been missing for longer than the grace period.
+    Failing,
 }
 
 impl fmt::Display for FieldRule {
@@ -274,6 +293,16 @@ impl fmt::Display for FieldRule {
                 "a split has {MIN_VARIANTS} to {MAX_VARIANTS} variants (got {n}); [] removes it"
             ),
             FieldRule::Weight => write!(f, "it must be an integer from 1 to {MAX_WEIGHT}"),
+            FieldRule::DomainName(e) => write!(f, "{e}"),
+            FieldRule::DomainUnusable(DomainUnusable::Unknown) => f.write_str(
+                "the account has no domain of this name; add it with POST /api/domains (null uses the service's own address)",
+            ),
+            FieldRule::DomainUnusable(DomainUnusable::Pending) => f.write_str(
+                "the domain is not verified yet; create its TXT record and check it (POST /api/domains/check)",
+            ),
+            FieldRule::DomainUnusable(DomainUnusable::Failing) => f.write_str(
+                "the domain's TXT record has been missing for more than 7 days; restore it and check the domain again",
+            ),
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::scans::scan::Device;
 mod field;
 pub mod rules;
 
-pub use field::{FieldError, FieldRule, LinkField, RulePart, UtmPart, VariantPart};
+pub use field::{DomainUnusable, FieldError, FieldRule, LinkField, RulePart, UtmPart, VariantPart};
 
 /// Most tags on one link.
 pub const MAX_TAGS: usize = 20;

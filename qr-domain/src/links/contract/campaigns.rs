@@ -363,7 +363,7 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
         .unwrap();
     assert_eq!(moved.short_code.as_str(), "moved");
     assert_eq!(
-        svc.resolve(generated.short_code.as_str()).unwrap(),
+        svc.resolve(None, generated.short_code.as_str()).unwrap(),
         crate::service::Resolution::Gone
     );
     assert_eq!(

@@ -71,16 +71,22 @@ pub fn service_short_code_lookup<S: Store>(store: S) {
             c => c.to_ascii_lowercase(),
         })
         .collect();
-    assert_eq!(svc.resolve(&aliased).unwrap(), Resolution::Live(l.clone()));
-    assert_eq!(svc.resolve("not a code").unwrap(), Resolution::Unknown);
+    assert_eq!(
+        svc.resolve(None, &aliased).unwrap(),
+        Resolution::Live(l.clone())
+    );
+    assert_eq!(
+        svc.resolve(None, "not a code").unwrap(),
+        Resolution::Unknown
+    );
     let never_issued = ShortCode::generate().unwrap();
     assert_eq!(
-        svc.resolve(never_issued.as_str()).unwrap(),
+        svc.resolve(None, never_issued.as_str()).unwrap(),
         Resolution::Unknown
     );
     svc.delete_link(a.id, l.id).unwrap();
-    assert_eq!(svc.resolve(&code).unwrap(), Resolution::Gone);
-    assert_eq!(svc.resolve(&aliased).unwrap(), Resolution::Gone);
+    assert_eq!(svc.resolve(None, &code).unwrap(), Resolution::Gone);
+    assert_eq!(svc.resolve(None, &aliased).unwrap(), Resolution::Gone);
     assert_eq!(
         svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap(),
         ScanOutcome::LinkGone
