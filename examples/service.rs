@@ -65,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (26, PHONE, "192.0.2.10"),
     ] {
         clock.set(start + Duration::hours(hours));
-        let Resolution::Live(live) = service.resolve(link.short_code.as_str())? else {
+        let Resolution::Live(live) = service.resolve(None, link.short_code.as_str())? else {
             return Err("the new link does not resolve".into());
         };
         let visit = Visit {

@@ -83,12 +83,15 @@ where
         peer,
         password,
     };
-    let outcome = match app.service().visit_in_memory(code, &request, ack_channel) {
+    let outcome = match app
+        .service()
+        .visit_in_memory(None, code, &request, ack_channel)
+    {
         InMemoryVisit::Ready(outcome) => outcome,
         InMemoryVisit::NeedsStore => {
             let owned = code.to_owned();
             let opening = request.opening().into_owned();
-            app.blocking(move |svc| svc.visit(&owned, &opening, ack_channel))
+            app.blocking(move |svc| svc.visit(None, &owned, &opening, ack_channel))
                 .await??
         }
     };

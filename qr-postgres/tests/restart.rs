@@ -32,7 +32,7 @@ fn a_restarted_database_is_used_again_without_reopening() {
     svc.authenticate(Some(secret.expose_secret()), None)
         .unwrap();
     assert!(matches!(
-        svc.resolve(link.short_code.as_str()).unwrap(),
+        svc.resolve(None, link.short_code.as_str()).unwrap(),
         Resolution::Live(_)
     ));
 
@@ -50,7 +50,7 @@ fn a_restarted_database_is_used_again_without_reopening() {
     ));
     // A link this service has read keeps redirecting from memory.
     assert_eq!(
-        svc.resolve(link.short_code.as_str()).unwrap(),
+        svc.resolve(None, link.short_code.as_str()).unwrap(),
         Resolution::Live(link.clone())
     );
 
@@ -70,7 +70,7 @@ fn a_restarted_database_is_used_again_without_reopening() {
         .unwrap();
     assert_eq!(svc.links(account.id).unwrap().len(), 2);
     assert!(matches!(
-        svc.resolve(after.short_code.as_str()).unwrap(),
+        svc.resolve(None, after.short_code.as_str()).unwrap(),
         Resolution::Live(_)
     ));
 }

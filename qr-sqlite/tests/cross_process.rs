@@ -63,7 +63,7 @@ fn changes_by_another_process_apply_on_the_next_request() {
         .unwrap();
     let update = LinkUpdate::parse(None, Some("https://example.com/b")).unwrap();
     cli.update_link(account.id, link.id, &update).unwrap();
-    let Resolution::Live(resolved) = server.resolve(link.short_code.as_str()).unwrap() else {
+    let Resolution::Live(resolved) = server.resolve(None, link.short_code.as_str()).unwrap() else {
         panic!("the link is live");
     };
     assert_eq!(resolved.target_url.as_str(), "https://example.com/b");

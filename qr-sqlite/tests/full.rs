@@ -41,7 +41,7 @@ fn a_full_database_refuses_writes_keeps_reads_and_recovers() {
     assert_eq!(listed.len(), stored.len());
     for link in &stored {
         assert_eq!(
-            service.resolve(link.short_code.as_str()).unwrap(),
+            service.resolve(None, link.short_code.as_str()).unwrap(),
             Resolution::Live(link.clone())
         );
     }
@@ -53,7 +53,7 @@ fn a_full_database_refuses_writes_keeps_reads_and_recovers() {
         .unwrap();
     assert_eq!(service.links(account.id).unwrap().len(), stored.len() + 1);
     assert!(matches!(
-        service.resolve(after.short_code.as_str()).unwrap(),
+        service.resolve(None, after.short_code.as_str()).unwrap(),
         Resolution::Live(_)
     ));
     drop(service);
@@ -86,7 +86,7 @@ fn a_read_only_database_serves_reads_and_refuses_writes() {
     assert!(store.is_read_only());
     let service = Service::new(Arc::clone(&store), SystemClock, Arc::new(NoGeoLocator)).unwrap();
     assert_eq!(
-        service.resolve(link.short_code.as_str()).unwrap(),
+        service.resolve(None, link.short_code.as_str()).unwrap(),
         Resolution::Live(link.clone())
     );
     assert_eq!(service.links(account.id).unwrap(), vec![link]);

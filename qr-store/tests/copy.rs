@@ -141,11 +141,11 @@ fn a_deployment_moves_to_postgres_without_loss() {
     assert_eq!(logged_in.id, customer.id);
     assert_eq!(pg.analytics(&owner, kept.id, &query).unwrap(), before);
     assert_eq!(
-        pg.resolve(gone.short_code.as_str()).unwrap(),
+        pg.resolve(None, gone.short_code.as_str()).unwrap(),
         Resolution::Gone
     );
     // New scans get ids after the copied ones.
-    let Resolution::Live(link) = pg.resolve(kept.short_code.as_str()).unwrap() else {
+    let Resolution::Live(link) = pg.resolve(None, kept.short_code.as_str()).unwrap() else {
         panic!("the link is live");
     };
     assert_eq!(link.scan_count, 120);
