@@ -80,7 +80,7 @@ fn visit_from(r: &Row) -> Result<OrphanVisit, StoreError> {
 
 fn taken(name: &DomainName) -> StoreError {
     // Without whose: one account must not learn which names another holds.
-    StoreError::Conflict(format!("the domain {name} is already taken"))
+    StoreError::Conflict(format!("domain {name} is already registered"))
 }
 
 impl DomainReads for PgTx<'_> {

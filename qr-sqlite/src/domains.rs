@@ -87,7 +87,7 @@ fn bytes(id: uuid::Uuid) -> [u8; 16] {
 
 fn taken(name: &DomainName) -> StoreError {
     // Without whose: one account must not learn which names another holds.
-    StoreError::Conflict(format!("the domain {name} is already taken"))
+    StoreError::Conflict(format!("domain {name} is already registered"))
 }
 
 impl DomainReads for SqlTx<'_> {
