@@ -1,6 +1,6 @@
 //! SQLite's domains beyond the shared contract: a deleted domain's (or account's) orphan rows leave the file through the foreign keys, daily counts are kept for exactly 90 days before the latest visit, `next_check_at` follows every update, and settings come back whole.
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use qr_domain::domains::domain::{
     AppFile, Domain, DomainSettings, Verification, VerificationToken,
 };
