@@ -263,10 +263,7 @@ fn print_link(
         ("short code", link.short_code.to_string()),
     ];
     if let Some(base) = base {
-        fields.push((
-            "short URL",
-            format!("{}/r/{}", base.trim_end_matches('/'), link.short_code),
-        ));
+        fields.push(("short URL", link.short_url(base.trim_end_matches('/'))));
     }
     fields.extend([
         ("target URL", link.target_url.to_string()),

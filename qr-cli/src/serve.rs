@@ -9,7 +9,8 @@ use std::time::Duration;
 use clap::Args;
 use qr_domain::Plan;
 use qr_http::{
-    DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, ServerError, WebhookConfig,
+    DEFAULT_MAIL_FROM, DomainsConfig, Limits, LogFormat, OperatorToken, ServerConfig, ServerError,
+    WebhookConfig,
 };
 
 use crate::accounts::plan_parser;
@@ -86,6 +87,30 @@ pub struct ServeArgs {
     limits: LimitArgs,
     #[command(flatten)]
     webhooks: WebhookArgs,
+    #[command(flatten)]
+    domains: DomainArgs,
+}
+
+/// How customers' domains are checked.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Domains")]
+struct DomainArgs {
+    /// The DNS server asked for customers' domains' records (their TXT ownership record and
+    /// where they point) [default: the system's, from /etc/resolv.conf].
+    #[arg(long, env = "QR_DNS_SERVER", value_name = "ADDR:PORT")]
+    dns_server: Option<SocketAddr>,
+    /// The host customers' domains should point at (a CNAME to it, or its addresses), reported
+    /// beside each domain [default: the base URL's host].
+    #[arg(long, env = "QR_DOMAIN_TARGET", value_name = "HOST")]
+    domain_target: Option<String>,
+    /// Time for one DNS try (two tries at most per question), 10ms to 60s.
+    #[arg(
+        long,
+        env = "QR_DNS_TIMEOUT",
+        value_name = "DURATION",
+        default_value = "5s"
+    )]
+    dns_timeout: Span,
 }
 
 /// How webhooks are delivered.
@@ -311,6 +336,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             backoff_base: args.webhooks.webhook_backoff_base.0,
             timeout: args.webhooks.webhook_timeout.0,
             max_response_bytes: args.webhooks.max_webhook_response_bytes.0,
+        },
+        domains: DomainsConfig {
+            dns_server: args.domains.dns_server,
+            target: args
+                .domains
+                .domain_target
+                .map(|t| t.trim().trim_end_matches('.').to_ascii_lowercase())
+                .filter(|t| !t.is_empty()),
+            dns_timeout: Some(args.domains.dns_timeout.0),
         },
     };
     qr_http::run(config).map_err(|e| match e {

@@ -1,5 +1,8 @@
 //! The composition root: opens the database (SQLite or PostgreSQL), the shared limits (Redis) and the GeoIP database, builds the service and creates the owner on first start; the only file of qr-http that names a storage engine.
 
+use qr_dns::{DnsClient, QueryTimeout};
+use qr_domain::domains::dns::DnsResolver;
+use qr_domain::domains::service::DomainConfig;
 use std::sync::Arc;
 
 use qr_domain::accounts::limit_state::{LimitState, MemoryLimits};
@@ -98,7 +101,8 @@ impl App {
         let store = Self::open_store(config)?;
         let limits = Self::open_limits(config, &store)?;
         let concurrency = store.concurrency();
-        let service = Self::open_service(config, Arc::clone(&store), clock, geo, limits)?;
+        let domains = Self::domain_config(config, &base_url)?;
+        let service = Self::open_service(config, Arc::clone(&store), clock, geo, limits, domains)?;
         let first_start = Self::first_start(&service, &base_url)?;
         let web = Self::open_web(config, &service, &base_url)?;
         let app = App::new(AppParts {
@@ -205,6 +209,7 @@ impl App {
         clock: SharedClock,
         geo: Arc<dyn GeoLocator>,
         limits: Arc<dyn LimitState>,
+        domains: DomainConfig,
     ) -> Result<Arc<AppService>, ServerError> {
         let policy = SignupPolicy::new(config.signup_open, config.self_service_plans.clone());
         let webhooks = WebhookSettings {
@@ -220,8 +225,47 @@ impl App {
         Ok(Arc::new(
             Service::with_limit_state(store, clock, geo, limits)?
                 .with_signup_policy(policy)
-                .with_webhook_settings(webhooks),
+                .with_webhook_settings(webhooks)
+                .with_domains(domains),
         ))
+    }
+
+    /// How customers' domains are checked: the base URL's host is the service's own (never a
+    /// customer's domain) and, unless `--domain-target` names another, what domains point at;
+    /// the DNS client asks `--dns-server` or the system's nameservers.
+    fn domain_config(config: &ServerConfig, base_url: &str) -> Result<DomainConfig, ServerError> {
+        let service_host = url::Url::parse(base_url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default();
+        let timeout = match config.domains.dns_timeout {
+            None => QueryTimeout::DEFAULT,
+            Some(t) => QueryTimeout::new(t).ok_or_else(|| {
+                ServerError::Config(format!(
+                    "the DNS timeout must be between {:?} and {:?}",
+                    QueryTimeout::MIN,
+                    QueryTimeout::MAX
+                ))
+            })?,
+        };
+        let client = match config.domains.dns_server {
+            Some(address) => DnsClient::nameserver(address, timeout),
+            None => DnsClient::system(timeout),
+        };
+        // Without a usable resolver (no resolv.conf in a container, say) the service still
+        // runs; domain checks then answer that DNS is unavailable, and the log says why.
+        let resolver: Option<Arc<dyn DnsResolver>> = match client {
+            Ok(client) => Some(Arc::new(client)),
+            Err(e) => {
+                tracing::warn!(error = %e, "no DNS client: customers' domains cannot be checked");
+                None
+            }
+        };
+        Ok(DomainConfig {
+            service_host,
+            target: config.domains.target.clone(),
+            resolver,
+        })
     }
 
     /// On an empty database, the owner account with its first key and password link; on a

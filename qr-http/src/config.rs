@@ -56,6 +56,20 @@ pub struct ServerConfig {
     pub limits: Limits,
     /// Webhook deliveries.
     pub webhooks: WebhookConfig,
+    /// Customers' domains: how their DNS is checked.
+    pub domains: DomainsConfig,
+}
+
+/// How customers' domains are checked.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DomainsConfig {
+    /// The nameserver asked (env `QR_DNS_SERVER`); `None` uses the system's (`/etc/resolv.conf`).
+    pub dns_server: Option<SocketAddr>,
+    /// What a domain's address records should lead to (env `QR_DOMAIN_TARGET`); `None` uses the
+    /// base URL's host.
+    pub target: Option<String>,
+    /// One DNS try's time limit (two tries at most per question).
+    pub dns_timeout: Option<Duration>,
 }
 
 /// How webhooks are delivered.
@@ -186,6 +200,7 @@ impl Default for ServerConfig {
             metrics_token: None,
             limits: Limits::default(),
             webhooks: WebhookConfig::default(),
+            domains: DomainsConfig::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 use hyper::StatusCode;
 use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use qr_domain::accounts::access::AccessError;
+use qr_domain::domains::service::DomainError;
 use qr_domain::links::bulk::BulkError;
 use qr_domain::links::link::LinkError;
 use qr_domain::links::listing::ListQueryError;
@@ -60,6 +61,8 @@ pub(crate) enum ApiError {
     Logo(LogoFetchError),
     /// A webhook operation failed.
     Webhook(WebhookError),
+    /// A domain operation failed.
+    Domain(DomainError),
     /// Any other invalid input, with its message.
     BadRequest(String),
     /// The body is larger than the endpoint's limit (bytes).
@@ -169,6 +172,20 @@ impl ApiError {
                 WebhookError::Random(_) => (
                     S::SERVICE_UNAVAILABLE,
                     text("Could not create the webhook; retry the request"),
+                ),
+            },
+            ApiError::Domain(e) => match e {
+                DomainError::Name(_) | DomainError::Url { .. } | DomainError::AppFile { .. } => {
+                    (S::BAD_REQUEST, e.to_string())
+                }
+                DomainError::LimitReached { .. } => (S::FORBIDDEN, e.to_string()),
+                DomainError::Taken(_) | DomainError::InUse { .. } => (S::CONFLICT, e.to_string()),
+                DomainError::NotFound => (S::NOT_FOUND, e.to_string()),
+                DomainError::DnsUnavailable => (S::SERVICE_UNAVAILABLE, e.to_string()),
+                DomainError::Store(e) => store_status(e),
+                DomainError::Random(_) => (
+                    S::SERVICE_UNAVAILABLE,
+                    text("Could not add the domain; retry the request"),
                 ),
             },
             ApiError::BadRequest(message) => (S::BAD_REQUEST, message.clone()),
@@ -397,5 +414,6 @@ from_error!(
     Analytics(AnalyticsError),
     Logo(LogoFetchError),
     Webhook(WebhookError),
+    Domain(DomainError),
     Store(StoreError),
 );

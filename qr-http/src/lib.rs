@@ -22,6 +22,7 @@ mod bootstrap;
 mod client_ip;
 mod config;
 mod connection;
+mod domain_site;
 mod error;
 mod geoip;
 mod logo;
@@ -45,7 +46,7 @@ pub use app::{App, SharedClock};
 pub use body::ResponseBody;
 pub use bootstrap::{AppService, AppWeb, FirstStart, ServerError};
 pub use config::{
-    DEFAULT_MAIL_FROM, Limits, LogFormat, OperatorToken, ServerConfig, WebhookConfig,
+    DEFAULT_MAIL_FROM, DomainsConfig, Limits, LogFormat, OperatorToken, ServerConfig, WebhookConfig,
 };
 pub use server::{ServerHandle, run, start, start_with};
 pub use webhook_worker::SIGNATURE_HEADER;

@@ -16,7 +16,7 @@ use qr_store::DiskUsage;
 use crate::routes::{ROUTES, RouteSpec};
 
 /// Routes outside the route table, labelled after its rows.
-const OTHER_ROUTES: [&str; 7] = [
+const OTHER_ROUTES: [&str; 9] = [
     "/livez",
     "/readyz",
     "/metrics",
@@ -25,6 +25,9 @@ const OTHER_ROUTES: [&str; 7] = [
     "/static/*",
     // A path that matched nothing (answered 404).
     "unmatched",
+    "/domains/tls-check",
+    // Any request on a customer's domain (its codes, root and app files).
+    "customer domain",
 ];
 
 /// The statuses the server answers with, each with its own slot; anything else counts as
@@ -76,6 +79,8 @@ impl RouteId {
     pub(crate) const DASHBOARD: RouteId = RouteId(ROUTES.len() + 4);
     pub(crate) const STATIC: RouteId = RouteId(ROUTES.len() + 5);
     pub(crate) const UNMATCHED: RouteId = RouteId(ROUTES.len() + 6);
+    pub(crate) const TLS_CHECK: RouteId = RouteId(ROUTES.len() + 7);
+    pub(crate) const CUSTOMER_DOMAIN: RouteId = RouteId(ROUTES.len() + 8);
     const COUNT: usize = ROUTES.len() + OTHER_ROUTES.len();
 
     /// The row of the route table `spec` is (each kind has one row).

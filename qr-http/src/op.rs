@@ -1,9 +1,10 @@
 //! Typed API operations, built at the edge from the route, the method and the query once a request is admitted, so handlers never read raw parameters.
 
+use qr_domain::domains::service::parse_domain_id;
 use qr_domain::links::link::{LinkError, parse_link_id};
 use qr_domain::links::listing::LinkListQuery;
 use qr_domain::webhooks::webhook::WebhookId;
-use qr_domain::{AnalyticsQuery, Feature, LinkId};
+use qr_domain::{AnalyticsQuery, DomainId, Feature, LinkId};
 use qr_export::{ScanFormat, UnknownFormat};
 use qr_generate::{Code, GenerateParams};
 
@@ -38,6 +39,27 @@ pub(crate) enum ApiOp {
     Webhooks(WebhooksOp),
     /// `GET /api/account/export`.
     Export,
+    /// `/api/domains` and its `check` and `visits`.
+    Domains(DomainsOp),
+}
+
+/// The domains operations, with their ids parsed (a malformed id is a domain not found).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DomainsOp {
+    /// `GET /api/domains`.
+    List,
+    /// `GET /api/domains?id=`.
+    Get(DomainId),
+    /// `POST /api/domains` (the name is in the body).
+    Add,
+    /// `PUT /api/domains?id=` (the settings are in the body).
+    Update(DomainId),
+    /// `DELETE /api/domains?id=`.
+    Delete(DomainId),
+    /// `POST /api/domains/check?id=`.
+    Check(DomainId),
+    /// `GET /api/domains/visits?id=`.
+    Visits(DomainId),
 }
 
 /// The webhooks operations, with their ids parsed.
@@ -142,7 +164,29 @@ impl ApiOp {
                 (_, Some(id)) => WebhooksOp::Delete(id.parse()?),
             }),
             Kind::Export => ApiOp::Export,
+            Kind::Domains | Kind::DomainCheck | Kind::DomainVisits => {
+                ApiOp::Domains(DomainsOp::parse(kind, method, query)?)
+            }
             Kind::OpenApi | Kind::Redirect => return Err(ApiError::NotFound),
+        })
+    }
+}
+
+impl DomainsOp {
+    fn parse(kind: Kind, method: Method, query: &Query) -> Result<Self, ApiError> {
+        let id = || match query.get("id") {
+            None | Some("") => Err(ApiError::BadRequest("id parameter required".into())),
+            Some(id) => Ok(parse_domain_id(id)?),
+        };
+        Ok(match (kind, method) {
+            (Kind::DomainCheck, _) => DomainsOp::Check(id()?),
+            (Kind::DomainVisits, _) => DomainsOp::Visits(id()?),
+            (_, Method::Get) if query.get("id").is_none() => DomainsOp::List,
+            (_, Method::Get) => DomainsOp::Get(id()?),
+            (_, Method::Post) => DomainsOp::Add,
+            (_, Method::Put) => DomainsOp::Update(id()?),
+            (_, Method::Delete) => DomainsOp::Delete(id()?),
+            (_, Method::Head) => return Err(ApiError::MethodNotAllowed(kind.spec())),
         })
     }
 }

@@ -52,6 +52,39 @@ pub(crate) fn page_of(kind: PageKind, status: StatusCode, code: &str) -> HttpRes
     notice(status, wording, code)
 }
 
+/// What `https://<domain>/` shows when its owner set no `rootUrl`: a neutral page, without the
+/// operator's name, since the domain is the customer's.
+pub(crate) fn domain_home() -> HttpResponse {
+    let title = "QR code links";
+    let body = format!(
+        "<h1>{title}</h1><p>This address serves the links of printed QR codes. Scan a code to open its link.</p>"
+    );
+    html_without_code(StatusCode::OK, title, &body)
+}
+
+/// What a path of a customer's domain that is no code shows (a missing app association file, a
+/// path with several segments): a neutral 404.
+pub(crate) fn domain_not_found() -> HttpResponse {
+    let title = "Not found";
+    let body = format!("<h1>{title}</h1><p>There is nothing at this address.</p>");
+    html_without_code(StatusCode::NOT_FOUND, title, &body)
+}
+
+fn html_without_code(status: StatusCode, title: &str, body: &str) -> HttpResponse {
+    let html = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title}</title><style>body{{font-family:system-ui,sans-serif;max-width:32rem;\
+         margin:3rem auto;padding:0 1.25rem;line-height:1.5;color:#222}}h1{{font-size:1.5rem}}\
+         </style></head><body>{body}</body></html>\n"
+    );
+    let mut response = respond(status, Some("text/html; charset=utf-8"), html);
+    let headers = response.headers_mut();
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    response
+}
+
 /// A page of a title and a paragraph.
 fn notice(status: StatusCode, (title, text): (&str, &str), code: &str) -> HttpResponse {
     let body = format!("<h1>{title}</h1><p>{text}</p>");

@@ -21,6 +21,7 @@ use crate::api;
 use crate::app::App;
 use crate::body::ResponseBody;
 use crate::bootstrap::{AppService, AppWeb};
+use crate::domain_site;
 use crate::error::ApiError;
 use crate::metrics::RouteId;
 use crate::op::{self, ApiOp};
@@ -197,6 +198,17 @@ impl App {
         B::Error: std::fmt::Display,
     {
         let (parts, body) = request.into_parts();
+        // A customer's domain serves its codes, root and app files, and nothing else.
+        if let Some(host) = domain_site::request_host(&parts)
+            && let Some(domain) = self.customer_domain(&host).await?
+        {
+            meta.route = Some(RouteId::CUSTOMER_DOMAIN);
+            return domain_site::handle(self, domain, parts, body, peer, &mut meta.page_for).await;
+        }
+        if parts.uri.path() == domain_site::TLS_CHECK_PATH {
+            meta.route = Some(RouteId::TLS_CHECK);
+            return domain_site::tls_check(self, &parts.method, parts.uri.query(), peer).await;
+        }
         // The operator's probes and metrics: no key, no quota, no CORS.
         if let Some(route) = OpsRoute::of(parts.uri.path()) {
             meta.route = Some(route.route_id());
@@ -226,7 +238,7 @@ impl App {
                 let code = matched.code.unwrap_or_default();
                 meta.page_for = Some(code.clone());
                 let query = parts.uri.query();
-                redirect::handle(self, &code, method, &parts.headers, query, body, peer).await
+                redirect::handle(self, None, &code, method, &parts.headers, query, body, peer).await
             }
             kind => {
                 let request = ApiRequest {
@@ -319,6 +331,7 @@ impl App {
             ApiOp::Usage => Ok(api::usage::usage(self, &ctx)),
             ApiOp::Health => api::usage::health(self).await,
             ApiOp::Webhooks(op) => api::webhooks::handle(self, &ctx, op, body).await,
+            ApiOp::Domains(op) => api::domains::handle(self, &ctx, op, body).await,
             ApiOp::Export => api::export::handle(self, &ctx).await,
         }
     }

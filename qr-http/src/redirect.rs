@@ -10,6 +10,7 @@ use hyper::body::Body;
 use hyper::header::{
     ACCEPT_LANGUAGE, CACHE_CONTROL, HeaderMap, HeaderValue, LOCATION, REFERER, USER_AGENT,
 };
+use qr_domain::domains::domain::Domain;
 use qr_domain::links::link::LinkError;
 use qr_domain::scans::geo::GeoHint;
 use qr_domain::scans::writer::ScanAck;
@@ -20,6 +21,7 @@ use qr_domain::{ScanId, StoreError};
 use tokio::sync::oneshot;
 
 use crate::app::App;
+use crate::domain_site;
 use crate::error::ApiError;
 use crate::pages;
 use crate::request::{header_text, read_body};
@@ -54,9 +56,12 @@ struct Request<'a> {
 
 /// 302 to the target (recording GET scans of people; a POST, the password form's, gets 303); an
 /// unknown, deleted, paused, expired or unreachable link is an error that the pipeline renders as
-/// a page.
+/// a page. `site` is the customer's domain the request arrived on (`None`: the service's own
+/// address): the code is looked up there only, and an unknown one is its orphan visit.
+#[allow(clippy::too_many_arguments)] // The request's parts, each typed; a struct would only rename them.
 pub(crate) async fn handle<B>(
     app: &App,
+    site: Option<&Domain>,
     code: &str,
     method: Method,
     headers: &HeaderMap,
@@ -83,15 +88,17 @@ where
         peer,
         password,
     };
+    let domain = site.map(|d| &d.name);
     let outcome = match app
         .service()
-        .visit_in_memory(None, code, &request, ack_channel)
+        .visit_in_memory(domain, code, &request, ack_channel)
     {
         InMemoryVisit::Ready(outcome) => outcome,
         InMemoryVisit::NeedsStore => {
             let owned = code.to_owned();
             let opening = request.opening().into_owned();
-            app.blocking(move |svc| svc.visit(None, &owned, &opening, ack_channel))
+            let domain = domain.cloned();
+            app.blocking(move |svc| svc.visit(domain.as_ref(), &owned, &opening, ack_channel))
                 .await??
         }
     };
@@ -109,6 +116,9 @@ where
         // The form asked for the first time is a page, not a failure.
         VisitOutcome::Page(kind @ PageKind::Password(PasswordPrompt::Ask)) => {
             Ok(pages::page_of(kind, StatusCode::OK, code))
+        }
+        VisitOutcome::Page(PageKind::Unknown | PageKind::Gone) if let Some(site) = site => {
+            domain_site::unknown_code(app, site, code, method, request.visit().into_owned()).await
         }
         VisitOutcome::Page(kind) => Err(page_error(kind)),
     }

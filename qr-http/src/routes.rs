@@ -40,6 +40,12 @@ pub enum Kind {
     Webhooks,
     /// `GET /api/account/export`: the caller's account as a ZIP.
     Export,
+    /// `/api/domains`: list, add, show, change, remove.
+    Domains,
+    /// `POST /api/domains/check?id=`: check a domain's DNS now.
+    DomainCheck,
+    /// `GET /api/domains/visits?id=`: a domain's orphan visits.
+    DomainVisits,
     /// `GET /api/openapi.json` (public).
     OpenApi,
     /// `GET|HEAD|POST /r/{shortCode}` (public; POST is the password form's).
@@ -110,6 +116,27 @@ pub const ROUTES: &[RouteSpec] = &[
         path: "/api/webhooks",
         methods: &[Method::Get, Method::Head, Method::Post, Method::Delete],
         kind: Kind::Webhooks,
+    },
+    RouteSpec {
+        path: "/api/domains",
+        methods: &[
+            Method::Get,
+            Method::Head,
+            Method::Post,
+            Method::Put,
+            Method::Delete,
+        ],
+        kind: Kind::Domains,
+    },
+    RouteSpec {
+        path: "/api/domains/check",
+        methods: &[Method::Post],
+        kind: Kind::DomainCheck,
+    },
+    RouteSpec {
+        path: "/api/domains/visits",
+        methods: &[Method::Get, Method::Head],
+        kind: Kind::DomainVisits,
     },
     RouteSpec {
         path: "/api/account/export",
@@ -193,6 +220,7 @@ impl Kind {
             Kind::Health => Endpoint::Health,
             Kind::Webhooks => Endpoint::Webhooks,
             Kind::Export => Endpoint::Export,
+            Kind::Domains | Kind::DomainCheck | Kind::DomainVisits => Endpoint::Domains,
             Kind::OpenApi | Kind::Redirect => return None,
         })
     }
@@ -240,6 +268,9 @@ mod tests {
             Kind::Health,
             Kind::Webhooks,
             Kind::Export,
+            Kind::Domains,
+            Kind::DomainCheck,
+            Kind::DomainVisits,
             Kind::OpenApi,
             Kind::Redirect,
         ] {

@@ -19,6 +19,9 @@ use crate::connection::{Admit, ConnectionTable, serve_connection};
 use crate::ops::Port;
 
 /// How often the usage counters are persisted.
+/// How often the background checker looks for domains due a DNS check: the schedule's finest
+/// step is a minute (a new domain is checked every minute for an hour), so half of it.
+const DOMAIN_CHECK_INTERVAL: Duration = Duration::from_secs(30);
 const FLUSH_PERIOD: Duration = Duration::from_secs(1);
 /// While every connection slot is taken, how often the idlest connection is asked to give way.
 const EVICT_RETRY: Duration = Duration::from_millis(20);
@@ -285,10 +288,28 @@ async fn serve(
     let mut connections = JoinSet::new();
     let mut prune = tokio::time::interval(limits.prune_interval.max(Duration::from_secs(1)));
     prune.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut domain_checks = tokio::time::interval(DOMAIN_CHECK_INTERVAL);
+    domain_checks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let checking = Arc::new(std::sync::atomic::AtomicBool::new(false));
     loop {
         while connections.try_join_next().is_some() {}
         tokio::select! {
             _ = stopped.changed() => break,
+            _ = domain_checks.tick() => {
+                // One round at a time: a round of slow nameservers may outlast the interval.
+                if !checking.swap(true, std::sync::atomic::Ordering::AcqRel) {
+                    let service = Arc::clone(app.service());
+                    let checking = Arc::clone(&checking);
+                    tokio::task::spawn_blocking(move || {
+                        match service.check_due_domains() {
+                            Ok(0) => {}
+                            Ok(checked) => tracing::info!(checked, "checked customers' domains"),
+                            Err(e) => tracing::warn!(error = %e, "checking domains failed"),
+                        }
+                        checking.store(false, std::sync::atomic::Ordering::Release);
+                    });
+                }
+            }
             _ = prune.tick() => {
                 let service = Arc::clone(app.service());
                 tokio::task::spawn_blocking(move || match service.prune() {

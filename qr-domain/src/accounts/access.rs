@@ -72,6 +72,8 @@ pub enum Endpoint {
     Webhooks,
     /// `GET /api/account/export`: the account's whole data as a ZIP.
     Export,
+    /// `/api/domains` and its `check` and `visits`: the account's own domains.
+    Domains,
 }
 
 /// Per-key restrictions. The default restricts nothing.
@@ -178,7 +180,7 @@ pub fn check_access(
 
 impl Endpoint {
     /// All endpoint groups.
-    pub const ALL: [Endpoint; 8] = [
+    pub const ALL: [Endpoint; 9] = [
         Endpoint::Generate,
         Endpoint::Batch,
         Endpoint::Links,
@@ -187,6 +189,7 @@ impl Endpoint {
         Endpoint::Health,
         Endpoint::Webhooks,
         Endpoint::Export,
+        Endpoint::Domains,
     ];
 
     /// The endpoint's lower-case name.
@@ -200,6 +203,7 @@ impl Endpoint {
             Endpoint::Health => "health",
             Endpoint::Webhooks => "webhooks",
             Endpoint::Export => "export",
+            Endpoint::Domains => "domains",
         }
     }
 }
@@ -212,7 +216,7 @@ impl FromStr for Endpoint {
             .into_iter()
             .find(|e| e.as_str().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| {
-                format!("unknown endpoint {s:?}: expected generate, batch, links, analytics, usage, health, webhooks or export")
+                format!("unknown endpoint {s:?}: expected generate, batch, links, analytics, usage, health, webhooks, export or domains")
             })
     }
 }

@@ -45,7 +45,7 @@ pub fn routing(
         }
     };
     let expected_host = expected_host.trim_end_matches('.').to_ascii_lowercase();
-    let by_name = found.cnames.iter().any(|c| *c == expected_host);
+    let by_name = found.cnames.contains(&expected_host);
     let by_address =
         expected.is_ok_and(|e| found.addresses.iter().any(|a| e.addresses.contains(a)));
     if by_name || by_address {

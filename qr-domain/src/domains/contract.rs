@@ -308,7 +308,7 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
 
     let free = svc.create_account("free@example.com", Plan::Free).unwrap();
     let err = svc.add_domain(&free, "go.free.test").unwrap_err();
-    assert_eq!(err.to_string(), "custom domains require Starter plan");
+    assert_eq!(err.to_string(), "Custom domains require Starter plan");
     let starter = svc
         .create_account("starter@example.com", Plan::Starter)
         .unwrap();
@@ -316,7 +316,7 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
     let err = svc.add_domain(&starter, "two.starter.test").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "domain limit reached: the Starter plan allows 1 domain; upgrade to Pro for more"
+        "Domain limit reached: the Starter plan allows 1 domain; upgrade to Pro for more"
     );
     svc.delete_domain(starter.id, one.id).unwrap();
     let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
@@ -339,7 +339,7 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
     let err = svc.add_domain(&b, "go.brand.test").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "domain go.brand.test is already registered"
+        "Domain go.brand.test is already registered"
     );
     assert!(matches!(svc.domain(b.id, d.id), Err(DomainError::NotFound)));
 
@@ -447,7 +447,7 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
     let err = svc.delete_domain(a.id, d.id).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "domain go.brand.test is used by 1 link; move or delete them first"
+        "Domain go.brand.test is used by 1 link; move or delete them first"
     );
 
     // The record disappears: failing, still serving and taking links for 7 days, then

@@ -21,6 +21,9 @@ use crate::ids::{AccountId, DomainId};
 use crate::links::link::{TargetUrl, UrlError};
 use crate::links::service::LINK_CACHE_TTL;
 use crate::random::RandomError;
+use crate::scans::geo::UNKNOWN_COUNTRY;
+use crate::scans::scan::classify_user_agent;
+use crate::scans::service::Visit;
 use crate::service::Service;
 use crate::service::cache::BoundedCache;
 use crate::store::Store;
@@ -32,7 +35,7 @@ pub const CHECKS_PER_ROUND: u32 = 100;
 
 /// How this server checks and serves domains: its own host (never a customer's domain), the
 /// host customers' domains should point at, and the DNS client.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct DomainConfig {
     /// The service's own host (from its base URL), ASCII, no port.
     pub service_host: String,
@@ -41,16 +44,6 @@ pub struct DomainConfig {
     pub target: Option<String>,
     /// The DNS client; without one, checks answer [`DomainError::DnsUnavailable`].
     pub resolver: Option<Arc<dyn DnsResolver>>,
-}
-
-impl Default for DomainConfig {
-    fn default() -> Self {
-        Self {
-            service_host: String::new(),
-            target: None,
-            resolver: None,
-        }
-    }
 }
 
 impl std::fmt::Debug for DomainConfig {
@@ -185,7 +178,7 @@ fn parse_url(setting: DomainSetting, url: &str) -> Result<TargetUrl, DomainError
 #[derive(Debug, Error)]
 pub enum DomainError {
     /// The name is not a domain the service accepts.
-    #[error("invalid domain: {0}")]
+    #[error("Invalid domain: {0}")]
     Name(#[from] DomainNameError),
     /// The plan includes no (more) domains.
     #[error("{}", limit_message(*.plan, *.limit))]
@@ -196,13 +189,13 @@ pub enum DomainError {
         limit: u64,
     },
     /// The name belongs to an account (whose is never said).
-    #[error("domain {0} is already registered")]
+    #[error("Domain {0} is already registered")]
     Taken(String),
     /// No domain with this id belongs to the account.
-    #[error("domain not found")]
+    #[error("Domain not found")]
     NotFound,
     /// Links still use the domain.
-    #[error("domain {name} is used by {links} link{}; move or delete them first", if *.links == 1 { "" } else { "s" })]
+    #[error("Domain {name} is used by {links} link{}; move or delete them first", if *.links == 1 { "" } else { "s" })]
     InUse {
         /// The domain.
         name: String,
@@ -210,7 +203,7 @@ pub enum DomainError {
         links: u64,
     },
     /// A URL setting is invalid.
-    #[error("invalid {}: {}", .setting.field(), .error.about("the URL"))]
+    #[error("Invalid {}: {}", .setting.field(), .error.about("the URL"))]
     Url {
         /// Which.
         setting: DomainSetting,
@@ -218,7 +211,7 @@ pub enum DomainError {
         error: UrlError,
     },
     /// An app association file is invalid.
-    #[error("invalid {}: {}", .setting.field(), .error)]
+    #[error("Invalid {}: {}", .setting.field(), .error)]
     AppFile {
         /// Which.
         setting: DomainSetting,
@@ -236,7 +229,7 @@ pub enum DomainError {
     Store(#[from] StoreError),
 }
 
-/// The refusal naming the plan needed: "custom domains require Starter plan" when the plan has
+/// The refusal naming the plan needed: "Custom domains require Starter plan" when the plan has
 /// none, else the count reached and the next plan with more.
 fn limit_message(plan: Plan, limit: u64) -> String {
     let more = Plan::ALL
@@ -250,21 +243,27 @@ fn limit_message(plan: Plan, limit: u64) -> String {
             },
         );
     match (limit, more) {
-        (0, Some(needed)) => format!("custom domains require {} plan", needed.title()),
+        (0, Some(needed)) => format!("Custom domains require {} plan", needed.title()),
         (0, None) => {
-            "custom domains are not included in this account's limits; ask the operator".to_owned()
+            "Custom domains are not included in this account's limits; ask the operator".to_owned()
         }
         (_, Some(needed)) => format!(
-            "domain limit reached: the {} plan allows {limit} domain{}; upgrade to {} for more",
+            "Domain limit reached: the {} plan allows {limit} domain{}; upgrade to {} for more",
             plan.title(),
             if limit == 1 { "" } else { "s" },
             needed.title()
         ),
         (_, None) => format!(
-            "domain limit reached: this account allows {limit} domain{}; ask the operator for more",
+            "Domain limit reached: this account allows {limit} domain{}; ask the operator for more",
             if limit == 1 { "" } else { "s" }
         ),
     }
+}
+
+/// The id of a domain as a client presents it: a malformed id names no domain, so it is
+/// [`DomainError::NotFound`] like an unknown one or another account's.
+pub fn parse_domain_id(raw: &str) -> Result<DomainId, DomainError> {
+    raw.parse().map_err(|_| DomainError::NotFound)
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -441,13 +440,38 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ok(found)
     }
 
-    /// Counts a visit to a code the domain does not have.
+    /// Counts a visit to `path` on the domain that found no link (an unknown or deleted code),
+    /// with the visitor's country and device; bots are not counted (a crawler's guesses are not
+    /// misprinted codes) and the address is not kept.
     pub fn record_orphan_visit(
         &self,
         domain: DomainId,
-        visit: &OrphanVisit,
+        path: &str,
+        visit: &Visit,
     ) -> Result<(), StoreError> {
-        self.store.write(|tx| tx.record_orphan_visit(domain, visit))
+        let agent = classify_user_agent(visit.user_agent.as_deref());
+        if agent.is_bot {
+            return Ok(());
+        }
+        let country = Some(self.locate(visit).country).filter(|c| c.as_str() != UNKNOWN_COUNTRY);
+        let orphan = OrphanVisit::new(path, self.clock.now(), country, agent.device);
+        self.store
+            .write(|tx| tx.record_orphan_visit(domain, &orphan))
+    }
+
+    /// The service's own host (from its base URL; empty when not configured): requests for it
+    /// are never a customer's domain.
+    pub fn service_host(&self) -> &str {
+        &self.domains.config.service_host
+    }
+
+    /// [`Service::serving_domain`] from memory: `None` when the host's answer is not cached (or
+    /// older than [`LINK_CACHE_TTL`]), so the caller reads the store on a blocking thread.
+    pub fn cached_serving_domain(&self, host: &str) -> Option<Option<Domain>> {
+        let name = DomainName::parse_any(host).ok()?;
+        self.domains.hosts.read(&name, |(domain, read_at)| {
+            (read_at.elapsed() < LINK_CACHE_TTL).then(|| domain.clone())
+        })
     }
 
     /// The domain's orphan visits of the last [`ORPHAN_DAYS_KEPT`] days.

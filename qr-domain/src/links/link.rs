@@ -38,8 +38,7 @@ pub struct Link {
     /// The short code used in `/r/<shortCode>` (or `/<shortCode>` on its domain).
     pub short_code: ShortCode,
     /// The customer's domain the link lives on (`None`: the service's own address). Codes are
-    /// unique per domain.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// unique per domain. Always in the JSON (`null`), like the campaign fields.
     pub domain: Option<DomainName>,
     /// Where the short URL redirects.
     pub target_url: TargetUrl,
@@ -60,6 +59,16 @@ impl Link {
     /// The key that makes its code unique where it lives ([`shortcode::scoped_key`]).
     pub fn code_key(&self) -> String {
         shortcode::scoped_key(self.domain.as_ref(), &self.short_code)
+    }
+
+    /// The address its code encodes: `https://<domain>/<code>` on a customer's domain (served at
+    /// the root, HTTPS through the operator's reverse proxy), `{base_url}/r/<code>` on the
+    /// service's own address (`base_url` without a trailing slash).
+    pub fn short_url(&self, base_url: &str) -> String {
+        match &self.domain {
+            Some(domain) => format!("https://{domain}/{}", self.short_code),
+            None => format!("{base_url}/r/{}", self.short_code),
+        }
     }
 
     /// Its code as stores keep it ([`shortcode::scoped_text`]).

@@ -72,7 +72,7 @@ where
             let base = app.base_url().to_owned();
             let zip = app
                 .blocking_heavy(move |_| {
-                    let short_url = |l: &qr_domain::Link| format!("{base}/r/{}", l.short_code);
+                    let short_url = |l: &qr_domain::Link| l.short_url(&base);
                     links_archive(&outcome.created, &short_url, &failures, &settings)
                 })
                 .await??;

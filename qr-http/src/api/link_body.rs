@@ -158,7 +158,7 @@ pub fn bulk_data(item: &Value) -> String {
 
 /// Adds the campaign fields present in `body` (`shortCode`, `tags`, `validFrom`, `validUntil`,
 /// `maxScans`, `expiredUrl`, `disabled`, `password`, `rules`, `variants`, `utm`,
-/// `forwardQuery`), read in that order. `null` clears a field that can be unset; other members
+/// `forwardQuery`, `domain`), read in that order. `null` clears a field that can be unset; other members
 /// are not read here.
 pub fn campaign_fields(mut update: LinkUpdate, body: &Object) -> Read<LinkUpdate> {
     for name in CAMPAIGN_FIELDS {
@@ -170,7 +170,7 @@ pub fn campaign_fields(mut update: LinkUpdate, body: &Object) -> Read<LinkUpdate
 }
 
 /// The campaign fields of a link's JSON, in the order they are read.
-pub const CAMPAIGN_FIELDS: [&str; 12] = [
+pub const CAMPAIGN_FIELDS: [&str; 13] = [
     "shortCode",
     "tags",
     "validFrom",
@@ -183,6 +183,7 @@ pub const CAMPAIGN_FIELDS: [&str; 12] = [
     "variants",
     "utm",
     "forwardQuery",
+    "domain",
 ];
 
 /// Sets the campaign field `name` (one of [`CAMPAIGN_FIELDS`]; another name sets nothing) from
@@ -212,6 +213,10 @@ pub fn campaign_field(update: &mut LinkUpdate, name: &str, v: &Value) -> Read<()
         "variants" => update.variants = Some(variant_list(v)?),
         "utm" => update.utm = Some(nullable(v, utm)?),
         "forwardQuery" => update.set_forward_query(boolean(LinkField::ForwardQuery, v)?),
+        "domain" => match v {
+            Value::Null => update.clear_domain(),
+            v => update.set_domain(string(LinkField::Domain, v)?)?,
+        },
         _ => {}
     }
     Ok(())

@@ -108,6 +108,6 @@ struct LinkList<'a> {
 pub(crate) fn link_json<'a>(app: &App, link: &'a Link) -> LinkJson<'a> {
     LinkJson {
         link,
-        short_url: format!("{}/r/{}", app.base_url(), link.short_code),
+        short_url: link.short_url(app.base_url()),
     }
 }

@@ -4,6 +4,7 @@ pub(crate) mod analytics;
 pub(crate) mod analytics_export;
 pub(crate) mod batch;
 pub(crate) mod bulk;
+pub(crate) mod domains;
 pub(crate) mod export;
 pub(crate) mod generate;
 pub(crate) mod link_body;

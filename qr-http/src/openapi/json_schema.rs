@@ -60,6 +60,8 @@ pub(super) enum Constant {
     Flag(bool),
     /// A string.
     Text(&'static str),
+    /// `null`.
+    Null,
 }
 
 /// The keywords of a string schema.

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use qr_domain::domains::name::MAX_DOMAIN_CHARS;
 use qr_domain::links::campaign::{
     MAX_LINK_PASSWORD_CHARS, MAX_RULES, MAX_SCANS_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_UTM_CHARS,
     MAX_VARIANTS, MAX_WEIGHT, MIN_LINK_PASSWORD_CHARS, MIN_VARIANTS,
@@ -308,6 +309,14 @@ fn campaign_fields(target: &Schema) -> BTreeMap<&'static str, Schema> {
                 )
                 .into(),
         ),
+        (
+            "domain",
+            string()
+                .nullable()
+                .max_length(MAX_DOMAIN_CHARS)
+                .describe("The customer's domain the link lives on (ASCII form); null: the service's own address. shortUrl is then https://<domain>/<shortCode>")
+                .into(),
+        ),
     ])
 }
 
@@ -365,6 +374,15 @@ fn campaign_inputs(target: &Schema) -> BTreeMap<&'static str, Schema> {
     );
     fields.insert("expiredUrl", request_url().nullable().into());
     fields.insert(
+        "domain",
+        string()
+            .nullable()
+            .min_length(1)
+            .max_length(4 * MAX_DOMAIN_CHARS)
+            .describe("One of the account's verified domains (Unicode or ASCII, any case; one failing for less than 7 days too); null: the service's own address. The code must be free on it")
+            .into(),
+    );
+    fields.insert(
         "utm",
         utm(|| string().pattern(trimmed_text(MAX_UTM_CHARS))).into(),
     );
@@ -419,6 +437,7 @@ const LINK_REQUIRED: &[&str] = &[
     "variants",
     "utm",
     "forwardQuery",
+    "domain",
     "shortUrl",
 ];
 

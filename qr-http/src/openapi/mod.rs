@@ -13,6 +13,7 @@
 
 mod account;
 mod analytics;
+mod domains;
 mod generate;
 mod json_schema;
 mod keyed;
@@ -59,6 +60,9 @@ fn documentation(kind: Kind) -> Vec<(Method, Operation)> {
         Kind::Health => account::health(),
         Kind::Webhooks => webhooks::webhooks(),
         Kind::Export => account::export(),
+        Kind::Domains => domains::domains(),
+        Kind::DomainCheck => domains::check(),
+        Kind::DomainVisits => domains::visits(),
         Kind::OpenApi => public::openapi(),
         Kind::Redirect => public::redirect_path(),
     }
@@ -87,6 +91,7 @@ fn component_schemas() -> BTreeMap<&'static str, json_schema::Schema> {
     schemas.extend(analytics::schemas());
     schemas.extend(account::schemas());
     schemas.extend(webhooks::schemas());
+    schemas.extend(domains::schemas());
     schemas
 }
 
