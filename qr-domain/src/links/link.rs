@@ -42,7 +42,8 @@ pub struct Link {
     pub scan_count: u64,
     /// When the link was created.
     pub created_at: DateTime<Utc>,
-    /// When the link was last changed; equals `created_at` on creation.
+    /// When the link was last changed; equals `created_at` on creation (an imported link keeps
+    /// its first creation elsewhere as `created_at`, and its import as `updated_at`).
     pub updated_at: DateTime<Utc>,
     /// Tags, in the order given (empty: none).
     pub tags: Vec<Tag>,
@@ -93,6 +94,9 @@ pub struct LinkUpdate {
     pub utm: Option<Option<Utm>>,
     /// Whether to forward the scan's query.
     pub forward_query: Option<bool>,
+    /// When the link was first created elsewhere (an import from another service); read only
+    /// on creation, where it replaces the creation instant (never later than it).
+    pub created_at: Option<DateTime<Utc>>,
 }
 
 /// A link password as typed, within its bounds. Its `Debug` never shows it.
@@ -457,6 +461,13 @@ impl LinkUpdate {
     /// Whether the scan's query is passed on to the target.
     pub fn set_forward_query(&mut self, forward: bool) {
         self.forward_query = Some(forward);
+    }
+
+    /// When the link was first created elsewhere, kept to the microsecond: an import keeps a
+    /// link's history. Only creation reads it; a time after the creation instant is the
+    /// creation instant (a link is never created in the future).
+    pub fn set_created_at(&mut self, at: DateTime<Utc>) {
+        self.created_at = Some(to_micros(at));
     }
 
     /// Whether the update changes nothing.

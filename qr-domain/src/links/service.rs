@@ -273,6 +273,8 @@ pub(crate) struct NewLink {
     short_code: Option<ShortCode>,
     tags: Vec<Tag>,
     options: LinkOptions,
+    /// When the link was created elsewhere (an import), if it was.
+    created_at: Option<DateTime<Utc>>,
 }
 
 /// How many more links an account may hold, read once per write transaction.
@@ -302,6 +304,7 @@ impl NewLink {
             short_code: fields.short_code,
             tags: fields.tags.unwrap_or_default(),
             options,
+            created_at: fields.created_at,
         })
     }
 
@@ -336,7 +339,7 @@ impl NewLink {
             short_code,
             target_url: self.target_url.clone(),
             scan_count: 0,
-            created_at: now,
+            created_at: self.created_at.map_or(now, |at| at.min(now)),
             updated_at: now,
             tags: self.tags.clone(),
             options: Options::new(self.options.clone()),
