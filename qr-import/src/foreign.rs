@@ -64,7 +64,7 @@ impl Source {
         match self {
             Source::Bitly => "the CSV export of links",
             Source::Rebrandly => "the CSV export of links",
-            Source::Shlink => "`shlink short-url:list` output, or REST API pages (JSON)",
+            Source::Shlink => "shlink short-url:list output, or REST API pages (JSON)",
             Source::Yourls => {
                 "the API's action=stats answer (JSON), or the yourls_url table as CSV"
             }

@@ -120,7 +120,7 @@ impl From<StoreError> for ImportError {
 
 /// A record checked against the store: ready to create, or already decided.
 enum Checked {
-    Ready(LinkUpdate),
+    Ready(Box<LinkUpdate>),
     Decided(ItemOutcome),
 }
 
@@ -191,7 +191,7 @@ pub fn dry_run<S: Store, C: Clock>(
                         )
                     } else {
                         room -= 1;
-                        ItemOutcome::WouldCreate(Box::new(update))
+                        ItemOutcome::WouldCreate(update)
                     }
                 }
             };
@@ -226,7 +226,7 @@ pub fn run<S: Store, C: Clock>(
     for (i, record) in checked.iter().enumerate() {
         if let Checked::Ready(update) = &record.checked {
             slot_of[i] = Some(request_items.len());
-            request_items.push(Ok(update.clone()));
+            request_items.push(Ok((**update).clone()));
             data.push(record.shown.clone());
         }
     }
@@ -351,7 +351,7 @@ fn against_store<S: Store, C: Clock>(
         ))
     };
     Ok(match service.resolve(code.as_str())? {
-        Resolution::Unknown => Checked::Ready(update),
+        Resolution::Unknown => Checked::Ready(Box::new(update)),
         Resolution::Live(link)
             if link.account_id == account.id
                 && Some(&link.target_url) == update.target_url.as_ref() =>
