@@ -8,15 +8,13 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
 use qr_domain::links::bulk::{BulkError, BulkRequest};
 use qr_domain::links::link::LinkError;
 use qr_domain::service::{BulkCaller, Resolution};
-use qr_domain::{Account, Clock, Limit, Link, LinkUpdate, ShortCode, Store, StoreError};
+use qr_domain::{Account, Clock, Limit, Link, LinkUpdate, Service, ShortCode, Store, StoreError};
 
 use crate::foreign::{ForeignRecord, MAX_IMPORT_LINKS};
 use crate::mapping::{MappedLink, link_update};
-use qr_domain::Service;
 
 /// What became of one record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -367,13 +365,4 @@ fn against_store<S: Store, C: Clock>(
         }
         Resolution::Live(_) | Resolution::Gone => taken(),
     })
-}
-
-/// When a link was created, as an import keeps it.
-pub fn created_at(outcome: &ItemOutcome) -> Option<DateTime<Utc>> {
-    match outcome {
-        ItemOutcome::Created(link) | ItemOutcome::AlreadyImported(link) => Some(link.created_at),
-        ItemOutcome::WouldCreate(update) => update.created_at,
-        ItemOutcome::Refused(_) => None,
-    }
 }
