@@ -1,4 +1,6 @@
-//! `qr links import`: links from a CSV or JSON Lines file created for one account through the domain's bulk operation (the API's `POST /api/links/bulk`), with a progress bar and optionally a ZIP of their codes.
+//! `qr links import`: links from a CSV or JSON Lines file created for one account through the domain's bulk operation (the API's `POST /api/links/bulk`), with a progress bar and optionally a ZIP of their codes; with `--from`, another service's export (`foreign`).
+
+mod foreign;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -23,6 +25,7 @@ use crate::batch::{
 use crate::db::{self, AdminService};
 use crate::error::{self, usage};
 use crate::render_args::RenderArgs;
+use foreign::{ForeignImport, FromService};
 
 /// Links per bulk call: each is one write transaction, and the bar moves once per call. A
 /// thousand keeps a transaction well under a second on SQLite (see docs/benchmarks.md).
@@ -55,7 +58,8 @@ pub struct ImportArgs {
     /// The CSV or JSON Lines file (`-` reads standard input). CSV columns are the Link JSON
     /// names: name, targetUrl, shortCode, tags (separated by `|`), validFrom, validUntil,
     /// maxScans, expiredUrl, disabled, password, forwardQuery, rules, variants and utm (JSON),
-    /// or utm.source, utm.medium, utm.campaign, utm.term, utm.content.
+    /// or utm.source, utm.medium, utm.campaign, utm.term, utm.content. With --from, the
+    /// other service's export as it downloads it.
     input: PathBuf,
     /// The account's id.
     #[arg(long, value_name = "ID")]
@@ -71,9 +75,20 @@ pub struct ImportArgs {
     /// JSON Lines when the first non-blank character is `{`, else CSV].
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormat>,
-    /// Print `{"links": [...], "errors": [...]}` as the API answers.
+    /// Print `{"links": [...], "errors": [...]}` as the API answers (with --from, also
+    /// `alreadyImported` and `dryRun`).
     #[arg(long)]
     json: bool,
+    /// Read another service's own export instead, keeping every link's short code exactly
+    /// (a code this service cannot keep is refused with the reason, never changed), its
+    /// target, title (as the name), tags and creation time. The whole file is one write
+    /// transaction; running it again skips the links already imported.
+    #[arg(long, value_enum, value_name = "SERVICE", conflicts_with_all = ["zip", "input_format"])]
+    from: Option<FromService>,
+    /// With --from: print what would be created and every refusal, writing nothing (exit 1
+    /// when something would be refused).
+    #[arg(long, requires = "from")]
+    dry_run: bool,
     #[command(flatten)]
     render: RenderArgs,
 }
@@ -100,6 +115,16 @@ pub fn run(
     base_url: Option<&str>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    if let Some(from) = args.from {
+        let account = account_of(service, &args)?;
+        let ask = ForeignImport {
+            from,
+            input: &args.input,
+            json: args.json,
+            base_url,
+        };
+        return foreign::run(service, &account, ask, args.dry_run, out);
+    }
     let settings = check_code_settings(args.render.params()).map_err(|e| match e {
         BatchError::InvalidQrcodes { error: inner, .. } => usage(format!(
             "invalid code setting: {}",
@@ -115,17 +140,7 @@ pub fn run(
         }
         (_, base) => base.map(|b| b.trim_end_matches('/').to_owned()),
     };
-    let account = match (&args.account, &args.email) {
-        (Some(raw), _) => {
-            let id = raw
-                .trim()
-                .parse::<AccountId>()
-                .map_err(|_| usage(format!("invalid --account {raw:?}: an account id (a UUID)")))?;
-            service.account(id)?
-        }
-        (None, Some(email)) => db::account_by_email(service, email)?,
-        (None, None) => return Err(usage("pass --account ID or --email ADDRESS")),
-    };
+    let account = account_of(service, &args)?;
     let input = read_input(&args.input)?;
     let items = match args
         .input_format
@@ -211,6 +226,21 @@ pub fn run(
         );
     }
     Ok(())
+}
+
+/// The account `--account` or `--email` names.
+fn account_of(service: &AdminService, args: &ImportArgs) -> anyhow::Result<qr_domain::Account> {
+    match (&args.account, &args.email) {
+        (Some(raw), _) => {
+            let id = raw
+                .trim()
+                .parse::<AccountId>()
+                .map_err(|_| usage(format!("invalid --account {raw:?}: an account id (a UUID)")))?;
+            Ok(service.account(id)?)
+        }
+        (None, Some(email)) => db::account_by_email(service, email),
+        (None, None) => Err(usage("pass --account ID or --email ADDRESS")),
+    }
 }
 
 fn output_json(

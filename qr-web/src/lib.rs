@@ -79,10 +79,10 @@ impl<S: Store, C: Clock> Web<S, C> {
             || path.starts_with("/static/")
     }
 
-    /// Whether a path's forms carry file uploads (the designer's logo), so the server reads
-    /// them with its larger body bound.
+    /// Whether a path's forms carry file uploads (the designer's logo, the Links page's import
+    /// of another service's export), so the server reads them with its larger body bound.
     pub fn takes_uploads(path: &str) -> bool {
-        path.starts_with("/dashboard/design")
+        path.starts_with("/dashboard/design") || path == "/dashboard/links/import"
     }
 
     /// Whether a path only serves compiled-in files, so the server may answer it without a

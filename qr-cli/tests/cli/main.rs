@@ -7,6 +7,7 @@ mod common;
 mod content;
 mod deploy;
 mod export;
+mod foreign_import;
 mod generate;
 mod geoip;
 mod import;

@@ -46,7 +46,8 @@ pub struct Link {
     pub scan_count: u64,
     /// When the link was created.
     pub created_at: DateTime<Utc>,
-    /// When the link was last changed; equals `created_at` on creation.
+    /// When the link was last changed; equals `created_at` on creation (an imported link keeps
+    /// its first creation elsewhere as `created_at`, and its import as `updated_at`).
     pub updated_at: DateTime<Utc>,
     /// Tags, in the order given (empty: none).
     pub tags: Vec<Tag>,
@@ -121,6 +122,9 @@ pub struct LinkUpdate {
     pub forward_query: Option<bool>,
     /// The customer's domain the link lives on, or `Some(None)` for the service's own address.
     pub domain: Option<Option<DomainName>>,
+    /// When the link was first created elsewhere (an import from another service); read only
+    /// on creation, where it replaces the creation instant (never later than it).
+    pub created_at: Option<DateTime<Utc>>,
 }
 
 /// A link password as typed, within its bounds. Its `Debug` never shows it.
@@ -499,6 +503,13 @@ impl LinkUpdate {
     /// Puts the link on the service's own address.
     pub fn clear_domain(&mut self) {
         self.domain = Some(None);
+    }
+
+    /// When the link was first created elsewhere, kept to the microsecond: an import keeps a
+    /// link's history. Only creation reads it; a time after the creation instant is the
+    /// creation instant (a link is never created in the future).
+    pub fn set_created_at(&mut self, at: DateTime<Utc>) {
+        self.created_at = Some(to_micros(at));
     }
 
     /// Whether the update changes nothing.

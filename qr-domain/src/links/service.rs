@@ -350,6 +350,8 @@ pub(crate) struct NewLink {
     domain: Option<DomainName>,
     tags: Vec<Tag>,
     options: LinkOptions,
+    /// When the link was created elsewhere (an import), if it was.
+    created_at: Option<DateTime<Utc>>,
 }
 
 /// How many more links an account may hold, read once per write transaction.
@@ -380,6 +382,7 @@ impl NewLink {
             domain: fields.domain.flatten(),
             tags: fields.tags.unwrap_or_default(),
             options,
+            created_at: fields.created_at,
         })
     }
 
@@ -419,7 +422,7 @@ impl NewLink {
             domain: self.domain.clone(),
             target_url: self.target_url.clone(),
             scan_count: 0,
-            created_at: now,
+            created_at: self.created_at.map_or(now, |at| at.min(now)),
             updated_at: now,
             tags: self.tags.clone(),
             options: Options::new(self.options.clone()),

@@ -7,6 +7,7 @@ mod common;
 mod audit;
 mod browser;
 mod dashboard;
+mod dashboard_import;
 mod dashboard_links;
 mod dashboard_pages;
 mod dashboard_webhooks;

@@ -7,6 +7,7 @@ use qr_domain::service::LinkPage;
 use qr_domain::{Clock, Link, LinkId, Store};
 
 use super::link_form::{DEVICES, LinkForm, SYSTEMS};
+use super::link_import::{SourceOption, source_options};
 use super::{Failure, Layout, User, ok, page, read_or_post, thousands, when};
 use crate::Web;
 use crate::response::{self, WebResponse, redirect};
@@ -72,6 +73,10 @@ struct LinksPage {
     devices: [(&'static str, &'static str); 3],
     systems: [(&'static str, &'static str); 6],
     limit: String,
+    /// The import form's services, none chosen, no dry run.
+    sources: Vec<SourceOption>,
+    chosen: String,
+    dry_run: bool,
 }
 
 fn parse_page(raw: Option<&str>) -> usize {
@@ -103,6 +108,9 @@ pub(super) fn index<S: Store, C: Clock>(
             qr_domain::Limit::Unlimited => "unlimited".to_owned(),
             qr_domain::Limit::Max(n) => thousands(n),
         },
+        sources: source_options(),
+        chosen: String::new(),
+        dry_run: false,
     };
     let mut status = StatusCode::OK;
     if user.req.is_post() {

@@ -2,7 +2,7 @@
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
 //! `overview`, `keys`, `links` (list, edit, delete, code images) with `link_form` (the link
-//! form's fields and errors), `analytics`, `design`,
+//! form's fields and errors) and `link_import` (another service's export), `analytics`, `design`,
 //! `account`, `admin` and `api_reference` (the API reference, public).
 
 mod account;
@@ -12,6 +12,7 @@ mod api_reference;
 mod design;
 mod keys;
 mod link_form;
+mod link_import;
 mod link_input;
 mod links;
 mod overview;
@@ -406,6 +407,7 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
             post_only(req).and_then(|()| webhooks::delete(web, &user, id))
         }
         ["links"] => links::index(web, &user),
+        ["links", "import"] => link_import::import(web, &user),
         ["links", id] => read_only(req).and_then(|()| analytics::show(web, &user, id)),
         ["links", id, "scans.csv"] => read_only(req).and_then(|()| analytics::csv(web, &user, id)),
         ["links", id, "edit"] => links::edit(web, &user, id),
