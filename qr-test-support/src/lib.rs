@@ -1,4 +1,4 @@
-//! Test helpers shared by the workspace's crates: PNG and SVG images decoded back to pixels, the QR code in them to its content, real PostgreSQL, Redis and DNS (dnsmasq) servers to test against, and a real SMTP server on loopback.
+//! Test helpers shared by the workspace's crates: PNG and SVG images decoded back to pixels, the QR code in them to its content, real PostgreSQL, Redis, DNS (dnsmasq) and reverse proxy (Caddy) servers to test against, and a real SMTP server on loopback.
 //!
 //! Only ever a dev-dependency. It depends on no crate of the workspace, so every crate's tests
 //! can use it without a dependency cycle; colours are plain RGBA arrays. [`servers`] starts

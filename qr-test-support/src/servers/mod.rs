@@ -1,4 +1,4 @@
-//! Real outside servers for tests: a throwaway PostgreSQL cluster, Redis servers and dnsmasq DNS servers, started in temporary directories and stopped by their guards.
+//! Real outside servers for tests: a throwaway PostgreSQL cluster, Redis servers, dnsmasq DNS servers and Caddy reverse proxies, started in temporary directories and stopped by their guards.
 //!
 //! Each server has a watchdog: a `sh` process whose standard input is a pipe from the test
 //! process. When the guard is dropped (a test ending, or panicking) or the test process exits
@@ -9,6 +9,7 @@
 //! When a program is missing, the suite is skipped with one line on standard error, unless
 //! `QR_REQUIRE_SUITES` is set (`.ci/run` sets it), in which case the test fails.
 
+pub mod caddy;
 pub mod dnsmasq;
 pub mod postgres;
 pub mod redis;
