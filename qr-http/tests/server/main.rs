@@ -8,3 +8,4 @@ mod connections;
 mod hardening;
 mod ops;
 mod server;
+mod tls_domains;
