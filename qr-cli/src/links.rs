@@ -262,7 +262,15 @@ fn print_link(
         ("name", link.name.to_string()),
         ("short code", link.short_code.to_string()),
     ];
-    if let Some(base) = base {
+    // A link on a customer's domain is served at that domain's root over HTTPS; one on the
+    // service's address at BASE_URL/r/CODE, known only when the base URL is.
+    if let Some(domain) = &link.domain {
+        fields.push(("domain", domain.unicode()));
+        fields.push((
+            "short URL",
+            format!("https://{}/{}", domain.as_str(), link.short_code),
+        ));
+    } else if let Some(base) = base {
         fields.push((
             "short URL",
             format!("{}/r/{}", base.trim_end_matches('/'), link.short_code),
