@@ -304,7 +304,12 @@ fn host_of(url: &str) -> anyhow::Result<String> {
     let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
     // A port follows the last colon, unless the colon is inside an IPv6 literal.
     let host = match host.rsplit_once(':') {
-        Some((h, port)) if !h.ends_with(']') || port.chars().all(|c| c.is_ascii_digit()) => h,
+        Some((h, port))
+            if port.chars().all(|c| c.is_ascii_digit())
+                && (!h.contains(':') || h.ends_with(']')) =>
+        {
+            h
+        }
         _ => host,
     };
     if host.is_empty() {
@@ -434,6 +439,8 @@ mod tests {
             "qr.example.com"
         );
         assert_eq!(host_of("http://qr.example").unwrap(), "qr.example");
+        assert_eq!(host_of("http://[::1]").unwrap(), "[::1]");
+        assert_eq!(host_of("http://[::1]:80/").unwrap(), "[::1]");
         assert!(host_of("https:///").is_err());
     }
 }

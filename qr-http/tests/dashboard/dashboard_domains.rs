@@ -3,7 +3,7 @@
 use qr_domain::domains::name::DomainName;
 use qr_domain::domains::orphan::OrphanVisit;
 use qr_domain::scans::scan::Device;
-use qr_domain::{Plan, Store};
+use qr_domain::{Clock, Plan, Store};
 use qr_sqlite::SqliteStore;
 
 use crate::common;
@@ -51,7 +51,7 @@ async fn the_domains_page_adds_shows_configures_and_removes_a_domain() {
     );
     assert_eq!(
         element_text(&html, "domain-plan").as_deref(),
-        Some("custom domains require Starter plan. Change your plan.")
+        Some("custom domains require Starter plan.")
     );
     let r = add(&mut c, "go.brand.test").await;
     assert_eq!(r.status, 403, "{}", r.text());

@@ -6,6 +6,7 @@ mod common;
 
 mod audit;
 mod browser;
+mod browser_domains;
 mod dashboard;
 mod dashboard_domains;
 mod dashboard_links;
