@@ -8,6 +8,7 @@ use crate::backup::{BackupArgs, RestoreArgs};
 use crate::batch::BatchArgs;
 use crate::db_admin::DbAdminArgs;
 use crate::docs::{CompletionsArgs, ManArgs};
+use crate::domains::DomainsArgs;
 use crate::export::ExportArgs;
 use crate::generate::GenerateArgs;
 use crate::geoip::GeoipArgs;
@@ -78,6 +79,8 @@ pub enum Command {
     Keys(KeysArgs),
     /// Manages an account's dynamic links.
     Links(LinksArgs),
+    /// Adds, lists, shows, checks (DNS), configures and removes an account's own domains.
+    Domains(DomainsArgs),
     /// Registers, lists and removes an account's webhooks; lists their deliveries.
     Webhooks(WebhooksArgs),
     /// Shows a link's scan analytics as a table, JSON or CSV.

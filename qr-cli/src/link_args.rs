@@ -16,6 +16,13 @@ use crate::error::usage;
 #[derive(Debug, Default, Args)]
 #[command(next_help_heading = "Campaign fields (plans: see docs/api.md)")]
 pub struct CampaignArgs {
+    /// Put the link on one of the account's verified domains (its short URL becomes
+    /// https://NAME/CODE); see `qr domains`.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_domain")]
+    domain: Option<String>,
+    /// Put the link back on the service's own address (BASE_URL/r/CODE).
+    #[arg(long)]
+    no_domain: bool,
     /// A custom short code: 3 to 64 of A-Z a-z 0-9 - _ (Starter plan and up).
     #[arg(long, value_name = "CODE")]
     short_code: Option<String>,
@@ -138,6 +145,7 @@ struct VariantText {
 /// The campaign fields the flags give, read but not yet checked.
 #[derive(Debug, Default)]
 pub struct Campaign {
+    domain: Option<Setting<String>>,
     short_code: Option<String>,
     tags: Option<Setting<Vec<String>>>,
     valid_from: Option<Setting<String>>,
@@ -158,7 +166,13 @@ impl CampaignArgs {
     /// the values themselves are checked by the domain ([`Campaign::apply`]).
     pub fn read(&self) -> anyhow::Result<Campaign> {
         let value = |v: Option<&String>| v.cloned().map(Setting::Value);
+        let domain = match (&self.domain, self.no_domain) {
+            (Some(name), _) => Some(Setting::Value(name.clone())),
+            (None, true) => Some(Setting::Cleared),
+            (None, false) => None,
+        };
         let mut c = Campaign {
+            domain,
             short_code: self.short_code.clone(),
             tags: (!self.tags.is_empty()).then(|| Setting::Value(self.tags.clone())),
             valid_from: value(self.valid_from.as_ref()),
@@ -254,6 +268,11 @@ impl Campaign {
 
     /// Sets the fields on `update` through the domain's setters, in the API's order.
     pub fn apply(&self, update: &mut LinkUpdate) -> Result<(), FieldError> {
+        match &self.domain {
+            Some(Setting::Value(name)) => update.set_domain(name)?,
+            Some(Setting::Cleared) => update.clear_domain(),
+            None => {}
+        }
         if let Some(code) = &self.short_code {
             update.set_short_code(code)?;
         }

@@ -10,6 +10,7 @@ mod content_args;
 mod db;
 mod db_admin;
 mod docs;
+mod domains;
 mod error;
 mod export;
 mod generate;
@@ -64,6 +65,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Accounts(args) => accounts::run(args, out),
         Command::Keys(args) => keys::run(args, out),
         Command::Links(args) => links::run(args, out),
+        Command::Domains(args) => domains::run(args, out),
         Command::Webhooks(args) => webhooks::run(args, out),
         Command::Analytics(args) => analytics::run(args, out),
         Command::Usage(args) => usage::run(args, out),

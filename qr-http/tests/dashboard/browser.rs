@@ -1,4 +1,4 @@
-//! The customer's whole journey in a real browser (Debian's chromium driven through chromedriver by fantoccini): sign up, the verification mail on a loopback SMTP server, verify, log in, create a key, use it, regenerate it, create a link, scan it, see the scan in the analytics, and set the link's campaign settings.
+//! The customer's whole journey in a real browser (Debian's chromium driven through chromedriver by fantoccini): sign up, the verification mail on a loopback SMTP server, verify, log in, create a key, use it, regenerate it, create a link, scan it, see the scan in the analytics, set the link's campaign settings, and add a domain and put a link on it (`browser_domains`).
 //!
 //! Skips with one line when chromium or chromedriver is missing, and fails instead when
 //! `QR_REQUIRE_SUITES` is set. With `QR_SCREENSHOT_DIR=DIR` it saves a screenshot of every page
@@ -64,12 +64,12 @@ fn start_driver(chromedriver: &PathBuf) -> Driver {
 }
 
 /// Saves screenshots of the current page at a desktop and a phone width when asked to.
-struct Camera {
+pub(crate) struct Camera {
     dir: Option<PathBuf>,
 }
 
 impl Camera {
-    async fn snap(&self, browser: &Client, name: &str) {
+    pub(crate) async fn snap(&self, browser: &Client, name: &str) {
         let Some(dir) = &self.dir else { return };
         for (suffix, width, height) in [("desktop", 1280, 1600), ("phone", 390, 1600)] {
             browser.set_window_size(width, height).await.unwrap();
@@ -92,7 +92,7 @@ impl Camera {
     }
 }
 
-async fn fill(browser: &Client, id: &str, text: &str) {
+pub(crate) async fn fill(browser: &Client, id: &str, text: &str) {
     let field = match browser.wait().for_element(Locator::Id(id)).await {
         Ok(field) => field,
         Err(e) => panic!(
@@ -130,7 +130,7 @@ async fn finder_becomes(browser: &Client, want: [u8; 3]) {
     }
 }
 
-async fn submit(browser: &Client, form_action: &str) {
+pub(crate) async fn submit(browser: &Client, form_action: &str) {
     browser
         .wait()
         .for_element(Locator::Css(&format!(
@@ -145,7 +145,7 @@ async fn submit(browser: &Client, form_action: &str) {
 
 /// The text of the first element matching `css` once it contains `want`, waiting up to 15 s
 /// (a page being replaced by the next one makes elements stale meanwhile).
-async fn expect_text(browser: &Client, css: &str, want: &str) -> String {
+pub(crate) async fn expect_text(browser: &Client, css: &str, want: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         if let Ok(element) = browser.find(Locator::Css(css)).await
@@ -673,6 +673,7 @@ async fn the_customer_journey_in_a_real_browser() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     camera.snap(&browser, "design-wifi").await;
+    crate::browser_domains::journey(&browser, &camera, &s, &base).await;
     browser.goto(&format!("{base}/dashboard")).await.unwrap();
     camera.snap(&browser, "overview").await;
     browser

@@ -1,4 +1,4 @@
-//! The dashboard's integration tests in one binary (each binary links the whole server): its pages, links, webhooks, accounts and the browser journey, one module each.
+//! The dashboard's integration tests in one binary (each binary links the whole server): its pages, links, domains, webhooks, accounts and the browser journey, one module each.
 
 // The helpers every binary shares; each binary uses a part of them.
 #[path = "../common/mod.rs"]
@@ -6,7 +6,9 @@ mod common;
 
 mod audit;
 mod browser;
+mod browser_domains;
 mod dashboard;
+mod dashboard_domains;
 mod dashboard_import;
 mod dashboard_links;
 mod dashboard_pages;

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Timelike, Utc};
+use qr_domain::domains::domain::{Domain, DomainStatus};
 use qr_domain::links::campaign::{FieldRule, UtmPart};
 use qr_domain::links::link::LinkError;
 use qr_domain::{Link, LinkFeature, LinkUpdate, PlanLimits};
@@ -58,7 +59,8 @@ const RULE_MEMBERS: [&str; 5] = [
 const VARIANT_MEMBERS: [&str; 2] = ["targetUrl", "weight"];
 
 /// Fields whose errors have a place of their own on the form.
-const PLACED: [&str; 11] = [
+const PLACED: [&str; 12] = [
+    "domain",
     "shortCode",
     "tags",
     "validFrom",
@@ -89,6 +91,15 @@ pub(crate) struct VariantRow {
     pub(crate) i: usize,
     pub(crate) target: String,
     pub(crate) weight: String,
+}
+
+/// A domain the form offers for the link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DomainChoice {
+    /// The ASCII name (the option's value).
+    pub(crate) value: String,
+    /// The Unicode name, with its status when it takes no new links.
+    pub(crate) label: String,
 }
 
 /// The plan needed for each gated group of fields, `None` where the account's plan has it.
@@ -123,6 +134,10 @@ pub(crate) struct LinkForm {
     pub(crate) target_error: Option<String>,
     /// An error of the whole form (the plan's link limit).
     pub(crate) form_error: Option<String>,
+    /// The ASCII name of the link's domain; empty for the service's own address.
+    pub(crate) domain: String,
+    /// The account's domains the form offers (none: the form has no domain field).
+    pub(crate) domains: Vec<DomainChoice>,
     pub(crate) short_code: String,
     /// Comma-separated.
     pub(crate) tags: String,
@@ -156,6 +171,8 @@ impl LinkForm {
             name_error: None,
             target_error: None,
             form_error: None,
+            domain: String::new(),
+            domains: Vec::new(),
             short_code: String::new(),
             tags: String::new(),
             valid_from: String::new(),
@@ -185,6 +202,11 @@ impl LinkForm {
         let mut form = Self {
             name: link.name.as_str().to_owned(),
             target: link.target_url.as_str().to_owned(),
+            domain: link
+                .domain
+                .as_ref()
+                .map(|d| d.as_str().to_owned())
+                .unwrap_or_default(),
             short_code: link.short_code.to_string(),
             tags: link
                 .tags
@@ -264,6 +286,14 @@ impl LinkForm {
         form.name = fields.text("name").to_owned();
         form.target = fields.text("targetUrl").to_owned();
         let mut set = Campaign::default();
+        if let Some(raw) = fields.get("domain") {
+            let raw = raw.trim();
+            // The link's own domain again is no change (a failing one would be refused anew).
+            if raw != form.domain {
+                set.domain = Some(given(raw));
+            }
+            raw.clone_into(&mut form.domain);
+        }
         if fields.get("campaign").is_none() {
             return (form, set);
         }
@@ -353,6 +383,26 @@ impl LinkForm {
         }
         form.pad_rows();
         (form, set)
+    }
+
+    /// Offers the account's `domains` that take new links at `now`, and the link's own domain
+    /// whatever its state (so editing a link keeps it); labelled with their Unicode names.
+    pub(crate) fn offer_domains(&mut self, domains: &[Domain], now: DateTime<Utc>) {
+        self.domains = domains
+            .iter()
+            .filter(|d| d.accepts_links(now) || d.name.as_str() == self.domain)
+            .map(|d| {
+                let state = match d.status() {
+                    _ if d.accepts_links(now) => "",
+                    DomainStatus::Pending => " (pending)",
+                    DomainStatus::Verified | DomainStatus::Failing => " (failing)",
+                };
+                DomainChoice {
+                    value: d.name.as_str().to_owned(),
+                    label: format!("{}{state}", d.name.unicode()),
+                }
+            })
+            .collect();
     }
 
     /// The validated update of the form's name, target and campaign fields `set`, checked by
@@ -648,6 +698,50 @@ mod tests {
             f.update(&set).unwrap_err().to_string(),
             "invalid variants[0].weight: it must be an integer from 1 to 1000"
         );
+    }
+
+    #[test]
+    fn the_domain_is_set_changed_or_cleared_and_the_same_one_is_no_change() {
+        let pick = |domain: &str, current: Option<&Link>| {
+            let fields = form(&[
+                ("name", "A"),
+                ("targetUrl", "https://a.example"),
+                ("domain", domain),
+            ]);
+            LinkForm::submitted(&fields, &pro(), current).1.domain
+        };
+        assert_eq!(
+            pick("go.brand.test", None),
+            Some(Some("go.brand.test".to_owned()))
+        );
+        assert_eq!(pick("", None), None, "the service's address is the default");
+        let (f, set) = LinkForm::submitted(
+            &form(&[
+                ("name", "A"),
+                ("targetUrl", "https://a.example"),
+                ("domain", "Bücher.example"),
+            ]),
+            &pro(),
+            None,
+        );
+        assert_eq!(
+            f.update(&set).unwrap().domain,
+            Some(Some(
+                qr_domain::domains::name::DomainName::parse_any("xn--bcher-kva.example").unwrap()
+            ))
+        );
+        let (f, set) = LinkForm::submitted(
+            &form(&[
+                ("name", "A"),
+                ("targetUrl", "https://a.example"),
+                ("domain", "not a host"),
+            ]),
+            &pro(),
+            None,
+        );
+        let mut f2 = f.clone();
+        f2.show(f.update(&set).unwrap_err()).unwrap();
+        assert!(f2.error("domain").is_some(), "the error sits by the select");
     }
 
     #[test]

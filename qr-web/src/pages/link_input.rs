@@ -1,4 +1,4 @@
-//! A link form's submission as the domain's typed input: the campaign fields it sets ([`Campaign`]), set on a `LinkUpdate` through the domain's setters in the API's order, with the form's own readings of text (a `datetime-local`, a whole number, a blank condition).
+//! A link form's submission as the domain's typed input: the domain and campaign fields it sets ([`Campaign`]), set on a `LinkUpdate` through the domain's setters in the API's order, with the form's own readings of text (a `datetime-local`, a whole number, a blank condition).
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use qr_domain::LinkUpdate;
@@ -9,6 +9,8 @@ use qr_domain::links::link::{LinkError, RuleInput, VariantInput};
 /// field that can be unset, `Some(None)` removes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Campaign {
+    /// The domain's ASCII name, `Some(None)` for the service's own address.
+    pub(super) domain: Option<Option<String>>,
     pub(super) short_code: Option<String>,
     pub(super) tags: Option<Vec<String>>,
     pub(super) valid_from: Option<Option<String>>,
@@ -32,6 +34,11 @@ impl Campaign {
     pub(crate) fn update(&self, name: &str, target: &str) -> Result<LinkUpdate, LinkError> {
         let set = self;
         let mut u = LinkUpdate::parse(Some(name), Some(target))?;
+        match &set.domain {
+            Some(Some(domain)) => u.set_domain(domain)?,
+            Some(None) => u.clear_domain(),
+            None => {}
+        }
         if let Some(code) = &set.short_code {
             u.set_short_code(code)?;
         }

@@ -52,9 +52,14 @@ impl LinkRow {
 }
 
 impl<S: Store, C: Clock> Web<S, C> {
-    /// The address printed in a link's code.
+    /// The address printed in a link's code: `https://<domain>/<code>` on the customer's
+    /// domain (served at its root, over HTTPS from the reverse proxy), else
+    /// `{base_url}/r/<code>` (the spec's form).
     pub(crate) fn short_url(&self, link: &Link) -> String {
-        format!("{}/r/{}", self.base_url, link.short_code)
+        match &link.domain {
+            Some(domain) => format!("https://{}/{}", domain.as_str(), link.short_code),
+            None => format!("{}/r/{}", self.base_url, link.short_code),
+        }
     }
 }
 
@@ -112,11 +117,14 @@ pub(super) fn index<S: Store, C: Clock>(
         chosen: String::new(),
         dry_run: false,
     };
+    let domains = web.service.domains(account.id)?;
+    view.f.offer_domains(&domains, web.service.now());
     let mut status = StatusCode::OK;
     if user.req.is_post() {
         let form = user.form()?;
         let (f, set) = LinkForm::submitted(&form, &account.limits(), None);
         view.f = f;
+        view.f.offer_domains(&domains, web.service.now());
         let created = view
             .f
             .update(&set)
@@ -182,12 +190,15 @@ pub(super) fn edit<S: Store, C: Clock>(
         devices: DEVICES,
         systems: SYSTEMS,
     };
+    let domains = web.service.domains(user.ctx.account.id)?;
+    view.f.offer_domains(&domains, web.service.now());
     if user.req.is_read() {
         return ok(&view);
     }
     let form = user.form()?;
     let (f, set) = LinkForm::submitted(&form, &limits, Some(&link));
     view.f = f;
+    view.f.offer_domains(&domains, web.service.now());
     let update = view
         .f
         .update(&set)

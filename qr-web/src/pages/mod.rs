@@ -1,15 +1,17 @@
 //! Routing of the dashboard's paths, the layout every page shares, the session and CSRF checks, and the failure pages.
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
-//! `overview`, `keys`, `links` (list, edit, delete, code images) with `link_form` (the link
-//! form's fields and errors) and `link_import` (another service's export), `analytics`, `design`,
-//! `account`, `admin` and `api_reference` (the API reference, public).
+//! `overview`, `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
+//! delete, code images) with `link_form` (the link form's fields and errors) and `link_import`
+//! (another service's export), `analytics`, `design`, `account`, `admin` and `api_reference`
+//! (the API reference, public).
 
 mod account;
 mod admin;
 mod analytics;
 mod api_reference;
 mod design;
+mod domains;
 mod keys;
 mod link_form;
 mod link_import;
@@ -129,6 +131,9 @@ fn area_description(active: &str) -> &'static str {
         "webhooks" => {
             "The webhooks of your QR Platform account: the addresses it notifies, and their secrets."
         }
+        "domains" => {
+            "Your own domains for short links: DNS verification, settings and visits to unknown codes."
+        }
         "links" => {
             "Your dynamic links: short addresses printed in QR codes, their targets and their scans."
         }
@@ -160,6 +165,10 @@ fn notice(code: &str) -> Option<&'static str> {
             "We sent a link to the new address; your address changes when you follow it."
         }
         "plan" => "Your plan was changed.",
+        "domain-added" => "The domain was added. Create the TXT record below to prove you own it.",
+        "domain-checked" => "The domain's DNS was checked.",
+        "domain-saved" => "The domain's settings were saved.",
+        "domain-deleted" => "The domain was removed.",
         "plan-requested" => "Your plan request was sent; the operator will decide on it.",
         "admin-saved" => "The change was saved.",
         _ => return None,
@@ -406,6 +415,10 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["webhooks", id, "delete"] => {
             post_only(req).and_then(|()| webhooks::delete(web, &user, id))
         }
+        ["domains"] => domains::index(web, &user),
+        ["domains", id] => domains::show(web, &user, id),
+        ["domains", id, "check"] => post_only(req).and_then(|()| domains::check(web, &user, id)),
+        ["domains", id, "delete"] => post_only(req).and_then(|()| domains::delete(web, &user, id)),
         ["links"] => links::index(web, &user),
         ["links", "import"] => link_import::import(web, &user),
         ["links", id] => read_only(req).and_then(|()| analytics::show(web, &user, id)),
