@@ -365,7 +365,7 @@ mod tests {
         for (y, row) in pixels.chunks_mut(side).enumerate() {
             for (x, pixel) in row.iter_mut().enumerate() {
                 let (mx, my) = (x / scale, y / scale);
-                let inside = |m: usize| m >= quiet && m < quiet + n;
+                let inside = |m: usize| (quiet..quiet + n).contains(&m);
                 if !inside(mx) || !inside(my) {
                     continue;
                 }
