@@ -1,10 +1,14 @@
 //! Test helpers shared by the workspace's crates: PNG and SVG images decoded back to pixels, the QR code in them to its content, real PostgreSQL, Redis, DNS (dnsmasq) and reverse proxy (Caddy) servers to test against, and a real SMTP server on loopback.
 //!
+//! [`decoders`] reads one image with four independent decoders (rqrr, rxing, ZXingReader and
+//! zbarimg), as the phones' readers would.
+//!
 //! Only ever a dev-dependency. It depends on no crate of the workspace, so every crate's tests
 //! can use it without a dependency cycle; colours are plain RGBA arrays. [`servers`] starts
 //! throwaway outside servers (and skips a suite, or fails it under `QR_REQUIRE_SUITES`, when
 //! they are not installed).
 
+pub mod decoders;
 pub mod servers;
 pub mod zxing;
 
@@ -173,11 +177,28 @@ pub fn have_program(program: &str, purpose: &str, install: &str) -> bool {
 ///
 /// Panics, failing the test, when pdftoppm fails or the PDF is invalid.
 pub fn pdf_luma(pdf: &[u8], dpi: u32) -> Luma {
+    pdftoppm(pdf, &["-r", &dpi.to_string()])
+}
+
+/// Rasterises a PDF document's first page with poppler's `pdftoppm` into luma, its longer side
+/// `pixels` long (a square page the size of the image it was drawn from, whatever the print size).
+///
+/// Panics, failing the test, when pdftoppm fails or the PDF is invalid.
+pub fn pdf_luma_sized(pdf: &[u8], pixels: u32) -> Luma {
+    let pixels = pixels.to_string();
+    // `-scale-to` alone rounds the width up one pixel more often than not (301 x 300).
+    pdftoppm(pdf, &["-scale-to-x", &pixels, "-scale-to-y", &pixels])
+}
+
+/// The first page of `pdf` as rasterised by `pdftoppm` with `scale` (its resolution options),
+/// in grey (a PGM file: no PNG to compress and decode again).
+fn pdftoppm(pdf: &[u8], scale: &[&str]) -> Luma {
     let dir = scratch_dir("pdf");
     let input = dir.join("in.pdf");
     std::fs::write(&input, pdf).expect("a writable temporary directory");
     let output = std::process::Command::new("pdftoppm")
-        .args(["-png", "-singlefile", "-r", &dpi.to_string()])
+        .args(["-gray", "-singlefile"])
+        .args(scale)
         .arg(&input)
         .arg(dir.join("out"))
         .output()
@@ -187,9 +208,38 @@ pub fn pdf_luma(pdf: &[u8], dpi: u32) -> Luma {
         "pdftoppm: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let png = std::fs::read(dir.join("out.png")).expect("pdftoppm wrote a page");
+    let pgm = std::fs::read(dir.join("out.pgm")).expect("pdftoppm wrote a page");
     let _ = std::fs::remove_dir_all(&dir);
-    png_luma(&png)
+    pgm_luma(&pgm)
+}
+
+/// Decodes a binary PGM file (`P5`, 8 bits) into luma.
+///
+/// Panics, failing the test, when the bytes are not one.
+fn pgm_luma(bytes: &[u8]) -> Luma {
+    // The header: magic, width, height and maximum as four words, one whitespace byte after.
+    let mut fields = Vec::with_capacity(4);
+    let mut at = 0;
+    while fields.len() < 4 {
+        while bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        let start = at;
+        while !bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        fields.push(std::str::from_utf8(&bytes[start..at]).expect("an ASCII PGM header"));
+    }
+    assert_eq!((fields[0], fields[3]), ("P5", "255"), "an 8-bit binary PGM");
+    let width: usize = fields[1].parse().expect("a PGM width");
+    let height: usize = fields[2].parse().expect("a PGM height");
+    let pixels = bytes[at + 1..].to_vec();
+    assert_eq!(pixels.len(), width * height, "a whole PGM raster");
+    Luma {
+        width,
+        height,
+        pixels,
+    }
 }
 
 /// Rasterises an EPS document with Ghostscript at `dpi` (cropped to its bounding box) into luma.

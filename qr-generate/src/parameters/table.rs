@@ -224,7 +224,7 @@ pub const STYLE: Parameter = Parameter {
     ..setting(
         "style",
         "Shape of the data modules; connected merges neighbours into smooth runs",
-        "Shape of the data modules; connected merges neighbours into smooth runs",
+        "Shape of the data modules; connected merges neighbours into smooth runs. Screen only: dots, rounded, extra-rounded, classy-rounded and connected, which some readers lose when a camera sees 2 pixels per module (small prints, far cameras); square and classy hold",
         Control::Choice(Choices::ModuleStyles),
         Some("square"),
         Some("rounded"),
