@@ -26,7 +26,7 @@ fn domains_are_added_listed_checked_against_dns_used_by_links_and_removed() {
         .unwrap();
     assert_eq!(free.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&free.stderr).contains("custom domains require Starter plan"),
+        String::from_utf8_lossy(&free.stderr).contains("Custom domains require Starter plan"),
         "{free:?}"
     );
     let url = ws
@@ -125,7 +125,7 @@ fn domains_are_added_listed_checked_against_dns_used_by_links_and_removed() {
     assert_eq!(refused.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&refused.stderr)
-            .contains("domain go.brand.test is used by 1 link; move or delete them first"),
+            .contains("Domain go.brand.test is used by 1 link; move or delete them first"),
         "{refused:?}"
     );
     let moved = ws.ok(&["links", "update", &id, "--email", PRO, "--no-domain"]);

@@ -5,6 +5,7 @@
 //! at a desktop and a phone width into DIR.
 
 use crate::common;
+use qr_test_support::servers::dnsmasq::{DnsZone, DnsmasqServer};
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -183,7 +184,16 @@ async fn the_customer_journey_in_a_real_browser() {
     }
     let smtp = SmtpServer::start();
     let smtp_url = smtp.url();
-    let s = TestServer::start(move |c| c.smtp_url = Some(smtp_url)).await;
+    // The domain part verifies its domain against a real DNS server on the loopback.
+    let dns = DnsmasqServer::start("the browser journey's domains", &DnsZone::new());
+    let dns_server = dns.as_ref().map(DnsmasqServer::address);
+    let s = TestServer::start(move |c| {
+        c.smtp_url = Some(smtp_url);
+        if let Some(address) = dns_server {
+            c.domains.dns_server = Some(address);
+        }
+    })
+    .await;
     let base = format!("http://{}", s.addr);
     let driver = start_driver(&chromedriver);
     let profile = tempfile::tempdir().unwrap();
@@ -673,7 +683,10 @@ async fn the_customer_journey_in_a_real_browser() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     camera.snap(&browser, "design-wifi").await;
-    crate::browser_domains::journey(&browser, &camera, &s, &base).await;
+    match &dns {
+        Some(dns) => crate::browser_domains::journey(&browser, &camera, &s, &base, dns).await,
+        None => eprintln!("skipped: the journey's domain part needs dnsmasq"),
+    }
     browser.goto(&format!("{base}/dashboard")).await.unwrap();
     camera.snap(&browser, "overview").await;
     browser

@@ -1,14 +1,7 @@
-//! The browser journey's domain part, on the journey's Pro account: add a domain, see the TXT record to create with its copy buttons, press Check, have the domain verified, see a visit to an unknown code, put a link on the domain and decode its code to `https://<domain>/<code>`.
-//!
-//! The server the journey runs has no DNS client yet (its `--dns-server` is not wired), so
-//! Check answers that DNS checks are unavailable and the test marks the domain verified in the
-//! database, as a successful check does.
+//! The browser journey's domain part, on the journey's Pro account: add a domain, see the TXT record to create with its copy buttons, press Check before and after the record exists on a real DNS server (dnsmasq on the loopback), see a visit to an unknown code, put a link on the domain and decode its code to `https://<domain>/<code>`.
 
 use fantoccini::{Client, Locator};
-use qr_domain::domains::name::DomainName;
-use qr_domain::service::Visit;
-use qr_domain::{Clock, Store};
-use qr_sqlite::SqliteStore;
+use qr_test_support::servers::dnsmasq::{DnsZone, DnsmasqServer};
 use serde_json::Value;
 
 use crate::browser::{Camera, expect_text, fill, submit};
@@ -16,7 +9,13 @@ use crate::common::{self, TestServer};
 
 const DOMAIN: &str = "go.journey.test";
 
-pub(crate) async fn journey(browser: &Client, camera: &Camera, s: &TestServer, base: &str) {
+pub(crate) async fn journey(
+    browser: &Client,
+    camera: &Camera,
+    s: &TestServer,
+    base: &str,
+    dns: &DnsmasqServer,
+) {
     browser
         .goto(&format!("{base}/dashboard/domains"))
         .await
@@ -51,32 +50,32 @@ pub(crate) async fn journey(browser: &Client, camera: &Camera, s: &TestServer, b
         .click()
         .await
         .unwrap();
-    expect_text(browser, "#domain-error", "DNS checks are not available").await;
-    camera.snap(browser, "domain-check-unavailable").await;
+    // No record yet: the check says so and how to fix it.
+    expect_text(browser, "#domain-status", "pending").await;
+    expect_text(browser, "main", "NXDOMAIN").await;
+    camera.snap(browser, "domain-check-missing").await;
 
-    // Verified as a check finding the record would leave it; a misprinted code is scanned.
-    let store = SqliteStore::open(&s.db).unwrap();
-    let name = DomainName::parse_any(DOMAIN).unwrap();
-    let domain = store
-        .write(|tx| {
-            let mut domain = tx.domain_by_name(&name)?.unwrap();
-            domain.verification.verified_at = Some(s.clock.now());
-            tx.update_domain(&domain)?;
-            Ok::<_, qr_domain::StoreError>(domain)
-        })
+    // The customer creates the record; the next check finds it.
+    dns.serve(&DnsZone::new().txt("_qr-verify.go.journey.test", &[value.trim()]));
+    browser
+        .find(Locator::Id("domain-check"))
+        .await
+        .unwrap()
+        .click()
+        .await
         .unwrap();
-    s.handle
-        .app()
-        .service()
-        .record_orphan_visit(
-            domain.id,
+    expect_text(browser, "#domain-status", "verified").await;
+
+    // A misprinted code scanned on the domain is an orphan visit.
+    let scan = s
+        .send(
+            "GET",
             "/MISPRNT",
-            &Visit {
-                user_agent: Some("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36".to_owned()),
-                ..Visit::default()
-            },
+            &[("host", DOMAIN), ("user-agent", "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36")],
+            "",
         )
-        .unwrap();
+        .await;
+    assert_eq!(scan.status, 404);
     browser.goto(&format!("{base}{path}")).await.unwrap();
     expect_text(browser, "#domain-status", "verified").await;
     expect_text(browser, "#orphan-visits", "/MISPRNT").await;

@@ -50,13 +50,13 @@ async fn the_domains_page_adds_shows_configures_and_removes_a_domain() {
     );
     assert_eq!(
         element_text(&html, "domain-plan").as_deref(),
-        Some("custom domains require Starter plan.")
+        Some("Custom domains require Starter plan.")
     );
     let r = add(&mut c, "go.brand.test").await;
     assert_eq!(r.status, 403, "{}", r.text());
     assert_eq!(
         element_text(&r.text(), "domain-error").as_deref(),
-        Some("custom domains require Starter plan")
+        Some("Custom domains require Starter plan")
     );
 
     // A form without the session's token is refused.
@@ -134,17 +134,20 @@ async fn the_domains_page_adds_shows_configures_and_removes_a_domain() {
     assert_eq!(r.status, 422);
     assert_eq!(
         element_text(&r.text(), "domain-error").as_deref(),
-        Some("domain xn--bcher-kva.brand.test is already registered")
+        Some("Domain xn--bcher-kva.brand.test is already registered")
     );
 
-    // Checking on a server without a DNS client says so.
+    // Checking against a nameserver that never answers (the harness's) says so; the domain
+    // stays pending.
     let page = format!("/dashboard/domains/{id}");
     let csrf = c.csrf(&page).await;
     let r = c.post(&format!("{page}/check"), &[("csrf", &csrf)]).await;
-    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(matches!(r.status, 200 | 303), "{} {}", r.status, r.text());
+    let html = c.get(&page).await.text();
+    assert!(html.contains("did not answer in time"), "{html}");
     assert_eq!(
-        element_text(&r.text(), "domain-error").as_deref(),
-        Some("DNS checks are not available on this server")
+        element_text(&html, "domain-status").as_deref(),
+        Some("pending")
     );
 
     // Settings: an invalid file refused with its message, valid ones saved and shown.
