@@ -268,7 +268,7 @@ fn print_link(
     // A link on a customer's domain is served at that domain's root over HTTPS whatever the
     // base URL; one on the service's address at BASE_URL/r/CODE, known only when the base is.
     if link.domain.is_some() || base.is_some() {
-        let base = base.as_deref().unwrap_or_default();
+        let base = base.unwrap_or_default();
         fields.push(("short URL", link.short_url(base.trim_end_matches('/'))));
     }
     fields.extend([

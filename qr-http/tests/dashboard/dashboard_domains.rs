@@ -84,7 +84,7 @@ async fn the_domains_page_adds_shows_configures_and_removes_a_domain() {
     assert_eq!(
         element_text(&html, "domain-error").as_deref(),
         Some(
-            "invalid domain: give the host name alone, without a scheme, port or path (for example go.brand.com)"
+            "Invalid domain: give the host name alone, without a scheme, port or path (for example go.brand.com)"
         )
     );
     assert!(html.contains("value=\"https://go.brand.test/x\""));
@@ -165,7 +165,7 @@ async fn the_domains_page_adds_shows_configures_and_removes_a_domain() {
     let html = r.text();
     assert_eq!(
         element_text(&html, "domain-error").as_deref(),
-        Some("invalid appleAppSiteAssociation: this app association file must be a JSON object")
+        Some("Invalid appleAppSiteAssociation: this app association file must be a JSON object")
     );
     assert!(
         html.contains("value=\"https://brand.example/missing\""),

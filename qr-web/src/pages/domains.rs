@@ -410,7 +410,7 @@ mod tests {
         };
         assert_eq!(
             typed.update().unwrap_err().to_string(),
-            "invalid appleAppSiteAssociation: this app association file must be a JSON object"
+            "Invalid appleAppSiteAssociation: this app association file must be a JSON object"
         );
         assert_eq!(routing_text(None), "not checked yet");
         assert_eq!(
