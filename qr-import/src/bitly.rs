@@ -1,6 +1,6 @@
 //! Bitly's CSV export of links: one row per Bitlink with the Bitlink object's fields as columns (`link`/`id` as `bit.ly/3xYz9Ab`, `long_url`, `title`, `created_at`, `tags`, `custom_bitlinks`), every code a row prints (the Bitlink and each custom back-half) one foreign link.
 //!
-//! Format: the Bitlink object of Bitly's API v4 (https://dev.bitly.com/api-reference,
+//! Format: the Bitlink object of Bitly's API v4 (<https://dev.bitly.com/api-reference>,
 //! `BitlinkBody`: id, link, long_url, title, created_at, archived, tags, custom_bitlinks),
 //! which the `links_list` CSV export (`POST /v4/groups/{group_guid}/exports`) lists. Headers
 //! are matched whatever their case, spaces or underscores, so the web app's `Long URL` and

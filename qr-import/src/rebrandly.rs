@@ -1,6 +1,6 @@
 //! Rebrandly's CSV export of links: one row per branded link with the link entity's fields as columns (`slashtag`, `domain`, `shortUrl`, `destination`, `title`, `createdAt`, `tags`).
 //!
-//! Format: Rebrandly's link entity (https://developers.rebrandly.com/docs/link-entity: id,
+//! Format: Rebrandly's link entity (<https://developers.rebrandly.com/docs/link-entity>: id,
 //! title, slashtag, destination, shortUrl such as `rebrand.ly/burn10M`, domain.fullName,
 //! createdAt as `2016-07-13T10:54:12.000Z`, updatedAt, clicks), which the dashboard's CSV
 //! export lists one column each. Headers are matched whatever their case, spaces or
