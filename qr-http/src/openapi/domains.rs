@@ -21,8 +21,8 @@ use super::patterns::HTTP_URL;
 fn id_parameter() -> Parameter {
     Parameter::query(
         "id",
-        string(),
-        "Domain identifier (a UUID; a malformed one is 404 like an unknown one)",
+        string().min_length(1),
+        "Domain identifier (a UUID; a malformed one is 404 like an unknown one, an empty one 400)",
     )
     .required()
     .example(Example::Text("0b9a4e5c-7f2d-4f1e-9a43-2d6c1f0e8b71"))
@@ -37,8 +37,8 @@ pub(super) fn domains() -> Vec<(Method, Operation)> {
     .parameters(vec![
         Parameter::query(
             "id",
-            string(),
-            "Domain identifier; absent lists every domain",
+            string().min_length(1),
+            "Domain identifier; absent lists every domain (empty is 400)",
         )
         .example(Example::Text("0b9a4e5c-7f2d-4f1e-9a43-2d6c1f0e8b71")),
     ])
