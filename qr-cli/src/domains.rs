@@ -404,7 +404,8 @@ fn view(d: &Domain) -> Value {
         "unicode": d.name.unicode(),
         "status": d.status(),
         "reason": d.reason(),
-        "txtRecord": {
+        "verification": {
+            "type": "TXT",
             "name": d.name.verification_name(),
             "value": d.token.txt_value(),
         },

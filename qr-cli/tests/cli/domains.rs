@@ -46,8 +46,8 @@ fn domains_are_added_listed_checked_against_dns_used_by_links_and_removed() {
     .unwrap();
     assert_eq!(added["domain"], "go.brand.test");
     assert_eq!(added["status"], "pending");
-    assert_eq!(added["txtRecord"]["name"], "_qr-verify.go.brand.test");
-    let value = added["txtRecord"]["value"].as_str().unwrap().to_owned();
+    assert_eq!(added["verification"]["name"], "_qr-verify.go.brand.test");
+    let value = added["verification"]["value"].as_str().unwrap().to_owned();
     assert!(value.starts_with("qr-verify="), "{value}");
 
     let list: Value =
