@@ -1,15 +1,17 @@
 //! Fills a database for the load script: an account with 500 links and an account whose one
 //! link has 1,000,000 scans spread over the past year, both enterprise with high limits, plus a
-//! campaign link (two rules, an A/B split, UTM).
+//! campaign link (two rules, an A/B split, UTM) and a link on a verified customer's domain.
 //!
 //! Run: `seed DB [SCANS]`, where DB is an SQLite path or a `postgres://` URL. Prints shell assignments (`KEY_LINKS=...`) for the script to
-//! source: the two keys, the codes of a plain and a campaign link to redirect, and the id of the
-//! scanned link.
+//! source: the two keys, the codes of a plain and a campaign link to redirect, the domain and
+//! code of the domain link, and the id of the scanned link.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use qr_domain::accounts::plan::PerSecond;
 use qr_domain::chrono::{Duration, SubsecRound, Utc};
+use qr_domain::domains::dns::{DnsFailure, DnsResolver, HostRecords};
+use qr_domain::domains::service::DomainConfig;
 use qr_domain::links::campaign::UtmPart;
 use qr_domain::links::link::{RuleInput, VariantInput};
 use qr_domain::scans::scan::{Device, NewScan};
@@ -20,6 +22,9 @@ use qr_store::{Database, Location};
 
 const LINKS: usize = 500;
 const DEFAULT_SCANS: u64 = 1_000_000;
+/// The customer's domain of the domain redirect case (`Host: go.load.test`); the load script
+/// sends it as the Host header, so it never needs to resolve.
+const DOMAIN: &str = "go.load.test";
 const DAYS: i64 = 365;
 const BATCH: u64 = 4_096;
 const COUNTRIES: [(&str, &str); 8] = [
@@ -41,6 +46,26 @@ const REFERRERS: [Option<&str>; 3] = [
     Some("https://social.example/"),
 ];
 
+/// The DNS answers the seeder's domain check gets: the TXT record the domain asks for, so the
+/// domain is verified through the service's own check (nothing else is ever asked).
+#[derive(Default)]
+struct SeedZone {
+    txt: Mutex<Option<(String, String)>>,
+}
+
+impl DnsResolver for SeedZone {
+    fn txt(&self, name: &str) -> Result<Vec<String>, DnsFailure> {
+        match &*self.txt.lock().expect("zone lock") {
+            Some((record, value)) if record == name => Ok(vec![value.clone()]),
+            _ => Err(DnsFailure::NxDomain),
+        }
+    }
+
+    fn host(&self, _name: &str) -> Result<HostRecords, DnsFailure> {
+        Err(DnsFailure::NxDomain)
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let location: Location = args.next().ok_or("usage: seed DB [SCANS]")?.parse()?;
@@ -52,7 +77,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let year_ago = now - Duration::days(DAYS);
     let clock = TestClock::new(year_ago);
     let store = Arc::new(Database::open(&location)?);
-    let service = Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator))?;
+    let zone = Arc::new(SeedZone::default());
+    let service = Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator))?
+        .with_domains(DomainConfig {
+            service_host: "127.0.0.1".to_owned(),
+            target: None,
+            resolver: Some(Arc::clone(&zone) as Arc<dyn DnsResolver>),
+        });
     let generous = EnterpriseOverrides {
         per_second: Some(PerSecond::new(u64::from(PerSecond::MAX))?),
         batch_per_minute: Some(1_000_000),
@@ -72,6 +103,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?;
         first_code.get_or_insert(link.short_code);
     }
+    // The domain case: the same target as the first link, on a domain verified by its TXT
+    // record, so the two redirects differ only in how the code is found.
+    let domain = service.add_domain(&lister, DOMAIN)?;
+    *zone.txt.lock().expect("zone lock") =
+        Some((domain.name.verification_name(), domain.token.txt_value()));
+    let domain = service.check_domain(lister.id, domain.id)?;
+    if !domain.serves_requests() {
+        return Err(format!("{DOMAIN} was not verified: {:?}", domain.reason()).into());
+    }
+    let mut on_domain = LinkUpdate::parse(
+        Some("Flyer on a domain"),
+        Some("https://example.com/campaign/0?utm_source=qr"),
+    )?;
+    on_domain.set_domain(DOMAIN)?;
+    let domain_link = service.create_link_with(&lister, on_domain)?;
 
     let analyst = service.create_account("analytics@load.example", Plan::Enterprise)?;
     service.set_overrides(analyst.id, generous)?;
@@ -145,6 +191,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("KEY_ANALYTICS={}", key_analytics.expose_secret());
     println!("REDIRECT_CODE={code}");
     println!("CAMPAIGN_CODE={}", campaign.short_code);
+    println!("DOMAIN={DOMAIN}");
+    println!("DOMAIN_CODE={}", domain_link.short_code);
     println!("ANALYTICS_LINK={}", scanned.id);
     Ok(())
 }

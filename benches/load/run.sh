@@ -7,7 +7,10 @@
 #        SCANS (scans seeded on the analytics link, default 1000000), SKIP_CORE=1 (skip the
 #        criterion run that predicts the generate throughput), COMPARE=metrics or
 #        COMPARE=/path/to/older/release/qr (instead of the cases above: two servers measured
-#        alternately for ROUNDS rounds, default 3, with the ratio of each case; see below).
+#        alternately for ROUNDS rounds, default 3, with the ratio of each case; see below),
+#        COMPARE=domain (one server: the redirect of a code on the service's address, /r/CODE,
+#        against the same target's code on a verified customer's domain, /CODE with
+#        Host: go.load.test, alternately for ROUNDS rounds).
 # Needs wrk (installed with apt-get when missing and running as root). Prints a Markdown table:
 # requests per second, p50, p99, peak RSS of the server during the case, and errors.
 set -euo pipefail
@@ -62,6 +65,55 @@ start() {
     cat "$log.err" >&2
     exit 1
 }
+
+# One server, the redirect on the service's address against the redirect on a customer's
+# domain (issue 24: within 5 %), measured alternately.
+if [ "${COMPARE:-}" = domain ]; then
+    UA="Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+    start "$WORK/server" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
+    S="$ADDR"
+    # Both answer 302 to the same target before anything is measured.
+    for probe in "http://$S/r/$REDIRECT_CODE" "-H Host:$DOMAIN http://$S/$DOMAIN_CODE"; do
+        # shellcheck disable=SC2086
+        code="$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' $probe)"
+        [ "$code" = "302 https://example.com/campaign/0?utm_source=qr" ] || { echo "$probe answered $code" >&2; exit 1; }
+    done
+    echo "Comparing the address and domain redirects, ${ROUNDS:-3} rounds of $DURATION s..." >&2
+    for round in $(seq 1 "${ROUNDS:-3}"); do
+        sides="address domain"; [ $((round % 2)) = 0 ] && sides="domain address"
+        for side in $sides; do
+            if [ "$side" = address ]; then
+                url="http://$S/r/$REDIRECT_CODE"; host=()
+            else
+                url="http://$S/$DOMAIN_CODE"; host=(-H "Host: $DOMAIN")
+            fi
+            wrk -t "$THREADS" -c "$CONNS" -d 1s --timeout 10s -s "$LOAD_DIR/crowd.lua" -H "User-Agent: $UA" "${host[@]}" "$url" > /dev/null
+            out="$(wrk -t "$THREADS" -c "$CONNS" -d "${DURATION}s" --timeout 10s -s "$LOAD_DIR/crowd.lua" -H "User-Agent: $UA" "${host[@]}" "$url")"
+            echo "$side $round $(grep '^RESULT' <<<"$out")"
+        done
+    done > "$WORK/compare"
+    python3 - "$WORK/compare" "$DURATION" "$CONNS" <<'PY'
+import sys, statistics
+path, duration, conns = sys.argv[1:4]
+runs = {}
+for line in open(path):
+    side, rnd, _tag, *fields = line.split()
+    f = {k: float(v) for k, v in (x.split("=") for x in fields if "=" in x)}
+    runs.setdefault(side, []).append(f)
+print(f"{duration} s per run, {conns} connections, address and domain alternating; medians over the rounds.\n")
+print("| redirect | requests/s (each round) | median | p99 ms | errors | non-2xx/3xx |")
+print("|---|---|---|---|---|---|")
+med = {}
+for side in ("address", "domain"):
+    rs = runs[side]
+    med[side] = statistics.median(r["rps"] for r in rs)
+    each = ", ".join(f"{r['rps']:,.0f}" for r in rs)
+    p99 = statistics.median(r["p99_ms"] for r in rs)
+    print(f"| {side} | {each} | {med[side]:,.0f} | {p99:.2f} | {int(sum(r['errors'] for r in rs))} | {int(sum(r['non2xx3xx'] for r in rs))} |")
+print(f"\ndomain / address: {med['domain'] / med['address']:.3f}")
+PY
+    exit 0
+fi
 
 # Two servers measured alternately, case by case: COMPARE=metrics (metrics off, then on with
 # --metrics-listen, on copies of one database) or COMPARE=/path/to/an/older/qr (that build,

@@ -33,6 +33,37 @@ impl std::fmt::Display for Ratio {
     }
 }
 
+/// The contrast the designer recommends: 4.5:1, WCAG's minimum for text (1.4.3). Codes between
+/// [`MIN_CONTRAST`] and this are made, with a warning: they scan on a screen and on good paper,
+/// and are the first to fail under a dim light or a worn print.
+pub const RECOMMENDED_CONTRAST: Ratio = Ratio(450);
+
+/// Advice on the colours of an image the service makes: the contrast of the modules'
+/// colour with the background when it is below [`RECOMMENDED_CONTRAST`] (an image below
+/// [`MIN_CONTRAST`] is refused by [`check_contrast`], not advised on), or a foreground lighter
+/// than its background (inverted codes: ZBar and older ZXing versions read none).
+pub fn contrast_advice(options: &RenderOptions) -> Option<String> {
+    let background = options.background.over(Color::WHITE);
+    let color = options.color.over(background);
+    let ratio = Ratio::of(color.contrast_ratio(background));
+    if luminance(color) > luminance(background) {
+        return Some(
+            "The modules are lighter than the background: many scanners cannot read inverted codes; use a dark colour on a light background."
+                .to_owned(),
+        );
+    }
+    (ratio < RECOMMENDED_CONTRAST).then(|| {
+        format!(
+            "Low contrast ({ratio}:1): the code may not scan in dim light or on worn prints; aim for at least {RECOMMENDED_CONTRAST}:1."
+        )
+    })
+}
+
+/// A colour's relative luminance (WCAG), for comparing which of two colours is lighter.
+fn luminance(c: Color) -> f64 {
+    c.contrast_ratio(Color::BLACK)
+}
+
 /// The fewest pixels per module an image with finder styles or a frame may have
 /// (module styles may need more: [`qr_core::ModuleStyle::min_module_pixels`]): at 2,
 /// anti-aliasing turns the finders' round insides into grey blurs.
@@ -273,6 +304,30 @@ mod tests {
 
     fn colour(hex: &str) -> Color {
         Color::parse_hex(hex).expect("valid colour")
+    }
+
+    #[test]
+    fn contrast_between_the_minimum_and_the_recommendation_is_advised_on() {
+        assert_eq!(contrast_advice(&RenderOptions::default()), None);
+        // 767676 on white is 4.54:1: above the recommendation.
+        assert_eq!(
+            contrast_advice(&RenderOptions::default().with_color(colour("767676"))),
+            None
+        );
+        assert_eq!(
+            contrast_advice(&RenderOptions::default().with_color(colour("8a8a8a"))).as_deref(),
+            Some(
+                "Low contrast (3.45:1): the code may not scan in dim light or on worn prints; aim for at least 4.50:1."
+            )
+        );
+        let inverted = RenderOptions::default()
+            .with_color(colour("ffffff"))
+            .with_background(colour("000000"));
+        assert!(
+            contrast_advice(&inverted)
+                .expect("advice")
+                .starts_with("The modules are lighter than the background")
+        );
     }
 
     #[test]

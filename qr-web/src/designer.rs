@@ -13,7 +13,7 @@
 
 use qr_generate::bounds::MAX_DATA_CHARS;
 use qr_generate::content::{FieldKind, FieldParameter, field_parameters};
-use qr_generate::parameters::{Control, PARAMETERS, Parameter};
+use qr_generate::parameters::{self as table, Choices, Control, PARAMETERS, Parameter};
 
 use crate::request::Fields;
 
@@ -25,6 +25,179 @@ pub(crate) const LOGO: &str = "logo";
 /// colour's parameter name: `default=finderColor`), as a group of checkboxes sends them. No API
 /// parameter has this name (a test checks), so it cannot shadow one.
 pub(crate) const DEFAULT: &str = "default";
+
+/// The form name of the link picker (`link=<id>`: the content is that link's short URL). No API
+/// parameter has this name (a test checks).
+pub(crate) const LINK: &str = "link";
+
+/// The form name of the preset buttons (`preset=rounded`). No API parameter has this name.
+pub(crate) const PRESET: &str = "preset";
+
+/// The form name of the download buttons (`download=svg`: the format of the file), apart from
+/// `format` (the preview's), so one form offers every format. No API parameter has this name.
+pub(crate) const DOWNLOAD: &str = "download";
+
+/// One group of the designer's controls, in the order people decide: what the code holds, how
+/// it looks, then what file comes out.
+pub(crate) struct Section {
+    /// The element id of its fieldset (`section-shape`).
+    pub(crate) id: &'static str,
+    /// Its legend.
+    pub(crate) title: &'static str,
+    /// Its parameters, in the order drawn (each of the table's parameters in exactly one
+    /// section, a test checks; the content types' fields go with `type`).
+    pub(crate) parameters: &'static [&'static Parameter],
+    /// Whether it starts folded (a `<details>`): the output settings most people leave alone.
+    pub(crate) folded: bool,
+}
+
+/// The designer's sections.
+pub(crate) const SECTIONS: &[Section] = &[
+    Section {
+        id: "content",
+        title: "Content",
+        parameters: &[&table::DATA, &table::CONTENT_TYPE],
+        folded: false,
+    },
+    Section {
+        id: "shape",
+        title: "Shape",
+        parameters: &[&table::STYLE, &table::FINDER_STYLE],
+        folded: false,
+    },
+    Section {
+        id: "colours",
+        title: "Colours",
+        parameters: &[
+            &table::COLOR,
+            &table::BACKGROUND,
+            &table::FINDER_COLOR,
+            &table::GRADIENT,
+            &table::COLOR2,
+            &table::GRADIENT_ANGLE,
+        ],
+        folded: false,
+    },
+    Section {
+        id: "frame",
+        title: "Frame",
+        parameters: &[&table::FRAME, &table::FRAME_TEXT, &table::FRAME_COLOR],
+        folded: false,
+    },
+    Section {
+        id: "logo",
+        title: "Logo",
+        parameters: &[&table::LOGO, &table::LOGO_SIZE],
+        folded: false,
+    },
+    Section {
+        id: "output",
+        title: "Size, format and error correction",
+        parameters: &[
+            &table::SIZE,
+            &table::FORMAT,
+            &table::ERROR_CORRECTION,
+            &table::MARGIN,
+            &table::SVG_MODE,
+            &table::PRINT_SIZE,
+            &table::DPI,
+            &table::SYMBOL,
+            &table::VERIFY,
+        ],
+        folded: true,
+    },
+];
+
+/// The section a field belongs to (a content field: `type`'s).
+pub(crate) fn section_of(field: &Field) -> &'static Section {
+    let owner = if field.types.is_empty() {
+        field.name.as_str()
+    } else {
+        table::CONTENT_TYPE.name
+    };
+    SECTIONS
+        .iter()
+        .find(|s| s.parameters.iter().any(|p| p.name == owner))
+        .unwrap_or(&SECTIONS[0])
+}
+
+/// A starting point: a few look parameters set together. Choosing one resets the other look
+/// parameters (shape, colours, frame) to their defaults and keeps the content, logo and output.
+pub(crate) struct Preset {
+    /// The value of its button (`preset=rounded`) and the name of its picture.
+    pub(crate) id: &'static str,
+    /// What people read.
+    pub(crate) label: &'static str,
+    /// The parameters it sets, by API name, as the API spells the values.
+    pub(crate) values: &'static [(&'static str, &'static str)],
+}
+
+/// The presets, each drawn from these values by the swatch route. Every value is one the API
+/// accepts and every preset scans in the four decoders at the swatch's size (tests check).
+pub(crate) const PRESETS: &[Preset] = &[
+    Preset {
+        id: "classic",
+        label: "Classic",
+        values: &[],
+    },
+    Preset {
+        id: "rounded",
+        label: "Rounded",
+        values: &[("style", "rounded"), ("finderStyle", "rounded")],
+    },
+    Preset {
+        id: "dots",
+        label: "Dots",
+        values: &[("style", "dots"), ("finderStyle", "circle")],
+    },
+    Preset {
+        id: "navy",
+        label: "Navy and red",
+        values: &[
+            ("style", "classy"),
+            ("color", "1a237e"),
+            ("finderColor", "c62828"),
+        ],
+    },
+    Preset {
+        id: "sunset",
+        label: "Sunset gradient",
+        values: &[
+            ("style", "classy-rounded"),
+            ("finderStyle", "rounded"),
+            ("color", "bf360c"),
+            ("gradient", "linear"),
+            ("color2", "6a1b9a"),
+            ("gradientAngle", "45"),
+        ],
+    },
+    Preset {
+        id: "scan-me",
+        label: "Framed: Scan me",
+        values: &[
+            ("style", "rounded"),
+            ("frame", "banner-bottom"),
+            ("frameText", "SCAN ME"),
+        ],
+    },
+];
+
+/// The look parameters a preset resets: those of the shape, colour and frame sections.
+pub(crate) fn preset_parameters() -> impl Iterator<Item = &'static Parameter> {
+    SECTIONS
+        .iter()
+        .filter(|s| matches!(s.id, "shape" | "colours" | "frame"))
+        .flat_map(|s| s.parameters.iter().copied())
+}
+
+/// Whether a parameter's choices are shown as pictures of the code (each value drawn by the
+/// swatch route) rather than words: the module shapes, finder shapes and frames.
+pub(crate) fn pictured(parameter: &Parameter) -> bool {
+    matches!(
+        parameter.control,
+        Control::Choice(Choices::ModuleStyles | Choices::FinderStyles | Choices::FrameStyles)
+    )
+}
 
 /// One control of the designer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +214,8 @@ pub(crate) struct Field {
     pub(crate) types: Vec<String>,
     /// A placeholder: the example of a content field ("" for the other parameters).
     pub(crate) placeholder: String,
+    /// Whether its choices are pictures ([`pictured`]).
+    pub(crate) pictured: bool,
 }
 
 /// The kind of control a parameter gets.
@@ -115,6 +290,7 @@ fn setting(p: &Parameter) -> Field {
         default,
         types: Vec::new(),
         placeholder: String::new(),
+        pictured: pictured(p),
     }
 }
 
@@ -147,6 +323,7 @@ fn content_field(p: &FieldParameter) -> Field {
         kind,
         default: default.to_owned(),
         types: p.types().into_iter().map(str::to_owned).collect(),
+        pictured: false,
     }
 }
 
@@ -283,6 +460,7 @@ mod tests {
             default: String::new(),
             types: Vec::new(),
             placeholder: String::new(),
+            pictured: false,
         };
         assert_eq!(api_value(Some(&colour), "#1a237e"), "1a237e");
         assert_eq!(api_value(None, "#keep"), "#keep");
@@ -321,14 +499,47 @@ mod tests {
     }
 
     #[test]
-    fn the_default_box_shadows_no_api_parameter() {
-        assert!(PARAMETERS.iter().all(|p| p.name != DEFAULT));
-        for kind in qr_generate::content::CONTENT_TYPES {
-            assert!(
-                kind.fields.iter().all(|f| f.name != DEFAULT),
-                "{}",
-                kind.name
-            );
+    fn the_designers_own_names_shadow_no_api_parameter() {
+        for own in [DEFAULT, LINK, PRESET, DOWNLOAD] {
+            assert!(PARAMETERS.iter().all(|p| p.name != own), "{own}");
+            for kind in qr_generate::content::CONTENT_TYPES {
+                assert!(
+                    kind.fields.iter().all(|f| f.name != own),
+                    "{own} in {}",
+                    kind.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_parameter_is_in_exactly_one_section() {
+        for parameter in PARAMETERS {
+            let homes: Vec<&str> = SECTIONS
+                .iter()
+                .filter(|s| s.parameters.iter().any(|p| p.name == parameter.name))
+                .map(|s| s.id)
+                .collect();
+            assert_eq!(homes.len(), 1, "{}: {homes:?}", parameter.name);
+        }
+        assert_eq!(section_of(&field("ssid")).id, "content");
+        assert_eq!(section_of(&field("finderStyle")).id, "shape");
+        assert!(field("style").pictured && field("frame").pictured);
+        assert!(!field("gradient").pictured && !field("format").pictured);
+    }
+
+    #[test]
+    fn presets_set_only_look_parameters_with_values_the_api_accepts() {
+        let looks: Vec<&str> = preset_parameters().map(|p| p.name).collect();
+        for preset in PRESETS {
+            let mut pairs = vec![("data".to_owned(), "https://example.com".to_owned())];
+            for (name, value) in preset.values {
+                assert!(looks.contains(name), "{}: {name}", preset.id);
+                pairs.push(((*name).to_owned(), (*value).to_owned()));
+            }
+            qr_generate::GenerateParams::from_pairs(pairs)
+                .parse()
+                .unwrap_or_else(|e| panic!("{}: {e}", preset.id));
         }
     }
 

@@ -130,6 +130,12 @@ impl Fields {
         &self.pairs
     }
 
+    /// Replaces the text pairs (the files stay): a page that completes a form before reading
+    /// it (the designer applies a preset or a picked link).
+    pub(crate) fn set_pairs(&mut self, pairs: Vec<(String, String)>) {
+        self.pairs = pairs;
+    }
+
     /// The non-empty file of field `name`, if one was sent.
     pub(crate) fn file(&self, name: &str) -> Option<&Upload> {
         self.files

@@ -78,6 +78,39 @@ pub(crate) fn image(
     r
 }
 
+/// An image every user may cache (the designer's swatches: the same bytes for everyone until
+/// the server changes), with a strong ETag of its bytes; `304 Not Modified` when `if_none_match`
+/// holds it.
+pub(crate) fn cached_image(
+    format: qr_core::Format,
+    bytes: Vec<u8>,
+    if_none_match: Option<&HeaderValue>,
+) -> WebResponse {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(&bytes);
+    let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let etag = format!("\"{tag}\"");
+    let matches = if_none_match
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let mut r = if matches {
+        raw(StatusCode::NOT_MODIFIED, format.content_type(), Vec::new())
+    } else {
+        raw(StatusCode::OK, format.content_type(), bytes)
+    };
+    let h = r.headers_mut();
+    h.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(IMAGE_CSP));
+    // A day: swatches change only with the server's version.
+    h.insert(
+        CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=86400"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        h.insert(http::header::ETAG, value);
+    }
+    r
+}
+
 /// A CSV download.
 pub(crate) fn csv(body: String, filename: &str) -> WebResponse {
     let mut r = raw(StatusCode::OK, "text/csv; charset=utf-8", body.into_bytes());

@@ -1,5 +1,6 @@
 // The dashboard's one script, for what JavaScript adds to pages that work without it:
-// a copy button for a new key, confirmations of destructive forms, and the designer's live preview.
+// a copy button for a new key, confirmations of destructive forms, and the designer's live preview,
+// presets, link picker and contrast advice.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -31,6 +32,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const image = document.getElementById("preview-image");
   const hint = document.getElementById("preview-hint");
   const error = document.getElementById("preview-error");
+  const warning = document.getElementById("contrast-warning");
   let timer = null;
   let shown = null;
   const refresh = async () => {
@@ -40,6 +42,9 @@ document.addEventListener("DOMContentLoaded", () => {
       credentials: "same-origin",
     });
     if (response.ok) {
+      const advice = response.headers.get("x-design-advice");
+      warning.textContent = advice || "";
+      warning.hidden = !advice;
       const blob = await response.blob();
       if (shown) URL.revokeObjectURL(shown);
       shown = URL.createObjectURL(blob);
@@ -82,6 +87,64 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const box of designer.querySelectorAll(".colour input[type=checkbox]")) {
     const picker = document.getElementById("f-" + box.value);
     if (picker) picker.addEventListener("input", () => { box.checked = false; });
+  }
+  // A control back to its default (`value` null) or to a value in the API's spelling: radio
+  // pictures, selects, numbers and texts, colours (with their "default" box).
+  const setValue = (name, value) => {
+    const radios = designer.querySelectorAll(`input[type=radio][name="${name}"]`);
+    const control = document.getElementById("f-" + name);
+    if (!control) return;
+    const wanted = value === null ? control.dataset.default || "" : value;
+    if (radios.length) {
+      for (const radio of radios) radio.checked = radio.value === wanted;
+      return;
+    }
+    const box = document.getElementById("d-" + name);
+    if (control.type === "color") {
+      if (value !== null) control.value = "#" + value.toLowerCase();
+      else if (!box) control.value = control.dataset.default;
+      if (box) box.checked = value === null;
+    } else {
+      control.value = wanted;
+    }
+  };
+  // Presets: applied in place (without the script, the button posts the form and the server
+  // applies it): the look parameters back to their defaults, then the preset's values.
+  const presets = designer.querySelector(".presets");
+  if (presets) {
+    presets.addEventListener("click", (event) => {
+      const button = event.target.closest("button[name=preset]");
+      if (!button) return;
+      event.preventDefault();
+      for (const name of presets.dataset.reset.split(" ")) setValue(name, null);
+      for (const [name, value] of new URLSearchParams(button.dataset.values)) setValue(name, value);
+      later();
+    });
+  }
+  // A picked link puts its short address in the content box; typing there unpicks it.
+  const link = document.getElementById("f-link");
+  const data = document.getElementById("f-data");
+  if (link && data) {
+    link.addEventListener("change", () => {
+      const option = link.selectedOptions[0];
+      if (option && option.dataset.url) {
+        data.value = option.dataset.url;
+        if (kind) { kind.value = ""; showType(); }
+      }
+    });
+    data.addEventListener("input", () => { link.value = ""; });
+  }
+  // A logo raises the error correction to H (the server does so too), and the size slider shows
+  // its value.
+  const logo = document.getElementById("f-logo");
+  const level = document.getElementById("f-errorCorrection");
+  if (logo && level && logo.type === "file") {
+    logo.addEventListener("change", () => { if (logo.files.length) level.value = "H"; });
+  }
+  const logoSize = document.getElementById("f-logoSize");
+  const logoSizeShown = document.getElementById("o-logoSize");
+  if (logoSize && logoSizeShown) {
+    logoSize.addEventListener("input", () => { logoSizeShown.textContent = logoSize.value + " %"; });
   }
   designer.addEventListener("input", later);
   designer.addEventListener("change", later);

@@ -93,6 +93,13 @@ impl Client {
         self.request("GET", path, None, Bytes::new()).await
     }
 
+    /// A GET with one more header (`if-none-match`).
+    pub async fn get_with(&mut self, path: &str, name: &str, value: &str) -> Resp {
+        let cookie = self.cookie_header();
+        let headers = [("cookie", cookie.as_str()), (name, value)];
+        send(self.addr, "GET", path, &headers, Bytes::new()).await
+    }
+
     /// Posts URL-encoded fields.
     pub async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Resp {
         let body = super::query(fields);

@@ -582,8 +582,83 @@ async fn the_customer_journey_in_a_real_browser() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     camera.snap(&browser, "design").await;
+    // A preset applied in place: its pictures' radios are ticked and the preview follows; a
+    // pale colour brings the contrast advice live, a dark one takes it away.
+    let checked =
+        |name: &str| format!("return document.querySelector('input[name={name}]:checked').value;");
+    browser
+        .find(Locator::Css("button[name=preset][value=dots]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(
+        browser.execute(&checked("style"), vec![]).await.unwrap(),
+        "dots"
+    );
+    assert_eq!(
+        browser
+            .execute(&checked("finderStyle"), vec![])
+            .await
+            .unwrap(),
+        "circle"
+    );
+    let set_colour = |hex: &str| {
+        format!(
+            "const p = document.getElementById('f-color'); p.value = '{hex}';
+             p.dispatchEvent(new Event('input', {{bubbles: true}}));"
+        )
+    };
+    let warning = "const w = document.getElementById('contrast-warning');
+        return w.hidden ? '' : w.textContent;";
+    browser
+        .execute(&set_colour("#8a8a8a"), vec![])
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !browser
+        .execute(warning, vec![])
+        .await
+        .unwrap()
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("Low contrast (3.45:1)")
+    {
+        assert!(Instant::now() < deadline, "no live contrast advice");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    camera.snap(&browser, "design-preset-contrast").await;
+    browser
+        .execute(&set_colour("#000000"), vec![])
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while browser.execute(warning, vec![]).await.unwrap() != "" {
+        assert!(Instant::now() < deadline, "the advice stays");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    browser
+        .find(Locator::Css("button[name=preset][value=classic]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(
+        browser.execute(&checked("style"), vec![]).await.unwrap(),
+        "square"
+    );
     // A colour without a default: its box starts ticked (the finders follow color); picking a
     // colour clears it and the preview's finders take it; ticking it again goes back.
+    // The size is among the output settings, folded until opened.
+    browser
+        .find(Locator::Css("#section-output > summary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     fill(&browser, "f-size", "330").await;
     fill(&browser, "f-data", "https://example.com/finder").await;
     let ticked = "return document.getElementById('d-finderColor').checked;";
@@ -612,7 +687,7 @@ async fn the_customer_journey_in_a_real_browser() {
     // The Preview button (the form without the script): the page comes back with the box ticked
     // and the picker keeping its colour.
     browser
-        .find(Locator::Css("#designer-form button[type=submit]"))
+        .find(Locator::Id("preview-button"))
         .await
         .unwrap()
         .click()

@@ -8,6 +8,7 @@ mod audit;
 mod browser;
 mod browser_domains;
 mod dashboard;
+mod dashboard_designer;
 mod dashboard_domains;
 mod dashboard_import;
 mod dashboard_links;

@@ -1,4 +1,4 @@
-//! `/dashboard/design`: a QR designer with a control for every generate parameter of qr-generate's table (content types with their fields included), a preview (live with JavaScript, on submit without; PDF and EPS are previewed as PNG), and downloads; logos are uploaded, on plans that include them.
+//! `/dashboard/design`: a QR designer for people: pick a link or type content, start from a preset, choose shapes and frames from pictures of them, colours with a contrast warning, a logo with its size; a large preview (live with JavaScript, on submit without; PDF and EPS are previewed as PNG) and downloads in every format. Every generate parameter of qr-generate's table has a control, grouped by `designer::SECTIONS`.
 
 use askama::Template;
 use base64::Engine as _;
@@ -6,10 +6,13 @@ use http::StatusCode;
 use qr_domain::{Clock, Feature, Store};
 use qr_generate::{GenerateParams, Symbol};
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use super::public::capitalised;
 use super::{Failure, Layout, User, page, read_or_post};
 use crate::Web;
-use crate::designer::{self, Field, Kind, LOGO};
+use crate::designer::{self, DOWNLOAD, Field, Kind, LINK, LOGO, PRESET, PRESETS, SECTIONS};
 use crate::request::Fields;
 use crate::response::{self, WebResponse};
 
@@ -35,6 +38,44 @@ struct Control {
     /// Whether the chosen content type uses this control: the others are drawn hidden and
     /// disabled, as the script keeps them, so nothing moves when the script starts.
     shown: bool,
+    /// A pictured choice's pictures (empty for the other controls).
+    pictures: Vec<Picture>,
+    /// The API's default in the control's spelling, which the script restores when a preset
+    /// resets the control.
+    default: String,
+}
+
+/// One value of a pictured choice: a radio button whose label is the code drawn with it.
+struct Picture {
+    value: String,
+    /// The swatch's address.
+    src: String,
+    checked: bool,
+}
+
+/// A section of controls as the template draws it.
+struct SectionView {
+    id: &'static str,
+    title: &'static str,
+    folded: bool,
+    controls: Vec<Control>,
+}
+
+/// A preset's button.
+struct PresetView {
+    id: &'static str,
+    label: &'static str,
+    /// The values it sets, as the script applies them: `name=value` pairs joined by `&`, the
+    /// look parameters it resets first in `data-reset`.
+    values: String,
+}
+
+/// A link of the account in the picker.
+struct LinkChoice {
+    id: String,
+    label: String,
+    short_url: String,
+    selected: bool,
 }
 
 #[derive(Template)]
@@ -42,9 +83,16 @@ struct Control {
 struct DesignPage {
     layout: Layout,
     csrf: String,
-    controls: Vec<Control>,
+    sections: Vec<SectionView>,
+    presets: Vec<PresetView>,
+    /// The look parameters a preset resets, space-separated.
+    preset_reset: String,
+    links: Vec<LinkChoice>,
+    formats: Vec<&'static str>,
     preview: Option<String>,
     error: Option<String>,
+    /// Advice on the colours (low contrast, inverted), when the preview was made.
+    advice: Option<String>,
 }
 
 /// A render that failed, with the field to blame when there is one.
@@ -85,7 +133,7 @@ fn render<S: Store, C: Clock>(
     user: &User<'_>,
     form: &Fields,
     purpose: Purpose,
-) -> Result<(Vec<u8>, qr_core::Format), Refusal> {
+) -> Result<Rendered, Refusal> {
     let account = &user.ctx.account;
     web.service.admit_render(account).map_err(|wait| {
         Refusal::of(
@@ -147,9 +195,121 @@ fn render<S: Store, C: Clock>(
         })?;
         code = code.with_logo(logo).map_err(refused)?;
     }
+    let advice = qr_generate::scan::contrast_advice(code.options());
     qr_generate::render(&code)
-        .map(|bytes| (bytes, code.format()))
+        .map(|bytes| Rendered {
+            bytes,
+            format: code.format(),
+            advice,
+        })
         .map_err(refused)
+}
+
+/// A code the designer made, with advice on its colours.
+struct Rendered {
+    bytes: Vec<u8>,
+    format: qr_core::Format,
+    advice: Option<String>,
+}
+
+/// The form as the designer reads it: a preset's values applied (the look parameters it resets
+/// back to their defaults first), a picked link's short URL as the content, and a download
+/// button's format as the format. Each is a name no API parameter has, so nothing else reads it.
+fn completed<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    mut form: Fields,
+) -> Result<Fields, Refusal> {
+    let mut pairs: Vec<(String, String)> = form
+        .pairs()
+        .iter()
+        .filter(|(name, _)| name != PRESET && name != DOWNLOAD)
+        .cloned()
+        .collect();
+    let set = |pairs: &mut Vec<(String, String)>, name: &str, value: &str| {
+        pairs.retain(|(n, _)| n != name);
+        pairs.push((name.to_owned(), value.to_owned()));
+    };
+    if let Some(id) = form.get(PRESET) {
+        let preset = PRESETS.iter().find(|p| p.id == id).ok_or_else(|| {
+            Refusal::of(
+                None,
+                format!("Unknown preset {id:?}"),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            )
+        })?;
+        for parameter in designer::preset_parameters() {
+            pairs.retain(|(n, v)| {
+                n != parameter.name && !(n == designer::DEFAULT && v == parameter.name)
+            });
+            let field = web.field(parameter.name);
+            if let Some(Kind::Colour { unset: Some(_) }) = field.map(|f| &f.kind) {
+                pairs.push((designer::DEFAULT.to_owned(), parameter.name.to_owned()));
+            }
+        }
+        for (name, value) in preset.values {
+            pairs.retain(|(n, v)| !(n == designer::DEFAULT && v == name));
+            let value = match web.field(name).map(|f| &f.kind) {
+                Some(Kind::Colour { .. }) => designer::picker_value(value),
+                _ => (*value).to_owned(),
+            };
+            set(&mut pairs, name, &value);
+        }
+    }
+    if let Some(id) = form.get(LINK).filter(|id| !id.is_empty()) {
+        let link = super::links::own_link(web, user, id)
+            .map_err(|_| Refusal::of(Some(LINK), "Link not found".into(), StatusCode::NOT_FOUND))?
+            .1;
+        set(&mut pairs, "data", &web.short_url(&link));
+        if let Some(kind) = designer::content_type_name() {
+            set(&mut pairs, kind, "");
+        }
+    }
+    if let Some(format) = form.get(DOWNLOAD) {
+        let format = format.to_owned();
+        set(&mut pairs, "format", &format);
+    }
+    form.set_pairs(pairs);
+    Ok(form)
+}
+
+/// The controls with the form's values (`values`; the API default where it has none) and the
+/// state of the colours' "default" boxes (`follows`), in their sections.
+fn sections<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    values: &dyn Fn(&Field) -> Option<String>,
+    follows: &dyn Fn(&Field) -> bool,
+    logo_plan: bool,
+) -> Vec<SectionView> {
+    let mut views: Vec<SectionView> = SECTIONS
+        .iter()
+        .map(|s| SectionView {
+            id: s.id,
+            title: s.title,
+            folded: s.folded,
+            controls: Vec::new(),
+        })
+        .collect();
+    let all = controls(web, values, follows, logo_plan);
+    for (field, control) in web.designer.iter().zip(all) {
+        let home = designer::section_of(field).id;
+        if let Some(view) = views.iter_mut().find(|v| v.id == home) {
+            view.controls.push(control);
+        }
+    }
+    // Within a section, the table's order, except that each section's controls follow the
+    // section's own order of parameters (content fields stay after `type`).
+    for (view, section) in views.iter_mut().zip(SECTIONS) {
+        let rank = |name: &str| {
+            section
+                .parameters
+                .iter()
+                .position(|p| p.name == name)
+                .unwrap_or(1)
+        };
+        view.controls.sort_by_key(|c| rank(&c.name));
+    }
+    views
 }
 
 /// The controls with the form's values (`values`; the API default where it has none) and the
@@ -221,6 +381,26 @@ fn controls<S: Store, C: Clock>(
                 types: f.types.join(" "),
                 placeholder: f.placeholder.clone(),
                 shown,
+                pictures: if f.pictured {
+                    match &f.kind {
+                        Kind::Choice(options) => options
+                            .iter()
+                            .map(|o| Picture {
+                                src: format!("/dashboard/design/swatch/{}/{o}.png", f.name),
+                                checked: o.eq_ignore_ascii_case(&value),
+                                value: o.clone(),
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    }
+                } else {
+                    Vec::new()
+                },
+                default: if kind == "colour" {
+                    designer::picker_value(&f.default)
+                } else {
+                    f.default.clone()
+                },
             }
         })
         .collect()
@@ -235,20 +415,53 @@ pub(super) fn show<S: Store, C: Clock>(
     read_or_post(user.req)?;
     let account = &user.ctx.account;
     let logo_plan = account.limits().includes(Feature::Logo);
+    let links = web.service.links(account.id)?;
     let mut view = DesignPage {
         layout: user.layout("Designer", "design"),
         csrf: user.csrf(),
-        controls: Vec::new(),
+        sections: Vec::new(),
+        presets: PRESETS
+            .iter()
+            .map(|p| PresetView {
+                id: p.id,
+                label: p.label,
+                values: p
+                    .values
+                    .iter()
+                    .map(|(name, value)| format!("{name}={value}"))
+                    .collect::<Vec<_>>()
+                    .join("&"),
+            })
+            .collect(),
+        preset_reset: designer::preset_parameters()
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(" "),
+        links: Vec::new(),
+        formats: qr_core::Format::ALL.iter().map(|f| f.extension()).collect(),
         preview: None,
         error: None,
+        advice: None,
+    };
+    let choices = |chosen: Option<&str>| {
+        links
+            .iter()
+            .rev()
+            .map(|l| LinkChoice {
+                id: l.id.to_string(),
+                label: l.name.as_str().to_owned(),
+                short_url: web.short_url(l),
+                selected: chosen == Some(l.id.to_string().as_str()),
+            })
+            .collect::<Vec<_>>()
     };
     if user.req.is_read() {
-        let sample = web
-            .service
-            .links(account.id)?
+        // The newest link's address, so the first preview is a code the account would print.
+        let sample = links
             .last()
             .map_or_else(|| web.link("/"), |l| web.short_url(l));
-        view.controls = controls(
+        view.links = choices(links.last().map(|l| l.id.to_string()).as_deref());
+        view.sections = sections(
             web,
             &|f| (f.name == "data").then(|| sample.clone()),
             // Nothing chosen yet: every colour without a default follows it.
@@ -257,23 +470,36 @@ pub(super) fn show<S: Store, C: Clock>(
         );
         return page(StatusCode::OK, &view);
     }
-    let form = user.form()?;
-    view.controls = controls(
+    let posted = user.form()?;
+    view.links = choices(posted.get(LINK));
+    let (form, made) = match completed(web, user, posted.clone()) {
+        Ok(form) => {
+            let made = render(web, user, &form, Purpose::Show);
+            (form, made)
+        }
+        Err(refusal) => (posted, Err(refusal)),
+    };
+    view.sections = sections(
         web,
         &|f| form.get(&f.name).map(str::to_owned),
         &|f| designer::follows_default(f, &form),
         logo_plan,
     );
-    let status = match render(web, user, &form, Purpose::Show) {
-        Ok((bytes, format)) => {
-            let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
-            view.preview = Some(format!("data:{};base64,{b64}", format.content_type()));
+    let status = match made {
+        Ok(rendered) => {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&rendered.bytes);
+            view.preview = Some(format!(
+                "data:{};base64,{b64}",
+                rendered.format.content_type()
+            ));
+            view.advice = rendered.advice;
             StatusCode::OK
         }
         Err(refusal) => {
             match view
-                .controls
+                .sections
                 .iter_mut()
+                .flat_map(|s| s.controls.iter_mut())
                 .find(|c| refusal.field.as_deref() == Some(c.name.as_str()))
             {
                 Some(control) => control.error = Some(capitalised(&refusal.message)),
@@ -290,9 +516,19 @@ pub(super) fn preview<S: Store, C: Clock>(
     web: &Web<S, C>,
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
-    let form = user.form()?;
-    Ok(match render(web, user, &form, Purpose::Show) {
-        Ok((bytes, format)) => response::image(format, bytes, None),
+    let made =
+        completed(web, user, user.form()?).and_then(|form| render(web, user, &form, Purpose::Show));
+    Ok(match made {
+        Ok(rendered) => {
+            let mut r = response::image(rendered.format, rendered.bytes, None);
+            // The script shows the advice beside the preview (ASCII text: a header value).
+            if let Some(advice) = rendered.advice
+                && let Ok(value) = http::HeaderValue::from_str(&advice)
+            {
+                r.headers_mut().insert(ADVICE_HEADER, value);
+            }
+            r
+        }
         Err(refusal) => plain(refusal),
     })
 }
@@ -302,11 +538,16 @@ pub(super) fn download<S: Store, C: Clock>(
     web: &Web<S, C>,
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
-    let form = user.form()?;
-    match render(web, user, &form, Purpose::Download) {
-        Ok((bytes, format)) => {
-            let name = format!("qr-code.{}", format.extension());
-            Ok(response::image(format, bytes, Some(&name)))
+    let made = completed(web, user, user.form()?)
+        .and_then(|form| render(web, user, &form, Purpose::Download));
+    match made {
+        Ok(rendered) => {
+            let name = format!("qr-code.{}", rendered.format.extension());
+            Ok(response::image(
+                rendered.format,
+                rendered.bytes,
+                Some(&name),
+            ))
         }
         Err(_) => show(web, user),
     }
@@ -320,4 +561,86 @@ fn plain(refusal: Refusal) -> WebResponse {
         http::HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     r
+}
+
+/// The response header carrying the colour advice of a live preview (the script shows it).
+const ADVICE_HEADER: &str = "x-design-advice";
+
+/// What every swatch encodes: a short link, so each picture is a small code (25 modules) that
+/// shows its shapes at 80 CSS pixels.
+const SWATCH_DATA: &str = "https://qr.example/r/7K3M9Q";
+
+/// A swatch's width and height in pixels: twice the 80 CSS pixels it is shown at, for sharp
+/// pictures on high-density screens; 6 pixels per module with the 2-module margin.
+const SWATCH_SIZE: &str = "174";
+
+/// `GET /dashboard/design/swatch/<parameter>/<value>.png` (a pictured choice's value drawn) and
+/// `/dashboard/design/swatch/preset/<id>.png` (a preset): rendered once per process and kept
+/// (a few dozen images of a few kilobytes), answered with an ETag and a day of caching.
+pub(super) fn swatch<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    parameter: &str,
+    file: &str,
+) -> Result<WebResponse, Failure> {
+    let value = file.strip_suffix(".png").ok_or(Failure::NotFound)?;
+    let mut pairs: Vec<(String, String)> = vec![
+        ("data".into(), SWATCH_DATA.into()),
+        ("size".into(), SWATCH_SIZE.into()),
+        ("margin".into(), "2".into()),
+    ];
+    if parameter == PRESET {
+        let preset = PRESETS
+            .iter()
+            .find(|p| p.id == value)
+            .ok_or(Failure::NotFound)?;
+        pairs.extend(
+            preset
+                .values
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned())),
+        );
+    } else {
+        let field = web
+            .field(parameter)
+            .filter(|f| f.pictured)
+            .ok_or(Failure::NotFound)?;
+        let known =
+            matches!(&field.kind, Kind::Choice(options) if options.iter().any(|o| o == value));
+        if !known {
+            return Err(Failure::NotFound);
+        }
+        pairs.push((parameter.to_owned(), value.to_owned()));
+        if parameter == "frame" && value != "none" {
+            pairs.push(("frameText".into(), "SCAN ME".into()));
+        }
+    }
+    let key = format!("{parameter}/{value}");
+    static CACHE: OnceLock<Mutex<HashMap<String, Vec<u8>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    let cached = cache
+        .lock()
+        .map_err(|_| Failure::Internal("swatch cache poisoned".into()))?
+        .get(&key)
+        .cloned();
+    let bytes = match cached {
+        Some(bytes) => bytes,
+        None => {
+            let code = GenerateParams::from_pairs(pairs)
+                .parse()
+                .map_err(|e| Failure::Internal(format!("swatch {key}: {e}")))?;
+            let bytes = qr_generate::render(&code)
+                .map_err(|e| Failure::Internal(format!("swatch {key}: {e}")))?;
+            cache
+                .lock()
+                .map_err(|_| Failure::Internal("swatch cache poisoned".into()))?
+                .insert(key, bytes.clone());
+            bytes
+        }
+    };
+    Ok(response::cached_image(
+        qr_core::Format::Png,
+        bytes,
+        user.req.headers.get(http::header::IF_NONE_MATCH),
+    ))
 }

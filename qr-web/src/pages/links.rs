@@ -56,10 +56,7 @@ impl<S: Store, C: Clock> Web<S, C> {
     /// domain (served at its root, over HTTPS from the reverse proxy), else
     /// `{base_url}/r/<code>` (the spec's form).
     pub(crate) fn short_url(&self, link: &Link) -> String {
-        match &link.domain {
-            Some(domain) => format!("https://{}/{}", domain.as_str(), link.short_code),
-            None => format!("{}/r/{}", self.base_url, link.short_code),
-        }
+        link.short_url(&self.base_url)
     }
 }
 
@@ -149,7 +146,7 @@ pub(super) fn index<S: Store, C: Clock>(
     page(status, &view)
 }
 
-fn own_link<S: Store, C: Clock>(
+pub(super) fn own_link<S: Store, C: Clock>(
     web: &Web<S, C>,
     user: &User<'_>,
     id: &str,

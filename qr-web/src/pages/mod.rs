@@ -431,6 +431,9 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["design"] => design::show(web, &user),
         ["design", "preview"] => post_only(req).and_then(|()| design::preview(web, &user)),
         ["design", "download"] => post_only(req).and_then(|()| design::download(web, &user)),
+        ["design", "swatch", parameter, file] => {
+            read_only(req).and_then(|()| design::swatch(web, &user, parameter, file))
+        }
         ["account"] => read_only(req).and_then(|()| account::show(web, &user)),
         ["account", "email"] => account::change_email(web, &user),
         ["account", "password"] => {
