@@ -416,11 +416,11 @@ fn a_domain_that_takes_no_links_refuses_its_records_or_the_whole_import() {
     for (asked, message) in [
         (
             BRAND,
-            format!("qr: nothing was imported: {BRAND}: the domain is not verified yet"),
+            format!("error: nothing was imported: {BRAND}: the domain is not verified yet"),
         ),
         (
             "nope.test",
-            "qr: nothing was imported: nope.test: Domain not found".to_owned(),
+            "error: nothing was imported: nope.test: Domain not found".to_owned(),
         ),
     ] {
         for dry_run in [&[][..], &["--dry-run"][..]] {
