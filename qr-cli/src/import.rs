@@ -89,6 +89,12 @@ pub struct ImportArgs {
     /// when something would be refused).
     #[arg(long, requires = "from")]
     dry_run: bool,
+    /// With --from: put every link on NAME, one of the account's domains that takes new links
+    /// (see `qr domains`), else nothing is imported. Without it, a link goes onto its own
+    /// domain in the export when the account has that domain, else onto the service's own
+    /// address; the output says where each one lands.
+    #[arg(long, requires = "from", value_name = "NAME")]
+    domain: Option<String>,
     #[command(flatten)]
     render: RenderArgs,
 }
@@ -122,6 +128,7 @@ pub fn run(
             input: &args.input,
             json: args.json,
             base_url,
+            domain: foreign::domain_choice(args.domain.as_deref())?,
         };
         return foreign::run(service, &account, ask, args.dry_run, out);
     }

@@ -1,13 +1,14 @@
-//! An export's records imported for one account: each code checked (kept exactly, free, not twice in the file), then every link that can be kept created in one write transaction through the domain's bulk creation, or, on a dry run, only reported.
+//! An export's records imported for one account: each record placed on a domain ([`crate::placement`]), its code checked (kept exactly, free on that domain, not twice there in the file), then every link that can be kept created in one write transaction through the domain's bulk creation, or, on a dry run, only reported.
 //!
 //! Atomicity (docs/api.md): one file is one write transaction. The links that can be kept are
 //! created and the others listed with their reasons; a store failure creates none. A run
-//! again after fixing the refused records is safe: a code this account already holds with
-//! the same target is reported as already imported, never created twice, so the store itself
-//! is the checkpoint.
+//! again after fixing the refused records is safe: a code this account already holds on the
+//! same domain with the same target is reported as already imported, never created twice, so
+//! the store itself is the checkpoint.
 
 use std::collections::HashMap;
 
+use qr_domain::domains::name::DomainName;
 use qr_domain::links::bulk::{BulkError, BulkRequest};
 use qr_domain::links::link::LinkError;
 use qr_domain::service::{BulkCaller, Resolution};
@@ -15,6 +16,7 @@ use qr_domain::{Account, Clock, Limit, Link, LinkUpdate, Service, ShortCode, Sto
 
 use crate::foreign::{ForeignRecord, MAX_IMPORT_LINKS};
 use crate::mapping::{MappedLink, link_update};
+use crate::placement::{ChosenDomainError, DomainChoice, Placement, place_name};
 
 /// What became of one record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,8 +25,8 @@ pub enum ItemOutcome {
     Created(Box<Link>),
     /// Would be created (a dry run): the link's input as checked.
     WouldCreate(Box<LinkUpdate>),
-    /// This account already holds the code with the same target (an earlier run of the same
-    /// file): nothing to do.
+    /// This account already holds the code on the same domain with the same target (an
+    /// earlier run of the same file): nothing to do.
     AlreadyImported(Box<Link>),
     /// Not imported, with the reason in the domain's words.
     Refused(String),
@@ -37,9 +39,11 @@ pub struct ImportItem {
     pub position: usize,
     /// The short URL as printed (`bit.ly/3xYz9Ab`), or the code, or empty.
     pub shown: String,
-    /// The source domain as the export gives it (text only: which domain this service serves
-    /// the code on is not decided here).
-    pub domain: Option<String>,
+    /// The source domain as the export gives it, as text.
+    pub source_domain: Option<String>,
+    /// Where its code lands on this service: one of the account's domains, or `None` for the
+    /// service's own address (for a refused record, where it would have landed).
+    pub lands_on: Option<DomainName>,
     /// What became of it.
     pub outcome: ItemOutcome,
 }
@@ -93,6 +97,8 @@ pub enum ImportError {
     Store(StoreError),
     /// The bulk creation refused the whole request (nothing was created).
     Bulk(BulkError),
+    /// The domain every record was to go onto cannot take them (nothing was created).
+    Domain(ChosenDomainError),
 }
 
 impl std::fmt::Display for ImportError {
@@ -104,6 +110,7 @@ impl std::fmt::Display for ImportError {
             ),
             ImportError::Store(e) => write!(f, "nothing was imported: {e}"),
             ImportError::Bulk(e) => write!(f, "nothing was imported: {e}"),
+            ImportError::Domain(e) => write!(f, "nothing was imported: {e}"),
         }
     }
 }
@@ -116,17 +123,24 @@ impl From<StoreError> for ImportError {
     }
 }
 
+impl From<ChosenDomainError> for ImportError {
+    fn from(e: ChosenDomainError) -> Self {
+        ImportError::Domain(e)
+    }
+}
+
 /// A record checked against the store: ready to create, or already decided.
 enum Checked {
     Ready(Box<LinkUpdate>),
     Decided(ItemOutcome),
 }
 
-/// A record with what identifies it and its check.
+/// A record with what identifies it, where it lands and its check.
 struct CheckedRecord {
     position: usize,
     shown: String,
-    domain: Option<String>,
+    source_domain: Option<String>,
+    lands_on: Option<DomainName>,
     checked: Checked,
 }
 
@@ -135,21 +149,24 @@ impl CheckedRecord {
         ImportItem {
             position: self.position,
             shown: self.shown,
-            domain: self.domain,
+            source_domain: self.source_domain,
+            lands_on: self.lands_on,
             outcome,
         }
     }
 }
 
-/// Reports what importing `records` for `account` would do, writing nothing: every refusal
-/// the write would meet, in the domain's words (the fields' rules, taken codes, the plan's
+/// Reports what importing `records` for `account` onto the domains `choice` says would do,
+/// writing nothing: where each record lands, every refusal the write would meet, in the
+/// domain's words (the fields' rules, domains that take no new links, taken codes, the plan's
 /// custom codes and link limit), and every link that would be created.
 pub fn dry_run<S: Store, C: Clock>(
     service: &Service<S, C>,
     account: &Account,
     records: &[ForeignRecord],
+    choice: &DomainChoice,
 ) -> Result<ImportReport, ImportError> {
-    let checked = check(service, account, records)?;
+    let checked = check(service, account, records, choice)?;
     // The write's own checks (the plan's link features, then its link limit), told in
     // advance with the domain's messages, in the order the bulk creation applies them.
     let limits = account.limits();
@@ -160,7 +177,14 @@ pub fn dry_run<S: Store, C: Clock>(
     let items = checked
         .into_iter()
         .map(|record| {
-            let outcome = match record.checked {
+            let CheckedRecord {
+                position,
+                shown,
+                source_domain,
+                lands_on,
+                checked,
+            } = record;
+            let outcome = match checked {
                 Checked::Decided(outcome) => outcome,
                 Checked::Ready(update) => {
                     let missing = update
@@ -194,9 +218,10 @@ pub fn dry_run<S: Store, C: Clock>(
                 }
             };
             ImportItem {
-                position: record.position,
-                shown: record.shown,
-                domain: record.domain,
+                position,
+                shown,
+                source_domain,
+                lands_on,
                 outcome,
             }
         })
@@ -207,16 +232,18 @@ pub fn dry_run<S: Store, C: Clock>(
     })
 }
 
-/// Imports `records` for `account`: every record whose link can be kept is created in one
-/// write transaction (the plan's link features and link limit apply, as through the API;
-/// `caller` says whose bulk bound applies); the others are listed with their reasons.
+/// Imports `records` for `account` onto the domains `choice` says: every record whose link can
+/// be kept is created in one write transaction (the plan's link features and link limit
+/// apply, as through the API; `caller` says whose bulk bound applies); the others are listed
+/// with their reasons.
 pub fn run<S: Store, C: Clock>(
     service: &Service<S, C>,
     account: &Account,
     records: &[ForeignRecord],
+    choice: &DomainChoice,
     caller: BulkCaller,
 ) -> Result<ImportReport, ImportError> {
-    let checked = check(service, account, records)?;
+    let checked = check(service, account, records, choice)?;
     // Each ready record's place among the bulk request's items.
     let mut request_items = Vec::new();
     let mut data = Vec::new();
@@ -277,70 +304,96 @@ pub fn run<S: Store, C: Clock>(
     })
 }
 
-/// Each record mapped to its link input, its code checked against the file's earlier codes
-/// and against the store.
+/// Each record placed on its domain, mapped to its link input, and its code checked against
+/// the file's earlier codes on the same domain and against the store there.
 fn check<S: Store, C: Clock>(
     service: &Service<S, C>,
     account: &Account,
     records: &[ForeignRecord],
+    choice: &DomainChoice,
 ) -> Result<Vec<CheckedRecord>, ImportError> {
     if records.len() > MAX_IMPORT_LINKS {
         return Err(ImportError::TooMany(records.len()));
     }
-    let mut first_of: HashMap<ShortCode, (usize, Option<String>)> = HashMap::new();
+    let placement = Placement::read(service, account, choice)?;
+    // The first record of each address: a code is unique per domain, so the key is both.
+    let mut first_of: HashMap<(Option<DomainName>, ShortCode), (usize, Option<String>)> =
+        HashMap::new();
     let mut out = Vec::with_capacity(records.len());
     for record in records {
-        let domain = record.link.as_ref().ok().and_then(|l| l.domain.clone());
-        let checked = match &record.link {
-            Err(unreadable) => Checked::Decided(ItemOutcome::Refused(unreadable.reason.clone())),
-            Ok(link) => match link_update(link) {
-                Err(reason) => Checked::Decided(ItemOutcome::Refused(reason)),
-                Ok(MappedLink { update, code }) => match first_of.get(&code) {
-                    Some((position, first_domain)) => Checked::Decided(ItemOutcome::Refused(
-                        repeated(&code, *position, first_domain.as_deref(), domain.as_deref()),
-                    )),
-                    None => {
-                        first_of.insert(code, (record.position, domain.clone()));
-                        against_store(service, account, update, code)?
+        let source_domain = record.link.as_ref().ok().and_then(|l| l.domain.clone());
+        let landing = placement.land(source_domain.as_deref());
+        // A refused domain is still where the record would have landed, for the report.
+        let lands_on = match &landing {
+            Ok(lands_on) => lands_on.clone(),
+            Err(refused) => Some(refused.domain.clone()),
+        };
+        let mapped = record
+            .link
+            .as_ref()
+            .map_err(|unreadable| unreadable.reason.clone())
+            .and_then(link_update)
+            .and_then(|mapped| landing.map(|_| mapped).map_err(|refused| refused.reason));
+        let checked = match mapped {
+            Err(reason) => Checked::Decided(ItemOutcome::Refused(reason)),
+            Ok(MappedLink { mut update, code }) => {
+                let address = (lands_on.clone(), code);
+                match first_of.get(&address) {
+                    Some((position, first_source)) => {
+                        Checked::Decided(ItemOutcome::Refused(repeated(
+                            &address.1,
+                            lands_on.as_ref(),
+                            *position,
+                            first_source.as_deref(),
+                            source_domain.as_deref(),
+                        )))
                     }
-                },
-            },
+                    None => {
+                        first_of.insert(address, (record.position, source_domain.clone()));
+                        update.domain = lands_on.clone().map(Some);
+                        against_store(service, account, update, lands_on.as_ref(), code)?
+                    }
+                }
+            }
         };
         out.push(CheckedRecord {
             position: record.position,
             shown: record.shown(),
-            domain,
+            source_domain,
+            lands_on,
             checked,
         });
     }
     Ok(out)
 }
 
-/// The refusal of a code already met earlier in the file (codes are unique across this
-/// service, whatever their domain, and compared without regard to case: `abc` and `ABC`,
-/// two links on Bitly, are one code here).
+/// The refusal of a code already met earlier in the file on the same domain (a code names one
+/// link per domain, compared without regard to case: `abc` and `ABC`, two links on Bitly, are
+/// one code here). Two records printed on different domains that land on the same one say so.
 fn repeated(
     code: &ShortCode,
+    lands_on: Option<&DomainName>,
     first: usize,
-    first_domain: Option<&str>,
-    domain: Option<&str>,
+    first_source: Option<&str>,
+    source: Option<&str>,
 ) -> String {
-    match (first_domain, domain) {
+    let place = place_name(lands_on);
+    match (first_source, source) {
         (Some(a), Some(b)) if a != b => format!(
-            "its code {code} is also record {first}'s (on {a}); a code names one link on this service"
+            "its code {code} is also record {first}'s (printed on {a}); both land on {place}, where a code names one link"
         ),
-        _ => format!(
-            "its code {code} is also record {first}'s; a code names one link on this service"
-        ),
+        _ => format!("its code {code} is also record {first}'s; a code names one link on {place}"),
     }
 }
 
-/// A code checked against the store: free (ready), already this account's with the same
-/// target (already imported), or taken (refused with the domain's message).
+/// A code checked against the store on the domain it lands on: free (ready), already this
+/// account's there with the same target (already imported), or taken (refused with the
+/// domain's message).
 fn against_store<S: Store, C: Clock>(
     service: &Service<S, C>,
     account: &Account,
     update: LinkUpdate,
+    lands_on: Option<&DomainName>,
     code: ShortCode,
 ) -> Result<Checked, ImportError> {
     let taken = || {
@@ -348,7 +401,7 @@ fn against_store<S: Store, C: Clock>(
             LinkError::CodeTaken(code.to_string()).to_string(),
         ))
     };
-    Ok(match service.resolve(None, code.as_str())? {
+    Ok(match service.resolve(lands_on, code.as_str())? {
         Resolution::Unknown => Checked::Ready(Box::new(update)),
         Resolution::Live(link)
             if link.account_id == account.id

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use qr_domain::memory::MemoryStore;
 use qr_domain::service::{BulkCaller, Resolution};
 use qr_domain::{Account, NoGeoLocator, Plan, Service, TestClock};
-use qr_import::{ImportReport, ItemOutcome, Source, import};
+use qr_import::{DomainChoice, ImportReport, ItemOutcome, Source, import};
 
 type Svc = Service<MemoryStore, TestClock>;
 
@@ -32,7 +32,14 @@ fn refusals(report: &ImportReport) -> Vec<(String, String)> {
 
 fn import_file(svc: &Svc, account: &Account, source: Source, name: &str) -> ImportReport {
     let records = source.read(&file(name)).unwrap();
-    import::run(svc, account, &records, BulkCaller::Operator).unwrap()
+    import::run(
+        svc,
+        account,
+        &records,
+        &DomainChoice::KeepEach,
+        BulkCaller::Operator,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -88,7 +95,7 @@ fn a_dry_run_writes_nothing_and_tells_every_refusal() {
     let svc = service();
     let account = svc.create_account("brand@example.com", Plan::Pro).unwrap();
     let records = Source::Kutt.read(&file("kutt-links.json")).unwrap();
-    let report = import::dry_run(&svc, &account, &records).unwrap();
+    let report = import::dry_run(&svc, &account, &records, &DomainChoice::KeepEach).unwrap();
     assert!(report.dry_run);
     assert_eq!(report.created(), 2);
     assert_eq!(
@@ -110,11 +117,18 @@ fn a_dry_run_writes_nothing_and_tells_every_refusal() {
 
     // The plan's rules, told before writing: Free has no custom codes.
     let free = svc.create_account("free@example.com", Plan::Free).unwrap();
-    let report = import::dry_run(&svc, &free, &records).unwrap();
+    let report = import::dry_run(&svc, &free, &records, &DomainChoice::KeepEach).unwrap();
     assert_eq!(report.created(), 0);
     assert_eq!(refusals(&report)[0].1, "shortCode requires Starter plan");
     // And the write says the same.
-    let written = import::run(&svc, &free, &records, BulkCaller::Operator).unwrap();
+    let written = import::run(
+        &svc,
+        &free,
+        &records,
+        &DomainChoice::KeepEach,
+        BulkCaller::Operator,
+    )
+    .unwrap();
     assert_eq!(refusals(&written)[0].1, "shortCode requires Starter plan");
     assert_eq!(svc.count_links(free.id).unwrap(), 0);
 }
@@ -127,7 +141,14 @@ fn codes_taken_elsewhere_or_twice_in_the_file_are_refused() {
     let account = svc.create_account("brand@example.com", Plan::Pro).unwrap();
     let text = "keyword,url,title\npromo-card,https://e.com/a,A\nfresh,https://e.com/b,B\nFRESH,https://e.com/c,C\n";
     let records = Source::Yourls.read(text).unwrap();
-    let report = import::run(&svc, &account, &records, BulkCaller::Operator).unwrap();
+    let report = import::run(
+        &svc,
+        &account,
+        &records,
+        &DomainChoice::KeepEach,
+        BulkCaller::Operator,
+    )
+    .unwrap();
     assert_eq!(
         refusals(&report),
         [
@@ -137,7 +158,7 @@ fn codes_taken_elsewhere_or_twice_in_the_file_are_refused() {
             ),
             (
                 "FRESH".to_owned(),
-                "its code FRESH is also record 2's; a code names one link on this service"
+                "its code FRESH is also record 2's; a code names one link on the service's own address"
                     .to_owned()
             ),
         ]
@@ -152,7 +173,14 @@ fn codes_taken_elsewhere_or_twice_in_the_file_are_refused() {
     let future = Source::Yourls
         .read("keyword,url,timestamp\nlater,https://e.com/l,2099-01-01 00:00:00\n")
         .unwrap();
-    import::run(&svc, &account, &future, BulkCaller::Operator).unwrap();
+    import::run(
+        &svc,
+        &account,
+        &future,
+        &DomainChoice::KeepEach,
+        BulkCaller::Operator,
+    )
+    .unwrap();
     let Resolution::Live(later) = svc.resolve(None, "later").unwrap() else {
         unreachable!()
     };

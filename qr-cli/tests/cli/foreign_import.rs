@@ -1,5 +1,6 @@
 //! `qr links import --from SERVICE FILE [--dry-run]`: one export per service (qr-import's testdata, written from each service's published format) imported into an SQLite database; every kept code is listed with its target, every refused one reported with its reason, and a dry run writes nothing.
 
+use qr_test_support::servers::dnsmasq::{DnsZone, DnsmasqServer};
 use serde_json::Value;
 
 use crate::common::Workspace;
@@ -135,9 +136,8 @@ fn each_service_export_imports_keeping_its_codes() {
         assert_eq!(output.status.code(), Some(1), "{}: {stderr}", case.file);
         let (shown, reason) = case.refused;
         assert!(
-            stderr
-                .lines()
-                .any(|l| l.contains(reason) && l.ends_with(&format!("({shown})"))),
+            stderr.lines().any(|l| l.contains(reason)
+                && l.ends_with(&format!("({shown}, onto the service's own address)"))),
             "{}: {stderr}",
             case.file
         );
@@ -232,12 +232,12 @@ fn a_dry_run_prints_what_would_be_created_and_writes_nothing() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert_eq!(
         stdout,
-        "would-create\tconf24\thttps://conference.example.com/2024\tConference badge\n\
-         would-create\tPoster_B\thttps://gallery.example.com/poster-b\tgo.brand.example/Poster_B\n"
+        "would-create\tconf24\t-\thttps://conference.example.com/2024\tConference badge\n\
+         would-create\tPoster_B\t-\thttps://gallery.example.com/poster-b\tgo.brand.example/Poster_B\n"
     );
     assert!(
         stderr.contains(
-            "qr: item 2: invalid shortCode: \"dashboard\" is reserved; choose another code (kutt.example/dashboard)"
+            "qr: item 2: invalid shortCode: \"dashboard\" is reserved; choose another code (kutt.example/dashboard, onto the service's own address)"
         ),
         "{stderr}"
     );
@@ -303,7 +303,8 @@ fn wrong_files_and_flags_create_nothing() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("is not Bitly's export: "), "{stderr}");
-    // --dry-run belongs to --from; --zip does not go with it.
+    // --dry-run and --domain belong to --from; --zip does not go with it; --domain takes a
+    // domain name.
     for args in [
         vec![
             "links",
@@ -312,6 +313,26 @@ fn wrong_files_and_flags_create_nothing() {
             "--email",
             "brand@example.com",
             "--dry-run",
+        ],
+        vec![
+            "links",
+            "import",
+            &kutt,
+            "--email",
+            "brand@example.com",
+            "--domain",
+            "go.brand.test",
+        ],
+        vec![
+            "links",
+            "import",
+            "--from",
+            "kutt",
+            &kutt,
+            "--email",
+            "brand@example.com",
+            "--domain",
+            "https://go.brand.test/",
         ],
         vec![
             "links",
@@ -336,6 +357,194 @@ fn wrong_files_and_flags_create_nothing() {
     ] {
         let output = ws.qr(&args).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if args.contains(&"--domain") && !args.contains(&"--from") {
+            assert!(stderr.contains("--from <SERVICE>"), "{stderr}");
+        }
+        if args.contains(&"https://go.brand.test/") {
+            assert!(
+                stderr.contains("--domain \"https://go.brand.test/\": Invalid domain: "),
+                "{stderr}"
+            );
+        }
     }
     assert!(links_by_code(&ws, "brand@example.com").is_empty());
+}
+
+/// The brand's customer domain in the `brand-*` exports.
+const BRAND: &str = "go.brand.test";
+
+/// `qr links import --from … [--dry-run] [--json] [--domain NAME]` for brand@example.com.
+fn import(ws: &Workspace, from: &str, file: &str, more: &[&str]) -> std::process::Output {
+    let file = testdata(file);
+    let mut args = vec![
+        "links",
+        "import",
+        "--from",
+        from,
+        &file,
+        "--email",
+        "brand@example.com",
+    ];
+    args.extend_from_slice(more);
+    ws.qr(&args).output().unwrap()
+}
+
+#[test]
+fn a_domain_that_takes_no_links_refuses_its_records_or_the_whole_import() {
+    let ws = Workspace::new();
+    ws.create_key("brand@example.com", "pro");
+    ws.ok(&["domains", "add", BRAND, "--email", "brand@example.com"]);
+    let pending = "invalid domain: the domain is not verified yet; create its TXT record and check it (POST /api/domains/check)";
+
+    // Each record on its own domain: the account's, but pending; refused with the reason.
+    let output = import(&ws, "kutt", "brand-kutt.json", &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "qr: item 0: {pending} (go.brand.test/conf-26, onto go.brand.test)"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("imported 0, already imported 0, refused 2"),
+        "{stderr}"
+    );
+
+    // Asked for: nothing is imported, in the domain layer's words; an unknown domain alike.
+    for (asked, message) in [
+        (
+            BRAND,
+            format!("error: nothing was imported: {BRAND}: the domain is not verified yet"),
+        ),
+        (
+            "nope.test",
+            "error: nothing was imported: nope.test: Domain not found".to_owned(),
+        ),
+    ] {
+        for dry_run in [&[][..], &["--dry-run"][..]] {
+            let mut more = vec!["--domain", asked];
+            more.extend_from_slice(dry_run);
+            let output = import(&ws, "bitly", "bitly.csv", &more);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{stderr}");
+            assert!(stderr.contains(&message), "{asked}: {stderr}");
+            assert!(output.stdout.is_empty());
+        }
+    }
+    assert!(links_by_code(&ws, "brand@example.com").is_empty());
+}
+
+#[test]
+fn records_land_on_the_verified_domain_and_the_output_says_where() {
+    let ws = Workspace::new();
+    ws.create_key("brand@example.com", "pro");
+    let added: Value = serde_json::from_str(&ws.ok(&[
+        "domains",
+        "add",
+        BRAND,
+        "--email",
+        "brand@example.com",
+        "--json",
+    ]))
+    .unwrap();
+    let value = added["verification"]["value"].as_str().unwrap();
+    let zone = DnsZone::new().txt("_qr-verify.go.brand.test", &[value]);
+    let Some(dns) = DnsmasqServer::start("qr links import --domain", &zone) else {
+        return;
+    };
+    let server = dns.address().to_string();
+    let checked = ws
+        .qr(&[
+            "domains",
+            "check",
+            BRAND,
+            "--email",
+            "brand@example.com",
+            "--dns-server",
+            &server,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let checked: Value = serde_json::from_slice(&checked.stdout).unwrap();
+    assert_eq!(checked["status"], "verified", "{checked}");
+
+    // The dry run: each link's domain, `-` for the service's own address.
+    let output = import(&ws, "bitly", "brand-bitly.csv", &["--dry-run"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        stdout,
+        "would-create\tAbC12\tgo.brand.test\thttps://brand.example/menu\tMenu card\n\
+         would-create\t4Hk2Lm9\t-\thttps://brand.example/spring\tSpring poster\n\
+         would-create\tspring-menu\tgo.brand.test\thttps://brand.example/spring\tSpring poster\n"
+    );
+    let output = import(&ws, "bitly", "brand-bitly.csv", &["--dry-run", "--json"]);
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let domains: Vec<Value> = answer["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["domain"].clone())
+        .collect();
+    assert_eq!(
+        domains,
+        [Value::from(BRAND), Value::Null, Value::from(BRAND)]
+    );
+
+    // The import: the short URLs are on the domain, the bit.ly hash on the service's address.
+    let output = import(&ws, "bitly", "brand-bitly.csv", &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    let shown: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "https://go.brand.test/AbC12",
+            "4Hk2Lm9",
+            "https://go.brand.test/spring-menu"
+        ]
+    );
+
+    // --json: each link with its domain; a conflict on the domain with the domain it is on.
+    let output = import(
+        &ws,
+        "kutt",
+        "brand-kutt.json",
+        &["--json", "--domain", "GO.brand.test"],
+    );
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let links = answer["links"].as_array().unwrap();
+    assert_eq!(links.len(), 2, "{answer}");
+    assert!(links.iter().all(|l| l["domain"] == BRAND), "{answer}");
+    let moved = r#"{"data": [{"address": "AbC12", "target": "https://elsewhere.example/", "domain": null}]}"#;
+    let path = ws.path("moved.json");
+    std::fs::write(&path, moved).unwrap();
+    let output = ws
+        .qr(&[
+            "links",
+            "import",
+            "--from",
+            "kutt",
+            path.to_str().unwrap(),
+            "--email",
+            "brand@example.com",
+            "--domain",
+            BRAND,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["errors"][0]["domain"], BRAND, "{answer}");
+    assert_eq!(
+        answer["errors"][0]["error"],
+        "its code AbC12 is already your link \"Menu card\", which goes to https://brand.example/menu"
+    );
 }

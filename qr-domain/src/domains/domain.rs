@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domains::name::DomainName;
 use crate::ids::{AccountId, DomainId};
+use crate::links::campaign::DomainUnusable;
 use crate::links::link::TargetUrl;
 use crate::random::{self, RandomError};
 
@@ -198,6 +199,19 @@ impl Domain {
         }
     }
 
+    /// Why new links cannot be put on it at `now`, or `None` when they can: never verified, or
+    /// its record missing for longer than [`FAILING_GRACE`]. (An unknown name is the caller's
+    /// [`DomainUnusable::Unknown`].)
+    pub fn refuses_links(&self, now: DateTime<Utc>) -> Option<DomainUnusable> {
+        if self.accepts_links(now) {
+            None
+        } else if self.status() == DomainStatus::Pending {
+            Some(DomainUnusable::Pending)
+        } else {
+            Some(DomainUnusable::Failing)
+        }
+    }
+
     /// Whether requests for it are served (its codes redirect, its root and files answer, a
     /// TLS certificate may be issued): once verified, for as long as it exists, because a
     /// printed code never silently dies.
@@ -335,13 +349,23 @@ mod tests {
         let mut d = domain(t0);
         assert_eq!(d.status(), DomainStatus::Pending);
         assert!(!d.accepts_links(t0) && !d.serves_requests());
+        assert_eq!(d.refuses_links(t0), Some(DomainUnusable::Pending));
         d.verification.verified_at = Some(t0);
         assert_eq!(d.status(), DomainStatus::Verified);
         assert!(d.accepts_links(t0) && d.serves_requests());
+        assert_eq!(d.refuses_links(t0), None);
         d.verification.failing_since = Some(t0);
         assert_eq!(d.status(), DomainStatus::Failing);
         assert!(d.accepts_links(t0 + Duration::days(7) - Duration::seconds(1)));
+        assert_eq!(
+            d.refuses_links(t0 + Duration::days(7) - Duration::seconds(1)),
+            None
+        );
         assert!(!d.accepts_links(t0 + Duration::days(7)));
+        assert_eq!(
+            d.refuses_links(t0 + Duration::days(7)),
+            Some(DomainUnusable::Failing)
+        );
         assert!(d.serves_requests());
     }
 

@@ -8,7 +8,6 @@ use crate::accounts::account::Account;
 use crate::accounts::plan::{Limit, PlanLimits};
 use crate::clock::Clock;
 use crate::dashboard::password::{Password, PasswordHash};
-use crate::domains::domain::DomainStatus;
 use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
@@ -329,15 +328,10 @@ fn usable_domain(
         ))
     };
     match tx.domain_by_name(name)? {
-        Some(domain) if domain.account_id == account => {
-            if domain.accepts_links(now) {
-                Ok(())
-            } else if domain.status() == DomainStatus::Pending {
-                Err(refuse(DomainUnusable::Pending))
-            } else {
-                Err(refuse(DomainUnusable::Failing))
-            }
-        }
+        Some(domain) if domain.account_id == account => match domain.refuses_links(now) {
+            None => Ok(()),
+            Some(why) => Err(refuse(why)),
+        },
         _ => Err(refuse(DomainUnusable::Unknown)),
     }
 }

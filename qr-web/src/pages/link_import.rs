@@ -1,11 +1,16 @@
-//! `/dashboard/links/import`: another service's export (Bitly, Rebrandly, Shlink, YOURLS, Kutt) uploaded from the Links page and imported keeping every printed code, or only checked (dry run); the page lists the links created, those already here, and the records refused with their reasons.
+//! `/dashboard/links/import`: another service's export (Bitly, Rebrandly, Shlink, YOURLS, Kutt) uploaded from the Links page and imported keeping every printed code, onto each record's own domain or one of the account's domains chosen in the form, or only checked (dry run); the page lists the links created, those already here, and the records refused with their reasons, each with the domain it lands on.
 
 use askama::Template;
 use http::StatusCode;
+use qr_domain::chrono::{DateTime, Utc};
+use qr_domain::domains::domain::Domain;
+use qr_domain::domains::name::DomainName;
+use qr_domain::domains::service::DomainError;
 use qr_domain::links::bulk::BulkError;
 use qr_domain::service::BulkCaller;
 use qr_domain::{Clock, Store};
-use qr_import::{ImportError, ImportReport, ItemOutcome, Source, import};
+use qr_import::placement::SERVICE_ADDRESS;
+use qr_import::{DomainChoice, ImportError, ImportItem, ImportReport, ItemOutcome, Source, import};
 
 use super::{Failure, Layout, User, ok, page, read_or_post, when};
 use crate::Web;
@@ -35,10 +40,31 @@ pub(crate) fn source_options() -> Vec<SourceOption> {
         .collect()
 }
 
+/// A domain the form's select offers: its ASCII name (the value) and its Unicode name.
+pub(crate) struct DomainOption {
+    pub(crate) value: String,
+    pub(crate) label: String,
+}
+
+/// The account's domains that take new links at `now` (another would refuse the whole
+/// import), for the select after its default, each record's own domain.
+pub(crate) fn domain_options(domains: &[Domain], now: DateTime<Utc>) -> Vec<DomainOption> {
+    domains
+        .iter()
+        .filter(|d| d.accepts_links(now))
+        .map(|d| DomainOption {
+            value: d.name.as_str().to_owned(),
+            label: d.name.unicode(),
+        })
+        .collect()
+}
+
 /// One record as the result shows it.
 struct Row {
     position: usize,
     shown: String,
+    /// Where its code lands: a domain's Unicode name, or the service's own address.
+    lands_on: String,
     short_url: String,
     name: String,
     target: String,
@@ -48,10 +74,14 @@ struct Row {
 }
 
 impl Row {
-    fn blank(position: usize, shown: &str) -> Self {
+    fn blank(item: &ImportItem) -> Self {
         Self {
-            position,
-            shown: shown.to_owned(),
+            position: item.position,
+            shown: item.shown.clone(),
+            lands_on: item
+                .lands_on
+                .as_ref()
+                .map_or_else(|| SERVICE_ADDRESS.to_owned(), DomainName::unicode),
             short_url: String::new(),
             name: String::new(),
             target: String::new(),
@@ -78,6 +108,9 @@ struct ImportPage {
     sources: Vec<SourceOption>,
     chosen: String,
     dry_run: bool,
+    import_domains: Vec<DomainOption>,
+    /// The domain chosen (its ASCII name), empty for each record's own.
+    import_domain: String,
     error: Option<String>,
     outcome: Option<Outcome>,
 }
@@ -88,12 +121,16 @@ pub(super) fn import<S: Store, C: Clock>(
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
     read_or_post(user.req)?;
+    let account = &user.ctx.account;
+    let domains = web.service.domains(account.id)?;
     let mut view = ImportPage {
         layout: user.layout("Import links", "links"),
         csrf: user.csrf(),
         sources: source_options(),
         chosen: String::new(),
         dry_run: false,
+        import_domains: domain_options(&domains, web.service.now()),
+        import_domain: String::new(),
         error: None,
         outcome: None,
     };
@@ -103,17 +140,24 @@ pub(super) fn import<S: Store, C: Clock>(
     let form = user.form()?;
     view.chosen = form.text("from").to_owned();
     view.dry_run = form.get("dryRun").is_some();
+    form.text("domain").clone_into(&mut view.import_domain);
     let imported = read_export(&form).and_then(|(source, text)| {
+        let choice = domain_choice(&view.import_domain)?;
         let records = source
             .read(&text)
             .map_err(|e| format!("This is not {}'s export: {e}", source.title()))?;
-        let account = &user.ctx.account;
         let report = if view.dry_run {
-            import::dry_run(&web.service, account, &records)
+            import::dry_run(&web.service, account, &records, &choice)
         } else {
             // As the CLI's import: the link limit and link features apply, the API's bulk
             // size does not (docs/api.md).
-            import::run(&web.service, account, &records, BulkCaller::Operator)
+            import::run(
+                &web.service,
+                account,
+                &records,
+                &choice,
+                BulkCaller::Operator,
+            )
         };
         Ok(report)
     });
@@ -132,6 +176,17 @@ pub(super) fn import<S: Store, C: Clock>(
             page(StatusCode::UNPROCESSABLE_ENTITY, &view)
         }
     }
+}
+
+/// The form's domain: empty keeps each record's own domain; a name must be a domain name (the
+/// domain's message), and the import checks it is the account's and takes new links.
+fn domain_choice(value: &str) -> Result<DomainChoice, String> {
+    if value.is_empty() {
+        return Ok(DomainChoice::KeepEach);
+    }
+    DomainName::parse_any(value)
+        .map(DomainChoice::Every)
+        .map_err(|e| DomainError::Name(e).to_string())
 }
 
 /// The chosen source and the uploaded file as text, or what is wrong with them.
@@ -164,7 +219,7 @@ fn outcome<S: Store, C: Clock>(web: &Web<S, C>, report: &ImportReport) -> Outcom
         refused: Vec::new(),
     };
     for item in &report.items {
-        let mut row = Row::blank(item.position, &item.shown);
+        let mut row = Row::blank(item);
         match &item.outcome {
             ItemOutcome::Created(link) | ItemOutcome::AlreadyImported(link) => {
                 row.short_url = web.short_url(link);
@@ -180,7 +235,10 @@ fn outcome<S: Store, C: Clock>(web: &Web<S, C>, report: &ImportReport) -> Outcom
             }
             ItemOutcome::WouldCreate(update) => {
                 if let Some(code) = &update.short_code {
-                    row.short_url = format!("{}/r/{code}", web.base_url);
+                    row.short_url = match &item.lands_on {
+                        Some(domain) => format!("https://{}/{code}", domain.as_str()),
+                        None => format!("{}/r/{code}", web.base_url),
+                    };
                 }
                 row.name = update
                     .name

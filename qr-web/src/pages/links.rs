@@ -7,7 +7,7 @@ use qr_domain::service::LinkPage;
 use qr_domain::{Clock, Link, LinkId, Store};
 
 use super::link_form::{DEVICES, LinkForm, SYSTEMS};
-use super::link_import::{SourceOption, source_options};
+use super::link_import::{DomainOption, SourceOption, domain_options, source_options};
 use super::{Failure, Layout, User, ok, page, read_or_post, thousands, when};
 use crate::Web;
 use crate::response::{self, WebResponse, redirect};
@@ -75,10 +75,13 @@ struct LinksPage {
     devices: [(&'static str, &'static str); 3],
     systems: [(&'static str, &'static str); 6],
     limit: String,
-    /// The import form's services, none chosen, no dry run.
+    /// The import form's services, none chosen, no dry run; its domains, each record's own
+    /// chosen.
     sources: Vec<SourceOption>,
     chosen: String,
     dry_run: bool,
+    import_domains: Vec<DomainOption>,
+    import_domain: String,
 }
 
 fn parse_page(raw: Option<&str>) -> usize {
@@ -113,9 +116,12 @@ pub(super) fn index<S: Store, C: Clock>(
         sources: source_options(),
         chosen: String::new(),
         dry_run: false,
+        import_domains: Vec::new(),
+        import_domain: String::new(),
     };
     let domains = web.service.domains(account.id)?;
     view.f.offer_domains(&domains, web.service.now());
+    view.import_domains = domain_options(&domains, web.service.now());
     let mut status = StatusCode::OK;
     if user.req.is_post() {
         let form = user.form()?;
