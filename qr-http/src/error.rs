@@ -175,7 +175,10 @@ impl ApiError {
                 ),
             },
             ApiError::Domain(e) => match e {
-                DomainError::Name(_) | DomainError::Url { .. } | DomainError::AppFile { .. } => {
+                DomainError::Name(_)
+                | DomainError::Url { .. }
+                | DomainError::AppFile { .. }
+                | DomainError::AppSchemes(_) => {
                     (S::BAD_REQUEST, e.to_string())
                 }
                 DomainError::LimitReached { .. } => (S::FORBIDDEN, e.to_string()),
