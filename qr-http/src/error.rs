@@ -178,9 +178,7 @@ impl ApiError {
                 DomainError::Name(_)
                 | DomainError::Url { .. }
                 | DomainError::AppFile { .. }
-                | DomainError::AppSchemes(_) => {
-                    (S::BAD_REQUEST, e.to_string())
-                }
+                | DomainError::AppSchemes(_) => (S::BAD_REQUEST, e.to_string()),
                 DomainError::LimitReached { .. } => (S::FORBIDDEN, e.to_string()),
                 DomainError::Taken(_) | DomainError::InUse { .. } => (S::CONFLICT, e.to_string()),
                 DomainError::NotFound => (S::NOT_FOUND, e.to_string()),

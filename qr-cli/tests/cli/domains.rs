@@ -146,7 +146,13 @@ fn app_schemes_are_set_by_repeating_the_flag_shown_and_refused_as_usage_errors()
         args.extend_from_slice(extra);
         ws.qr(&args).output().unwrap()
     };
-    let saved = set(&["--app-scheme", "BrandApp", "--app-scheme", "otherapp", "--json"]);
+    let saved = set(&[
+        "--app-scheme",
+        "BrandApp",
+        "--app-scheme",
+        "otherapp",
+        "--json",
+    ]);
     assert!(saved.status.success(), "{saved:?}");
     let shown: Value = serde_json::from_slice(&saved.stdout).unwrap();
     assert_eq!(

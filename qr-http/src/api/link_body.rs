@@ -457,7 +457,9 @@ mod tests {
             "Invalid rules[0].targetUrl: the URL must not use javascript: it runs script in the page that opens it"
         );
         assert_eq!(
-            err(json!({"rules": [{"when": {"os": "android"}, "targetUrl": "intent://x#Intent;end"}]})),
+            err(
+                json!({"rules": [{"when": {"os": "android"}, "targetUrl": "intent://x#Intent;end"}]})
+            ),
             "Invalid rules[0].targetUrl: the URL must not use intent: an Android intent can launch any activity of any installed app"
         );
         assert_eq!(

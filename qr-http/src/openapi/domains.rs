@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use qr_domain::domains::domain::MAX_APP_FILE_BYTES;
 use qr_domain::domains::name::MAX_DOMAIN_CHARS;
-use qr_domain::links::campaign::target::{MAX_APP_SCHEMES, MAX_SCHEME_CHARS};
 use qr_domain::domains::orphan::{MAX_ORPHAN_PATH_CHARS, ORPHAN_VISITS_KEPT};
+use qr_domain::links::campaign::target::{MAX_APP_SCHEMES, MAX_SCHEME_CHARS};
 use qr_domain::links::link::MAX_URL_CHARS;
 use serde_json::json;
 

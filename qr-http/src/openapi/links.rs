@@ -230,11 +230,7 @@ fn variants(target: &Schema) -> ArraySchema {
 fn rule_target(target: &Schema) -> Schema {
     let web = "A web URL (http, https), or an app URL the device opens: tel:, mailto:, sms:, geo: on any link, or a custom scheme (brandapp://product/42) the link's domain lists in its appSchemes. App URLs are printable ASCII without spaces (percent-encode others), kept as written but for the scheme's case, and sent without UTM parameters or the forwarded query. javascript:, data:, file:, intent: and other unsafe schemes are refused";
     match target {
-        Schema::String(url) => url
-            .clone()
-            .max_length(MAX_URL_CHARS)
-            .describe(web)
-            .into(),
+        Schema::String(url) => url.clone().describe(web).into(),
         other => other.clone(),
     }
 }

@@ -73,7 +73,7 @@ async fn phones_are_sent_to_the_app_a_domain_declares_and_to_tel() {
         "POST",
         "/api/links",
         &key,
-        &phone_link("APP", Some("go.brand.test"), "brandapp://product/42"),
+        &phone_link("BRANDAPP", Some("go.brand.test"), "brandapp://product/42"),
     )
     .await
     .assert_error(
@@ -82,10 +82,20 @@ async fn phones_are_sent_to_the_app_a_domain_declares_and_to_tel() {
     );
 
     // Declared, in any case; read back lower case.
-    let r = send_json(&s, "PUT", &domain, &key, &json!({"appSchemes": ["BrandApp", "brandapp"]})).await;
+    let r = send_json(
+        &s,
+        "PUT",
+        &domain,
+        &key,
+        &json!({"appSchemes": ["BrandApp", "brandapp"]}),
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["appSchemes"], json!(["brandapp"]));
-    assert_eq!(s.get(&domain, &key).await.json()["appSchemes"], json!(["brandapp"]));
+    assert_eq!(
+        s.get(&domain, &key).await.json()["appSchemes"],
+        json!(["brandapp"])
+    );
     for (body, message) in [
         (
             json!({"appSchemes": ["javascript"]}),
@@ -112,14 +122,17 @@ async fn phones_are_sent_to_the_app_a_domain_declares_and_to_tel() {
             .await
             .assert_error(400, message);
     }
-    assert_eq!(s.get(&domain, &key).await.json()["appSchemes"], json!(["brandapp"]));
+    assert_eq!(
+        s.get(&domain, &key).await.json()["appSchemes"],
+        json!(["brandapp"])
+    );
 
     let app = send_json(
         &s,
         "POST",
         "/api/links",
         &key,
-        &phone_link("APP", Some("go.brand.test"), "BrandApp://product/42"),
+        &phone_link("BRANDAPP", Some("go.brand.test"), "BrandApp://product/42"),
     )
     .await;
     assert_eq!(app.status, 201, "{}", app.text());
@@ -135,23 +148,35 @@ async fn phones_are_sent_to_the_app_a_domain_declares_and_to_tel() {
     assert_eq!(tel.status, 201, "{}", tel.text());
 
     // Through the domain's Host: phones to the app and to the number, desktops to the page.
-    let r = visit(&s, "go.brand.test", "/APP", PHONE).await;
+    let r = visit(&s, "go.brand.test", "/BRANDAPP", PHONE).await;
     assert_eq!(r.status, 302, "{}", r.text());
     assert_eq!(r.header("location"), Some("brandapp://product/42"));
     let r = visit(&s, "go.brand.test", "/CALL", PHONE).await;
     assert_eq!(r.status, 302, "{}", r.text());
     assert_eq!(r.header("location"), Some("tel:+4930123"));
-    let r = visit(&s, "go.brand.test", "/APP", DESKTOP).await;
+    let r = visit(&s, "go.brand.test", "/BRANDAPP", DESKTOP).await;
     assert_eq!(r.header("location"), Some("https://brand.test/"));
     let link_id = app.json()["id"].as_str().unwrap().to_owned();
     let analytics = s
         .get(&format!("/api/analytics?linkId={link_id}"), &key)
         .await;
     assert_eq!(analytics.status, 200, "{}", analytics.text());
-    assert_eq!(analytics.json()["analytics"]["totalScans"], 2, "{}", analytics.text());
+    assert_eq!(
+        analytics.json()["analytics"]["totalScans"],
+        2,
+        "{}",
+        analytics.text()
+    );
 
     // On the service's own address tel: works and a custom scheme does not.
-    let r = send_json(&s, "POST", "/api/links", &key, &phone_link("BASETEL", None, "tel:+4930123")).await;
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/links",
+        &key,
+        &phone_link("BASETEL", None, "tel:+4930123"),
+    )
+    .await;
     assert_eq!(r.status, 201, "{}", r.text());
     send_json(
         &s,
@@ -170,7 +195,7 @@ async fn phones_are_sent_to_the_app_a_domain_declares_and_to_tel() {
     let r = send_json(&s, "PUT", &domain, &key, &json!({"appSchemes": null})).await;
     assert_eq!(r.json()["appSchemes"], json!([]));
     tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
-    let r = visit(&s, "go.brand.test", "/APP", PHONE).await;
+    let r = visit(&s, "go.brand.test", "/BRANDAPP", PHONE).await;
     assert_eq!(r.header("location"), Some("brandapp://product/42"));
     let link = format!("/api/links?id={link_id}");
     let r = send_json(&s, "PUT", &link, &key, &json!({"name": "Renamed"})).await;
@@ -202,7 +227,10 @@ async fn phones_are_sent_to_the_app_a_domain_declares_and_to_tel() {
     .await;
     assert_eq!(r.status, 200, "{}", r.text());
     let body = r.json();
-    assert_eq!(body["links"][0]["rules"][0]["targetUrl"], "sms:+4930123?body=Hi");
+    assert_eq!(
+        body["links"][0]["rules"][0]["targetUrl"],
+        "sms:+4930123?body=Hi"
+    );
     assert_eq!(body["errors"][0]["index"], 1, "{body}");
 }
 
@@ -218,11 +246,17 @@ async fn javascript_and_its_kin_are_refused_everywhere() {
         "java\tscript:alert(1)",
         "java\nscript:alert(1)",
     ] {
-        send_json(&s, "POST", "/api/links", &key, &phone_link("JS", None, target))
-            .await
-            .assert_error(400, &format!("Invalid rules[0].targetUrl: {refused}"));
+        send_json(
+            &s,
+            "POST",
+            "/api/links",
+            &key,
+            &phone_link("JSCRIPT", None, target),
+        )
+        .await
+        .assert_error(400, &format!("Invalid rules[0].targetUrl: {refused}"));
     }
-    send_json(&s, "POST", "/api/links", &key, &phone_link("JS", None, "%6Aavascript:alert(1)"))
+    send_json(&s, "POST", "/api/links", &key, &phone_link("JSCRIPT", None, "%6Aavascript:alert(1)"))
         .await
         .assert_error(
             400,

@@ -5,8 +5,8 @@
 mod common;
 
 mod analytics_export;
-mod app_targets;
 mod api;
+mod app_targets;
 mod bulk;
 mod campaigns;
 mod content;

@@ -362,7 +362,9 @@ async fn app_schemes_are_set_on_the_domain_page_and_rules_open_them() {
     let html = r.text();
     assert_eq!(
         element_text(&html, "domain-error").as_deref(),
-        Some("Invalid appSchemes[1]: javascript is refused: it runs script in the page that opens it")
+        Some(
+            "Invalid appSchemes[1]: javascript is refused: it runs script in the page that opens it"
+        )
     );
     assert!(html.contains("value=\"brandapp, javascript\""), "{html}");
     let r = post(&mut c, &page, &save("BrandApp otherapp")).await;

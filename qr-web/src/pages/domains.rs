@@ -343,7 +343,8 @@ pub(super) fn show<S: Store, C: Clock>(
             domain.id
         ))),
         Err(
-            e @ (DomainError::Url { .. } | DomainError::AppFile { .. } | DomainError::AppSchemes(_)),
+            e
+            @ (DomainError::Url { .. } | DomainError::AppFile { .. } | DomainError::AppSchemes(_)),
         ) => detail(
             web,
             user,
