@@ -394,9 +394,12 @@ async fn app_schemes_are_set_on_the_domain_page_and_rules_open_them() {
     };
     let r = post(&mut c, "/dashboard/links", &rule_link("")).await;
     assert_eq!(r.status, 422, "{}", r.text());
-    let error = element_text(&r.text(), "link-rules-0-target-error").unwrap_or_default();
+    // The form capitalises the domain's message, as every row error.
+    let error = element_text(&r.text(), "link-rules-0-target-error")
+        .unwrap_or_default()
+        .to_lowercase();
     assert!(
-        error.contains("brandapp: is an app scheme") && error.contains("appSchemes"),
+        error.contains("brandapp: is an app scheme") && error.contains("appschemes"),
         "{error}"
     );
     let r = post(&mut c, "/dashboard/links", &rule_link("go.brand.test")).await;
