@@ -96,6 +96,10 @@ enum DomainsCommand {
         /// A file with the domain's `assetlinks.json` (a JSON array).
         #[arg(long, value_name = "FILE")]
         assetlinks: Option<std::path::PathBuf>,
+        /// A custom scheme its links' rules may open (`brandapp` for `brandapp://…`); repeat it
+        /// for several. Replaces the domain's schemes; `--app-scheme ''` alone clears them.
+        #[arg(long = "app-scheme", value_name = "NAME")]
+        app_schemes: Vec<String>,
         /// Print the domain as JSON.
         #[arg(long)]
         json: bool,
@@ -228,6 +232,7 @@ pub fn run(args: DomainsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             not_found_url,
             apple_app_site_association,
             assetlinks,
+            app_schemes,
             json,
         } => {
             let account = db::account_by_email(&service, &email)?;
@@ -258,6 +263,15 @@ pub fn run(args: DomainsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                     "" => update.clear(DomainSetting::Assetlinks),
                     text => update.set_assetlinks(text).map_err(refusal)?,
                 }
+            }
+            if !app_schemes.is_empty() {
+                // Empty values given alone clear the schemes; among others they are ignored.
+                let schemes: Vec<&str> = app_schemes
+                    .iter()
+                    .map(|s| s.trim())
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                update.set_app_schemes(&schemes).map_err(refusal)?;
             }
             let saved = service
                 .update_domain(account.id, found.id, &update)
@@ -390,9 +404,23 @@ fn write_domain(out: &mut dyn Write, d: &Domain) -> std::io::Result<()> {
                 "not found url",
                 text(s.not_found_url.as_ref().map(|u| u.as_str())),
             ),
+            ("app schemes", app_schemes(d)),
             ("created", output::time(d.created_at)),
         ],
     )
+}
+
+/// The domain's app schemes separated by commas, `-` for none.
+fn app_schemes(d: &Domain) -> String {
+    if d.settings.app_schemes.is_empty() {
+        return "-".to_owned();
+    }
+    d.settings
+        .app_schemes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The domain as JSON: the API's field names (camelCase), with the TXT record to create.
@@ -422,9 +450,10 @@ fn view(d: &Domain) -> Value {
 /// A refusal of the command line (exit 2: an invalid name, URL or file) or of the data (exit 1).
 fn refusal(e: DomainError) -> anyhow::Error {
     match e {
-        DomainError::Name(_) | DomainError::Url { .. } | DomainError::AppFile { .. } => {
-            crate::error::usage(e.to_string())
-        }
+        DomainError::Name(_)
+        | DomainError::Url { .. }
+        | DomainError::AppFile { .. }
+        | DomainError::AppSchemes(_) => crate::error::usage(e.to_string()),
         other => anyhow::Error::new(other),
     }
 }

@@ -175,9 +175,10 @@ impl ApiError {
                 ),
             },
             ApiError::Domain(e) => match e {
-                DomainError::Name(_) | DomainError::Url { .. } | DomainError::AppFile { .. } => {
-                    (S::BAD_REQUEST, e.to_string())
-                }
+                DomainError::Name(_)
+                | DomainError::Url { .. }
+                | DomainError::AppFile { .. }
+                | DomainError::AppSchemes(_) => (S::BAD_REQUEST, e.to_string()),
                 DomainError::LimitReached { .. } => (S::FORBIDDEN, e.to_string()),
                 DomainError::Taken(_) | DomainError::InUse { .. } => (S::CONFLICT, e.to_string()),
                 DomainError::NotFound => (S::NOT_FOUND, e.to_string()),

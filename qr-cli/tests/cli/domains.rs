@@ -1,4 +1,4 @@
-//! `qr domains` end to end on a database file, checked against a real DNS server (dnsmasq on a loopback port): adding within the plan, listing as JSON, checking before and after the TXT record exists, a link put on the domain and its short URL, and removal refused while the link uses it.
+//! `qr domains` end to end on a database file, checked against a real DNS server (dnsmasq on a loopback port): adding within the plan, listing as JSON, checking before and after the TXT record exists, a link put on the domain and its short URL, and removal refused while the link uses it; app schemes set, shown and refused.
 
 use qr_test_support::servers::dnsmasq::{DnsZone, DnsmasqServer};
 use serde_json::Value;
@@ -134,6 +134,49 @@ fn domains_are_added_listed_checked_against_dns_used_by_links_and_removed() {
     let list: Value =
         serde_json::from_str(&ws.ok(&["domains", "list", "--email", PRO, "--json"])).unwrap();
     assert_eq!(list["domains"], serde_json::json!([]));
+}
+
+#[test]
+fn app_schemes_are_set_by_repeating_the_flag_shown_and_refused_as_usage_errors() {
+    let ws = Workspace::new();
+    ws.create_key(PRO, "pro");
+    ws.ok(&["domains", "add", "go.brand.test", "--email", PRO]);
+    let set = |extra: &[&str]| {
+        let mut args = vec!["domains", "set", "go.brand.test", "--email", PRO];
+        args.extend_from_slice(extra);
+        ws.qr(&args).output().unwrap()
+    };
+    let saved = set(&[
+        "--app-scheme",
+        "BrandApp",
+        "--app-scheme",
+        "otherapp",
+        "--json",
+    ]);
+    assert!(saved.status.success(), "{saved:?}");
+    let shown: Value = serde_json::from_slice(&saved.stdout).unwrap();
+    assert_eq!(
+        shown["settings"]["appSchemes"],
+        serde_json::json!(["brandapp", "otherapp"])
+    );
+    let unchanged = set(&[]);
+    assert_eq!(
+        field(&String::from_utf8_lossy(&unchanged.stdout), "app schemes"),
+        "brandapp, otherapp"
+    );
+    let refused = set(&["--app-scheme", "javascript"]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains(
+            "Invalid appSchemes[0]: javascript is refused: it runs script in the page that opens it"
+        ),
+        "{refused:?}"
+    );
+    let cleared = set(&["--app-scheme", ""]);
+    assert_eq!(
+        field(&String::from_utf8_lossy(&cleared.stdout), "app schemes"),
+        "-"
+    );
 }
 
 /// The value of `name` in `field: value` output.

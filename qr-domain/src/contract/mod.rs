@@ -109,7 +109,7 @@ macro_rules! contract_suite {
             domains:
                 domains_roundtrip_and_isolation, domains_are_due_in_order,
                 codes_are_unique_per_domain, orphan_visits_are_counted_and_bounded,
-                service_domains_and_their_links;
+                service_domains_and_their_links, service_app_rules_follow_their_domain;
             store:
                 write_rolls_back_on_error, service_cross_account_isolation,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,

@@ -16,7 +16,8 @@ use crate::domains::name::DomainName;
 use crate::domains::orphan::{ORPHAN_VISITS_KEPT, OrphanVisit};
 use crate::domains::service::{DomainConfig, DomainError, DomainUpdate};
 use crate::ids::{AccountId, DomainId};
-use crate::links::campaign::{DomainUnusable, FieldRule};
+use crate::links::campaign::{AppScheme, DomainUnusable, FieldRule, RuleTarget};
+use crate::links::link::RuleInput;
 use crate::links::link::{LinkError, LinkUpdate, TargetUrl};
 use crate::links::shortcode::ShortCode;
 use crate::scans::geo::NoGeoLocator;
@@ -131,6 +132,7 @@ pub fn domains_roundtrip_and_isolation<S: Store>(store: S) {
     });
     d.verification.next_check_at = Some(t("2024-01-02T01:00:00Z"));
     d.settings.root_url = Some(TargetUrl::parse("https://brand.test/").unwrap());
+    d.settings.app_schemes = AppScheme::parse_list(&["brandapp", "com.brand.app"]).unwrap();
     assert!(store.write(|tx| tx.update_domain(&d)).unwrap());
     assert_eq!(
         store.read(|tx| tx.domain(a.id, d.id)).unwrap(),
@@ -497,4 +499,127 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
             .read(|tx| tx.code_taken(Some(&back.name), &ShortCode::custom("SUMMER").unwrap()))
             .unwrap()
     );
+}
+
+/// A rule may open an app: `tel:` and its kin on any link, a custom scheme only on a domain
+/// that declares it (refused, naming the scheme and where to declare it, on the service's own
+/// address and on a domain without it); removing the scheme keeps the rules stored, which still
+/// redirect, and only a new or changed rule, or a move to another domain, is checked again.
+pub fn service_app_rules_follow_their_domain<S: Store>(store: S) {
+    let store = Arc::new(store);
+    let zone = Arc::new(Zone::default());
+    let clock = TestClock::new(t("2024-05-01T10:00:00Z"));
+    let svc = domain_service(Arc::clone(&store), &zone, &clock);
+    let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
+    let verified = |text: &str| {
+        let d = svc.add_domain(&a, text).unwrap();
+        zone.set_txt(&d.name.verification_name(), Ok(vec![d.token.txt_value()]));
+        svc.check_domain(a.id, d.id).unwrap()
+    };
+    let d = verified("go.brand.test");
+    let other = verified("shop.brand.test");
+    let rules = |targets: &[&'static str]| -> Vec<RuleInput<'static>> {
+        targets
+            .iter()
+            .map(|target| RuleInput {
+                device: Some("mobile"),
+                target_url: target,
+                ..RuleInput::default()
+            })
+            .collect()
+    };
+    let link_with = |domain: Option<&str>, code: &str, targets: &[&'static str]| {
+        let mut u = LinkUpdate::parse(Some("App"), Some("https://brand.test/")).unwrap();
+        if let Some(domain) = domain {
+            u.set_domain(domain).unwrap();
+        }
+        u.set_short_code(code).unwrap();
+        u.set_rules(&rules(targets)).unwrap();
+        svc.create_link_with(&a, u)
+    };
+    let message = |e: LinkError| e.to_string();
+
+    // tel: and its kin on any link; a custom scheme nowhere undeclared.
+    link_with(None, "CALL", &["tel:+4930123", "geo:52.52,13.405"]).unwrap();
+    assert_eq!(
+        message(
+            link_with(None, "BRANDAPP", &["tel:+4930123", "brandapp://product/42"]).unwrap_err()
+        ),
+        "invalid rules[1].targetUrl: brandapp: is an app scheme, which only a link on a custom domain may use once the domain lists it in its appSchemes (PUT /api/domains); tel:, mailto:, sms: and geo: work on every link"
+    );
+    assert_eq!(
+        message(
+            link_with(
+                Some("go.brand.test"),
+                "BRANDAPP",
+                &["brandapp://product/42"]
+            )
+            .unwrap_err()
+        ),
+        "invalid rules[0].targetUrl: brandapp: is not an app scheme of go.brand.test; add brandapp to the domain's appSchemes (PUT /api/domains) first"
+    );
+    let mut declare = DomainUpdate::default();
+    declare.set_app_schemes(&["BrandApp"]).unwrap();
+    let declared = svc.update_domain(a.id, d.id, &declare).unwrap();
+    assert_eq!(declared.settings.app_schemes[0].as_str(), "brandapp");
+    let link = link_with(
+        Some("go.brand.test"),
+        "BRANDAPP",
+        &["brandapp://product/42"],
+    )
+    .unwrap();
+    let stored = svc.link(a.id, link.id).unwrap();
+    assert_eq!(
+        stored.options.get().map(|o| o.rules[0].target_url.clone()),
+        Some(RuleTarget::parse("brandapp://product/42").unwrap())
+    );
+
+    // The scheme removed: the stored rule stays and an unrelated change passes; a new rule
+    // with the scheme is refused, and so is a move to a domain without it.
+    let mut remove = DomainUpdate::default();
+    remove.clear(crate::domains::service::DomainSetting::AppSchemes);
+    assert!(
+        svc.update_domain(a.id, d.id, &remove)
+            .unwrap()
+            .settings
+            .app_schemes
+            .is_empty()
+    );
+    let rename = LinkUpdate::parse(Some("Renamed"), None).unwrap();
+    let renamed = svc.update_link(a.id, link.id, &rename).unwrap();
+    assert_eq!(renamed.options, stored.options);
+    let mut kept = LinkUpdate::default();
+    kept.set_rules(&rules(&["tel:+4930123", "brandapp://product/42"]))
+        .unwrap();
+    svc.update_link(a.id, link.id, &kept).unwrap();
+    let mut added = LinkUpdate::default();
+    added.set_rules(&rules(&["brandapp://product/43"])).unwrap();
+    assert!(
+        message(svc.update_link(a.id, link.id, &added).unwrap_err())
+            .contains("brandapp: is not an app scheme of go.brand.test")
+    );
+    let mut moved = LinkUpdate::default();
+    moved.set_domain("shop.brand.test").unwrap();
+    assert!(
+        message(svc.update_link(a.id, link.id, &moved).unwrap_err())
+            .contains("brandapp: is not an app scheme of shop.brand.test")
+    );
+    let mut base = LinkUpdate::default();
+    base.clear_domain();
+    assert!(
+        message(svc.update_link(a.id, link.id, &base).unwrap_err())
+            .contains("brandapp: is an app scheme")
+    );
+    assert!(matches!(
+        svc.resolve(Some(&d.name), "brandapp").unwrap(),
+        Resolution::Live(l) if l.options == svc.link(a.id, link.id).unwrap().options
+    ));
+    // Another account's declaration is no declaration for this one.
+    let mut declare_other = DomainUpdate::default();
+    declare_other.set_app_schemes(&["shopapp"]).unwrap();
+    svc.update_domain(a.id, other.id, &declare_other).unwrap();
+    let b = svc.create_account("b@example.com", Plan::Pro).unwrap();
+    let mut theirs = LinkUpdate::parse(Some("B"), Some("https://b.example/")).unwrap();
+    theirs.set_rules(&rules(&["shopapp://x"])).unwrap();
+    assert!(svc.create_link_with(&b, theirs).is_err());
 }

@@ -1,11 +1,11 @@
-//! A customer's domain: its name, the token its owner publishes in DNS, where verification stands (pending, verified, failing, with the reason and the next background check), and its settings (root and not-found addresses, app association files).
+//! A customer's domain: its name, the token its owner publishes in DNS, where verification stands (pending, verified, failing, with the reason and the next background check), and its settings (root and not-found addresses, app association files, the app schemes its links' rules may target).
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::domains::name::DomainName;
 use crate::ids::{AccountId, DomainId};
-use crate::links::campaign::DomainUnusable;
+use crate::links::campaign::{AppScheme, DomainUnusable};
 use crate::links::link::TargetUrl;
 use crate::random::{self, RandomError};
 
@@ -240,6 +240,11 @@ pub struct DomainSettings {
     pub apple_app_site_association: Option<AppFile>,
     /// `/.well-known/assetlinks.json`, validated JSON.
     pub assetlinks: Option<AppFile>,
+    /// The custom schemes its links' rules may target (`brandapp` for `brandapp://…`), at most
+    /// [`crate::links::campaign::target::MAX_APP_SCHEMES`]; absent from settings stored before
+    /// it existed, which read as none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub app_schemes: Vec<AppScheme>,
 }
 
 /// The most bytes of an app association file: Apple's CDN refuses files over 128 KB.

@@ -1,4 +1,4 @@
-//! The `Service` methods of domains: adding one within the plan's count, reading, changing its settings, removing it while no link uses it, checking its DNS (asked, and in the background), finding the domain a request arrived for, and its orphan visits.
+//! The `Service` methods of domains: adding one within the plan's count, reading, changing its settings (addresses, app files, app schemes), removing it while no link uses it, checking its DNS (asked, and in the background), finding the domain a request arrived for, and its orphan visits.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -18,6 +18,8 @@ use crate::domains::name::{DomainName, DomainNameError};
 use crate::domains::orphan::{ORPHAN_DAYS_KEPT, OrphanReport, OrphanVisit};
 use crate::error::StoreError;
 use crate::ids::{AccountId, DomainId};
+use crate::links::campaign::AppScheme;
+use crate::links::campaign::target::AppSchemeListError;
 use crate::links::link::{TargetUrl, UrlError};
 use crate::links::service::LINK_CACHE_TTL;
 use crate::random::RandomError;
@@ -84,6 +86,8 @@ pub struct DomainUpdate {
     pub apple_app_site_association: Option<Option<AppFile>>,
     /// Android's asset links file.
     pub assetlinks: Option<Option<AppFile>>,
+    /// The app schemes (replacing the old; empty: none).
+    pub app_schemes: Option<Vec<AppScheme>>,
 }
 
 /// A setting of a domain, named as the API's field.
@@ -97,6 +101,8 @@ pub enum DomainSetting {
     AppleAppSiteAssociation,
     /// `assetlinks`.
     Assetlinks,
+    /// `appSchemes`.
+    AppSchemes,
 }
 
 impl DomainSetting {
@@ -107,6 +113,7 @@ impl DomainSetting {
             DomainSetting::NotFoundUrl => "notFoundUrl",
             DomainSetting::AppleAppSiteAssociation => "appleAppSiteAssociation",
             DomainSetting::Assetlinks => "assetlinks",
+            DomainSetting::AppSchemes => "appSchemes",
         }
     }
 }
@@ -144,6 +151,14 @@ impl DomainUpdate {
         Ok(())
     }
 
+    /// Sets the app schemes its links' rules may target, replacing the old ones (each as
+    /// typed, any case, a repeated one kept once; `[]` removes them). Rules already stored keep
+    /// redirecting when a scheme is removed: only new or changed rules are checked.
+    pub fn set_app_schemes<S: AsRef<str>>(&mut self, schemes: &[S]) -> Result<(), DomainError> {
+        self.app_schemes = Some(AppScheme::parse_list(schemes)?);
+        Ok(())
+    }
+
     /// Clears a setting.
     pub fn clear(&mut self, setting: DomainSetting) {
         match setting {
@@ -151,6 +166,7 @@ impl DomainUpdate {
             DomainSetting::NotFoundUrl => self.not_found_url = Some(None),
             DomainSetting::AppleAppSiteAssociation => self.apple_app_site_association = Some(None),
             DomainSetting::Assetlinks => self.assetlinks = Some(None),
+            DomainSetting::AppSchemes => self.app_schemes = Some(Vec::new()),
         }
     }
 
@@ -167,6 +183,7 @@ impl DomainUpdate {
             self.apple_app_site_association.as_ref(),
         );
         set(&mut settings.assetlinks, self.assetlinks.as_ref());
+        set(&mut settings.app_schemes, self.app_schemes.as_ref());
     }
 }
 
@@ -218,6 +235,9 @@ pub enum DomainError {
         /// Why.
         error: AppFileError,
     },
+    /// The app schemes are invalid.
+    #[error("Invalid {0}")]
+    AppSchemes(#[from] AppSchemeListError),
     /// This server has no DNS client.
     #[error("DNS checks are not available on this server")]
     DnsUnavailable,

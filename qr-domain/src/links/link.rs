@@ -199,7 +199,7 @@ impl RuleInput<'_> {
         };
         Ok(Rule {
             when: rules::conditions(when).map_err(at(RulePart::When))?,
-            target_url: rules::url(self.target_url).map_err(at(RulePart::TargetUrl))?,
+            target_url: rules::rule_target(self.target_url).map_err(at(RulePart::TargetUrl))?,
         })
     }
 }

@@ -1,8 +1,8 @@
-//! Where a visit to a link with campaign settings goes: the first rule whose conditions all hold, else the visitor's A/B variant, else the link's target; then the UTM parameters and the scan's own query added, never twice.
+//! Where a visit to a link with campaign settings goes: the first rule whose conditions all hold, else the visitor's A/B variant, else the link's target; then the UTM parameters and the scan's own query added to a web target, never twice (an app target is sent as written).
 
 use url::Url;
 
-use crate::links::campaign::{Conditions, LinkOptions, OsFamily, Utm};
+use crate::links::campaign::{Conditions, LinkOptions, OsFamily, RuleTarget, Utm};
 use crate::links::link::TargetUrl;
 use crate::scans::scan::Device;
 
@@ -159,7 +159,15 @@ pub fn route(
         .find(|(_, r)| matches(&r.when, visit))
     {
         route.rule = u8::try_from(i).ok();
-        &rule.target_url
+        match &rule.target_url {
+            RuleTarget::Web(url) => url,
+            // An app URL is sent as written: UTM and query parameters are a web page's, and
+            // appended to `tel:` or `geo:` they would change the number or the place.
+            RuleTarget::App(url) => {
+                route.target = url.as_str().to_owned();
+                return route;
+            }
+        }
     } else if options.variants.is_empty() {
         target
     } else {
@@ -306,7 +314,7 @@ mod tests {
                     os: Some(OsFamily::Ios),
                     ..Conditions::default()
                 },
-                target_url: url("https://apps.apple.com/app"),
+                target_url: url("https://apps.apple.com/app").into(),
             }],
             variants: vec![
                 Variant {
@@ -351,6 +359,48 @@ mod tests {
             Some("a=1"),
         );
         assert_eq!(plain.target, "https://example.com/");
+    }
+
+    #[test]
+    fn an_app_target_is_sent_as_written_without_utm_or_the_scan_query() {
+        let options = LinkOptions {
+            rules: vec![
+                Rule {
+                    when: Conditions {
+                        os: Some(OsFamily::Android),
+                        ..Conditions::default()
+                    },
+                    target_url: RuleTarget::parse("BrandApp://product/42?x=1").unwrap(),
+                },
+                Rule {
+                    when: Conditions {
+                        device: Some(Device::Mobile),
+                        ..Conditions::default()
+                    },
+                    target_url: RuleTarget::parse("tel:+49-30-123").unwrap(),
+                },
+            ],
+            utm: Some(Utm {
+                source: Some("poster".into()),
+                ..Utm::default()
+            }),
+            forward_query: true,
+            ..LinkOptions::default()
+        };
+        let target = TargetUrl::parse("https://example.com/").unwrap();
+        let go = |t: VisitTraits| route(&options, &target, &t, None, Some("a=1"));
+        let android = go(traits(Device::Mobile, Some(OsFamily::Android), "XX", None));
+        assert_eq!(
+            (android.target.as_str(), android.rule),
+            ("brandapp://product/42?x=1", Some(0))
+        );
+        let phone = go(traits(Device::Mobile, Some(OsFamily::Ios), "XX", None));
+        assert_eq!(
+            (phone.target.as_str(), phone.rule),
+            ("tel:+49-30-123", Some(1))
+        );
+        let desktop = go(traits(Device::Desktop, None, "XX", None));
+        assert_eq!(desktop.target, "https://example.com/?utm_source=poster&a=1");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
 use crate::links::campaign::{
-    DomainUnusable, FieldError, FieldRule, LinkField, LinkOptions, Options, Tag,
+    DomainUnusable, FieldError, FieldRule, LinkField, LinkOptions, Options, Rule, RulePart, Tag,
 };
 use crate::links::link::{Link, LinkError, LinkName, LinkUpdate, TargetUrl};
 use crate::links::listing::{LinkCursor, LinkListQuery, LinkPageResult};
@@ -154,6 +154,8 @@ impl<S: Store, C: Clock> Service<S, C> {
                 // A new domain or code must leave the code free where it lands; a code whose
                 // case alone changes keeps its place.
                 let mut moved = false;
+                // The rules that stay where they were need no check of their app schemes.
+                let mut kept_rules = link.options.get().map(|o| o.rules.clone());
                 if let Some(domain) = &update.domain
                     && *domain != link.domain
                 {
@@ -162,6 +164,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                     }
                     link.domain = domain.clone();
                     moved = true;
+                    kept_rules = None;
                 }
                 if let Some(code) = update.short_code {
                     moved |= code != link.short_code;
@@ -174,6 +177,15 @@ impl<S: Store, C: Clock> Service<S, C> {
                     link.tags = tags.clone();
                 }
                 link.options = Options::new(apply(link.options.or_default(), update, password)?);
+                if let Some(options) = link.options.get() {
+                    declared_app_schemes(
+                        tx,
+                        account,
+                        link.domain.as_ref(),
+                        &options.rules,
+                        kept_rules.as_deref().unwrap_or_default(),
+                    )?;
+                }
                 link.updated_at = now.max(link.created_at);
                 if !tx.update_link(&link)? {
                     return Err(LinkError::NotFound);
@@ -336,6 +348,47 @@ fn usable_domain(
     }
 }
 
+/// Refuses a rule whose target's custom app scheme the link's domain does not declare (on the
+/// service's own address none is declared). Rules in `kept`, those the link had on the same
+/// domain before the change, are not checked again: a scheme removed from the domain's settings
+/// never breaks a printed code, only new or changed rules must name a declared scheme.
+fn declared_app_schemes(
+    tx: &dyn ReadTx,
+    account: AccountId,
+    domain: Option<&DomainName>,
+    rules: &[Rule],
+    kept: &[Rule],
+) -> Result<(), LinkError> {
+    let mut unchecked = rules
+        .iter()
+        .enumerate()
+        .filter(|(_, rule)| !kept.iter().any(|k| k.target_url == rule.target_url))
+        .filter_map(|(i, rule)| rule.target_url.custom_scheme().map(|scheme| (i, scheme)))
+        .peekable();
+    // Most links have no app rule: the domain is read only when one needs it.
+    if unchecked.peek().is_none() {
+        return Ok(());
+    }
+    let declared = match domain {
+        Some(name) => tx
+            .domain_by_name(name)?
+            .filter(|d| d.account_id == account)
+            .map(|d| d.settings.app_schemes)
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    match unchecked.find(|(_, scheme)| !declared.iter().any(|d| d.as_str() == *scheme)) {
+        Some((i, scheme)) => Err(LinkError::Field(FieldError::new(
+            LinkField::Rule(i, RulePart::TargetUrl),
+            FieldRule::SchemeNotDeclared {
+                scheme: scheme.to_owned(),
+                domain: domain.cloned(),
+            },
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// A link checked against the plan and ready to insert: everything but its id, code and times.
 pub(crate) struct NewLink {
     name: LinkName,
@@ -401,6 +454,7 @@ impl NewLink {
         if let Some(name) = domain {
             usable_domain(tx, account, name, now)?;
         }
+        declared_app_schemes(tx, account, domain, &self.options.rules, &[])?;
         let short_code = match self.short_code {
             Some(custom) if tx.code_taken(domain, &custom)? => {
                 return Err(LinkError::CodeTaken(custom.to_string()));

@@ -18,7 +18,7 @@ use crate::request::{JsonObject, json_object, read_body, string_field};
 use crate::respond::{HttpResponse, empty, json};
 
 /// The members of `PUT /api/domains`' body, in the order they are read.
-const SETTINGS: [(&str, DomainSetting); 4] = [
+const SETTINGS: [(&str, DomainSetting); 5] = [
     ("rootUrl", DomainSetting::RootUrl),
     ("notFoundUrl", DomainSetting::NotFoundUrl),
     (
@@ -26,6 +26,7 @@ const SETTINGS: [(&str, DomainSetting); 4] = [
         DomainSetting::AppleAppSiteAssociation,
     ),
     ("assetlinks", DomainSetting::Assetlinks),
+    ("appSchemes", DomainSetting::AppSchemes),
 ];
 
 /// Runs one domains operation for the caller's account.
@@ -115,8 +116,8 @@ fn only_members(fields: &JsonObject, known: &[&str]) -> Result<(), ApiError> {
     }
 }
 
-/// The settings of a `PUT` body: URLs as strings, app association files as JSON values, `null`
-/// clearing either.
+/// The settings of a `PUT` body: URLs as strings, app association files as JSON values, app
+/// schemes as an array of strings, `null` clearing any.
 fn settings(fields: &JsonObject) -> Result<DomainUpdate, ApiError> {
     let names: Vec<&str> = SETTINGS.iter().map(|(name, _)| *name).collect();
     only_members(fields, &names)?;
@@ -138,6 +139,24 @@ fn settings(fields: &JsonObject) -> Result<DomainUpdate, ApiError> {
                 update.set_apple_app_site_association(&v.to_string())?;
             }
             (DomainSetting::Assetlinks, v) => update.set_assetlinks(&v.to_string())?,
+            (DomainSetting::AppSchemes, Value::Array(items)) => {
+                let schemes = items
+                    .iter()
+                    .map(|item| {
+                        item.as_str().ok_or_else(|| {
+                            ApiError::BadRequest(
+                                "Invalid appSchemes: it must be an array of strings or null".into(),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<&str>, ApiError>>()?;
+                update.set_app_schemes(&schemes)?;
+            }
+            (DomainSetting::AppSchemes, _) => {
+                return Err(ApiError::BadRequest(
+                    "Invalid appSchemes: it must be an array of strings or null".into(),
+                ));
+            }
         }
     }
     Ok(update)
@@ -178,6 +197,8 @@ struct DomainJson<'a> {
     not_found_url: Option<&'a str>,
     apple_app_site_association: Option<Value>,
     assetlinks: Option<Value>,
+    /// The custom schemes its links' rules may target (`[]`: none).
+    app_schemes: Vec<&'a str>,
     created_at: String,
 }
 
@@ -218,6 +239,7 @@ impl<'a> DomainJson<'a> {
             not_found_url: d.settings.not_found_url.as_ref().map(|u| u.as_str()),
             apple_app_site_association: file(d.settings.apple_app_site_association.as_ref()),
             assetlinks: file(d.settings.assetlinks.as_ref()),
+            app_schemes: d.settings.app_schemes.iter().map(|s| s.as_str()).collect(),
             created_at: time(d.created_at),
         }
     }

@@ -263,6 +263,11 @@ fn url(field: LinkField, v: &Value) -> Read<qr_domain::TargetUrl> {
     rules::url(string(field, v)?).map_err(rule(field))
 }
 
+/// A rule's target: a web URL or an app URL ([`rules::rule_target`]).
+fn rule_target(field: LinkField, v: &Value) -> Read<qr_domain::links::campaign::RuleTarget> {
+    rules::rule_target(string(field, v)?).map_err(rule(field))
+}
+
 fn array<'v>(field: LinkField, v: &'v Value, of: &'static str) -> Read<&'v Vec<Value>> {
     v.as_array().ok_or_else(|| shape(field, Shape::Array(of)))
 }
@@ -355,7 +360,7 @@ fn rule_list(v: &Value) -> Read<Vec<Rule>> {
         )?;
         out.push(Rule {
             when: conditions(i, when)?,
-            target_url: url(LinkField::Rule(i, RulePart::TargetUrl), target)?,
+            target_url: rule_target(LinkField::Rule(i, RulePart::TargetUrl), target)?,
         });
     }
     Ok(out)
@@ -449,7 +454,17 @@ mod tests {
             err(
                 json!({"rules": [{"when": {"country": "DE"}, "targetUrl": "javascript:alert(1)"}]})
             ),
-            "Invalid rules[0].targetUrl: the URL must use http or https, not javascript"
+            "Invalid rules[0].targetUrl: the URL must not use javascript: it runs script in the page that opens it"
+        );
+        assert_eq!(
+            err(
+                json!({"rules": [{"when": {"os": "android"}, "targetUrl": "intent://x#Intent;end"}]})
+            ),
+            "Invalid rules[0].targetUrl: the URL must not use intent: an Android intent can launch any activity of any installed app"
+        );
+        assert_eq!(
+            err(json!({"rules": [{"when": {"os": "ios"}, "targetUrl": "tel:call-me"}]})),
+            "Invalid rules[0].targetUrl: a tel: URL must have a phone number of digits and + - . ( ) , or %20, such as tel:+4930123456"
         );
         assert_eq!(
             err(json!({"rules": [{"when": {"cuntry": "DE"}, "targetUrl": "https://a.example"}]})),

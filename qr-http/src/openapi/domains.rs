@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use qr_domain::domains::domain::MAX_APP_FILE_BYTES;
 use qr_domain::domains::name::MAX_DOMAIN_CHARS;
 use qr_domain::domains::orphan::{MAX_ORPHAN_PATH_CHARS, ORPHAN_VISITS_KEPT};
+use qr_domain::links::campaign::target::{MAX_APP_SCHEMES, MAX_SCHEME_CHARS};
 use qr_domain::links::link::MAX_URL_CHARS;
 use serde_json::json;
 
@@ -16,6 +17,10 @@ use super::json_schema::{
 use super::keyed::{self, KeyedOperation};
 use super::model::{Example, Operation, Parameter, Response};
 use super::patterns::HTTP_URL;
+
+/// An app scheme as answered: lower case, a letter then letters, digits, `+`, `-`, `.`, at most
+/// 32 characters.
+const APP_SCHEME: &str = "^[a-z][a-z0-9+.-]{0,31}$";
 
 /// The `id` parameter of one domain.
 fn id_parameter() -> Parameter {
@@ -208,6 +213,14 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
                 Schema::Const(Constant::Null),
             ]),
         ),
+        (
+            "appSchemes",
+            array(string().pattern(APP_SCHEME))
+                .max_items(MAX_APP_SCHEMES)
+                .unique()
+                .describe("The custom schemes its links' rules may target, lower case")
+                .into(),
+        ),
         ("createdAt", string().format(Format::DateTime).into()),
     ]);
     let names: Vec<&'static str> = fields.keys().copied().collect();
@@ -252,7 +265,24 @@ pub(super) fn schemas() -> Vec<(&'static str, Schema)> {
                 Schema::Const(Constant::Null),
             ]),
         )
-        .example(json!({"rootUrl": "https://brand.example/", "notFoundUrl": null}));
+        .property(
+            "appSchemes",
+            Schema::AnyOf(vec![
+                array(
+                    string()
+                        .min_length(1)
+                        .max_length(MAX_SCHEME_CHARS + 3)
+                        .describe("A scheme (brandapp; any case, a trailing : or :// is dropped)"),
+                )
+                .max_items(MAX_APP_SCHEMES)
+                .describe(format!(
+                    "The custom schemes (brandapp for brandapp://…) its links' rules may target, replacing the old ones; a repeated one is kept once; [] or null removes them. At most {MAX_APP_SCHEMES}, each a letter then letters, digits, +, - or ., at most {MAX_SCHEME_CHARS} characters; never http, https, tel, mailto, sms, geo (every link may use those) nor an unsafe scheme (javascript, data, file, intent, …). Removing a scheme keeps the rules that use it redirecting; only new or changed rules are checked"
+                ))
+                .into(),
+                Schema::Const(Constant::Null),
+            ]),
+        )
+        .example(json!({"rootUrl": "https://brand.example/", "notFoundUrl": null, "appSchemes": ["brandapp"]}));
     let visits = object()
         .required(&["daily", "recent"])
         .closed()

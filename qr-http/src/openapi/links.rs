@@ -225,8 +225,18 @@ fn variants(target: &Schema) -> ArraySchema {
     .max_items(MAX_VARIANTS)
 }
 
+/// A rule's target: a web URL as `target`'s, or an app URL (`tel:`, `mailto:`, `sms:`,
+/// `geo:`, or a custom scheme the link's domain lists in its `appSchemes`).
+fn rule_target(target: &Schema) -> Schema {
+    let web = "A web URL (http, https), or an app URL the device opens: tel:, mailto:, sms:, geo: on any link, or a custom scheme (brandapp://product/42) the link's domain lists in its appSchemes. App URLs are printable ASCII without spaces (percent-encode others), kept as written but for the scheme's case, and sent without UTM parameters or the forwarded query. javascript:, data:, file:, intent: and other unsafe schemes are refused";
+    match target {
+        Schema::String(url) => url.clone().describe(web).into(),
+        other => other.clone(),
+    }
+}
+
 /// The campaign fields of a link as the API returns them (every Link has them all), with
-/// `target` the schema of the rules' and variants' target URLs.
+/// `target` the schema of the variants' target URLs (the rules' may also be app URLs).
 fn campaign_fields(target: &Schema) -> BTreeMap<&'static str, Schema> {
     let utm_value = || string().min_length(1).max_length(MAX_UTM_CHARS);
     BTreeMap::from([
@@ -288,7 +298,7 @@ fn campaign_fields(target: &Schema) -> BTreeMap<&'static str, Schema> {
                     .required(&["when", "targetUrl"])
                     .closed()
                     .property("when", rule_conditions())
-                    .property("targetUrl", target.clone()),
+                    .property("targetUrl", rule_target(target)),
             )
             .max_items(MAX_RULES)
             .describe("In order; the first rule whose conditions all hold decides the target")

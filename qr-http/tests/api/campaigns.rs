@@ -193,7 +193,7 @@ async fn bounds_are_400_with_the_field_named() {
         ),
         (
             json!({"rules": [{"when": {"device": "mobile"}, "targetUrl": "javascript:alert(1)"}]}),
-            "Invalid rules[0].targetUrl: the URL must use http or https, not javascript",
+            "Invalid rules[0].targetUrl: the URL must not use javascript: it runs script in the page that opens it",
         ),
         (
             json!({"variants": [variant.clone(), {"targetUrl": "ftp://b.example/", "weight": 1}]}),

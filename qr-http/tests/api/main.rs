@@ -1,4 +1,4 @@
-//! The API's integration tests in one binary (each binary links the whole server): generation, authentication, limits and CORS (`api`), links and redirects, content types, logos, exports, the OpenAPI document, bulk creation, campaigns and webhooks, one module each.
+//! The API's integration tests in one binary (each binary links the whole server): generation, authentication, limits and CORS (`api`), links and redirects, rule targets that open apps, content types, logos, exports, the OpenAPI document, bulk creation, campaigns and webhooks, one module each.
 
 // The helpers every binary shares; each binary uses a part of them.
 #[path = "../common/mod.rs"]
@@ -6,6 +6,7 @@ mod common;
 
 mod analytics_export;
 mod api;
+mod app_targets;
 mod bulk;
 mod campaigns;
 mod content;

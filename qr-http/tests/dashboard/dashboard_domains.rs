@@ -324,3 +324,97 @@ async fn the_domains_page_adds_shows_configures_and_removes_a_domain() {
     );
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_schemes_are_set_on_the_domain_page_and_rules_open_them() {
+    let (s, smtp) = start(|c| c.self_service_plans = vec![Plan::Free, Plan::Pro]).await;
+    let mut c = customer(&s, &smtp, "apps@example.com").await;
+    let csrf = c.csrf("/dashboard/account").await;
+    let r = c
+        .post(
+            "/dashboard/account/plan",
+            &[("csrf", &csrf), ("plan", "pro")],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let r = add(&mut c, "go.brand.test").await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let page = r
+        .header("location")
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_owned();
+    verify(&s, "go.brand.test");
+
+    // The field, labelled; a refused scheme answers 422 with the domain's message, the typed
+    // text kept; saved schemes show lower case.
+    let html = c.get(&page).await.text();
+    assert!(
+        html.contains("<label for=\"domain-app-schemes\">App schemes</label>"),
+        "{html}"
+    );
+    let csrf = c.csrf(&page).await;
+    let save = |schemes: &str| vec![("csrf", csrf.clone()), ("appSchemes", schemes.to_owned())];
+    let r = post(&mut c, &page, &save("brandapp, javascript")).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    let html = r.text();
+    assert_eq!(
+        element_text(&html, "domain-error").as_deref(),
+        Some(
+            "Invalid appSchemes[1]: javascript is refused: it runs script in the page that opens it"
+        )
+    );
+    assert!(html.contains("value=\"brandapp, javascript\""), "{html}");
+    let r = post(&mut c, &page, &save("BrandApp otherapp")).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let html = c.get(&page).await.text();
+    assert!(html.contains("value=\"brandapp, otherapp\""), "{html}");
+
+    // The link form's rule target takes app URLs (a url input would refuse none of them in
+    // the browser, but says web address); a custom scheme needs the domain.
+    let links = c.get("/dashboard/links").await.text();
+    assert!(
+        links.contains("name=\"rules[0].targetUrl\" type=\"text\" inputmode=\"url\""),
+        "{links}"
+    );
+    let rule_link = |domain: &'static str| {
+        let csrf = csrf_in(&links);
+        vec![
+            ("csrf", csrf),
+            ("name", "App".to_owned()),
+            ("targetUrl", "https://brand.example/".to_owned()),
+            ("domain", domain.to_owned()),
+            ("campaign", "1".to_owned()),
+            ("shortCode", "OPEN-APP".to_owned()),
+            ("rules[0].when.device", "mobile".to_owned()),
+            ("rules[0].targetUrl", "BrandApp://product/42".to_owned()),
+        ]
+    };
+    let r = post(&mut c, "/dashboard/links", &rule_link("")).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    // The form capitalises the domain's message, as every row error.
+    let error = element_text(&r.text(), "link-rules-0-target-error")
+        .unwrap_or_default()
+        .to_lowercase();
+    assert!(
+        error.contains("brandapp: is an app scheme") && error.contains("appschemes"),
+        "{error}"
+    );
+    let r = post(&mut c, "/dashboard/links", &rule_link("go.brand.test")).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let r = s
+        .send(
+            "GET",
+            "/OPEN-APP",
+            &[
+                ("host", "go.brand.test"),
+                ("user-agent", "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"),
+            ],
+            "",
+        )
+        .await;
+    assert_eq!(r.status, 302, "{}", r.text());
+    assert_eq!(r.header("location"), Some("brandapp://product/42"));
+}

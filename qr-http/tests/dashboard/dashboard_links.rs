@@ -224,7 +224,7 @@ async fn link_forms_set_every_campaign_field_as_the_api_does() {
         "id=\"link-password-state\">A password is set.",
         "name=\"rules[1].when.country\" value=\"AT\"",
         "<option value=\"ios\" selected>iOS</option>",
-        "name=\"rules[3].targetUrl\" type=\"url\" value=\"\"",
+        "name=\"rules[3].targetUrl\" type=\"text\" inputmode=\"url\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"2048\" value=\"\"",
         "name=\"variants[1].weight\" inputmode=\"numeric\" value=\"3\"",
         "name=\"utm.term\" value=\"shoes\"",
     ] {
@@ -308,7 +308,7 @@ async fn link_forms_set_every_campaign_field_as_the_api_does() {
         (
             vec![("rules[2].targetUrl", "javascript:alert(1)")],
             "link-rules-1-target-error",
-            "not javascript",
+            "must not use javascript",
         ),
         (
             vec![("variants[1].targetUrl", ""), ("variants[1].weight", "")],

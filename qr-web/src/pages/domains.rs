@@ -166,6 +166,8 @@ struct SettingsForm {
     not_found_url: String,
     apple: String,
     assetlinks: String,
+    /// The app schemes, separated by commas or spaces.
+    app_schemes: String,
 }
 
 impl SettingsForm {
@@ -192,6 +194,12 @@ impl SettingsForm {
                 .as_ref()
                 .map(|f| f.as_str().to_owned())
                 .unwrap_or_default(),
+            app_schemes: s
+                .app_schemes
+                .iter()
+                .map(|a| a.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         }
     }
 
@@ -201,6 +209,7 @@ impl SettingsForm {
             not_found_url: form.text("notFoundUrl").trim().to_owned(),
             apple: form.text("appleAppSiteAssociation").trim().to_owned(),
             assetlinks: form.text("assetlinks").trim().to_owned(),
+            app_schemes: form.text("appSchemes").trim().to_owned(),
         }
     }
 
@@ -229,6 +238,13 @@ impl SettingsForm {
         } else {
             u.set_assetlinks(&self.assetlinks)?;
         }
+        // Commas or spaces separate the schemes; none clears them.
+        let schemes: Vec<&str> = self
+            .app_schemes
+            .split([',', ' ', '\t', '\n', '\r'])
+            .filter(|s| !s.is_empty())
+            .collect();
+        u.set_app_schemes(&schemes)?;
         Ok(u)
     }
 }
@@ -326,7 +342,10 @@ pub(super) fn show<S: Store, C: Clock>(
             "/dashboard/domains/{}?done=domain-saved",
             domain.id
         ))),
-        Err(e @ (DomainError::Url { .. } | DomainError::AppFile { .. })) => detail(
+        Err(
+            e
+            @ (DomainError::Url { .. } | DomainError::AppFile { .. } | DomainError::AppSchemes(_)),
+        ) => detail(
             web,
             user,
             &domain,
@@ -412,6 +431,22 @@ mod tests {
             typed.update().unwrap_err().to_string(),
             "Invalid appleAppSiteAssociation: this app association file must be a JSON object"
         );
+        let schemes = SettingsForm {
+            app_schemes: " BrandApp,otherapp  third\n".to_owned(),
+            ..SettingsForm::default()
+        };
+        assert_eq!(
+            schemes
+                .update()
+                .unwrap()
+                .app_schemes
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>(),
+            ["brandapp", "otherapp", "third"]
+        );
+        assert_eq!(u.app_schemes, Some(Vec::new()), "blank clears them");
         assert_eq!(routing_text(None), "not checked yet");
         assert_eq!(
             routing_text(Some(&Routing::PointsElsewhere {

@@ -2,10 +2,11 @@
 
 use std::fmt;
 
-use crate::domains::name::DomainNameError;
+use crate::domains::name::{DomainName, DomainNameError};
 use crate::links::link::UrlError;
 use crate::links::shortcode::ShortCodeError;
 
+use super::target::AppUrlError;
 use super::{
     MAX_LINK_PASSWORD_CHARS, MAX_RULES, MAX_SCANS_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_VARIANTS,
     MAX_WEIGHT, MIN_LINK_PASSWORD_CHARS, MIN_VARIANTS, OsFamily,
@@ -188,6 +189,16 @@ pub enum FieldRule {
     /// A URL other than a target URL's kind (the field is not `targetUrl`, so the message says
     /// "the URL").
     Url(UrlError),
+    /// A rule's target that is no web URL and no app URL ([`AppUrlError`]).
+    AppUrl(AppUrlError),
+    /// A rule's target with a custom scheme the link's domain does not declare (`domain`
+    /// `None`: a link on the service's own address, where no custom scheme is declared).
+    SchemeNotDeclared {
+        /// The scheme, lower case.
+        scheme: String,
+        /// The link's domain.
+        domain: Option<DomainName>,
+    },
     /// A password outside [`MIN_LINK_PASSWORD_CHARS`] to [`MAX_LINK_PASSWORD_CHARS`]
     /// characters (its length).
     PasswordLength(usize),
@@ -263,6 +274,21 @@ impl fmt::Display for FieldRule {
                 write!(f, "it must be an integer from 1 to {MAX_SCANS_LIMIT}")
             }
             FieldRule::Url(e) => write!(f, "{}", e.about("the URL")),
+            FieldRule::AppUrl(e) => write!(f, "{e}"),
+            FieldRule::SchemeNotDeclared {
+                scheme,
+                domain: None,
+            } => write!(
+                f,
+                "{scheme}: is an app scheme, which only a link on a custom domain may use once the domain lists it in its appSchemes (PUT /api/domains); tel:, mailto:, sms: and geo: work on every link"
+            ),
+            FieldRule::SchemeNotDeclared {
+                scheme,
+                domain: Some(domain),
+            } => write!(
+                f,
+                "{scheme}: is not an app scheme of {domain}; add {scheme} to the domain's appSchemes (PUT /api/domains) first"
+            ),
             FieldRule::PasswordLength(n) => write!(
                 f,
                 "it must have {MIN_LINK_PASSWORD_CHARS} to {MAX_LINK_PASSWORD_CHARS} characters (got {n})"

@@ -1,4 +1,4 @@
-//! A link's campaign settings (schedule, scan cap, pause, password, redirect rules, A/B variants, UTM parameters, query forwarding) and tags: their types and bounds, their stored form and the Link's JSON fields; `field` names what failed, `rules` checks each value.
+//! A link's campaign settings (schedule, scan cap, pause, password, redirect rules, A/B variants, UTM parameters, query forwarding) and tags: their types and bounds, their stored form and the Link's JSON fields; `field` names what failed, `rules` checks each value, `target` is a rule's web or app target.
 
 use std::sync::Arc;
 
@@ -12,8 +12,10 @@ use crate::scans::scan::Device;
 
 mod field;
 pub mod rules;
+pub mod target;
 
 pub use field::{DomainUnusable, FieldError, FieldRule, LinkField, RulePart, UtmPart, VariantPart};
+pub use target::{AppScheme, AppUrl, RuleTarget};
 
 /// Most tags on one link.
 pub const MAX_TAGS: usize = 20;
@@ -147,8 +149,8 @@ pub struct Conditions {
 pub struct Rule {
     /// The conditions.
     pub when: Conditions,
-    /// Where the visit goes when they hold.
-    pub target_url: crate::links::link::TargetUrl,
+    /// Where the visit goes when they hold: a web page or an app.
+    pub target_url: RuleTarget,
 }
 
 /// One side of an A/B split.
@@ -360,7 +362,7 @@ mod tests {
                     os: Some(rules::os("iOS").unwrap()),
                     ..Conditions::default()
                 },
-                target_url: rules::url("https://a.example").unwrap(),
+                target_url: rules::rule_target("https://a.example").unwrap(),
             }],
             ..LinkOptions::default()
         };

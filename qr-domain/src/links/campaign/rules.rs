@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 
 use super::field::{FieldRule, UtmPart};
+use super::target::RuleTarget;
 use super::{
     Conditions, MAX_LINK_PASSWORD_CHARS, MAX_RULES, MAX_SCANS_LIMIT, MAX_TAGS, MAX_UTM_CHARS,
     MAX_VARIANTS, MAX_WEIGHT, MIN_LINK_PASSWORD_CHARS, MIN_VARIANTS, OsFamily, Tag, Utm,
@@ -33,6 +34,12 @@ pub fn max_scans(n: u64) -> Checked<u64> {
 /// A URL other than the target (expired URL, a rule's or a variant's target), validated like it.
 pub fn url(raw: &str) -> Checked<TargetUrl> {
     TargetUrl::parse(raw).map_err(FieldRule::Url)
+}
+
+/// A rule's target: a web URL like [`url`]'s, or an app URL ([`RuleTarget`]); whether its
+/// link's domain declares a custom scheme is checked where the link is stored.
+pub fn rule_target(raw: &str) -> Checked<RuleTarget> {
+    RuleTarget::parse(raw)
 }
 
 /// A new link password, as typed (hashed by the service).

@@ -70,12 +70,23 @@ pub fn links_keep_tags_options_and_custom_codes<S: Store>(store: S) {
     let hash = PasswordHash::of(&Password::unchecked("letmein")).unwrap();
     let mut options = LinkOptions::from_stored(
         r#"{"maxScans":5,"disabled":true,"forwardQuery":true,"utm":{"source":"poster"},
-            "rules":[{"when":{"os":"ios","language":"de"},"targetUrl":"https://apps.example/"}],
+            "rules":[{"when":{"os":"ios","language":"de"},"targetUrl":"https://apps.example/"},
+                     {"when":{"os":"android"},"targetUrl":"brandapp://product/42?ref=Poster"},
+                     {"when":{"device":"mobile"},"targetUrl":"tel:+49-(30)-123%20456"}],
             "variants":[{"targetUrl":"https://a.example/","weight":1},{"targetUrl":"https://b.example/","weight":3}],
             "validFrom":"2024-01-01T00:00:00.000001Z","expiredUrl":"https://over.example/"}"#,
     )
     .unwrap();
     options.password = Some(hash);
+    // App targets are kept as written, but for their scheme's case.
+    assert_eq!(
+        options.rules[1].target_url.as_str(),
+        "brandapp://product/42?ref=Poster"
+    );
+    assert_eq!(
+        options.rules[2].target_url.as_str(),
+        "tel:+49-(30)-123%20456"
+    );
     l.options = Options::new(options);
     store.write(|tx| tx.insert_link(&l)).unwrap();
     assert_eq!(
