@@ -75,9 +75,7 @@ impl DesignReads for SqlTx<'_> {
 
     fn designs_of(&self, account: AccountId) -> Result<Vec<Design>, StoreError> {
         self.all(
-            &format!(
-                "SELECT {DESIGN_COLS} FROM designs WHERE account_id = ?1 ORDER BY name, id"
-            ),
+            &format!("SELECT {DESIGN_COLS} FROM designs WHERE account_id = ?1 ORDER BY name, id"),
             [&bytes(account.as_uuid())[..]],
             design_from,
         )

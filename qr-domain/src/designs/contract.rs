@@ -120,7 +120,10 @@ pub fn links_name_designs<S: Store>(store: S) {
         .unwrap();
     store
         .read(|tx| {
-            assert_eq!(tx.link(a.id, link.id)?.and_then(|l| l.design), Some(design.id));
+            assert_eq!(
+                tx.link(a.id, link.id)?.and_then(|l| l.design),
+                Some(design.id)
+            );
             assert_eq!(tx.link(a.id, plain.id)?.and_then(|l| l.design), None);
             assert_eq!(tx.count_design_links(a.id, design.id)?, 1);
             Ok::<_, crate::error::StoreError>(())
@@ -130,7 +133,9 @@ pub fn links_name_designs<S: Store>(store: S) {
     moved.design = None;
     store.write(|tx| tx.update_link(&moved)).unwrap();
     assert_eq!(
-        store.read(|tx| tx.count_design_links(a.id, design.id)).unwrap(),
+        store
+            .read(|tx| tx.count_design_links(a.id, design.id))
+            .unwrap(),
         0
     );
 }
@@ -148,9 +153,13 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
         Err(DesignError::NameRequired)
     ));
     let mut with_logo = named("Logo");
-    with_logo.set_logo(Some("image/png"), PIXEL_PNG.to_vec()).unwrap();
+    with_logo
+        .set_logo(Some("image/png"), PIXEL_PNG.to_vec())
+        .unwrap();
     assert_eq!(
-        svc.create_design(free.id, &with_logo).unwrap_err().to_string(),
+        svc.create_design(free.id, &with_logo)
+            .unwrap_err()
+            .to_string(),
         "Logos require Pro plan"
     );
     let mut looked = named("Navy");
@@ -167,10 +176,16 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
     first.set_default(true);
     let first = svc.create_design(pro.id, &first).unwrap();
     clock.advance(Duration::minutes(1));
-    let second = svc.set_default_design(pro.id, Some(logo.id)).unwrap().unwrap();
+    let second = svc
+        .set_default_design(pro.id, Some(logo.id))
+        .unwrap()
+        .unwrap();
     assert!(second.is_default);
     assert_eq!(second.updated_at, t("2024-05-01T10:01:00Z"));
-    assert_eq!(svc.default_design(pro.id).unwrap().map(|d| d.id), Some(logo.id));
+    assert_eq!(
+        svc.default_design(pro.id).unwrap().map(|d| d.id),
+        Some(logo.id)
+    );
     assert!(!svc.design(pro.id, first.id).unwrap().is_default);
     assert!(matches!(
         svc.design(other.id, logo.id),
@@ -183,7 +198,10 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
     let mut rename = named("Renamed");
     rename.clear_logo();
     let renamed = svc.update_design(pro.id, logo.id, &rename).unwrap();
-    assert_eq!((renamed.name.as_str(), renamed.logo.is_none()), ("Renamed", true));
+    assert_eq!(
+        (renamed.name.as_str(), renamed.logo.is_none()),
+        ("Renamed", true)
+    );
     assert!(renamed.is_default, "a change keeps the default");
     svc.set_default_design(pro.id, None).unwrap();
     assert_eq!(svc.default_design(pro.id).unwrap(), None);
@@ -205,7 +223,10 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
     fields.set_design(first.id);
     let link = svc.create_link_with(&pro, fields).unwrap();
     assert_eq!(link.design, Some(first.id));
-    assert_eq!(svc.design_for_link(&link).unwrap().map(|d| d.id), Some(first.id));
+    assert_eq!(
+        svc.design_for_link(&link).unwrap().map(|d| d.id),
+        Some(first.id)
+    );
     let mut update = LinkUpdate::default();
     update.set_design(navy.id);
     assert!(matches!(
@@ -221,9 +242,16 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
     update.clear_design();
     let link = svc.update_link(pro.id, link.id, &update).unwrap();
     assert_eq!(link.design, None);
-    assert_eq!(svc.design_for_link(&link).unwrap(), None, "no default: plain");
+    assert_eq!(
+        svc.design_for_link(&link).unwrap(),
+        None,
+        "no default: plain"
+    );
     svc.set_default_design(pro.id, Some(logo.id)).unwrap();
-    assert_eq!(svc.design_for_link(&link).unwrap().map(|d| d.id), Some(logo.id));
+    assert_eq!(
+        svc.design_for_link(&link).unwrap().map(|d| d.id),
+        Some(logo.id)
+    );
     svc.delete_design(pro.id, first.id).unwrap();
     assert!(matches!(
         svc.delete_design(pro.id, first.id),
@@ -232,10 +260,13 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
 
     // The bound is per account.
     for n in svc.designs(other.id).unwrap().len() as u64..MAX_DESIGNS {
-        svc.create_design(other.id, &named(&format!("D{n}"))).unwrap();
+        svc.create_design(other.id, &named(&format!("D{n}")))
+            .unwrap();
     }
     assert_eq!(
-        svc.create_design(other.id, &named("One more")).unwrap_err().to_string(),
+        svc.create_design(other.id, &named("One more"))
+            .unwrap_err()
+            .to_string(),
         "Design limit reached: an account holds at most 100 designs; delete one first"
     );
     svc.create_design(pro.id, &named("Still room")).unwrap();

@@ -188,10 +188,7 @@ impl DesignLogo {
                 });
             }
         }
-        Ok(Self {
-            kind,
-            bytes,
-        })
+        Ok(Self { kind, bytes })
     }
 
     /// A logo read back from storage (checked when it was stored).

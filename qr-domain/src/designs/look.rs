@@ -114,7 +114,10 @@ impl Look {
 
     /// This look with `overrides` on top: each look parameter an override names replaces the
     /// look's (the pairs of a request, whose other names are not the look's concern).
-    pub fn overridden_by<'a>(&self, overrides: impl IntoIterator<Item = (&'a str, &'a str)>) -> Look {
+    pub fn overridden_by<'a>(
+        &self,
+        overrides: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Look {
         let mut values = self.0.clone();
         for (name, value) in overrides {
             if is_look_parameter(name) {
@@ -138,7 +141,9 @@ mod tests {
             "Invalid color"
         );
         assert_eq!(
-            Look::parse([("gradient", "linear")]).unwrap_err().to_string(),
+            Look::parse([("gradient", "linear")])
+                .unwrap_err()
+                .to_string(),
             "Invalid color2"
         );
         assert!(Look::parse([("gradient", "linear"), ("color2", "6a1b9a")]).is_ok());
@@ -152,8 +157,13 @@ mod tests {
     fn request_settings_and_unknown_names_are_refused() {
         for name in ["size", "format", "data", "verify", "colour"] {
             let error = Look::parse([(name, "1")]).unwrap_err();
-            assert!(matches!(&error, LookError::Unknown(n) if n == name), "{error}");
-            assert!(error.to_string().starts_with(&format!("Unknown look parameter: {name}; a design holds color, background")));
+            assert!(
+                matches!(&error, LookError::Unknown(n) if n == name),
+                "{error}"
+            );
+            assert!(error.to_string().starts_with(&format!(
+                "Unknown look parameter: {name}; a design holds color, background"
+            )));
         }
         assert_eq!(
             Look::parse([("color", "000"), ("color", "111")]).unwrap_err(),
@@ -164,7 +174,11 @@ mod tests {
     #[test]
     fn every_look_parameter_is_a_generate_setting() {
         for p in LOOK_PARAMETERS {
-            assert!(qr_generate::params::PARAMETER_NAMES.contains(&p.name), "{}", p.name);
+            assert!(
+                qr_generate::params::PARAMETER_NAMES.contains(&p.name),
+                "{}",
+                p.name
+            );
         }
     }
 

@@ -45,7 +45,11 @@ impl DesignUpdate {
     }
 
     /// Sets the logo from uploaded bytes and their declared media type ([`DesignLogo::upload`]).
-    pub fn set_logo(&mut self, media_type: Option<&str>, bytes: Vec<u8>) -> Result<(), DesignError> {
+    pub fn set_logo(
+        &mut self,
+        media_type: Option<&str>,
+        bytes: Vec<u8>,
+    ) -> Result<(), DesignError> {
         self.logo = Some(Some(DesignLogo::upload(media_type, bytes)?));
         Ok(())
     }
@@ -95,7 +99,9 @@ pub enum DesignError {
     #[error("Logos require {} plan", .0.title())]
     LogoRequiresPlan(Plan),
     /// The account holds [`MAX_DESIGNS`] designs.
-    #[error("Design limit reached: an account holds at most {MAX_DESIGNS} designs; delete one first")]
+    #[error(
+        "Design limit reached: an account holds at most {MAX_DESIGNS} designs; delete one first"
+    )]
     LimitReached,
     /// No design with this id belongs to the account.
     #[error("Design not found")]

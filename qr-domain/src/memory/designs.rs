@@ -75,7 +75,11 @@ impl DesignWrites for Data {
     }
 
     fn delete_design(&mut self, account: AccountId, id: DesignId) -> Result<bool, StoreError> {
-        if self.designs.get(&id).is_some_and(|d| d.account_id == account) {
+        if self
+            .designs
+            .get(&id)
+            .is_some_and(|d| d.account_id == account)
+        {
             self.designs.remove(&id);
             Ok(true)
         } else {

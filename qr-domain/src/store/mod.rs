@@ -101,7 +101,7 @@ impl<T> ReadTx for T where
         + WebhookReads
         + IdempotencyReads
         + DomainReads
-    + DesignReads
+        + DesignReads
 {
 }
 
@@ -132,6 +132,6 @@ impl<T> WriteTx for T where
         + WebhookWrites
         + IdempotencyWrites
         + DomainWrites
-    + DesignWrites
+        + DesignWrites
 {
 }
