@@ -71,6 +71,7 @@ fn setup<S: Store>(store: &S, links: usize) -> (Account, Vec<LinkId>) {
                     name: LinkName::parse("bench").expect("valid name"),
                     short_code: ShortCode::generate().expect("rng"),
                     domain: None,
+                    design: None,
                     target_url: TargetUrl::parse("https://example.com/").expect("valid url"),
                     scan_count: 0,
                     created_at: start(),

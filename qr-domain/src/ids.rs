@@ -62,6 +62,10 @@ uuid_id!(
     /// Identifier of a customer's domain.
     DomainId
 );
+uuid_id!(
+    /// Identifier of a saved design (a named look of codes).
+    DesignId
+);
 
 /// Identifier of a recorded scan, assigned by the store in increasing order.
 ///

@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod clock;
 pub mod dashboard;
+pub mod designs;
 pub mod domains;
 pub mod error;
 pub mod export;
@@ -40,7 +41,7 @@ pub use dashboard::password::{Password, PasswordHash};
 pub use dashboard::session::{Session, SessionSecret};
 pub use dashboard::token::{TokenPurpose, TokenSecret};
 pub use error::StoreError;
-pub use ids::{AccountId, DomainId, KeyId, LinkId, ScanId};
+pub use ids::{AccountId, DesignId, DomainId, KeyId, LinkId, ScanId};
 pub use links::campaign::{LinkOptions, Options, Tag};
 pub use links::link::{Link, LinkName, LinkUpdate, TargetUrl};
 pub use links::shortcode::ShortCode;

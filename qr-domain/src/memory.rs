@@ -6,6 +6,7 @@
 
 mod accounts;
 mod credentials;
+mod designs;
 mod domains;
 mod idempotency;
 mod keys;
@@ -24,9 +25,10 @@ use crate::accounts::key::ApiKey;
 use crate::accounts::limits::UsageMonth;
 use crate::dashboard::session::{Session, SessionHash};
 use crate::dashboard::token::{OneTimeToken, TokenHash};
+use crate::designs::design::Design;
 use crate::domains::domain::Domain;
 use crate::error::StoreError;
-use crate::ids::{AccountId, DomainId, KeyId, LinkId, ScanId};
+use crate::ids::{AccountId, DesignId, DomainId, KeyId, LinkId, ScanId};
 use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::links::link::Link;
 use crate::scans::breakdown::DIMENSIONS;
@@ -69,6 +71,7 @@ struct Data {
     idempotency: HashMap<(AccountId, IdempotencyKey), IdempotencyRecord>,
     domains: HashMap<DomainId, Domain>,
     orphans: HashMap<DomainId, domains::Orphans>,
+    designs: HashMap<DesignId, Design>,
     next_scan: i64,
     config_version: u64,
     /// Whether the transaction changed what moves the configuration version.

@@ -3,6 +3,7 @@
 use hyper::StatusCode;
 use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use qr_domain::accounts::access::AccessError;
+use qr_domain::designs::service::DesignError;
 use qr_domain::domains::service::DomainError;
 use qr_domain::links::bulk::BulkError;
 use qr_domain::links::link::LinkError;
@@ -63,6 +64,8 @@ pub(crate) enum ApiError {
     Webhook(WebhookError),
     /// A domain operation failed.
     Domain(DomainError),
+    /// A design operation failed.
+    Design(DesignError),
     /// Any other invalid input, with its message.
     BadRequest(String),
     /// The body is larger than the endpoint's limit (bytes).
@@ -130,9 +133,22 @@ impl ApiError {
                 LinkError::CodeSpace | LinkError::Random(_) => {
                     (S::SERVICE_UNAVAILABLE, link_message(e))
                 }
-                LinkError::Name(_) | LinkError::TargetUrl(_) | LinkError::Field(_) => {
-                    (S::BAD_REQUEST, link_message(e))
+                LinkError::Name(_)
+                | LinkError::TargetUrl(_)
+                | LinkError::Field(_)
+                | LinkError::DesignNotFound => (S::BAD_REQUEST, link_message(e)),
+            },
+            ApiError::Design(e) => match e {
+                DesignError::Name(_)
+                | DesignError::NameRequired
+                | DesignError::Look(_)
+                | DesignError::Logo(_) => (S::BAD_REQUEST, e.to_string()),
+                DesignError::LogoRequiresPlan(_) | DesignError::LimitReached => {
+                    (S::FORBIDDEN, e.to_string())
                 }
+                DesignError::NotFound => (S::NOT_FOUND, e.to_string()),
+                DesignError::InUse { .. } => (S::CONFLICT, e.to_string()),
+                DesignError::Store(e) => store_status(e),
             },
             ApiError::LinkList(e) => (S::BAD_REQUEST, format!("Invalid {}: {}", e.param, e.rule)),
             ApiError::Bulk(e) => match e {
@@ -296,6 +312,7 @@ pub(crate) fn link_message(e: &LinkError) -> String {
         LinkError::LimitReached { plan, limit } => limit_message(plan, *limit),
         LinkError::PlanRequired { .. } | LinkError::CodeTaken(_) => e.to_string(),
         LinkError::NotFound => "Link not found".to_owned(),
+        LinkError::DesignNotFound => e.to_string(),
         LinkError::CodeSpace | LinkError::Random(_) => RETRY_CREATION.to_owned(),
         LinkError::Hash(_) => INTERNAL.to_owned(),
         LinkError::Store(e) => store_status(e).1,
@@ -416,5 +433,6 @@ from_error!(
     Logo(LogoFetchError),
     Webhook(WebhookError),
     Domain(DomainError),
+    Design(DesignError),
     Store(StoreError),
 );

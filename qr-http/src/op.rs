@@ -1,11 +1,13 @@
 //! Typed API operations, built at the edge from the route, the method and the query once a request is admitted, so handlers never read raw parameters.
 
+use qr_domain::designs::service::parse_design_id;
 use qr_domain::domains::service::parse_domain_id;
 use qr_domain::links::link::{LinkError, parse_link_id};
 use qr_domain::links::listing::LinkListQuery;
 use qr_domain::webhooks::webhook::WebhookId;
-use qr_domain::{AnalyticsQuery, DomainId, Feature, LinkId};
+use qr_domain::{AnalyticsQuery, DesignId, DomainId, Feature, LinkId};
 use qr_export::{ScanFormat, UnknownFormat};
+use qr_generate::params::PARAMETER_NAMES;
 use qr_generate::{Code, GenerateParams};
 
 use crate::error::ApiError;
@@ -41,6 +43,34 @@ pub(crate) enum ApiOp {
     Export,
     /// `/api/domains` and its `check` and `visits`.
     Domains(DomainsOp),
+    /// `/api/designs` in its five forms.
+    Designs(DesignsOp),
+    /// `GET /api/links/qr?id=`: the link and the request's own parameters (`format`, `size`,
+    /// print settings and look overrides), checked when the link's design is known.
+    LinkCode(LinkCodeParams),
+}
+
+/// The designs operations, with their ids parsed (a malformed id is a design not found).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DesignsOp {
+    /// `GET /api/designs`.
+    List,
+    /// `GET /api/designs?id=`.
+    Get(DesignId),
+    /// `POST /api/designs` (the fields are in the body).
+    Create,
+    /// `PUT /api/designs?id=` (the fields are in the body).
+    Update(DesignId),
+    /// `DELETE /api/designs?id=`.
+    Delete(DesignId),
+}
+
+/// The parameters of `GET /api/links/qr`: the link, and every generate setting the query
+/// gives (except `data` and `type`: the link's address is the content).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LinkCodeParams {
+    pub(crate) link: LinkId,
+    pub(crate) settings: Vec<(String, String)>,
 }
 
 /// The domains operations, with their ids parsed (a malformed id is a domain not found).
@@ -167,6 +197,8 @@ impl ApiOp {
             Kind::Domains | Kind::DomainCheck | Kind::DomainVisits => {
                 ApiOp::Domains(DomainsOp::parse(kind, method, query)?)
             }
+            Kind::Designs => ApiOp::Designs(DesignsOp::parse(method, query)?),
+            Kind::LinkCode => ApiOp::LinkCode(LinkCodeParams::parse(query)?),
             Kind::OpenApi | Kind::Redirect => return Err(ApiError::NotFound),
         })
     }
@@ -187,6 +219,51 @@ impl DomainsOp {
             (_, Method::Put) => DomainsOp::Update(id()?),
             (_, Method::Delete) => DomainsOp::Delete(id()?),
             (_, Method::Head) => return Err(ApiError::MethodNotAllowed(kind.spec())),
+        })
+    }
+}
+
+impl DesignsOp {
+    fn parse(method: Method, query: &Query) -> Result<Self, ApiError> {
+        let id = || match query.get("id") {
+            None | Some("") => Err(ApiError::BadRequest("id parameter required".into())),
+            Some(id) => Ok(parse_design_id(id)?),
+        };
+        Ok(match method {
+            Method::Get if query.get("id").is_none() => DesignsOp::List,
+            Method::Get => DesignsOp::Get(id()?),
+            Method::Post => DesignsOp::Create,
+            Method::Put => DesignsOp::Update(id()?),
+            Method::Delete => DesignsOp::Delete(id()?),
+            Method::Head => return Err(ApiError::MethodNotAllowed(Kind::Designs.spec())),
+        })
+    }
+}
+
+impl LinkCodeParams {
+    /// `id` required (a malformed one is a link not found); `data` and `type` refused, since
+    /// the link's address is what the code encodes.
+    fn parse(query: &Query) -> Result<Self, ApiError> {
+        let id = query
+            .get("id")
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| ApiError::BadRequest("id parameter required".into()))?;
+        if let Some(name) = ["data", "type", "logo"]
+            .into_iter()
+            .find(|name| query.get(name).is_some())
+        {
+            return Err(ApiError::BadRequest(format!(
+                "{name} is not a parameter of a link's code: it encodes the link's shortUrl in its design"
+            )));
+        }
+        let settings = query
+            .pairs()
+            .filter(|(name, _)| PARAMETER_NAMES.contains(name) && *name != "data")
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        Ok(Self {
+            link: parse_link_id(id)?,
+            settings,
         })
     }
 }

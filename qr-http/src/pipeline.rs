@@ -332,6 +332,8 @@ impl App {
             ApiOp::Health => api::usage::health(self).await,
             ApiOp::Webhooks(op) => api::webhooks::handle(self, &ctx, op, body).await,
             ApiOp::Domains(op) => api::domains::handle(self, &ctx, op, body).await,
+            ApiOp::Designs(op) => api::designs::handle(self, &ctx, op, body).await,
+            ApiOp::LinkCode(params) => api::link_code::handle(self, &ctx, params, headers).await,
             ApiOp::Export => api::export::handle(self, &ctx).await,
         }
     }

@@ -46,6 +46,10 @@ pub enum Kind {
     DomainCheck,
     /// `GET /api/domains/visits?id=`: a domain's orphan visits.
     DomainVisits,
+    /// `/api/designs`: list, show, create, change, remove saved designs.
+    Designs,
+    /// `GET /api/links/qr?id=`: a link's code in its design.
+    LinkCode,
     /// `GET /api/openapi.json` (public).
     OpenApi,
     /// `GET|HEAD|POST /r/{shortCode}` (public; POST is the password form's).
@@ -86,6 +90,22 @@ pub const ROUTES: &[RouteSpec] = &[
             Method::Delete,
         ],
         kind: Kind::Links,
+    },
+    RouteSpec {
+        path: "/api/links/qr",
+        methods: &[Method::Get, Method::Head],
+        kind: Kind::LinkCode,
+    },
+    RouteSpec {
+        path: "/api/designs",
+        methods: &[
+            Method::Get,
+            Method::Head,
+            Method::Post,
+            Method::Put,
+            Method::Delete,
+        ],
+        kind: Kind::Designs,
     },
     RouteSpec {
         path: "/api/links/bulk",
@@ -213,7 +233,9 @@ impl Kind {
             Kind::Generate => Endpoint::Generate,
             Kind::Batch => Endpoint::Batch,
             // A key barred from links is barred from creating them in bulk too.
-            Kind::Links | Kind::BulkLinks => Endpoint::Links,
+            // A link's code reads the link: a key barred from links is barred from it too.
+            Kind::Links | Kind::BulkLinks | Kind::LinkCode => Endpoint::Links,
+            Kind::Designs => Endpoint::Designs,
             // The export reads what analytics shows, so one switch covers both.
             Kind::Analytics | Kind::AnalyticsExport => Endpoint::Analytics,
             Kind::Dashboard => Endpoint::Usage,

@@ -19,6 +19,7 @@ mod accounts;
 mod backfill;
 mod config_changes;
 mod credentials;
+mod designs;
 mod domains;
 mod error;
 mod idempotency;

@@ -5,11 +5,11 @@ use qr_domain::domains::name::DomainName;
 use qr_domain::links::listing::LinkQuery;
 use qr_domain::links::shortcode::{scoped_key, split_scoped};
 use qr_domain::store::{LinkReads, LinkWrites};
-use qr_domain::{AccountId, Link, LinkId, Options, ShortCode, StoreError};
+use qr_domain::{AccountId, DesignId, Link, LinkId, Options, ShortCode, StoreError};
 
 use crate::tx::{PgTx, corrupt, count, get, json, signed, to_json};
 
-const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options, domain";
+const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options, domain, design_id";
 
 fn link_from(r: &Row) -> Result<Link, StoreError> {
     Ok(Link {
@@ -27,6 +27,7 @@ fn link_from(r: &Row) -> Result<Link, StoreError> {
             .map(DomainName::try_from)
             .transpose()
             .map_err(|_| corrupt("domain"))?,
+        design: get::<Option<uuid::Uuid>>(r, 11, "design_id")?.map(DesignId::from_uuid),
         target_url: get::<String>(r, 4, "target_url")?
             .try_into()
             .map_err(|_| corrupt("target_url"))?,
@@ -147,9 +148,9 @@ impl LinkWrites for PgTx<'_> {
     fn insert_link(&mut self, l: &Link) -> Result<(), StoreError> {
         let inserted = self.exec(
             "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at,
-                                updated_at, code_key, tags, options, domain)
+                                updated_at, code_key, tags, options, domain, design_id)
              SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::bigint, $7::timestamptz,
-                    $8::timestamptz, $9::text, $10::text, $11::text, $12::text
+                    $8::timestamptz, $9::text, $10::text, $11::text, $12::text, $13::uuid
              WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE short_code = $9)",
             &[
                 &l.id.as_uuid(),
@@ -164,6 +165,7 @@ impl LinkWrites for PgTx<'_> {
                 &to_json(&l.tags)?,
                 &l.options.to_stored(),
                 &l.domain.as_ref().map(DomainName::as_str),
+                &l.design.map(|d| d.as_uuid()),
             ],
         )?;
         if inserted == 0 {
@@ -199,7 +201,8 @@ impl LinkWrites for PgTx<'_> {
         }
         let n = self.exec(
             "UPDATE links SET name = $3, target_url = $4, updated_at = $5, short_code = $6,
-                              code_key = $7, tags = $8, options = $9, domain = $10
+                              code_key = $7, tags = $8, options = $9, domain = $10,
+                              design_id = $11
              WHERE id = $1 AND account_id = $2",
             &[
                 &l.id.as_uuid(),
@@ -212,6 +215,7 @@ impl LinkWrites for PgTx<'_> {
                 &to_json(&l.tags)?,
                 &l.options.to_stored(),
                 &l.domain.as_ref().map(DomainName::as_str),
+                &l.design.map(|d| d.as_uuid()),
             ],
         )?;
         Ok(n > 0)

@@ -26,6 +26,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::config_changes::V8_CONFIG_CHANGES),
     // Version 9: customers' domains, the links' domain and orphan visits (`domains.rs`).
     Step::Sql(crate::domains::V9_DOMAINS),
+    // Version 10: saved designs, and the design a link names (`designs.rs`).
+    Step::Sql(crate::designs::V10_DESIGNS),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

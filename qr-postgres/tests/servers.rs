@@ -296,6 +296,7 @@ fn setup_links(store: &PgStore, n: usize) -> Vec<LinkId> {
                     name: LinkName::parse("hot").unwrap(),
                     short_code: ShortCode::generate().unwrap(),
                     domain: None,
+                    design: None,
                     target_url: TargetUrl::parse("https://example.com/").unwrap(),
                     scan_count: 0,
                     created_at: Utc::now(),

@@ -4,12 +4,12 @@ use qr_domain::domains::name::DomainName;
 use qr_domain::links::listing::LinkQuery;
 use qr_domain::links::shortcode::{scoped_key, split_scoped};
 use qr_domain::store::{LinkReads, LinkWrites};
-use qr_domain::{AccountId, Link, LinkId, Options, ShortCode, StoreError};
+use qr_domain::{AccountId, DesignId, Link, LinkId, Options, ShortCode, StoreError};
 use rusqlite::{Row, params};
 
 use crate::tx::{SqlTx, corrupt, count, get, json, micros, signed, time, to_json, uuid};
 
-const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options, domain";
+const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options, domain, design_id";
 
 fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
     Ok(Link {
@@ -27,6 +27,9 @@ fn link_from(r: &Row<'_>) -> Result<Link, StoreError> {
             .map(DomainName::try_from)
             .transpose()
             .map_err(|_| corrupt("domain"))?,
+        design: get::<Option<Vec<u8>>>(r, 11)?
+            .map(|b| uuid(&b).map(DesignId::from_uuid))
+            .transpose()?,
         target_url: get::<String>(r, 4)?
             .try_into()
             .map_err(|_| corrupt("target_url"))?,
@@ -158,8 +161,8 @@ impl LinkWrites for SqlTx<'_> {
         }
         self.exec(
             "INSERT INTO links (id, account_id, name, short_code, target_url, scan_count, created_at,
-                                updated_at, code_key, tags, options, domain)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                updated_at, code_key, tags, options, domain, design_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 &l.id.as_uuid().as_bytes()[..],
                 &l.account_id.as_uuid().as_bytes()[..],
@@ -173,6 +176,7 @@ impl LinkWrites for SqlTx<'_> {
                 to_json(&l.tags)?,
                 l.options.to_stored(),
                 l.domain.as_ref().map(DomainName::as_str),
+                l.design.map(|d| d.as_uuid().into_bytes().to_vec()),
             ],
         )?;
         Ok(())
@@ -204,7 +208,8 @@ impl LinkWrites for SqlTx<'_> {
         }
         let n = self.exec(
             "UPDATE links SET name = ?3, target_url = ?4, updated_at = ?5, short_code = ?6,
-                              code_key = ?7, tags = ?8, options = ?9, domain = ?10
+                              code_key = ?7, tags = ?8, options = ?9, domain = ?10,
+                              design_id = ?11
              WHERE id = ?1 AND account_id = ?2",
             params![
                 &id[..],
@@ -217,6 +222,7 @@ impl LinkWrites for SqlTx<'_> {
                 to_json(&l.tags)?,
                 l.options.to_stored(),
                 l.domain.as_ref().map(DomainName::as_str),
+                l.design.map(|d| d.as_uuid().into_bytes().to_vec()),
             ],
         )?;
         Ok(n > 0)

@@ -89,6 +89,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 10: saved designs, and the design a link names (`designs.rs`).
+    Migration {
+        sql: crate::designs::V10_DESIGNS,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

@@ -166,7 +166,8 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
         }
         conn.execute_batch(&undo_v8).unwrap();
         conn.execute_batch(
-            "DROP TABLE orphan_visits; DROP TABLE orphan_days; DROP TABLE domains;
+            "DROP INDEX links_by_design; ALTER TABLE links DROP COLUMN design_id; DROP TABLE designs;
+             DROP TABLE orphan_visits; DROP TABLE orphan_days; DROP TABLE domains;
              DROP INDEX links_by_domain; ALTER TABLE links DROP COLUMN domain;
              DROP TABLE idempotency_keys;
              DROP TABLE webhook_events; DROP TABLE webhooks; DROP TABLE usage_thresholds;

@@ -81,6 +81,21 @@ const TABLES: &[Table] = &[
             ("last_four", Text),
         ],
     },
+    // Before links: a link's design_id names a design.
+    Table {
+        name: "designs",
+        columns: &[
+            ("id", Kind::Uuid),
+            ("account_id", Kind::Uuid),
+            ("name", Text),
+            ("look", Text),
+            ("logo", Bytes),
+            ("logo_type", Text),
+            ("is_default", Int2),
+            ("created_at", Time),
+            ("updated_at", Time),
+        ],
+    },
     Table {
         name: "links",
         columns: &[
@@ -96,6 +111,7 @@ const TABLES: &[Table] = &[
             ("tags", Text),
             ("options", Text),
             ("domain", Text),
+            ("design_id", Kind::Uuid),
         ],
     },
     Table {

@@ -74,6 +74,8 @@ pub enum Endpoint {
     Export,
     /// `/api/domains` and its `check` and `visits`: the account's own domains.
     Domains,
+    /// `/api/designs`: the account's saved designs.
+    Designs,
 }
 
 /// Per-key restrictions. The default restricts nothing.
@@ -180,7 +182,7 @@ pub fn check_access(
 
 impl Endpoint {
     /// All endpoint groups.
-    pub const ALL: [Endpoint; 9] = [
+    pub const ALL: [Endpoint; 10] = [
         Endpoint::Generate,
         Endpoint::Batch,
         Endpoint::Links,
@@ -190,6 +192,7 @@ impl Endpoint {
         Endpoint::Webhooks,
         Endpoint::Export,
         Endpoint::Domains,
+        Endpoint::Designs,
     ];
 
     /// The endpoint's lower-case name.
@@ -204,6 +207,7 @@ impl Endpoint {
             Endpoint::Webhooks => "webhooks",
             Endpoint::Export => "export",
             Endpoint::Domains => "domains",
+            Endpoint::Designs => "designs",
         }
     }
 }

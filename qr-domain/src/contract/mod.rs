@@ -4,7 +4,7 @@
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks live beside what they check, in
 //! each aggregate's `contract` module (`accounts` with its keys, `links` with campaigns and bulk creation,
-//! `scans`, `dashboard` with its credentials and rules, `webhooks`, `domains`); `store.rs` here checks the
+//! `scans`, `dashboard` with its credentials and rules, `webhooks`, `domains`, `designs`); `store.rs` here checks the
 //! store as a whole (transactions, isolation across aggregates, restarts, health). This file
 //! holds the macro and the fixtures the checks share, so every adapter proves the same behaviour.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
@@ -17,6 +17,7 @@ pub mod store;
 pub use crate::accounts::contract::{accounts, keys};
 pub use crate::dashboard::contract::credentials;
 pub use crate::dashboard::contract::rules as dashboard;
+pub use crate::designs::contract as designs;
 pub use crate::domains::contract as domains;
 pub use crate::links::contract::{bulk, campaigns, links};
 pub use crate::scans::contract as scans;
@@ -110,6 +111,9 @@ macro_rules! contract_suite {
                 domains_roundtrip_and_isolation, domains_are_due_in_order,
                 codes_are_unique_per_domain, orphan_visits_are_counted_and_bounded,
                 service_domains_and_their_links, service_app_rules_follow_their_domain;
+            designs:
+                designs_roundtrip_and_isolation, links_name_designs,
+                service_designs_and_their_links;
             store:
                 write_rolls_back_on_error, service_cross_account_isolation,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,
@@ -175,6 +179,7 @@ pub(crate) fn link_for(account: AccountId, at: &str) -> Link {
         name: LinkName::parse("Flyer").expect("valid"),
         short_code: ShortCode::generate().expect("rng"),
         domain: None,
+        design: None,
         target_url: TargetUrl::parse("https://example.com/").expect("valid"),
         scan_count: 0,
         created_at: t(at),
@@ -286,6 +291,7 @@ mod tests {
             "dashboard" => include_str!("../dashboard/contract/rules.rs"),
             "webhooks" => include_str!("../webhooks/contract.rs"),
             "domains" => include_str!("../domains/contract.rs"),
+            "designs" => include_str!("../designs/contract.rs"),
             "store" => include_str!("store.rs"),
             other => panic!("contract_suite! names {other}: add its source here"),
         }
@@ -294,7 +300,7 @@ mod tests {
     #[test]
     fn every_check_is_in_the_suite() {
         let listed = crate::contract_suite!(@list names);
-        assert_eq!(listed.len(), 11, "every contract module is listed once");
+        assert_eq!(listed.len(), 12, "every contract module is listed once");
         for (module, names) in listed {
             let mut names = names.to_vec();
             names.sort_unstable();

@@ -108,6 +108,9 @@ impl From<LinkError> for ItemError {
             LinkError::CodeTaken(code) => Self::CodeTaken { code },
             LinkError::CodeSpace | LinkError::Random(_) => Self::Unavailable,
             LinkError::Hash(_) => Self::Hash,
+            e @ LinkError::DesignNotFound => Self::Unread {
+                message: e.to_string(),
+            },
             // Neither reaches an item (a store failure fails the whole request).
             e @ (LinkError::NotFound | LinkError::Store(_)) => Self::Unread {
                 message: e.to_string(),

@@ -11,7 +11,7 @@ use crate::accounts::plan::{LinkFeature, Plan};
 use crate::dashboard::password::HashError;
 use crate::domains::name::DomainName;
 use crate::error::StoreError;
-use crate::ids::{AccountId, LinkId};
+use crate::ids::{AccountId, DesignId, LinkId};
 use crate::links::campaign::{
     Conditions, FieldError, FieldRule, LinkField, Options, Rule, RulePart, Tag, Utm, UtmPart,
     Variant, VariantPart, rules,
@@ -40,6 +40,9 @@ pub struct Link {
     /// The customer's domain the link lives on (`None`: the service's own address). Codes are
     /// unique per domain. Always in the JSON (`null`), like the campaign fields.
     pub domain: Option<DomainName>,
+    /// The saved design its code is drawn in (`None`: the account's default design, else the
+    /// plain code). Always in the JSON (`null`).
+    pub design: Option<DesignId>,
     /// Where the short URL redirects.
     pub target_url: TargetUrl,
     /// Every counted scan ever; retention pruning never lowers it.
@@ -122,6 +125,8 @@ pub struct LinkUpdate {
     pub forward_query: Option<bool>,
     /// The customer's domain the link lives on, or `Some(None)` for the service's own address.
     pub domain: Option<Option<DomainName>>,
+    /// The saved design its code is drawn in, or `Some(None)` for the account's default.
+    pub design: Option<Option<DesignId>>,
     /// When the link was first created elsewhere (an import from another service); read only
     /// on creation, where it replaces the creation instant (never later than it).
     pub created_at: Option<DateTime<Utc>>,
@@ -345,6 +350,9 @@ pub enum LinkError {
     /// No link with this id belongs to the account.
     #[error("link not found")]
     NotFound,
+    /// The `design` field names no design of the account (a field error: 400).
+    #[error("Design not found")]
+    DesignNotFound,
     /// No unused short code could be drawn (practically impossible with 40 random bits).
     #[error("could not allocate a unique short code; retry the request")]
     CodeSpace,
@@ -503,6 +511,17 @@ impl LinkUpdate {
     /// Puts the link on the service's own address.
     pub fn clear_domain(&mut self) {
         self.domain = Some(None);
+    }
+
+    /// The saved design the link's code is drawn in; whether it is the account's is checked
+    /// when the change is stored (another account's is [`LinkError::DesignNotFound`]).
+    pub fn set_design(&mut self, id: DesignId) {
+        self.design = Some(Some(id));
+    }
+
+    /// Draws the link's code in the account's default design.
+    pub fn clear_design(&mut self) {
+        self.design = Some(None);
     }
 
     /// When the link was first created elsewhere, kept to the microsecond: an import keeps a

@@ -10,7 +10,7 @@ use crate::clock::Clock;
 use crate::dashboard::password::{Password, PasswordHash};
 use crate::domains::name::DomainName;
 use crate::error::StoreError;
-use crate::ids::{AccountId, LinkId};
+use crate::ids::{AccountId, DesignId, LinkId};
 use crate::links::campaign::{
     DomainUnusable, FieldError, FieldRule, LinkField, LinkOptions, Options, Rule, RulePart, Tag,
 };
@@ -175,6 +175,10 @@ impl<S: Store, C: Clock> Service<S, C> {
                 }
                 if let Some(tags) = &update.tags {
                     link.tags = tags.clone();
+                }
+                if let Some(design) = update.design {
+                    usable_design(tx, account, design)?;
+                    link.design = design;
                 }
                 link.options = Options::new(apply(link.options.or_default(), update, password)?);
                 if let Some(options) = link.options.get() {
@@ -389,12 +393,25 @@ fn declared_app_schemes(
     }
 }
 
+/// Refuses a design the account does not hold ([`LinkError::DesignNotFound`]).
+fn usable_design(
+    tx: &dyn ReadTx,
+    account: AccountId,
+    design: Option<DesignId>,
+) -> Result<(), LinkError> {
+    match design {
+        Some(id) if tx.design(account, id)?.is_none() => Err(LinkError::DesignNotFound),
+        _ => Ok(()),
+    }
+}
+
 /// A link checked against the plan and ready to insert: everything but its id, code and times.
 pub(crate) struct NewLink {
     name: LinkName,
     target_url: TargetUrl,
     short_code: Option<ShortCode>,
     domain: Option<DomainName>,
+    design: Option<DesignId>,
     tags: Vec<Tag>,
     options: LinkOptions,
     /// When the link was created elsewhere (an import), if it was.
@@ -427,6 +444,7 @@ impl NewLink {
             target_url,
             short_code: fields.short_code,
             domain: fields.domain.flatten(),
+            design: fields.design.flatten(),
             tags: fields.tags.unwrap_or_default(),
             options,
             created_at: fields.created_at,
@@ -455,6 +473,7 @@ impl NewLink {
             usable_domain(tx, account, name, now)?;
         }
         declared_app_schemes(tx, account, domain, &self.options.rules, &[])?;
+        usable_design(tx, account, self.design)?;
         let short_code = match self.short_code {
             Some(custom) if tx.code_taken(domain, &custom)? => {
                 return Err(LinkError::CodeTaken(custom.to_string()));
@@ -468,6 +487,7 @@ impl NewLink {
             name: self.name.clone(),
             short_code,
             domain: self.domain.clone(),
+            design: self.design,
             target_url: self.target_url.clone(),
             scan_count: 0,
             created_at: self.created_at.map_or(now, |at| at.min(now)),

@@ -132,6 +132,7 @@ impl AccountWrites for Data {
         webhooks::forget_account(self, account);
         idempotency::forget_account(self, account);
         super::domains::forget_account(self, account);
+        super::designs::forget_account(self, account);
         self.config_changed_by(ConfigChange::Account(account));
         Ok(true)
     }

@@ -154,6 +154,7 @@ impl LinkWrites for Data {
             slot.target_url = link.target_url.clone();
             slot.short_code = link.short_code;
             slot.domain = link.domain.clone();
+            slot.design = link.design;
             slot.tags = link.tags.clone();
             slot.options = link.options.clone();
             slot.updated_at = link.updated_at;

@@ -7,7 +7,7 @@
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
 //! that aggregate's folder (`accounts/store.rs` and `accounts/key_store.rs`, `links/store.rs` and
 //! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
-//! `webhooks/store.rs`, `domains/store.rs`) and re-exported here, and each adapter implements them in the file that
+//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`) and re-exported here, and each adapter implements them in the file that
 //! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
 //! two alone.
 
@@ -21,6 +21,7 @@ use crate::scans::scan::NewScan;
 pub use crate::accounts::key_store::{KeyReads, KeyWrites};
 pub use crate::accounts::store::{AccountReads, AccountWrites};
 pub use crate::dashboard::store::{CredentialReads, CredentialWrites};
+pub use crate::designs::store::{DesignReads, DesignWrites};
 pub use crate::domains::store::{DomainReads, DomainWrites};
 pub use crate::links::idempotency_store::{IdempotencyReads, IdempotencyWrites};
 pub use crate::links::store::{LinkReads, LinkWrites};
@@ -86,6 +87,7 @@ pub trait ReadTx:
     + WebhookReads
     + IdempotencyReads
     + DomainReads
+    + DesignReads
 {
 }
 
@@ -99,6 +101,7 @@ impl<T> ReadTx for T where
         + WebhookReads
         + IdempotencyReads
         + DomainReads
+        + DesignReads
 {
 }
 
@@ -114,6 +117,7 @@ pub trait WriteTx:
     + WebhookWrites
     + IdempotencyWrites
     + DomainWrites
+    + DesignWrites
 {
 }
 
@@ -128,5 +132,6 @@ impl<T> WriteTx for T where
         + WebhookWrites
         + IdempotencyWrites
         + DomainWrites
+        + DesignWrites
 {
 }

@@ -1,4 +1,4 @@
-//! `GET /api/generate`: one image, with a strong ETag, rendered inline when small and on the CPU pool when not.
+//! `GET /api/generate`: one image, with a strong ETag, rendered inline when small and on the CPU pool when not (the answer `GET /api/links/qr` shares).
 
 use hyper::StatusCode;
 use hyper::header::{
@@ -37,6 +37,17 @@ pub(crate) async fn handle(
         });
         code = code.with_logo(fetched?.0)?;
     }
+    respond_image(app, code, headers).await
+}
+
+/// Renders a checked `code` (its logo set) and answers it as `/api/generate` does: a strong
+/// ETag of the image, 304 on a matching `If-None-Match`, a revalidating private cache policy
+/// and, for SVG, a content security policy. `GET /api/links/qr` answers through it too.
+pub(crate) async fn respond_image(
+    app: &App,
+    code: Code,
+    headers: &HeaderMap,
+) -> Result<HttpResponse, ApiError> {
     let format = code.format();
     // A small plain image takes well under 100 µs: render it here rather than pay two thread
     // switches; larger ones (up to milliseconds) go to the blocking pool.

@@ -158,7 +158,7 @@ pub fn bulk_data(item: &Value) -> String {
 
 /// Adds the campaign fields present in `body` (`shortCode`, `tags`, `validFrom`, `validUntil`,
 /// `maxScans`, `expiredUrl`, `disabled`, `password`, `rules`, `variants`, `utm`,
-/// `forwardQuery`, `domain`), read in that order. `null` clears a field that can be unset; other members
+/// `forwardQuery`, `domain`, `design`), read in that order. `null` clears a field that can be unset; other members
 /// are not read here.
 pub fn campaign_fields(mut update: LinkUpdate, body: &Object) -> Read<LinkUpdate> {
     for name in CAMPAIGN_FIELDS {
@@ -170,7 +170,7 @@ pub fn campaign_fields(mut update: LinkUpdate, body: &Object) -> Read<LinkUpdate
 }
 
 /// The campaign fields of a link's JSON, in the order they are read.
-pub const CAMPAIGN_FIELDS: [&str; 13] = [
+pub const CAMPAIGN_FIELDS: [&str; 14] = [
     "shortCode",
     "tags",
     "validFrom",
@@ -184,6 +184,7 @@ pub const CAMPAIGN_FIELDS: [&str; 13] = [
     "utm",
     "forwardQuery",
     "domain",
+    "design",
 ];
 
 /// Sets the campaign field `name` (one of [`CAMPAIGN_FIELDS`]; another name sets nothing) from
@@ -216,6 +217,15 @@ pub fn campaign_field(update: &mut LinkUpdate, name: &str, v: &Value) -> Read<()
         "domain" => match v {
             Value::Null => update.clear_domain(),
             v => update.set_domain(string(LinkField::Domain, v)?)?,
+        },
+        // A design id names one of the account's designs; anything else names none.
+        "design" => match v {
+            Value::Null => update.clear_design(),
+            v => update.set_design(
+                v.as_str()
+                    .and_then(|id| id.parse().ok())
+                    .ok_or(LinkError::DesignNotFound)?,
+            ),
         },
         _ => {}
     }

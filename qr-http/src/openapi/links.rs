@@ -327,6 +327,14 @@ fn campaign_fields(target: &Schema) -> BTreeMap<&'static str, Schema> {
                 .describe("The customer's domain the link lives on (ASCII form); null: the service's own address. shortUrl is then https://<domain>/<shortCode>")
                 .into(),
         ),
+        (
+            "design",
+            string()
+                .nullable()
+                .format(Format::Uuid)
+                .describe("The saved design its code is drawn in (GET /api/links/qr); null: the account's default design, else the plain code")
+                .into(),
+        ),
     ])
 }
 
@@ -393,6 +401,13 @@ fn campaign_inputs(target: &Schema) -> BTreeMap<&'static str, Schema> {
             .into(),
     );
     fields.insert(
+        "design",
+        string()
+            .nullable()
+            .describe("The id of one of the account's saved designs (anything else is 400 Design not found); null: the account's default design")
+            .into(),
+    );
+    fields.insert(
         "utm",
         utm(|| string().pattern(trimmed_text(MAX_UTM_CHARS))).into(),
     );
@@ -448,6 +463,7 @@ const LINK_REQUIRED: &[&str] = &[
     "utm",
     "forwardQuery",
     "domain",
+    "design",
     "shortUrl",
 ];
 

@@ -7,12 +7,13 @@
 //!
 //! Where to look: `generate/` (`/api/generate`, `/api/batch`, and the generate parameters'
 //! descriptions and examples in one table), `links.rs` (`/api/links`, `/api/links/bulk`),
-//! `analytics.rs`, `account.rs` (usage, health, the account export), `webhooks.rs`,
+//! `designs.rs` (`/api/designs`, `/api/links/qr`), `analytics.rs`, `account.rs` (usage, health, the account export), `webhooks.rs`,
 //! `public.rs` (this document, the redirect), `keyed.rs` (what every keyed operation shares),
 //! `patterns.rs` (the regular expressions of trimmed text, dates and cursors).
 
 mod account;
 mod analytics;
+mod designs;
 mod domains;
 mod generate;
 mod json_schema;
@@ -63,6 +64,8 @@ fn documentation(kind: Kind) -> Vec<(Method, Operation)> {
         Kind::Domains => domains::domains(),
         Kind::DomainCheck => domains::check(),
         Kind::DomainVisits => domains::visits(),
+        Kind::Designs => designs::designs(),
+        Kind::LinkCode => designs::link_code(),
         Kind::OpenApi => public::openapi(),
         Kind::Redirect => public::redirect_path(),
     }
@@ -92,6 +95,7 @@ fn component_schemas() -> BTreeMap<&'static str, json_schema::Schema> {
     schemas.extend(account::schemas());
     schemas.extend(webhooks::schemas());
     schemas.extend(domains::schemas());
+    schemas.extend(designs::schemas());
     schemas
 }
 

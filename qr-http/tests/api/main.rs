@@ -11,6 +11,7 @@ mod bulk;
 mod campaigns;
 mod content;
 mod contract;
+mod designs;
 mod domains;
 mod export;
 mod links;

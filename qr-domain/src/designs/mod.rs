@@ -1,0 +1,8 @@
+//! Saved designs: an account's named looks of codes (generate parameters and an uploaded logo), its default design, and how links name one.
+
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod contract;
+pub mod design;
+pub mod look;
+pub mod service;
+pub mod store;
