@@ -36,7 +36,7 @@ pub fn url(raw: &str) -> Checked<TargetUrl> {
     TargetUrl::parse(raw).map_err(FieldRule::Url)
 }
 
-/// A rule's target: a web URL like [`url`]'s, or an app URL ([`RuleTarget`]); whether its
+/// A rule's target: a web URL like [`url()`]'s, or an app URL ([`RuleTarget`]); whether its
 /// link's domain declares a custom scheme is checked where the link is stored.
 pub fn rule_target(raw: &str) -> Checked<RuleTarget> {
     RuleTarget::parse(raw)
