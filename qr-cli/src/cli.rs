@@ -7,6 +7,7 @@ use crate::analytics::AnalyticsArgs;
 use crate::backup::{BackupArgs, RestoreArgs};
 use crate::batch::BatchArgs;
 use crate::db_admin::DbAdminArgs;
+use crate::designs::DesignsArgs;
 use crate::docs::{CompletionsArgs, ManArgs};
 use crate::domains::DomainsArgs;
 use crate::export::ExportArgs;
@@ -81,6 +82,8 @@ pub enum Command {
     Links(LinksArgs),
     /// Adds, lists, shows, checks (DNS), configures and removes an account's own domains.
     Domains(DomainsArgs),
+    /// Lists, shows, creates, changes and deletes an account's saved designs; sets its default.
+    Designs(DesignsArgs),
     /// Registers, lists and removes an account's webhooks; lists their deliveries.
     Webhooks(WebhooksArgs),
     /// Shows a link's scan analytics as a table, JSON or CSV.

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use qr_domain::LinkUpdate;
+use qr_domain::designs::service::parse_design_id;
+use qr_domain::ids::DesignId;
 use qr_domain::links::campaign::{FieldError, LinkField, UtmPart, rules};
-use qr_domain::links::link::{RuleInput, VariantInput};
+use qr_domain::links::link::{LinkError, RuleInput, VariantInput};
 
 use crate::error::usage;
 
@@ -23,6 +25,12 @@ pub struct CampaignArgs {
     /// Put the link back on the service's own address (BASE_URL/r/CODE).
     #[arg(long)]
     no_domain: bool,
+    /// Draw the link's code in one of the account's saved designs (an id; see `qr designs`).
+    #[arg(long, value_name = "ID", conflicts_with = "no_design")]
+    design: Option<String>,
+    /// Draw the link's code in the account's default design.
+    #[arg(long)]
+    no_design: bool,
     /// A custom short code: 3 to 64 of A-Z a-z 0-9 - _ (Starter plan and up).
     #[arg(long, value_name = "CODE")]
     short_code: Option<String>,
@@ -146,6 +154,7 @@ struct VariantText {
 #[derive(Debug, Default)]
 pub struct Campaign {
     domain: Option<Setting<String>>,
+    design: Option<Option<DesignId>>,
     short_code: Option<String>,
     tags: Option<Setting<Vec<String>>>,
     valid_from: Option<Setting<String>>,
@@ -171,8 +180,19 @@ impl CampaignArgs {
             (None, true) => Some(Setting::Cleared),
             (None, false) => None,
         };
+        // A malformed id names no design: the domain's refusal, as for an unknown one.
+        let design = match (&self.design, self.no_design) {
+            (Some(id), _) => {
+                Some(Some(parse_design_id(id).map_err(|_| {
+                    anyhow::Error::new(LinkError::DesignNotFound)
+                })?))
+            }
+            (None, true) => Some(None),
+            (None, false) => None,
+        };
         let mut c = Campaign {
             domain,
+            design,
             short_code: self.short_code.clone(),
             tags: (!self.tags.is_empty()).then(|| Setting::Value(self.tags.clone())),
             valid_from: value(self.valid_from.as_ref()),
@@ -271,6 +291,11 @@ impl Campaign {
         match &self.domain {
             Some(Setting::Value(name)) => update.set_domain(name)?,
             Some(Setting::Cleared) => update.clear_domain(),
+            None => {}
+        }
+        match self.design {
+            Some(Some(id)) => update.set_design(id),
+            Some(None) => update.clear_design(),
             None => {}
         }
         if let Some(code) = &self.short_code {

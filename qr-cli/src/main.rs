@@ -9,6 +9,7 @@ mod cli;
 mod content_args;
 mod db;
 mod db_admin;
+mod designs;
 mod docs;
 mod domains;
 mod error;
@@ -66,6 +67,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Keys(args) => keys::run(args, out),
         Command::Links(args) => links::run(args, out),
         Command::Domains(args) => domains::run(args, out),
+        Command::Designs(args) => designs::run(args, out),
         Command::Webhooks(args) => webhooks::run(args, out),
         Command::Analytics(args) => analytics::run(args, out),
         Command::Usage(args) => usage::run(args, out),

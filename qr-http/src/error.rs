@@ -3,6 +3,7 @@
 use hyper::StatusCode;
 use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use qr_domain::accounts::access::AccessError;
+use qr_domain::designs::link_code::LinkCodeError;
 use qr_domain::designs::service::DesignError;
 use qr_domain::domains::service::DomainError;
 use qr_domain::links::bulk::BulkError;
@@ -405,6 +406,19 @@ impl From<BodyError> for ApiError {
         match e {
             BodyError::Link(e) => ApiError::Link(e),
             other => ApiError::BadRequest(other.to_string()),
+        }
+    }
+}
+
+/// A link's code fails as its link, its settings or the store fails; a stored logo that no
+/// longer decodes is the server's fault (it was checked when stored).
+impl From<LinkCodeError> for ApiError {
+    fn from(e: LinkCodeError) -> Self {
+        match e {
+            LinkCodeError::Link(e) => ApiError::Link(e),
+            LinkCodeError::Generate(e) => ApiError::Generate(e),
+            LinkCodeError::Logo(e) => ApiError::Internal(e.to_string()),
+            LinkCodeError::Store(e) => ApiError::Store(e),
         }
     }
 }

@@ -6,6 +6,7 @@ mod campaign;
 mod common;
 mod content;
 mod deploy;
+mod designs;
 mod domains;
 mod export;
 mod foreign_import;

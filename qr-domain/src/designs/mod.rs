@@ -3,6 +3,7 @@
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
 pub mod design;
+pub mod link_code;
 pub mod look;
 pub mod service;
 pub mod store;

@@ -33,6 +33,7 @@ use crate::accounts::key::KeyHash;
 use crate::accounts::limit_state::{LimitState, MemoryLimits};
 use crate::accounts::limits::{Meter, UsageMonth};
 use crate::clock::Clock;
+use crate::designs::link_code::{LOGO_CACHE_MAX, LogoKey};
 use crate::domains::service::{DomainConfig, DomainState};
 use crate::error::StoreError;
 use crate::ids::LinkId;
@@ -112,6 +113,8 @@ pub struct Service<S: Store, C: Clock> {
     pub(crate) stats: ServiceStats,
     /// Domain settings and the domains of request hosts.
     pub(crate) domains: DomainState,
+    /// Designs' logos decoded for drawing, by design and content.
+    pub(crate) logos: BoundedCache<LogoKey, qr_core::Logo>,
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -160,6 +163,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             writer,
             stats,
             domains: DomainState::new(DomainConfig::default()),
+            logos: BoundedCache::new(LOGO_CACHE_MAX),
         })
     }
 

@@ -1,9 +1,7 @@
-//! `GET /api/links/qr?id=`: a link's own code, its `shortUrl` drawn in the link's design (else the account's default design, else the plain code), the query's look parameters overriding the design's for that request, answered as `/api/generate` answers.
+//! `GET /api/links/qr?id=`: a link's own code (the domain's `Service::link_code`: its `shortUrl` in its design, the query's look parameters overriding the design's), answered as `/api/generate` answers.
 
 use hyper::header::HeaderMap;
-use qr_domain::Feature;
 use qr_domain::service::AuthContext;
-use qr_generate::GenerateParams;
 
 use crate::api::generate::respond_image;
 use crate::app::App;
@@ -18,37 +16,14 @@ pub(crate) async fn handle(
     params: LinkCodeParams,
     headers: &HeaderMap,
 ) -> Result<HttpResponse, ApiError> {
-    let account = ctx.account.id;
-    // A design's logo is drawn while the plan includes logos; after a downgrade the code is
-    // drawn without it rather than refused, so printed material keeps a working image.
-    let logos = ctx.account.limits().includes(Feature::Logo);
+    let account = ctx.account.clone();
     let base_url = app.base_url().to_owned();
     let LinkCodeParams { link, settings } = params;
-    let (code, logo) = app
-        .blocking(move |svc| -> Result<_, ApiError> {
-            let link = svc.link(account, link)?;
-            let design = svc.design_for_link(&link)?;
-            let short_url = link.short_url(&base_url);
-            // The first occurrence wins: the link's address, then the request's settings, then
-            // the design's look.
-            let look = design.as_ref().map(|d| d.look.pairs().collect::<Vec<_>>());
-            let pairs = std::iter::once(("data", short_url.as_str()))
-                .chain(settings.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-                .chain(look.iter().flatten().copied());
-            let code = GenerateParams::from_pairs(pairs).parse()?;
-            let logo = match design.and_then(|d| d.logo).filter(|_| logos) {
-                Some(logo) => Some(
-                    logo.decode()
-                        .map_err(|e| ApiError::Internal(e.to_string()))?,
-                ),
-                None => None,
-            };
-            Ok((code, logo))
+    let code = app
+        .blocking(move |svc| {
+            let settings = settings.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+            svc.link_code(&account, link, &base_url, settings)
         })
         .await??;
-    let code = match logo {
-        Some(logo) => code.with_logo(logo)?,
-        None => code,
-    };
     respond_image(app, code, headers).await
 }

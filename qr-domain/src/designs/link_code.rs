@@ -1,0 +1,109 @@
+//! A link's own code: its `shortUrl` in the link's design (else the account's default, else plain), a request's look settings overriding the design's, and the design's logo while the plan includes logos; decoded logos are cached by content.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use qr_generate::{Code, GenerateError, GenerateParams};
+use thiserror::Error;
+
+use crate::accounts::account::Account;
+use crate::accounts::plan::Feature;
+use crate::clock::Clock;
+use crate::designs::design::{Design, LogoError};
+use crate::error::StoreError;
+use crate::ids::{DesignId, LinkId};
+use crate::links::link::{Link, LinkError};
+use crate::service::Service;
+use crate::store::Store;
+
+/// Most decoded logos kept: a logo may be 4,096 x 4,096 pixels (64 MiB as RGBA), so the cache
+/// is small; an account prints in a handful of designs at a time.
+pub(crate) const LOGO_CACHE_MAX: usize = 16;
+
+/// The key of a decoded logo: its design and a hash of its bytes, so a changed logo is decoded
+/// again and an unchanged one is not (hashing a 20 KB logo takes microseconds, decoding it
+/// milliseconds).
+pub(crate) type LogoKey = (DesignId, u64);
+
+/// Why a link's code could not be made.
+#[derive(Debug, Error)]
+pub enum LinkCodeError {
+    /// The link is not the account's (or does not exist).
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    /// A request setting (or the design's look with it) generate refuses, with its message.
+    #[error(transparent)]
+    Generate(#[from] GenerateError),
+    /// The design's stored logo no longer decodes (it was checked when stored).
+    #[error(transparent)]
+    Logo(#[from] LogoError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl<S: Store, C: Clock> Service<S, C> {
+    /// The code of `account`'s link `id`, ready to render. `settings` are the request's generate
+    /// settings other than the content (`format`, `size`, print settings, look overrides); the
+    /// first occurrence of a name wins: the link's address, then `settings`, then the design.
+    ///
+    /// A design's logo is drawn while the account's plan includes logos; after a downgrade the
+    /// code is drawn without it rather than refused, so printed material keeps a working image.
+    pub fn link_code<'a>(
+        &self,
+        account: &Account,
+        id: LinkId,
+        base_url: &str,
+        settings: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Code, LinkCodeError> {
+        let link = self.link(account.id, id)?;
+        self.code_of_link(account, &link, base_url, settings)
+    }
+
+    /// [`Service::link_code`] for a link already read (the dashboard's list, a bulk ZIP).
+    pub fn code_of_link<'a>(
+        &self,
+        account: &Account,
+        link: &Link,
+        base_url: &str,
+        settings: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Code, LinkCodeError> {
+        let design = self.design_for_link(link)?;
+        let short_url = link.short_url(base_url);
+        let code = {
+            let mut pairs: Vec<(&str, &str)> = vec![("data", short_url.as_str())];
+            for (name, value) in settings {
+                pairs.push((name, value));
+            }
+            if let Some(design) = &design {
+                pairs.extend(design.look.pairs());
+            }
+            GenerateParams::from_pairs(pairs).parse()?
+        };
+        let logo = match design {
+            Some(design) if account.limits().includes(Feature::Logo) => {
+                self.design_logo(&design)?
+            }
+            _ => None,
+        };
+        Ok(match logo {
+            Some(logo) => code.with_logo(logo)?,
+            None => code,
+        })
+    }
+
+    /// The design's logo decoded, from the cache when its bytes were decoded before.
+    fn design_logo(&self, design: &Design) -> Result<Option<qr_core::Logo>, LogoError> {
+        let Some(stored) = &design.logo else {
+            return Ok(None);
+        };
+        let mut hasher = DefaultHasher::new();
+        stored.bytes().hash(&mut hasher);
+        let key = (design.id, hasher.finish());
+        if let Some(logo) = self.logos.read(&key, |logo| Some(logo.clone())) {
+            return Ok(Some(logo));
+        }
+        let logo = stored.decode()?;
+        self.logos.insert(key, logo.clone());
+        Ok(Some(logo))
+    }
+}
