@@ -234,7 +234,7 @@ fn read_data(arg: Option<&str>) -> anyhow::Result<Option<String>> {
 }
 
 /// The format named by a file's extension.
-fn format_of(path: &Path) -> anyhow::Result<&'static str> {
+pub(crate) fn format_of(path: &Path) -> anyhow::Result<&'static str> {
     let extension = path
         .extension()
         .and_then(|e| e.to_str())

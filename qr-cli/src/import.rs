@@ -194,8 +194,17 @@ pub fn run(
     bar.finish_and_clear();
 
     if let (Some(path), Some(base)) = (&args.zip, &base) {
-        let short_url = |l: &Link| format!("{base}/r/{}", l.short_code);
-        let zip = qr_export::bulk::links_archive(&created, &short_url, &failures, &settings)?;
+        // Each code in its link's design, the --format/--size/… flags over the design's look.
+        let codes = created
+            .iter()
+            .map(|(_, link)| {
+                service
+                    .code_of_link(&account, link, base, settings.given())
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        let short_url = |l: &Link| l.short_url(base);
+        let zip = qr_export::bulk::links_archive(&created, codes, &short_url, &failures)?;
         std::fs::write(path, zip).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if args.json {
@@ -203,7 +212,7 @@ pub fn run(
     } else {
         for (_, link) in &created {
             let shown = match &base {
-                Some(base) => format!("{base}/r/{}", link.short_code),
+                Some(base) => link.short_url(base),
                 None => link.short_code.to_string(),
             };
             writeln!(out, "{}\t{shown}\t{}", link.id, link.name)?;

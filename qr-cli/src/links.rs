@@ -1,8 +1,12 @@
-//! `qr links`: list, show, create, update and delete an account's dynamic links.
+//! `qr links`: list, show, create, update and delete an account's dynamic links, and write a link's code in its design.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
 
 use clap::{Args, Subcommand};
+use qr_domain::designs::link_code::LinkCodeError;
 use qr_domain::links::listing::LinkListQuery;
 use qr_domain::{Link, LinkUpdate};
 use serde::Serialize;
@@ -11,6 +15,7 @@ use serde_json::Value;
 use crate::db::{self, Create, DbArgs};
 use crate::link_args::CampaignArgs;
 use crate::output::{self, Table};
+use crate::render_args::RenderArgs;
 
 /// `qr links`.
 #[derive(Debug, Args)]
@@ -96,6 +101,22 @@ enum LinksCommand {
         /// Print the link as the API does.
         #[arg(long)]
         json: bool,
+    },
+    /// Writes a link's code as `GET /api/links/qr` draws it: its short URL in the link's design
+    /// (else the account's default design, else the plain code), the flags given overriding
+    /// the design's look. Needs --base-url.
+    Code {
+        /// The link's id.
+        id: String,
+        /// Look for the link only in this account (by default every account is searched).
+        #[arg(long, value_parser = db::parse_email)]
+        email: Option<String>,
+        /// The image file (`-`: standard output); its extension gives the format unless
+        /// --format does.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: PathBuf,
+        #[command(flatten)]
+        render: RenderArgs,
     },
     /// Creates many links from a CSV or JSON Lines file, as `POST /api/links/bulk` does, with a
     /// progress bar; optionally writes a ZIP of their codes.
@@ -219,6 +240,41 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
             let link = service.update_link(account.id, link.id, &update)?;
             print_link(&link, base, json, out)
+        }
+        LinksCommand::Code {
+            id,
+            email,
+            output,
+            render,
+        } => {
+            let base = base.ok_or_else(|| {
+                crate::error::usage("qr links code needs --base-url (or QR_BASE_URL): the code encodes the link's short URL")
+            })?;
+            let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
+            let to_stdout = output == Path::new("-");
+            let mut settings = render.params();
+            if settings.format.is_none() && !to_stdout {
+                settings.format = Some(crate::generate::format_of(&output)?.to_owned());
+            }
+            let code = service
+                .code_of_link(
+                    &account,
+                    &link,
+                    base.trim_end_matches('/'),
+                    settings.given(),
+                )
+                .map_err(|e| match e {
+                    LinkCodeError::Generate(e) => crate::generate::generate_error(e),
+                    other => anyhow::Error::new(other),
+                })?;
+            let bytes = qr_generate::render(&code).map_err(crate::generate::generate_error)?;
+            if to_stdout {
+                out.write_all(&bytes)?;
+            } else {
+                std::fs::write(&output, bytes)
+                    .with_context(|| format!("cannot write {}", output.display()))?;
+            }
+            Ok(())
         }
         LinksCommand::Import(import) => crate::import::run(&service, *import, base, out),
         LinksCommand::Delete { id, email } => {

@@ -2,8 +2,8 @@
 
 use qr_domain::Link;
 use qr_domain::links::bulk::BulkFailure;
-use qr_generate::BatchDefaults;
-use qr_generate::batch::{BatchError, BatchRequest, render_items, write_zip_with};
+use qr_generate::Code;
+use qr_generate::batch::{BatchError, render_codes, write_zip_with};
 
 use crate::csv_line;
 
@@ -12,23 +12,23 @@ pub const LINKS_CSV: &str = "links.csv";
 /// The file name offered for the archive's download.
 pub const BULK_FILE_NAME: &str = "links.zip";
 
-/// Renders the code of every created link (`(index, link)`, as `BulkOutcome::created`) with
-/// `settings` and writes the archive: the images (`<shortCode>.png` …), `links.csv` (`id,
-/// name, shortCode, shortUrl, targetUrl`, cells defused as in exports) and `errors.json`
-/// (always; the request's failures, and any code that could not be rendered, by item index).
+/// Renders the code of every created link (`(index, link)`, as `BulkOutcome::created`), given
+/// in `codes` in the same order (each in its link's design, or why it could not be made), and
+/// writes the archive: the images (`<shortCode>.png` …), `links.csv` (`id, name, shortCode,
+/// shortUrl, targetUrl`, cells defused as in exports) and `errors.json` (always; the request's
+/// failures, and any code that could not be rendered, by item index).
 pub fn links_archive(
     created: &[(usize, Link)],
+    codes: Vec<Result<Code, String>>,
     short_url: &dyn Fn(&Link) -> String,
     failures: &[BulkFailure],
-    settings: &BatchDefaults,
 ) -> Result<Vec<u8>, BatchError> {
-    let request = BatchRequest::of_codes(
-        created
-            .iter()
-            .map(|(_, l)| (l.short_code.to_string(), short_url(l))),
-        settings.clone(),
-    );
-    let mut outcome = render_items(&request);
+    let named = created
+        .iter()
+        .zip(codes)
+        .map(|((_, link), code)| (link.short_code.to_string(), code))
+        .collect();
+    let mut outcome = render_codes(named);
     // errors.json lists items of the request: a code that failed to render is its link's item.
     let mut errors: Vec<BulkFailure> = failures.to_vec();
     errors.extend(outcome.errors.drain(..).filter_map(|e| {

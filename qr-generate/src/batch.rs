@@ -18,6 +18,7 @@ use thiserror::Error;
 use zip::CompressionMethod;
 use zip::write::{SimpleFileOptions, ZipWriter};
 
+use crate::code::Code;
 use crate::file_names::{sanitize_stem, unique_name};
 use crate::params::{self, GenerateError, GenerateParams, PARAMETER_NAMES};
 
@@ -296,6 +297,49 @@ pub fn render_items_with(request: &BatchRequest, on_done: impl Fn(usize) + Sync)
             result
         })
         .collect();
+    outcome_of(results)
+}
+
+/// Renders codes made elsewhere (a link's code in its design), in parallel: item `i` is
+/// named `<stem>.<its format's extension>` (made unique as batch names are), or fails with
+/// its message (`data` is the code's content).
+pub fn render_codes(items: Vec<(String, Result<Code, String>)>) -> BatchOutcome {
+    let mut taken = HashSet::new();
+    let named: Vec<_> = items
+        .into_iter()
+        .map(|(stem, code)| {
+            let stem = sanitize_stem(&stem).unwrap_or_else(|| "qr".to_owned());
+            let format = code.as_ref().map(Code::format).unwrap_or_default();
+            (unique_name(&stem, format, &mut taken), code)
+        })
+        .collect();
+    let results: Vec<Result<BatchFile, ItemError>> = named
+        .into_par_iter()
+        .enumerate()
+        .map(|(index, (name, code))| {
+            let code = code.map_err(|error| ItemError {
+                index,
+                data: String::new(),
+                error,
+            })?;
+            let bytes = params::render(&code).map_err(|e| ItemError {
+                index,
+                data: code.data().to_owned(),
+                error: e.to_string(),
+            })?;
+            Ok(BatchFile {
+                index,
+                name,
+                format: code.format(),
+                bytes,
+            })
+        })
+        .collect();
+    outcome_of(results)
+}
+
+/// The rendered files and the failures of `results` (in item order).
+fn outcome_of(results: Vec<Result<BatchFile, ItemError>>) -> BatchOutcome {
     let mut outcome = BatchOutcome::default();
     for result in results {
         match result {

@@ -116,6 +116,15 @@ impl GenerateParams {
             .and_then(|index| self.values()[index])
     }
 
+    /// The parameters given, as `(API name, value)` in the API's order (content fields and
+    /// `type` not included).
+    pub fn given(&self) -> impl Iterator<Item = (&str, &str)> {
+        PARAMETER_NAMES
+            .iter()
+            .zip(self.values())
+            .filter_map(|(&name, value)| Some((name as &str, value?)))
+    }
+
     /// The slot of the parameter named `name` (an API name), `None` for an unknown name.
     pub fn slot(&mut self, name: &str) -> Option<&mut Option<String>> {
         Some(match name {

@@ -1,8 +1,8 @@
-//! `qr designs` end to end on a database file: creating with a look and a logo within the plan, listing as JSON, changing, the default, a link naming a design (`qr links create/update --design`), and deletion refused while the link names it.
+//! `qr designs` end to end on a database file: creating with a look and a logo within the plan, listing as JSON, changing, the default, a link naming a design (`qr links create/update --design`), `qr links code` drawing the link's code in it, and deletion refused while the link names it.
 
 use serde_json::Value;
 
-use crate::common::Workspace;
+use crate::common::{Workspace, decode_image, read};
 
 const PRO: &str = "designer@example.com";
 
@@ -133,6 +133,36 @@ fn designs_are_created_listed_changed_named_by_links_and_deleted() {
         "{refused:?}"
     );
     let link_id = link["id"].as_str().unwrap();
+
+    // `qr links code`: the short URL in the design (SVG shows its colour), a flag over it.
+    let short_url = format!(
+        "https://q.example/r/{}",
+        link["shortCode"].as_str().unwrap()
+    );
+    let svg = ws.path("flyer.svg");
+    let svg_path = svg.to_str().unwrap();
+    let base = ["--base-url", "https://q.example/"];
+    ws.ok(&[&["links", "code", link_id, "-o", svg_path][..], &base].concat());
+    let text = String::from_utf8(read(&svg)).unwrap();
+    assert!(text.to_ascii_lowercase().contains("#1a237e"), "{text}");
+    assert_eq!(decode_image(&read(&svg)), short_url);
+    let png = ws.path("flyer.png");
+    let png_path = png.to_str().unwrap();
+    ws.ok(&[
+        &[
+            "links", "code", link_id, "-o", png_path, "--color", "000000",
+        ][..],
+        &base,
+    ]
+    .concat());
+    assert_eq!(decode_image(&read(&png)), short_url);
+    let no_base = ws
+        .qr(&["links", "code", link_id, "-o", png_path])
+        .env_remove("QR_BASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(no_base.status.code(), Some(2), "{no_base:?}");
+
     ws.ok(&["links", "update", link_id, "--email", PRO, "--no-design"]);
     ws.ok(&["designs", "delete", &id, "--email", PRO]);
     let list: Value =

@@ -70,10 +70,20 @@ where
         }
         Some(settings) => {
             let base = app.base_url().to_owned();
+            let account = ctx.account.clone();
             let zip = app
-                .blocking_heavy(move |_| {
+                .blocking_heavy(move |svc| {
+                    // Each code in its link's design, `qrcodes` over the design's look.
+                    let codes = outcome
+                        .created
+                        .iter()
+                        .map(|(_, link)| {
+                            svc.code_of_link(&account, link, &base, settings.given())
+                                .map_err(|e| e.to_string())
+                        })
+                        .collect();
                     let short_url = |l: &qr_domain::Link| l.short_url(&base);
-                    links_archive(&outcome.created, &short_url, &failures, &settings)
+                    links_archive(&outcome.created, codes, &short_url, &failures)
                 })
                 .await??;
             let mut response = respond(StatusCode::OK, Some("application/zip"), zip);

@@ -17,6 +17,17 @@ async fn bulk(s: &TestServer, key: &str, extra: &[(&str, &str)], body: &Value) -
         .await
 }
 
+async fn save_design(s: &TestServer, key: &str, body: Value) -> Value {
+    let auth = format!("Bearer {key}");
+    let headers = [
+        ("authorization", auth.as_str()),
+        ("content-type", "application/json"),
+    ];
+    s.send("POST", "/api/designs", &headers, body.to_string())
+        .await
+        .json()
+}
+
 async fn link_count(s: &TestServer, key: &str) -> usize {
     let r = s.get("/api/links", key).await;
     assert_eq!(r.status, 200, "{}", r.text());
@@ -261,6 +272,38 @@ async fn qrcodes_answer_a_zip_of_the_new_links_codes() {
             .len(),
         2
     );
+
+    // Each code in its link's design: the one a link names, else the account's default;
+    // `qrcodes` settings over the design's look.
+    let design = |name: &str, color: &str, default: bool| json!({"name": name, "look": {"color": color, "style": "dots"}, "isDefault": default});
+    let navy = save_design(&s, &pro, design("Navy", "1a237e", true)).await;
+    let teal = save_design(&s, &pro, design("Teal", "004d40", false)).await;
+    assert!(
+        navy["id"].is_string() && teal["id"].is_string(),
+        "{navy} {teal}"
+    );
+    let body = json!({
+        "links": [
+            {"name": "Default", "targetUrl": "https://example.com/d", "shortCode": "in-default"},
+            {"name": "Teal", "targetUrl": "https://example.com/t", "shortCode": "in-teal",
+             "design": teal["id"]},
+        ],
+        "qrcodes": {"format": "svg", "margin": 1}
+    });
+    let r = bulk(&s, &pro, &[], &body).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let files = unzip(&r.body);
+    for (name, colour) in [("in-default.svg", "#1a237e"), ("in-teal.svg", "#004d40")] {
+        let (_, svg) = files.iter().find(|(n, _)| n == name).expect(name);
+        let text = String::from_utf8_lossy(svg).to_ascii_lowercase();
+        assert!(text.contains(colour), "{name} in its design");
+        let code = name.strip_suffix(".svg").unwrap();
+        assert_eq!(
+            qr_test_support::decode_image(svg),
+            format!("{base}/r/{code}"),
+            "{name}"
+        );
+    }
     s.stop().await;
 }
 

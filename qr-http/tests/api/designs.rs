@@ -501,6 +501,32 @@ async fn a_links_code_encodes_its_short_url_in_its_design() {
     assert_eq!(domain_png.status, 200, "{}", domain_png.text());
     assert_eq!(decode_png(&domain_png.body), "https://go.brand.test/SUMMER");
 
+    // Every image read by the four decoders (rqrr, rxing, ZXingReader, zbarimg): the design
+    // with its logo (PNG at two sizes, SVG) and the domain link.
+    let readings = qr_test_support::decoders::decode_all(
+        "link codes",
+        &[&png, &large, &svg, &domain_png].map(|r| qr_test_support::image_luma(&r.body)),
+    );
+    let expected = [
+        short_url.as_str(),
+        &short_url,
+        &short_url,
+        "https://go.brand.test/SUMMER",
+    ];
+    for (image, (reading, want)) in readings.iter().zip(expected).enumerate() {
+        for (decoder, read) in qr_test_support::decoders::Decoder::ALL.iter().zip(reading) {
+            if let Some(read) = read {
+                assert_eq!(
+                    read.as_deref()
+                        .map(String::from_utf8_lossy)
+                        .map_err(String::as_str),
+                    Ok(want.into()),
+                    "image {image} in {decoder}"
+                );
+            }
+        }
+    }
+
     // Refusals.
     s.get(&format!("/api/links/qr?id={id}"), &other)
         .await

@@ -1,4 +1,4 @@
-//! The link form of the create and edit pages: its fields (name, target and the campaign settings) read from a submission into a [`Campaign`], the values and errors it shows, and the plan's gates.
+//! The link form of the create and edit pages: its fields (name, target, domain, design and the campaign settings) read from a submission into a [`Campaign`], the values and errors it shows, and the plan's gates.
 //!
 //! Every rule is the domain's: the setters check each value in the API's order, and the service
 //! checks the plan. This module only reads text (a comma list into tags, a `datetime-local` into
@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Timelike, Utc};
+use qr_domain::designs::design::Design;
 use qr_domain::domains::domain::{Domain, DomainStatus};
 use qr_domain::links::campaign::{FieldRule, UtmPart};
 use qr_domain::links::link::LinkError;
@@ -59,8 +60,9 @@ const RULE_MEMBERS: [&str; 5] = [
 const VARIANT_MEMBERS: [&str; 2] = ["targetUrl", "weight"];
 
 /// Fields whose errors have a place of their own on the form.
-const PLACED: [&str; 12] = [
+const PLACED: [&str; 13] = [
     "domain",
+    "design",
     "shortCode",
     "tags",
     "validFrom",
@@ -102,6 +104,15 @@ pub(crate) struct DomainChoice {
     pub(crate) label: String,
 }
 
+/// A saved design the form offers for the link's code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DesignChoice {
+    /// The design's id (the option's value).
+    pub(crate) value: String,
+    /// Its name, marked when it is the account's default.
+    pub(crate) label: String,
+}
+
 /// The plan needed for each gated group of fields, `None` where the account's plan has it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Gates {
@@ -138,6 +149,12 @@ pub(crate) struct LinkForm {
     pub(crate) domain: String,
     /// The account's domains the form offers (none: the form has no domain field).
     pub(crate) domains: Vec<DomainChoice>,
+    /// The id of the link's design; empty for the account's default.
+    pub(crate) design: String,
+    /// The account's designs the form offers (none: the form has no design field).
+    pub(crate) designs: Vec<DesignChoice>,
+    /// What a link without a design of its own is drawn in, for the first option.
+    pub(crate) default_design: String,
     pub(crate) short_code: String,
     /// Comma-separated.
     pub(crate) tags: String,
@@ -173,6 +190,9 @@ impl LinkForm {
             form_error: None,
             domain: String::new(),
             domains: Vec::new(),
+            design: String::new(),
+            designs: Vec::new(),
+            default_design: String::new(),
             short_code: String::new(),
             tags: String::new(),
             valid_from: String::new(),
@@ -207,6 +227,7 @@ impl LinkForm {
                 .as_ref()
                 .map(|d| d.as_str().to_owned())
                 .unwrap_or_default(),
+            design: link.design.map(|d| d.to_string()).unwrap_or_default(),
             short_code: link.short_code.to_string(),
             tags: link
                 .tags
@@ -293,6 +314,13 @@ impl LinkForm {
                 set.domain = Some(given(raw));
             }
             raw.clone_into(&mut form.domain);
+        }
+        if let Some(raw) = fields.get("design") {
+            let raw = raw.trim();
+            if raw != form.design {
+                set.design = Some(given(raw));
+            }
+            raw.clone_into(&mut form.design);
         }
         if fields.get("campaign").is_none() {
             return (form, set);
@@ -405,6 +433,25 @@ impl LinkForm {
             .collect();
     }
 
+    /// Offers the account's `designs`, the default one marked.
+    pub(crate) fn offer_designs(&mut self, designs: &[Design]) {
+        self.default_design = match designs.iter().find(|d| d.is_default) {
+            Some(d) => format!("The account's default ({})", d.name),
+            None => "Plain (the account has no default design)".to_owned(),
+        };
+        self.designs = designs
+            .iter()
+            .map(|d| DesignChoice {
+                value: d.id.to_string(),
+                label: if d.is_default {
+                    format!("{} (default)", d.name)
+                } else {
+                    d.name.to_string()
+                },
+            })
+            .collect();
+    }
+
     /// The validated update of the form's name, target and campaign fields `set`, checked by
     /// the domain's setters in the API's order.
     pub(crate) fn update(&self, set: &Campaign) -> Result<LinkUpdate, LinkError> {
@@ -425,6 +472,7 @@ impl LinkForm {
             LinkError::Field(e) => self.place(&e.field.to_string(), rule_sentence(&e.rule)),
             // The API's 403 message, as it is.
             e @ LinkError::PlanRequired { field, .. } => self.place(field, e.to_string()),
+            e @ LinkError::DesignNotFound => self.place("design", e.to_string()),
             LinkError::CodeTaken(code) => self.place(
                 "shortCode",
                 format!("The code {code} is already taken; choose another"),

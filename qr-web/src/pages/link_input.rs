@@ -1,7 +1,8 @@
-//! A link form's submission as the domain's typed input: the domain and campaign fields it sets ([`Campaign`]), set on a `LinkUpdate` through the domain's setters in the API's order, with the form's own readings of text (a `datetime-local`, a whole number, a blank condition).
+//! A link form's submission as the domain's typed input: the domain, design and campaign fields it sets ([`Campaign`]), set on a `LinkUpdate` through the domain's setters in the API's order, with the form's own readings of text (a `datetime-local`, a whole number, a blank condition).
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use qr_domain::LinkUpdate;
+use qr_domain::designs::service::parse_design_id;
 use qr_domain::links::campaign::{FieldError, FieldRule, LinkField, UtmPart, rules};
 use qr_domain::links::link::{LinkError, RuleInput, VariantInput};
 
@@ -11,6 +12,8 @@ use qr_domain::links::link::{LinkError, RuleInput, VariantInput};
 pub(crate) struct Campaign {
     /// The domain's ASCII name, `Some(None)` for the service's own address.
     pub(super) domain: Option<Option<String>>,
+    /// The design's id as posted, `Some(None)` for the account's default design.
+    pub(super) design: Option<Option<String>>,
     pub(super) short_code: Option<String>,
     pub(super) tags: Option<Vec<String>>,
     pub(super) valid_from: Option<Option<String>>,
@@ -37,6 +40,14 @@ impl Campaign {
         match &set.domain {
             Some(Some(domain)) => u.set_domain(domain)?,
             Some(None) => u.clear_domain(),
+            None => {}
+        }
+        match &set.design {
+            // A malformed id names no design: the domain's refusal, as for an unknown one.
+            Some(Some(id)) => {
+                u.set_design(parse_design_id(id).map_err(|_| LinkError::DesignNotFound)?)
+            }
+            Some(None) => u.clear_design(),
             None => {}
         }
         if let Some(code) = &set.short_code {

@@ -120,7 +120,9 @@ pub(super) fn index<S: Store, C: Clock>(
         import_domain: String::new(),
     };
     let domains = web.service.domains(account.id)?;
+    let designs = web.service.designs(account.id)?;
     view.f.offer_domains(&domains, web.service.now());
+    view.f.offer_designs(&designs);
     view.import_domains = domain_options(&domains, web.service.now());
     let mut status = StatusCode::OK;
     if user.req.is_post() {
@@ -128,6 +130,7 @@ pub(super) fn index<S: Store, C: Clock>(
         let (f, set) = LinkForm::submitted(&form, &account.limits(), None);
         view.f = f;
         view.f.offer_domains(&domains, web.service.now());
+        view.f.offer_designs(&designs);
         let created = view
             .f
             .update(&set)
@@ -194,7 +197,9 @@ pub(super) fn edit<S: Store, C: Clock>(
         systems: SYSTEMS,
     };
     let domains = web.service.domains(user.ctx.account.id)?;
+    let designs = web.service.designs(user.ctx.account.id)?;
     view.f.offer_domains(&domains, web.service.now());
+    view.f.offer_designs(&designs);
     if user.req.is_read() {
         return ok(&view);
     }
@@ -202,6 +207,7 @@ pub(super) fn edit<S: Store, C: Clock>(
     let (f, set) = LinkForm::submitted(&form, &limits, Some(&link));
     view.f = f;
     view.f.offer_domains(&domains, web.service.now());
+    view.f.offer_designs(&designs);
     let update = view
         .f
         .update(&set)
@@ -246,9 +252,10 @@ pub(super) fn delete<S: Store, C: Clock>(
     }
 }
 
-/// The link's code: an SVG or PNG of its short URL (`?download=1` as a file, PNG at 1,000 px).
-/// Not counted against the API quota, and not rate-limited: it only ever encodes the
-/// account's own short URLs with the default options.
+/// The link's code in its design (the domain's `Service::code_of_link`): an SVG or PNG of its
+/// short URL for the list's thumbnail, or with `?download=1` a file (PNG at 1,000 px; PDF and
+/// EPS 50 mm for print). Not counted against the API quota, and not rate-limited: it only ever
+/// encodes the account's own short URLs.
 pub(super) fn code_image<S: Store, C: Clock>(
     web: &Web<S, C>,
     user: &User<'_>,
@@ -257,19 +264,20 @@ pub(super) fn code_image<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     let (_, link) = own_link(web, user, id)?;
     let download = user.req.query().get("download").is_some();
-    let format = if file == "qr.png" { "png" } else { "svg" };
+    let format = file.strip_prefix("qr.").unwrap_or("svg");
     let size = if download && format == "png" {
         "1000"
     } else {
         "300"
     };
-    let params = qr_generate::GenerateParams::from_pairs([
-        ("data", web.short_url(&link)),
-        ("format", format.to_owned()),
-        ("size", size.to_owned()),
-    ]);
-    let code = params
-        .parse()
+    let code = web
+        .service
+        .code_of_link(
+            &user.ctx.account,
+            &link,
+            &web.base_url,
+            [("format", format), ("size", size)],
+        )
         .map_err(|e| Failure::Internal(e.to_string()))?;
     let bytes = qr_generate::render(&code).map_err(|e| Failure::Internal(e.to_string()))?;
     let name = format!("qr-{}.{format}", link.short_code);

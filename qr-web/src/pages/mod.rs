@@ -425,9 +425,11 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["links", id, "scans.csv"] => read_only(req).and_then(|()| analytics::csv(web, &user, id)),
         ["links", id, "edit"] => links::edit(web, &user, id),
         ["links", id, "delete"] => links::delete(web, &user, id),
-        ["links", id, file @ ("qr.png" | "qr.svg")] => {
-            read_only(req).and_then(|()| links::code_image(web, &user, id, file))
-        }
+        [
+            "links",
+            id,
+            file @ ("qr.png" | "qr.svg" | "qr.pdf" | "qr.eps"),
+        ] => read_only(req).and_then(|()| links::code_image(web, &user, id, file)),
         ["design"] => design::show(web, &user),
         ["design", "preview"] => post_only(req).and_then(|()| design::preview(web, &user)),
         ["design", "download"] => post_only(req).and_then(|()| design::download(web, &user)),
