@@ -37,6 +37,13 @@ pub(crate) const PRESET: &str = "preset";
 /// `format` (the preview's), so one form offers every format. No API parameter has this name.
 pub(crate) const DOWNLOAD: &str = "download";
 
+/// The form name of the name a design is saved under (`/dashboard/design/save`). No API
+/// parameter has this name.
+pub(crate) const DESIGN_NAME: &str = "designName";
+
+/// The form name of the box "make it the default design". No API parameter has this name.
+pub(crate) const DESIGN_DEFAULT: &str = "designDefault";
+
 /// One group of the designer's controls, in the order people decide: what the code holds, how
 /// it looks, then what file comes out.
 pub(crate) struct Section {
@@ -500,7 +507,7 @@ mod tests {
 
     #[test]
     fn the_designers_own_names_shadow_no_api_parameter() {
-        for own in [DEFAULT, LINK, PRESET, DOWNLOAD] {
+        for own in [DEFAULT, LINK, PRESET, DOWNLOAD, DESIGN_NAME, DESIGN_DEFAULT] {
             assert!(PARAMETERS.iter().all(|p| p.name != own), "{own}");
             for kind in qr_generate::content::CONTENT_TYPES {
                 assert!(

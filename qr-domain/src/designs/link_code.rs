@@ -68,21 +68,36 @@ impl<S: Store, C: Clock> Service<S, C> {
         settings: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Code, LinkCodeError> {
         let design = self.design_for_link(link)?;
-        let short_url = link.short_url(base_url);
+        self.code_in_design(
+            account,
+            design.as_ref(),
+            &link.short_url(base_url),
+            settings,
+        )
+    }
+
+    /// `data` drawn in `design` (none: the plain code), with the same rules as a link's code:
+    /// `settings` over the design's look, the logo only while the plan includes logos. The
+    /// dashboard draws its designs' previews with it.
+    pub fn code_in_design<'a>(
+        &self,
+        account: &Account,
+        design: Option<&Design>,
+        data: &str,
+        settings: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Code, LinkCodeError> {
         let code = {
-            let mut pairs: Vec<(&str, &str)> = vec![("data", short_url.as_str())];
+            let mut pairs: Vec<(&str, &str)> = vec![("data", data)];
             for (name, value) in settings {
                 pairs.push((name, value));
             }
-            if let Some(design) = &design {
+            if let Some(design) = design {
                 pairs.extend(design.look.pairs());
             }
             GenerateParams::from_pairs(pairs).parse()?
         };
         let logo = match design {
-            Some(design) if account.limits().includes(Feature::Logo) => {
-                self.design_logo(&design)?
-            }
+            Some(design) if account.limits().includes(Feature::Logo) => self.design_logo(design)?,
             _ => None,
         };
         Ok(match logo {

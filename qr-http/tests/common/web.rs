@@ -252,6 +252,19 @@ pub async fn customer(s: &TestServer, smtp: &SmtpServer, email: &str) -> Client 
     c
 }
 
+/// Puts the account of `email` on `plan` (as the operator would), for pages gated by plan;
+/// returns the account's id.
+pub fn set_plan(s: &TestServer, email: &str, plan: qr_domain::Plan) -> qr_domain::AccountId {
+    let service = s.handle.app().service();
+    let id = service
+        .account_by_email(&qr_domain::Email::parse(email).unwrap())
+        .unwrap()
+        .expect("the account")
+        .id;
+    service.set_plan(id, plan).unwrap();
+    id
+}
+
 /// Creates a key in the dashboard and returns (its id, its secret).
 pub async fn create_key(c: &mut Client, name: &str) -> (String, String) {
     let csrf = c.csrf("/dashboard/keys").await;

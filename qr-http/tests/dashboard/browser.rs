@@ -758,6 +758,31 @@ async fn the_customer_journey_in_a_real_browser() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     camera.snap(&browser, "design-wifi").await;
+    // Saved as a design: the designs page lists it with a preview that loaded.
+    fill(&browser, "f-designName", "Journey brand").await;
+    browser
+        .find(Locator::Id("save-design-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let loaded = "const i = document.querySelector('#designs img'); \
+                  return !!i && i.complete && i.naturalWidth > 0;";
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while browser.execute(loaded, vec![]).await.ok() != Some(json!(true)) {
+        assert!(Instant::now() < deadline, "no designs page with a preview");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let listed = browser
+        .find(Locator::Css("#designs h3"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(listed, "Journey brand");
+    camera.snap(&browser, "designs").await;
     match &dns {
         Some(dns) => crate::browser_domains::journey(&browser, &camera, &s, &base, dns).await,
         None => eprintln!("skipped: the journey's domain part needs dnsmasq"),

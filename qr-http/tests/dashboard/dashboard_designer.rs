@@ -1,7 +1,7 @@
 //! The designer for people through the real server: presets and a picked link applied without the script, pictures of every shape and frame (cached, decoding in all four readers), downloads in every format and the contrast advice.
 
 use crate::common;
-use common::web::{csrf_in, customer, start};
+use common::web::{csrf_in, customer, set_plan, start};
 use common::{decode_png, logo_png};
 use qr_test_support::decoders::{Decoder, decode_all};
 
@@ -191,19 +191,7 @@ async fn presets_links_and_downloads_work_without_the_script() {
         assert!(file.body.starts_with(starts), "{format}");
     }
     // A logo's code on Pro: raised to H by the server too, and it scans.
-    let id = s
-        .handle
-        .app()
-        .service()
-        .account_by_email(&qr_domain::Email::parse("presets@example.com").unwrap())
-        .unwrap()
-        .unwrap()
-        .id;
-    s.handle
-        .app()
-        .service()
-        .set_plan(id, qr_domain::Plan::Pro)
-        .unwrap();
+    set_plan(&s, "presets@example.com", qr_domain::Plan::Pro);
     let logo = c
         .post_multipart(
             "/dashboard/design/preview",

@@ -4,7 +4,7 @@ use crate::common;
 
 use common::web::{
     Client, PASSWORD, attribute_after, create_key, csrf_in, customer, element_text, follow, log_in,
-    mail, start,
+    mail, set_plan, start,
 };
 use common::{decode_png, logo_png};
 
@@ -189,19 +189,7 @@ async fn the_designer_offers_every_documented_parameter() {
         Some("attachment; filename=\"qr-code.png\"")
     );
     // On Pro the logo is drawn.
-    let id = s
-        .handle
-        .app()
-        .service()
-        .account_by_email(&qr_domain::Email::parse("d@example.com").unwrap())
-        .unwrap()
-        .unwrap()
-        .id;
-    s.handle
-        .app()
-        .service()
-        .set_plan(id, qr_domain::Plan::Pro)
-        .unwrap();
+    let id = set_plan(&s, "d@example.com", qr_domain::Plan::Pro);
     let logo = c
         .post_multipart(
             "/dashboard/design/preview",

@@ -9,6 +9,7 @@ mod browser;
 mod browser_domains;
 mod dashboard;
 mod dashboard_designer;
+mod dashboard_designs;
 mod dashboard_domains;
 mod dashboard_import;
 mod dashboard_links;

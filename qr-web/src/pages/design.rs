@@ -3,6 +3,8 @@
 use askama::Template;
 use base64::Engine as _;
 use http::StatusCode;
+use qr_domain::designs::look::is_look_parameter;
+use qr_domain::designs::service::{DesignError, DesignUpdate};
 use qr_domain::{Clock, Feature, Store};
 use qr_generate::{GenerateParams, Symbol};
 
@@ -12,9 +14,11 @@ use std::sync::{Mutex, OnceLock};
 use super::public::capitalised;
 use super::{Failure, Layout, User, page, read_or_post};
 use crate::Web;
-use crate::designer::{self, DOWNLOAD, Field, Kind, LINK, LOGO, PRESET, PRESETS, SECTIONS};
+use crate::designer::{
+    self, DESIGN_DEFAULT, DESIGN_NAME, DOWNLOAD, Field, Kind, LINK, LOGO, PRESET, PRESETS, SECTIONS,
+};
 use crate::request::Fields;
-use crate::response::{self, WebResponse};
+use crate::response::{self, WebResponse, redirect};
 
 /// A control as the template draws it.
 struct Control {
@@ -93,6 +97,12 @@ struct DesignPage {
     error: Option<String>,
     /// Advice on the colours (low contrast, inverted), when the preview was made.
     advice: Option<String>,
+    /// The name the design is saved under, as typed.
+    design_name: String,
+    /// Whether "make it the default design" is ticked.
+    design_default: bool,
+    /// Why saving the design failed.
+    save_error: Option<String>,
 }
 
 /// A render that failed, with the field to blame when there is one.
@@ -413,6 +423,16 @@ pub(super) fn show<S: Store, C: Clock>(
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
     read_or_post(user.req)?;
+    designer(web, user, None)
+}
+
+/// The designer page; after a submission, the code made from the form and `not_saved`, why
+/// saving it as a design failed.
+fn designer<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    not_saved: Option<Refusal>,
+) -> Result<WebResponse, Failure> {
     let account = &user.ctx.account;
     let logo_plan = account.limits().includes(Feature::Logo);
     let links = web.service.links(account.id)?;
@@ -442,6 +462,9 @@ pub(super) fn show<S: Store, C: Clock>(
         preview: None,
         error: None,
         advice: None,
+        design_name: String::new(),
+        design_default: false,
+        save_error: None,
     };
     let choices = |chosen: Option<&str>| {
         links
@@ -472,6 +495,8 @@ pub(super) fn show<S: Store, C: Clock>(
     }
     let posted = user.form()?;
     view.links = choices(posted.get(LINK));
+    posted.text(DESIGN_NAME).clone_into(&mut view.design_name);
+    view.design_default = posted.get(DESIGN_DEFAULT).is_some();
     let (form, made) = match completed(web, user, posted.clone()) {
         Ok(form) => {
             let made = render(web, user, &form, Purpose::Show);
@@ -508,7 +533,83 @@ pub(super) fn show<S: Store, C: Clock>(
             refusal.status
         }
     };
+    let status = match not_saved {
+        Some(refusal) => {
+            view.save_error = Some(capitalised(&refusal.message));
+            refusal.status
+        }
+        None => status,
+    };
     page(status, &view)
+}
+
+/// `POST /dashboard/design/save`: the form's look (the look parameters it sets apart from
+/// their defaults) and uploaded logo saved as a design of the account under the typed name,
+/// optionally its default; the designs page follows. A refusal shows the designer again with
+/// the form as posted and the domain's message by the save button.
+pub(super) fn save<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+) -> Result<WebResponse, Failure> {
+    let posted = user.form()?;
+    let refusal = match completed(web, user, posted).and_then(|form| design_of(web, &form)) {
+        Err(refusal) => refusal,
+        Ok(update) => match web.service.create_design(user.ctx.account.id, &update) {
+            Ok(_) => return Ok(redirect("/dashboard/designs?done=design-saved")),
+            Err(DesignError::Store(e)) => return Err(e.into()),
+            Err(e @ DesignError::LogoRequiresPlan(_)) => {
+                Refusal::of(Some(LOGO), e.to_string(), StatusCode::FORBIDDEN)
+            }
+            Err(e @ DesignError::Logo(_)) => {
+                Refusal::of(Some(LOGO), e.to_string(), StatusCode::UNPROCESSABLE_ENTITY)
+            }
+            Err(e @ DesignError::LimitReached) => {
+                Refusal::of(None, e.to_string(), StatusCode::CONFLICT)
+            }
+            Err(e) => Refusal::of(
+                Some(DESIGN_NAME),
+                e.to_string(),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            ),
+        },
+    };
+    designer(web, user, Some(refusal))
+}
+
+/// The design a completed form describes: its name, the look parameters it sets to other than
+/// their defaults, its uploaded logo, and whether it becomes the default.
+fn design_of<S: Store, C: Clock>(web: &Web<S, C>, form: &Fields) -> Result<DesignUpdate, Refusal> {
+    let invalid = |e: DesignError| {
+        Refusal::of(
+            Some(DESIGN_NAME),
+            e.to_string(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        )
+    };
+    let mut update = DesignUpdate::default();
+    update.set_name(form.text(DESIGN_NAME)).map_err(invalid)?;
+    let look: Vec<(String, String)> = form
+        .pairs()
+        .iter()
+        .filter(|(name, value)| is_look_parameter(name) && !value.is_empty())
+        .filter_map(|(name, value)| {
+            let field = web.field(name)?;
+            let value = designer::api_value(Some(field), value);
+            let default = designer::api_value(Some(field), &field.default);
+            let set = !designer::follows_default(field, form) && value != default;
+            set.then(|| (name.clone(), value))
+        })
+        .collect();
+    update.set_look(look).map_err(invalid)?;
+    if let Some(upload) = form.file(LOGO) {
+        update.set_logo(None, upload.bytes.clone()).map_err(|e| {
+            Refusal::of(Some(LOGO), e.to_string(), StatusCode::UNPROCESSABLE_ENTITY)
+        })?;
+    }
+    if form.get(DESIGN_DEFAULT).is_some() {
+        update.set_default(true);
+    }
+    Ok(update)
 }
 
 /// The live preview (JavaScript): the image, or the refusal as text.

@@ -11,6 +11,7 @@ mod admin;
 mod analytics;
 mod api_reference;
 mod design;
+mod designs;
 mod domains;
 mod keys;
 mod link_form;
@@ -137,6 +138,9 @@ fn area_description(active: &str) -> &'static str {
         "links" => {
             "Your dynamic links: short addresses printed in QR codes, their targets and their scans."
         }
+        "designs" => {
+            "Your saved designs: the looks your links' codes are drawn in, and the default one."
+        }
         "design" => {
             "Design a QR code with every option of the API and download it as PNG, SVG, PDF or EPS."
         }
@@ -171,6 +175,11 @@ fn notice(code: &str) -> Option<&'static str> {
         "domain-deleted" => "The domain was removed.",
         "plan-requested" => "Your plan request was sent; the operator will decide on it.",
         "admin-saved" => "The change was saved.",
+        "design-saved" => "The design was saved.",
+        "design-renamed" => "The design was renamed.",
+        "design-default" => "Links without a design of their own now use this default design.",
+        "design-no-default" => "Links without a design of their own now draw the plain code.",
+        "design-deleted" => "The design was deleted.",
         _ => return None,
     })
 }
@@ -431,6 +440,19 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
             file @ ("qr.png" | "qr.svg" | "qr.pdf" | "qr.eps"),
         ] => read_only(req).and_then(|()| links::code_image(web, &user, id, file)),
         ["design"] => design::show(web, &user),
+        ["design", "save"] => post_only(req).and_then(|()| design::save(web, &user)),
+        ["designs"] => designs::index(web, &user),
+        ["designs", "no-default"] => {
+            post_only(req).and_then(|()| designs::clear_default(web, &user))
+        }
+        ["designs", id, "preview.png"] => {
+            read_only(req).and_then(|()| designs::preview(web, &user, id))
+        }
+        ["designs", id, "rename"] => post_only(req).and_then(|()| designs::rename(web, &user, id)),
+        ["designs", id, "default"] => {
+            post_only(req).and_then(|()| designs::make_default(web, &user, id))
+        }
+        ["designs", id, "delete"] => post_only(req).and_then(|()| designs::delete(web, &user, id)),
         ["design", "preview"] => post_only(req).and_then(|()| design::preview(web, &user)),
         ["design", "download"] => post_only(req).and_then(|()| design::download(web, &user)),
         ["design", "swatch", parameter, file] => {
