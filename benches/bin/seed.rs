@@ -1,15 +1,17 @@
 //! Fills a database for the load script: an account with 500 links and an account whose one
 //! link has 1,000,000 scans spread over the past year, both enterprise with high limits, plus a
-//! campaign link (two rules, an A/B split, UTM) and a link on a verified customer's domain.
+//! campaign link (two rules, an A/B split, UTM), a link on a verified customer's domain and a
+//! link drawn in a saved design.
 //!
 //! Run: `seed DB [SCANS]`, where DB is an SQLite path or a `postgres://` URL. Prints shell assignments (`KEY_LINKS=...`) for the script to
 //! source: the two keys, the codes of a plain and a campaign link to redirect, the domain and
-//! code of the domain link, and the id of the scanned link.
+//! code of the domain link, the id of the scanned link, and the design link's id and look.
 
 use std::sync::{Arc, Mutex};
 
 use qr_domain::accounts::plan::PerSecond;
 use qr_domain::chrono::{Duration, SubsecRound, Utc};
+use qr_domain::designs::service::DesignUpdate;
 use qr_domain::domains::dns::{DnsFailure, DnsResolver, HostRecords};
 use qr_domain::domains::service::DomainConfig;
 use qr_domain::links::campaign::UtmPart;
@@ -25,6 +27,9 @@ const DEFAULT_SCANS: u64 = 1_000_000;
 /// The customer's domain of the domain redirect case (`Host: go.load.test`); the load script
 /// sends it as the Host header, so it never needs to resolve.
 const DOMAIN: &str = "go.load.test";
+/// The saved design of the link-code case: a styled look (not the plain writer's fast path), as
+/// generate's query takes it.
+const DESIGN_LOOK: &str = "color=1a237e&style=rounded&finderStyle=rounded";
 const DAYS: i64 = 365;
 const BATCH: u64 = 4_096;
 const COUNTRIES: [(&str, &str); 8] = [
@@ -124,6 +129,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let analyst = service.account(analyst.id)?;
     let (_, key_analytics) = service.create_key(analyst.id, KeyMode::Live)?;
     let scanned = service.create_link(&analyst, "Poster", "https://example.com/poster")?;
+    // The link-code case: a link drawn in a saved design, measured against generate drawing
+    // the same image from the same parameters (issue 27: within 5 %).
+    let mut brand = DesignUpdate::default();
+    brand.set_name("Brand")?;
+    brand.set_look(
+        DESIGN_LOOK
+            .split('&')
+            .filter_map(|pair| pair.split_once('=')),
+    )?;
+    let brand = service.create_design(analyst.id, &brand)?;
+    let mut in_design = LinkUpdate::parse(
+        Some("Flyer in a design"),
+        Some("https://example.com/campaign/0?utm_source=qr"),
+    )?;
+    in_design.set_design(brand.id);
+    let design_link = service.create_link_with(&analyst, in_design)?;
     // The campaign case (in this account, so the links case still lists 500 links): two rules
     // an iPhone matches neither of (so both are evaluated), an A/B split and UTM parameters,
     // measured against the plain redirect of `first_code`.
@@ -194,5 +215,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("DOMAIN={DOMAIN}");
     println!("DOMAIN_CODE={}", domain_link.short_code);
     println!("ANALYTICS_LINK={}", scanned.id);
+    println!("DESIGN_LINK={}", design_link.id);
+    println!("DESIGN_LOOK='{DESIGN_LOOK}'");
     Ok(())
 }

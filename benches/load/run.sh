@@ -10,7 +10,9 @@
 #        alternately for ROUNDS rounds, default 3, with the ratio of each case; see below),
 #        COMPARE=domain (one server: the redirect of a code on the service's address, /r/CODE,
 #        against the same target's code on a verified customer's domain, /CODE with
-#        Host: go.load.test, alternately for ROUNDS rounds).
+#        Host: go.load.test, alternately for ROUNDS rounds), COMPARE=linkcode (one server: a
+#        link's code in its saved design, GET /api/links/qr?id=, against GET /api/generate of
+#        the same image from the same parameters, alternately for ROUNDS rounds).
 # Needs wrk (installed with apt-get when missing and running as root). Prints a Markdown table:
 # requests per second, p50, p99, peak RSS of the server during the case, and errors.
 set -euo pipefail
@@ -111,6 +113,52 @@ for side in ("address", "domain"):
     p99 = statistics.median(r["p99_ms"] for r in rs)
     print(f"| {side} | {each} | {med[side]:,.0f} | {p99:.2f} | {int(sum(r['errors'] for r in rs))} | {int(sum(r['non2xx3xx'] for r in rs))} |")
 print(f"\ndomain / address: {med['domain'] / med['address']:.3f}")
+PY
+    exit 0
+fi
+
+# One server, a link's code in its design against generate drawing the same image (issue 27:
+# within 5 %), measured alternately. wrk sends no If-None-Match, so every request renders.
+if [ "${COMPARE:-}" = linkcode ]; then
+    start "$WORK/server" "$BIN/qr" serve --db "$WORK/qr.db" --listen 127.0.0.1:0 --trusted-proxies 127.0.0.1
+    S="$ADDR"
+    short_url="$(curl -fsS -H "X-API-Key: $KEY_ANALYTICS" "http://$S/api/links?id=$DESIGN_LINK" | python3 -c 'import json,sys; print(json.load(sys.stdin)["shortUrl"])')"
+    data="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$short_url")"
+    link_url="http://$S/api/links/qr?id=$DESIGN_LINK"
+    generate_url="http://$S/api/generate?data=$data&$DESIGN_LOOK"
+    # The same image from both before anything is measured.
+    curl -fsS -H "X-API-Key: $KEY_ANALYTICS" -o "$WORK/link.png" "$link_url"
+    curl -fsS -H "X-API-Key: $KEY_ANALYTICS" -o "$WORK/generate.png" "$generate_url"
+    cmp -s "$WORK/link.png" "$WORK/generate.png" || { echo "the two images differ" >&2; exit 1; }
+    echo "Comparing the link's code and generate ($(stat -c %s "$WORK/link.png") bytes each), ${ROUNDS:-3} rounds of $DURATION s..." >&2
+    for round in $(seq 1 "${ROUNDS:-3}"); do
+        sides="link generate"; [ $((round % 2)) = 0 ] && sides="generate link"
+        for side in $sides; do
+            if [ "$side" = link ]; then url="$link_url"; else url="$generate_url"; fi
+            wrk -t "$THREADS" -c "$CONNS" -d 1s --timeout 10s -s "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_ANALYTICS" "$url" > /dev/null
+            out="$(wrk -t "$THREADS" -c "$CONNS" -d "${DURATION}s" --timeout 10s -s "$LOAD_DIR/report.lua" -H "X-API-Key: $KEY_ANALYTICS" "$url")"
+            echo "$side $round $(grep '^RESULT' <<<"$out")"
+        done
+    done > "$WORK/compare"
+    python3 - "$WORK/compare" "$DURATION" "$CONNS" <<'PY'
+import sys, statistics
+path, duration, conns = sys.argv[1:4]
+runs = {}
+for line in open(path):
+    side, rnd, _tag, *fields = line.split()
+    f = {k: float(v) for k, v in (x.split("=") for x in fields if "=" in x)}
+    runs.setdefault(side, []).append(f)
+print(f"{duration} s per run, {conns} connections, link code and generate alternating; medians over the rounds.\n")
+print("| request | requests/s (each round) | median | p99 ms | errors | non-2xx/3xx |")
+print("|---|---|---|---|---|---|")
+med = {}
+for side in ("link", "generate"):
+    rs = runs[side]
+    med[side] = statistics.median(r["rps"] for r in rs)
+    each = ", ".join(f"{r['rps']:,.0f}" for r in rs)
+    p99 = statistics.median(r["p99_ms"] for r in rs)
+    print(f"| {side} | {each} | {med[side]:,.0f} | {p99:.2f} | {int(sum(r['errors'] for r in rs))} | {int(sum(r['non2xx3xx'] for r in rs))} |")
+print(f"\nlink / generate: {med['link'] / med['generate']:.3f}")
 PY
     exit 0
 fi

@@ -113,7 +113,7 @@ macro_rules! contract_suite {
                 service_domains_and_their_links, service_app_rules_follow_their_domain;
             designs:
                 designs_roundtrip_and_isolation, links_name_designs,
-                service_designs_and_their_links;
+                service_designs_and_their_links, link_codes_follow_designs_and_plans;
             store:
                 write_rolls_back_on_error, service_cross_account_isolation,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,

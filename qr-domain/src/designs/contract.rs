@@ -5,6 +5,7 @@ use chrono::Duration;
 use crate::accounts::plan::Plan;
 use crate::contract::{link_for, service, setup, t};
 use crate::designs::design::{Design, DesignLogo, DesignName, LogoType, MAX_DESIGNS};
+use crate::designs::link_code::LinkCodeError;
 use crate::designs::look::Look;
 use crate::designs::service::{DesignError, DesignUpdate};
 use crate::ids::{AccountId, DesignId};
@@ -270,4 +271,84 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
         "Design limit reached: an account holds at most 100 designs; delete one first"
     );
     svc.create_design(pro.id, &named("Still room")).unwrap();
+}
+
+/// A link's code (`Service::link_code`): its short URL in the design it names, else the
+/// account's default, else plain; a request's settings over the design's look; the logo drawn
+/// while the plan includes logos and left out after a downgrade; another account's link not
+/// found.
+pub fn link_codes_follow_designs_and_plans<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
+    let pro = svc.create_account("codes@example.com", Plan::Pro).unwrap();
+    let other = svc.create_account("other@example.com", Plan::Pro).unwrap();
+    let navy = rgb(0x1a, 0x23, 0x7e);
+    let base = "https://q.example";
+    let plain_link = svc
+        .create_link(&pro, "Plain", "https://example.com/")
+        .unwrap();
+    let code = svc.link_code(&pro, plain_link.id, base, []).unwrap();
+    assert_eq!(code.data(), plain_link.short_url(base));
+    assert_eq!(code.options().color, rgb(0, 0, 0), "no design: plain");
+
+    let mut brand = named("Brand");
+    brand
+        .set_look([("color", "1a237e"), ("style", "dots")])
+        .unwrap();
+    brand
+        .set_logo(Some("image/png"), PIXEL_PNG.to_vec())
+        .unwrap();
+    brand.set_default(true);
+    let brand = svc.create_design(pro.id, &brand).unwrap();
+    let code = svc.link_code(&pro, plain_link.id, base, []).unwrap();
+    assert_eq!(code.options().color, navy, "the default design");
+    assert!(code.options().logo.is_some(), "with its logo");
+    // The request's settings come first; the address is always the content.
+    let code = svc
+        .link_code(
+            &pro,
+            plain_link.id,
+            base,
+            [
+                ("color", "004d40"),
+                ("format", "svg"),
+                ("data", "elsewhere"),
+            ],
+        )
+        .unwrap();
+    assert_eq!(code.options().color, rgb(0x00, 0x4d, 0x40));
+    assert_eq!(code.options().format, qr_core::Format::Svg);
+    assert_eq!(code.data(), plain_link.short_url(base));
+    assert!(matches!(
+        svc.link_code(&pro, plain_link.id, base, [("color", "#000")]),
+        Err(LinkCodeError::Generate(_))
+    ));
+
+    // A link naming a design is drawn in it, not in the default.
+    let mut teal = named("Teal");
+    teal.set_look([("color", "004d40")]).unwrap();
+    let teal = svc.create_design(pro.id, &teal).unwrap();
+    let mut fields = LinkUpdate::parse(Some("Teal"), Some("https://example.com/t")).unwrap();
+    fields.set_design(teal.id);
+    let teal_link = svc.create_link_with(&pro, fields).unwrap();
+    let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
+    assert_eq!(code.options().color, rgb(0x00, 0x4d, 0x40));
+    assert!(code.options().logo.is_none());
+
+    // After a downgrade the look stays and the logo is left out.
+    svc.set_plan(pro.id, Plan::Free).unwrap();
+    let free = svc.account(pro.id).unwrap();
+    let code = svc.link_code(&free, plain_link.id, base, []).unwrap();
+    assert_eq!(code.options().color, navy);
+    assert!(code.options().logo.is_none(), "no logo below Pro");
+    assert!(brand.logo.is_some(), "the design keeps it");
+
+    // Another account's link is not found.
+    assert!(matches!(
+        svc.link_code(&other, plain_link.id, base, []),
+        Err(LinkCodeError::Link(LinkError::NotFound))
+    ));
+}
+
+fn rgb(r: u8, g: u8, b: u8) -> qr_core::Color {
+    qr_core::Color { r, g, b, a: 255 }
 }
