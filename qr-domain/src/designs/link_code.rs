@@ -9,6 +9,7 @@ use crate::accounts::account::Account;
 use crate::accounts::plan::Feature;
 use crate::clock::Clock;
 use crate::designs::design::{Design, LogoError};
+use crate::designs::service::design_of_link;
 use crate::error::StoreError;
 use crate::ids::{DesignId, LinkId};
 use crate::links::link::{Link, LinkError};
@@ -55,8 +56,23 @@ impl<S: Store, C: Clock> Service<S, C> {
         base_url: &str,
         settings: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Code, LinkCodeError> {
-        let link = self.link(account.id, id)?;
-        self.code_of_link(account, &link, base_url, settings)
+        // The link and its design in one read (two reads cost the image path 5 % on SQLite).
+        let (link, design) = self
+            .store
+            .read(|tx| -> Result<_, StoreError> {
+                let Some(link) = tx.link(account.id, id)? else {
+                    return Ok(None);
+                };
+                let design = design_of_link(tx, &link)?;
+                Ok(Some((link, design)))
+            })?
+            .ok_or(LinkError::NotFound)?;
+        self.code_in_design(
+            account,
+            design.as_ref(),
+            &link.short_url(base_url),
+            settings,
+        )
     }
 
     /// [`Service::link_code`] for a link already read (the dashboard's list, a bulk ZIP).

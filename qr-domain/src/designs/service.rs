@@ -12,7 +12,7 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, DesignId};
 use crate::links::link::Link;
 use crate::service::Service;
-use crate::store::{Store, WriteTx};
+use crate::store::{ReadTx, Store, WriteTx};
 
 /// The fields of a design creation or change: `None` leaves a field (or takes its default on
 /// creation), `Some(None)` removes the logo.
@@ -258,12 +258,18 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// The design a link's code is drawn in: the one it names, else the account's default,
     /// else none (the plain code).
     pub fn design_for_link(&self, link: &Link) -> Result<Option<Design>, StoreError> {
-        self.store.read(|tx| match link.design {
-            Some(id) => match tx.design(link.account_id, id)? {
-                Some(design) => Ok(Some(design)),
-                None => tx.default_design(link.account_id),
-            },
+        self.store.read(|tx| design_of_link(tx, link))
+    }
+}
+
+/// The design `link`'s code is drawn in, read in `tx`: the one it names, else the account's
+/// default, else none.
+pub(crate) fn design_of_link(tx: &dyn ReadTx, link: &Link) -> Result<Option<Design>, StoreError> {
+    match link.design {
+        Some(id) => match tx.design(link.account_id, id)? {
+            Some(design) => Ok(Some(design)),
             None => tx.default_design(link.account_id),
-        })
+        },
+        None => tx.default_design(link.account_id),
     }
 }

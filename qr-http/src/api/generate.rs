@@ -53,15 +53,28 @@ pub(crate) async fn respond_image(
     // switches; larger ones (up to milliseconds) go to the blocking pool.
     // Styled images, print documents, logos, Micro QR codes and verified ones take longer: they
     // go to the pool too.
-    let image = if code.data().len() <= INLINE_RENDER_MAX_BYTES
-        && code.options().size.pixels() <= INLINE_RENDER_MAX_SIZE
-        && code.is_plain()
-    {
+    let image = if renders_inline(&code) {
         qr_generate::render(&code)?
     } else {
         app.blocking_heavy(move |_| qr_generate::render(&code))
             .await??
     };
+    Ok(respond_rendered(format, image, headers))
+}
+
+/// Whether `code` is small and plain enough to render on the async worker thread.
+fn renders_inline(code: &Code) -> bool {
+    code.data().len() <= INLINE_RENDER_MAX_BYTES
+        && code.options().size.pixels() <= INLINE_RENDER_MAX_SIZE
+        && code.is_plain()
+}
+
+/// Answers a rendered image as [`respond_image`] does.
+pub(crate) fn respond_rendered(
+    format: Format,
+    image: Vec<u8>,
+    headers: &HeaderMap,
+) -> HttpResponse {
     let etag = format!("\"{}\"", hex(&Sha256::digest(&image)[..16]));
     let mut response = if if_none_match(headers, &etag) {
         empty(StatusCode::NOT_MODIFIED)
@@ -79,7 +92,7 @@ pub(crate) async fn respond_image(
             ),
         );
     }
-    Ok(response)
+    response
 }
 
 /// Whether `If-None-Match` matches the strong `etag` (weak comparison, as for GET).
