@@ -333,6 +333,29 @@ pub fn link_codes_follow_designs_and_plans<S: Store>(store: S) {
     let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
     assert_eq!(code.options().color, rgb(0x00, 0x4d, 0x40));
     assert!(code.options().logo.is_none());
+    // Changes made here show at once (the service keeps links and designs for a second).
+    let mut red = DesignUpdate::default();
+    red.set_look([("color", "b71c1c")]).unwrap();
+    svc.update_design(pro.id, teal.id, &red).unwrap();
+    let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
+    assert_eq!(
+        code.options().color,
+        rgb(0xb7, 0x1c, 0x1c),
+        "a design's change"
+    );
+    let mut back = LinkUpdate::default();
+    back.clear_design();
+    svc.update_link(pro.id, teal_link.id, &back).unwrap();
+    let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
+    assert_eq!(
+        code.options().color,
+        navy,
+        "a link's change: the default again"
+    );
+    svc.set_default_design(pro.id, None).unwrap();
+    let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
+    assert_eq!(code.options().color, rgb(0, 0, 0), "no default: plain");
+    svc.set_default_design(pro.id, Some(brand.id)).unwrap();
 
     // After a downgrade the look stays and the logo is left out.
     svc.set_plan(pro.id, Plan::Free).unwrap();

@@ -1,6 +1,8 @@
 //! A link's own code: its `shortUrl` in the link's design (else the account's default, else plain), a request's look settings overriding the design's, and the design's logo while the plan includes logos; decoded logos are cached by content.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+use std::time::Instant;
 
 use qr_generate::{Code, GenerateError, GenerateParams};
 use thiserror::Error;
@@ -11,14 +13,27 @@ use crate::clock::Clock;
 use crate::designs::design::{Design, LogoError};
 use crate::designs::service::design_of_link;
 use crate::error::StoreError;
-use crate::ids::{DesignId, LinkId};
+use crate::ids::{AccountId, DesignId, LinkId};
 use crate::links::link::{Link, LinkError};
+use crate::links::service::LINK_CACHE_TTL;
 use crate::service::Service;
 use crate::store::Store;
 
 /// Most decoded logos kept: a logo may be 4,096 x 4,096 pixels (64 MiB as RGBA), so the cache
 /// is small; an account prints in a handful of designs at a time.
 pub(crate) const LOGO_CACHE_MAX: usize = 16;
+
+/// Most links kept with their design for link codes; beyond it the cache starts over.
+pub(crate) const LINK_CODE_CACHE_MAX: usize = 4_096;
+
+/// Largest logo, in bytes, of a design kept in the link-code cache: 4,096 entries of at most
+/// 64 KiB are 256 MiB at worst (logos are typically 5 to 50 KB); a link whose design has a
+/// larger logo is read from the store each time (its render, compositing the logo, dwarfs the
+/// read).
+const CACHED_LOGO_MAX_BYTES: usize = 64 * 1024;
+
+/// A link, the design its code is drawn in, and when they were read.
+pub(crate) type LinkCodeEntry = (Link, Option<Arc<Design>>, Instant);
 
 /// The key of a decoded logo: its design and a hash of its bytes, so a changed logo is decoded
 /// again and an unchanged one is not (hashing a 20 KB logo takes microseconds, decoding it
@@ -56,23 +71,58 @@ impl<S: Store, C: Clock> Service<S, C> {
         base_url: &str,
         settings: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Code, LinkCodeError> {
-        // The link and its design in one read (two reads cost the image path 5 % on SQLite).
+        let (link, design) = self.link_with_design(account.id, id)?;
+        self.code_in_design(
+            account,
+            design.as_deref(),
+            &link.short_url(base_url),
+            settings,
+        )
+    }
+
+    /// The link and the design its code is drawn in: from memory when read less than
+    /// [`LINK_CACHE_TTL`] ago and unchanged here since, else in one store read (two reads, or
+    /// one per request, cost the image path 5 to 16 % against generate on SQLite). A change on
+    /// another server shows within [`LINK_CACHE_TTL`], as for redirects.
+    fn link_with_design(
+        &self,
+        account: AccountId,
+        id: LinkId,
+    ) -> Result<(Link, Option<Arc<Design>>), LinkCodeError> {
+        let key = (account, id);
+        let cached = self.link_codes.read(&key, |(link, design, read_at)| {
+            (read_at.elapsed() < LINK_CACHE_TTL).then(|| (link.clone(), design.clone()))
+        });
+        if let Some(hit) = cached {
+            return Ok(hit);
+        }
+        let seen = self.link_codes.generation();
         let (link, design) = self
             .store
             .read(|tx| -> Result<_, StoreError> {
-                let Some(link) = tx.link(account.id, id)? else {
+                let Some(link) = tx.link(account, id)? else {
                     return Ok(None);
                 };
                 let design = design_of_link(tx, &link)?;
                 Ok(Some((link, design)))
             })?
             .ok_or(LinkError::NotFound)?;
-        self.code_in_design(
-            account,
-            design.as_ref(),
-            &link.short_url(base_url),
-            settings,
-        )
+        let design = design.map(Arc::new);
+        let small = design
+            .as_ref()
+            .and_then(|d| d.logo.as_ref())
+            .is_none_or(|logo| logo.bytes().len() <= CACHED_LOGO_MAX_BYTES);
+        if small {
+            let entry = (link.clone(), design.clone(), Instant::now());
+            self.link_codes.insert_since(seen, key, entry);
+        }
+        Ok((link, design))
+    }
+
+    /// Drops the cached links of `account` after a change of its designs (which one is the
+    /// default, or a design's look).
+    pub(crate) fn forget_link_codes_of(&self, account: AccountId) {
+        self.link_codes.forget(|(owner, _), _| *owner == account);
     }
 
     /// [`Service::link_code`] for a link already read (the dashboard's list, a bulk ZIP).

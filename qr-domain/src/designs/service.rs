@@ -164,17 +164,19 @@ impl<S: Store, C: Clock> Service<S, C> {
             updated_at: now,
         };
         fields.apply(&mut design);
-        self.store.write(|tx| {
-            check_logo_plan(tx, account, fields)?;
-            if tx.count_designs(account)? >= MAX_DESIGNS {
-                return Err(DesignError::LimitReached);
-            }
-            if design.is_default {
-                tx.clear_default_design(account)?;
-            }
-            tx.insert_design(&design)?;
-            Ok(design)
-        })
+        self.store
+            .write(|tx| {
+                check_logo_plan(tx, account, fields)?;
+                if tx.count_designs(account)? >= MAX_DESIGNS {
+                    return Err(DesignError::LimitReached);
+                }
+                if design.is_default {
+                    tx.clear_default_design(account)?;
+                }
+                tx.insert_design(&design)?;
+                Ok(design)
+            })
+            .inspect(|_| self.forget_link_codes_of(account))
     }
 
     /// The account's designs, by name.
@@ -202,22 +204,24 @@ impl<S: Store, C: Clock> Service<S, C> {
         update: &DesignUpdate,
     ) -> Result<Design, DesignError> {
         let now = self.clock.now();
-        self.store.write(|tx| {
-            let mut design = tx.design(account, id)?.ok_or(DesignError::NotFound)?;
-            if *update == DesignUpdate::default() {
-                return Ok(design);
-            }
-            check_logo_plan(tx, account, update)?;
-            if update.is_default == Some(true) && !design.is_default {
-                tx.clear_default_design(account)?;
-            }
-            update.apply(&mut design);
-            design.updated_at = now.max(design.created_at);
-            if !tx.update_design(&design)? {
-                return Err(DesignError::NotFound);
-            }
-            Ok(design)
-        })
+        self.store
+            .write(|tx| {
+                let mut design = tx.design(account, id)?.ok_or(DesignError::NotFound)?;
+                if *update == DesignUpdate::default() {
+                    return Ok(design);
+                }
+                check_logo_plan(tx, account, update)?;
+                if update.is_default == Some(true) && !design.is_default {
+                    tx.clear_default_design(account)?;
+                }
+                update.apply(&mut design);
+                design.updated_at = now.max(design.created_at);
+                if !tx.update_design(&design)? {
+                    return Err(DesignError::NotFound);
+                }
+                Ok(design)
+            })
+            .inspect(|_| self.forget_link_codes_of(account))
     }
 
     /// Makes the design the account's default (`None`: the account has no default).
@@ -234,6 +238,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
             None => {
                 self.store.write(|tx| tx.clear_default_design(account))?;
+                self.forget_link_codes_of(account);
                 Ok(None)
             }
         }
@@ -241,18 +246,20 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// Removes a design no link names.
     pub fn delete_design(&self, account: AccountId, id: DesignId) -> Result<(), DesignError> {
-        self.store.write(|tx| {
-            let design = tx.design(account, id)?.ok_or(DesignError::NotFound)?;
-            let links = tx.count_design_links(account, id)?;
-            if links > 0 {
-                return Err(DesignError::InUse {
-                    name: design.name.to_string(),
-                    links,
-                });
-            }
-            tx.delete_design(account, id)?;
-            Ok(())
-        })
+        self.store
+            .write(|tx| {
+                let design = tx.design(account, id)?.ok_or(DesignError::NotFound)?;
+                let links = tx.count_design_links(account, id)?;
+                if links > 0 {
+                    return Err(DesignError::InUse {
+                        name: design.name.to_string(),
+                        links,
+                    });
+                }
+                tx.delete_design(account, id)?;
+                Ok(())
+            })
+            .inspect(|()| self.forget_link_codes_of(account))
     }
 
     /// The design a link's code is drawn in: the one it names, else the account's default,

@@ -303,6 +303,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// Drops the cached link `id` after a local change.
     fn forget_link(&self, id: LinkId) {
         self.links.forget(|_, (link, _)| link.id == id);
+        self.link_codes.forget(|(_, link), _| *link == id);
     }
 }
 

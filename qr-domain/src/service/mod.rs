@@ -33,10 +33,10 @@ use crate::accounts::key::KeyHash;
 use crate::accounts::limit_state::{LimitState, MemoryLimits};
 use crate::accounts::limits::{Meter, UsageMonth};
 use crate::clock::Clock;
-use crate::designs::link_code::{LOGO_CACHE_MAX, LogoKey};
+use crate::designs::link_code::{LINK_CODE_CACHE_MAX, LOGO_CACHE_MAX, LinkCodeEntry, LogoKey};
 use crate::domains::service::{DomainConfig, DomainState};
 use crate::error::StoreError;
-use crate::ids::LinkId;
+use crate::ids::{AccountId, LinkId};
 use crate::links::link::Link;
 use crate::links::service::CodeAddress;
 use crate::scans::analytics::StatsRows;
@@ -115,6 +115,9 @@ pub struct Service<S: Store, C: Clock> {
     pub(crate) domains: DomainState,
     /// Designs' logos decoded for drawing, by design and content.
     pub(crate) logos: BoundedCache<LogoKey, qr_core::Logo>,
+    /// Links with the design their code is drawn in, by account and link, with when they were
+    /// read (`GET /api/links/qr` without a store read).
+    pub(crate) link_codes: BoundedCache<(AccountId, LinkId), LinkCodeEntry>,
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -164,6 +167,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             stats,
             domains: DomainState::new(DomainConfig::default()),
             logos: BoundedCache::new(LOGO_CACHE_MAX),
+            link_codes: BoundedCache::new(LINK_CODE_CACHE_MAX),
         })
     }
 
