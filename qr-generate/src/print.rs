@@ -389,6 +389,9 @@ pub enum PrintError {
         /// What it must be.
         rule: String,
     },
+    /// `defaults` is not an object or holds an invalid setting (batch's message).
+    #[error("{0}")]
+    Defaults(String),
     /// None or several of `items`, `links`, `tag` and `allLinks`.
     #[error("Give exactly one of items, links, tag or allLinks")]
     SelectionRequired,
@@ -619,36 +622,46 @@ fn data_items(object: &Map<String, Value>) -> Result<PrintSelection, PrintError>
         batch.insert("defaults".to_owned(), defaults.clone());
     }
     let body = Value::Object(batch).to_string();
-    let request = BatchRequest::from_json(body.as_bytes()).map_err(|e| PrintError::Invalid {
-        field: "defaults",
-        rule: e.to_string(),
-    })?;
-    request
-        .validate(u32::MAX)
-        .map_err(|e| PrintError::Invalid {
-            field: "defaults",
-            rule: e.to_string(),
-        })?;
-    let mut parsed = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
+    let defaults = |e: crate::BatchError| PrintError::Defaults(e.to_string());
+    let request = BatchRequest::from_json(body.as_bytes()).map_err(defaults)?;
+    request.validate(u32::MAX).map_err(defaults)?;
+    let captions = items
+        .iter()
+        .map(|item| item.get("caption").cloned())
+        .collect::<Vec<_>>();
+    let mut parsed = items_of_batch(&request)?;
+    for (index, (item, caption)) in parsed.iter_mut().zip(captions).enumerate() {
         let invalid = |error: String| PrintError::InvalidItem { index, error };
-        let params = request.params(index).unwrap_or_default();
-        let code = params
-            .parse()
-            .map_err(|e: GenerateError| invalid(e.to_string()))?;
-        if code.symbol() == Symbol::Micro {
-            return Err(invalid(
-                "a Micro QR code cannot be printed on a sheet: use symbol=qr".to_owned(),
-            ));
-        }
-        let caption = match item.get("caption") {
+        item.caption = match caption {
             None | Some(Value::Null) => None,
-            Some(Value::String(text)) => Some(check_caption(text).map_err(invalid)?),
+            Some(Value::String(text)) => Some(check_caption(&text).map_err(invalid)?),
             Some(_) => return Err(invalid("caption must be text".to_owned())),
         };
-        parsed.push(PrintItem { code, caption });
     }
     Ok(PrintSelection::Items(parsed))
+}
+
+/// The data items of a batch request (its defaults applied), each checked as a sheet needs it:
+/// valid settings and a regular QR code; captions are left to the caller.
+pub fn items_of_batch(request: &BatchRequest) -> Result<Vec<PrintItem>, PrintError> {
+    (0..request.items.len())
+        .map(|index| {
+            let invalid = |error: String| PrintError::InvalidItem { index, error };
+            let params = request.params(index).unwrap_or_default();
+            let code = params
+                .parse()
+                .map_err(|e: GenerateError| invalid(e.to_string()))?;
+            if code.symbol() == Symbol::Micro {
+                return Err(invalid(
+                    "a Micro QR code cannot be printed on a sheet: use symbol=qr".to_owned(),
+                ));
+            }
+            Ok(PrintItem {
+                code,
+                caption: None,
+            })
+        })
+        .collect()
 }
 
 /// Checks free caption text: at most [`MAX_CAPTION_CHARS`] characters the frame's font draws.
@@ -838,6 +851,10 @@ mod tests {
         assert_eq!(
             error(r#"{"items":[{"data":"a"},{"data":"b","size":10}]}"#),
             "Invalid items[1]: Invalid size"
+        );
+        assert_eq!(
+            error(r#"{"items":[{"data":"a"}],"defaults":{"size":10}}"#),
+            "Invalid defaults.size"
         );
         assert_eq!(
             error(r#"{"items":[{"data":"a","caption":"日本"}]}"#),
