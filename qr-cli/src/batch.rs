@@ -237,7 +237,7 @@ pub(crate) fn note_ignored<F>(headers: &[String], fields: &[Option<F>]) {
 }
 
 /// Reads CSV rows into items.
-fn parse_csv(text: &str) -> anyhow::Result<Vec<BatchItem>> {
+pub(crate) fn parse_csv(text: &str) -> anyhow::Result<Vec<BatchItem>> {
     let (headers, rows) = read_csv(text)?;
     let fields: Vec<Option<&str>> = headers.iter().map(|h| column_field(h)).collect();
     if !fields.contains(&Some("data")) {
@@ -270,7 +270,7 @@ fn parse_csv(text: &str) -> anyhow::Result<Vec<BatchItem>> {
 
 /// Reads JSON Lines into items with the API's own batch parser, so values are read exactly as in
 /// a `POST /api/batch` body.
-fn parse_jsonl(text: &str) -> anyhow::Result<Vec<BatchItem>> {
+pub(crate) fn parse_jsonl(text: &str) -> anyhow::Result<Vec<BatchItem>> {
     let mut body = String::from("{\"items\":[");
     let mut first = true;
     for (number, line) in text.lines().enumerate() {

@@ -15,6 +15,7 @@ use crate::generate::GenerateArgs;
 use crate::geoip::GeoipArgs;
 use crate::keys::KeysArgs;
 use crate::links::LinksArgs;
+use crate::print::PrintArgs;
 use crate::serve::ServeArgs;
 use crate::usage::UsageArgs;
 use crate::webhooks::WebhooksArgs;
@@ -71,6 +72,8 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Makes many codes from a CSV or JSON Lines file into a ZIP archive, on every core.
     Batch(BatchArgs),
+    /// Prints many codes (an account's links, or data items) on label sheets as one PDF.
+    Print(PrintArgs),
     /// Runs the HTTP API server on the database until SIGINT or SIGTERM.
     Serve(ServeArgs),
     /// Creates, lists and shows accounts; changes plans and enterprise limits; verifies addresses,

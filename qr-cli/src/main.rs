@@ -21,6 +21,7 @@ mod keys;
 mod link_args;
 mod links;
 mod output;
+mod print;
 mod render_args;
 mod serve;
 mod usage;
@@ -62,6 +63,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Generate(args) => generate::run(args, out),
         Command::Batch(args) => batch::run(args, out),
+        Command::Print(args) => print::run(args, out),
         Command::Serve(args) => serve::run(args),
         Command::Accounts(args) => accounts::run(args, out),
         Command::Keys(args) => keys::run(args, out),

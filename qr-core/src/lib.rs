@@ -114,6 +114,8 @@ pub use options::{
 pub use render::Logo;
 #[cfg(any(feature = "png", feature = "svg"))]
 pub use render::render_micro;
+#[cfg(all(feature = "pdf", feature = "frame"))]
+pub use render::{CropMarks, SheetError, SheetGrid, SheetLabel, render_sheet};
 #[cfg(any(feature = "png", feature = "svg", feature = "pdf", feature = "eps"))]
 pub use render::{Placement, placement};
 pub use render::{RenderOptions, encode, render, render_code, render_terminal};

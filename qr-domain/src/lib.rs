@@ -17,6 +17,7 @@ pub mod export;
 pub mod ids;
 pub mod links;
 pub mod memory;
+pub mod print;
 pub mod public_address;
 pub mod random;
 pub mod scans;

@@ -16,6 +16,7 @@ mod error;
 pub mod file_names;
 pub mod parameters;
 pub mod params;
+pub mod print;
 pub mod scan;
 pub mod structured;
 pub mod symbol;

@@ -25,6 +25,8 @@ pub(crate) enum ApiOp {
     },
     /// `POST /api/batch` (the items are in the body).
     Batch,
+    /// `POST /api/print` (the selection and the sheet are in the body).
+    Print,
     /// `/api/links` in its five forms.
     Links(LinksOp),
     /// `POST /api/links/bulk` (the links are in the body).
@@ -146,9 +148,10 @@ pub(crate) fn features(kind: Kind, query: &Query) -> &'static [Feature] {
 }
 
 /// Whether a request counts against the account's batch requests per minute: a batch, and a
-/// bulk link request (the spec's batch rule, one per request).
+/// bulk link request (the spec's batch rule, one per request), and a label sheet (batch
+/// generation on paper).
 pub(crate) fn is_batch(kind: Kind) -> bool {
-    matches!(kind, Kind::Batch | Kind::BulkLinks)
+    matches!(kind, Kind::Batch | Kind::BulkLinks | Kind::Print)
 }
 
 impl ApiOp {
@@ -166,6 +169,7 @@ impl ApiOp {
                 }
             }
             Kind::Batch => ApiOp::Batch,
+            Kind::Print => ApiOp::Print,
             Kind::Links => ApiOp::Links(LinksOp::parse(method, query)?),
             Kind::BulkLinks => ApiOp::BulkLinks,
             Kind::Analytics => ApiOp::Analytics(AnalyticsParams::parse(query)?),

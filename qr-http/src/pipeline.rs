@@ -322,6 +322,7 @@ impl App {
                 api::generate::handle(self, *code, logo_url, headers).await
             }
             ApiOp::Batch => api::batch::handle(self, &ctx, body).await,
+            ApiOp::Print => api::print::handle(self, &ctx, body).await,
             ApiOp::Links(op) => api::links::handle(self, &ctx, op, body).await,
             ApiOp::BulkLinks => api::bulk::handle(self, &ctx, headers, body).await,
             ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,

@@ -24,6 +24,8 @@ pub enum Kind {
     Generate,
     /// `POST /api/batch`.
     Batch,
+    /// `POST /api/print`: many codes on label sheets as one PDF.
+    Print,
     /// `/api/links` in all its methods.
     Links,
     /// `POST /api/links/bulk`: many links at once.
@@ -79,6 +81,11 @@ pub const ROUTES: &[RouteSpec] = &[
         path: "/api/batch",
         methods: &[Method::Post],
         kind: Kind::Batch,
+    },
+    RouteSpec {
+        path: "/api/print",
+        methods: &[Method::Post],
+        kind: Kind::Print,
     },
     RouteSpec {
         path: "/api/links",
@@ -231,7 +238,8 @@ impl Kind {
     pub fn endpoint(self) -> Option<Endpoint> {
         Some(match self {
             Kind::Generate => Endpoint::Generate,
-            Kind::Batch => Endpoint::Batch,
+            // Print is batch generation on sheets: the same plans, key setting and limits.
+            Kind::Batch | Kind::Print => Endpoint::Batch,
             // A key barred from links is barred from creating them in bulk too.
             // A link's code reads the link: a key barred from links is barred from it too.
             Kind::Links | Kind::BulkLinks | Kind::LinkCode => Endpoint::Links,
@@ -284,6 +292,7 @@ mod tests {
         for kind in [
             Kind::Generate,
             Kind::Batch,
+            Kind::Print,
             Kind::Links,
             Kind::Analytics,
             Kind::Dashboard,

@@ -16,5 +16,6 @@ mod import;
 mod json;
 mod ops;
 mod postgres;
+mod print;
 mod server;
 mod webhooks;

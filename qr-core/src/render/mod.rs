@@ -2,7 +2,8 @@
 //!
 //! The plain image (square modules and finders, one colour, no frame, compact SVG) has writers
 //! of its own (`png`, `svg`) that keep their exact bytes. Everything else is built as `art`
-//! (shapes and paints, in `compose`) and written by `styled_png`, `styled_svg`, `pdf` or `eps`.
+//! (shapes and paints, in `compose`) and written by `styled_png`, `styled_svg`, `pdf` or `eps`;
+//! `sheet` writes many codes' art on label sheets through the PDF writer's page machinery.
 
 // The art and its writers exist when a writer can use them: styled PNG or SVG, or any PDF or EPS.
 #[cfg(any(
@@ -49,6 +50,8 @@ mod png;
 mod print;
 #[cfg(all(feature = "style", feature = "png"))]
 mod raster;
+#[cfg(all(feature = "pdf", feature = "frame"))]
+mod sheet;
 #[cfg(all(feature = "style", feature = "png"))]
 mod styled_png;
 #[cfg(all(feature = "style", feature = "svg"))]
@@ -61,6 +64,8 @@ mod terminal;
 pub use logo::Logo;
 #[cfg(any(feature = "png", feature = "svg"))]
 pub use micro::render_micro;
+#[cfg(all(feature = "pdf", feature = "frame"))]
+pub use sheet::{CropMarks, SheetError, SheetGrid, SheetLabel, render_sheet};
 pub use terminal::render_terminal;
 
 use crate::encode::{EncodeOptions, QrCode};

@@ -11,5 +11,6 @@ pub(crate) mod generate;
 pub(crate) mod link_body;
 pub(crate) mod link_code;
 pub(crate) mod links;
+pub(crate) mod print;
 pub(crate) mod usage;
 pub(crate) mod webhooks;

@@ -18,6 +18,8 @@ pub(super) enum Schema {
     Integer(IntegerSchema),
     /// `"type": "number"`, unbounded.
     Number,
+    /// `"type": "number"` with bounds (a length in millimetres).
+    BoundedNumber(NumberSchema),
     /// `"type": "boolean"`.
     Boolean(BooleanSchema),
     /// `"type": "object"` (or `["object", "null"]`).
@@ -105,6 +107,19 @@ pub(super) struct IntegerSchema {
     maximum: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     default: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<Text>,
+}
+
+/// The keywords of a bounded number schema.
+#[derive(Clone, Debug, Default, Serialize)]
+pub(super) struct NumberSchema {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    minimum: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maximum: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    default: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<Text>,
 }
@@ -319,6 +334,35 @@ impl IntegerSchema {
     pub(super) fn describe(mut self, text: impl Into<Text>) -> Self {
         self.description = Some(text.into());
         self
+    }
+}
+
+/// A number schema from `least` to `greatest`.
+pub(super) fn number(least: f64, greatest: f64) -> NumberSchema {
+    NumberSchema {
+        minimum: Some(least),
+        maximum: Some(greatest),
+        ..NumberSchema::default()
+    }
+}
+
+impl NumberSchema {
+    /// The value meant when the member is absent.
+    pub(super) fn default_value(mut self, value: f64) -> Self {
+        self.default = Some(value);
+        self
+    }
+
+    /// The description.
+    pub(super) fn describe(mut self, text: impl Into<Text>) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+}
+
+impl From<NumberSchema> for Schema {
+    fn from(schema: NumberSchema) -> Self {
+        Schema::BoundedNumber(schema)
     }
 }
 
@@ -538,6 +582,7 @@ impl Serialize for Schema {
             Schema::String(s) => typed(serializer, "string", s.nullable, s),
             Schema::Integer(s) => typed(serializer, "integer", s.nullable, s),
             Schema::Number => typed(serializer, "number", false, &NoKeywords {}),
+            Schema::BoundedNumber(s) => typed(serializer, "number", false, s),
             Schema::Boolean(s) => typed(serializer, "boolean", false, s),
             Schema::Object(s) => typed(serializer, "object", s.nullable, s),
             Schema::Array(s) => typed(serializer, "array", false, s),

@@ -21,6 +21,7 @@ mod keyed;
 mod links;
 mod model;
 mod patterns;
+mod print;
 mod public;
 mod reference;
 mod webhooks;
@@ -53,6 +54,7 @@ fn documentation(kind: Kind) -> Vec<(Method, Operation)> {
     match kind {
         Kind::Generate => generate::generate(),
         Kind::Batch => generate::batch(),
+        Kind::Print => print::print(),
         Kind::Links => links::links(),
         Kind::BulkLinks => links::bulk(),
         Kind::Analytics => analytics::analytics(),
@@ -90,6 +92,7 @@ fn paths() -> BTreeMap<&'static str, PathItem> {
 fn component_schemas() -> BTreeMap<&'static str, json_schema::Schema> {
     let mut schemas = BTreeMap::from([("Error", keyed::error_schema())]);
     schemas.extend(generate::schemas());
+    schemas.extend(print::schemas());
     schemas.extend(links::schemas());
     schemas.extend(analytics::schemas());
     schemas.extend(account::schemas());

@@ -17,4 +17,5 @@ mod export;
 mod links;
 mod logo;
 mod openapi;
+mod print;
 mod webhooks;
