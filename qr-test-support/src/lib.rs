@@ -173,6 +173,46 @@ pub fn have_program(program: &str, purpose: &str, install: &str) -> bool {
     found
 }
 
+/// The codes rqrr reads in rectangles of a PDF's first page (left, top, width, height in
+/// millimetres from the top left corner, as a label sheet's cells), rasterised at 300 dpi by
+/// pdftoppm: each cell's text, `None` for a cell without a readable code; nothing when
+/// pdftoppm is missing (after [`have_program`] has said so).
+pub fn read_pdf_cells(pdf: &[u8], cells: &[(f64, f64, f64, f64)]) -> Option<Vec<Option<String>>> {
+    if !have_program(
+        "pdftoppm",
+        "label sheets decoded",
+        "apt-get install poppler-utils",
+    ) {
+        return None;
+    }
+    const DPI: f64 = 300.0;
+    let page = pdf_luma(pdf, DPI as u32);
+    let px = |mm: f64| (mm / 25.4 * DPI).round() as usize;
+    Some(
+        cells
+            .iter()
+            .map(|&(x, y, w, h)| {
+                let (left, top) = (px(x), px(y));
+                let (right, bottom) = (px(x + w).min(page.width), px(y + h).min(page.height));
+                let mut pixels = Vec::with_capacity((right - left) * (bottom - top));
+                for row in top..bottom {
+                    pixels.extend_from_slice(
+                        &page.pixels[row * page.width + left..row * page.width + right],
+                    );
+                }
+                let cell = Luma {
+                    width: right - left,
+                    height: bottom - top,
+                    pixels,
+                };
+                decode(&cell)
+                    .ok()
+                    .map(|bytes| String::from_utf8(bytes).expect("UTF-8 text"))
+            })
+            .collect(),
+    )
+}
+
 /// Rasterises a PDF document's first page with poppler's `pdftoppm` at `dpi` into luma.
 ///
 /// Panics, failing the test, when pdftoppm fails or the PDF is invalid.

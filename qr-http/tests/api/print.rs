@@ -2,7 +2,6 @@
 
 use qr_domain::Plan;
 use qr_generate::print::LabelStock;
-use qr_test_support::Luma;
 use serde_json::{Value, json};
 
 use crate::common::{Resp, TestServer};
@@ -33,38 +32,9 @@ async fn link(s: &TestServer, key: &str, body: Value) -> Value {
 /// The codes read from the first cells of an L7160 sheet's first page (`None`: a cell without
 /// a code), or nothing when pdftoppm is missing.
 fn read_l7160_cells(pdf: &[u8], cells: usize) -> Option<Vec<Option<String>>> {
-    if !qr_test_support::have_program(
-        "pdftoppm",
-        "print's sheets decoded",
-        "apt-get install poppler-utils",
-    ) {
-        return None;
-    }
-    let page = qr_test_support::pdf_luma(pdf, 300);
     let grid = LabelStock::L7160.grid();
-    Some(
-        (0..cells)
-            .map(|i| {
-                let (x, y, w, h) = grid.cell(i);
-                let px = |mm: f64| (mm / 25.4 * 300.0).round() as usize;
-                let (left, top, right, bottom) = (px(x), px(y), px(x + w), px(y + h));
-                let mut pixels = Vec::new();
-                for row in top..bottom {
-                    pixels.extend_from_slice(
-                        &page.pixels[row * page.width + left..row * page.width + right],
-                    );
-                }
-                let cell = Luma {
-                    width: right - left,
-                    height: bottom - top,
-                    pixels,
-                };
-                qr_test_support::decode(&cell)
-                    .ok()
-                    .map(|bytes| String::from_utf8(bytes).expect("UTF-8"))
-            })
-            .collect(),
-    )
+    let cells: Vec<_> = (0..cells).map(|i| grid.cell(i)).collect();
+    qr_test_support::read_pdf_cells(pdf, &cells)
 }
 
 #[tokio::test]

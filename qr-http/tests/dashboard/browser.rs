@@ -783,6 +783,26 @@ async fn the_customer_journey_in_a_real_browser() {
         .unwrap();
     assert_eq!(listed, "Journey brand");
     camera.snap(&browser, "designs").await;
+    // Label sheets: the print form, sent by the browser as a submission would send it.
+    browser
+        .goto(&format!("{base}/dashboard/links/print"))
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("print-layout"))
+        .await
+        .unwrap()
+        .select_by_value("L7163")
+        .await
+        .unwrap();
+    camera.snap(&browser, "print").await;
+    let send = "const done = arguments[arguments.length - 1];
+        const form = document.getElementById('print-form');
+        fetch(form.action, {method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin'})
+          .then(async (r) => done([r.status, r.headers.get('content-type'),
+                 String.fromCharCode(...new Uint8Array(await r.arrayBuffer()).slice(0, 4))]));";
+    let answer = browser.execute_async(send, vec![]).await.unwrap();
+    assert_eq!(answer, json!([200, "application/pdf", "%PDF"]));
     match &dns {
         Some(dns) => crate::browser_domains::journey(&browser, &camera, &s, &base, dns).await,
         None => eprintln!("skipped: the journey's domain part needs dnsmasq"),

@@ -14,4 +14,5 @@ mod dashboard_domains;
 mod dashboard_import;
 mod dashboard_links;
 mod dashboard_pages;
+mod dashboard_print;
 mod dashboard_webhooks;

@@ -19,6 +19,7 @@ mod link_import;
 mod link_input;
 mod links;
 mod overview;
+mod print;
 mod public;
 mod webhooks;
 
@@ -430,6 +431,7 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["domains", id, "delete"] => post_only(req).and_then(|()| domains::delete(web, &user, id)),
         ["links"] => links::index(web, &user),
         ["links", "import"] => link_import::import(web, &user),
+        ["links", "print"] => print::show(web, &user),
         ["links", id] => read_only(req).and_then(|()| analytics::show(web, &user, id)),
         ["links", id, "scans.csv"] => read_only(req).and_then(|()| analytics::csv(web, &user, id)),
         ["links", id, "edit"] => links::edit(web, &user, id),
