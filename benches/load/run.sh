@@ -68,6 +68,31 @@ start() {
     exit 1
 }
 
+# Prints the Markdown table of two sides measured alternately: FILE holds "SIDE ROUND RESULT…"
+# lines (report.lua's figures); the table's first column is headed WHAT; the ratio is B / A.
+paired_table() {
+    python3 - "$1" "$DURATION" "$CONNS" "$2" "$3" "$4" <<'PY'
+import sys, statistics
+path, duration, conns, what, a, b = sys.argv[1:7]
+runs = {}
+for line in open(path):
+    side, rnd, _tag, *fields = line.split()
+    f = {k: float(v) for k, v in (x.split("=") for x in fields if "=" in x)}
+    runs.setdefault(side, []).append(f)
+print(f"{duration} s per run, {conns} connections, {a} and {b} alternating; medians over the rounds.\n")
+print(f"| {what} | requests/s (each round) | median | p99 ms | errors | non-2xx/3xx |")
+print("|---|---|---|---|---|---|")
+med = {}
+for side in (a, b):
+    rs = runs[side]
+    med[side] = statistics.median(r["rps"] for r in rs)
+    each = ", ".join(f"{r['rps']:,.0f}" for r in rs)
+    p99 = statistics.median(r["p99_ms"] for r in rs)
+    print(f"| {side} | {each} | {med[side]:,.0f} | {p99:.2f} | {int(sum(r['errors'] for r in rs))} | {int(sum(r['non2xx3xx'] for r in rs))} |")
+print(f"\n{b} / {a}: {med[b] / med[a]:.3f}")
+PY
+}
+
 # One server, the redirect on the service's address against the redirect on a customer's
 # domain (issue 24: within 5 %), measured alternately.
 if [ "${COMPARE:-}" = domain ]; then
@@ -94,26 +119,7 @@ if [ "${COMPARE:-}" = domain ]; then
             echo "$side $round $(grep '^RESULT' <<<"$out")"
         done
     done > "$WORK/compare"
-    python3 - "$WORK/compare" "$DURATION" "$CONNS" <<'PY'
-import sys, statistics
-path, duration, conns = sys.argv[1:4]
-runs = {}
-for line in open(path):
-    side, rnd, _tag, *fields = line.split()
-    f = {k: float(v) for k, v in (x.split("=") for x in fields if "=" in x)}
-    runs.setdefault(side, []).append(f)
-print(f"{duration} s per run, {conns} connections, address and domain alternating; medians over the rounds.\n")
-print("| redirect | requests/s (each round) | median | p99 ms | errors | non-2xx/3xx |")
-print("|---|---|---|---|---|---|")
-med = {}
-for side in ("address", "domain"):
-    rs = runs[side]
-    med[side] = statistics.median(r["rps"] for r in rs)
-    each = ", ".join(f"{r['rps']:,.0f}" for r in rs)
-    p99 = statistics.median(r["p99_ms"] for r in rs)
-    print(f"| {side} | {each} | {med[side]:,.0f} | {p99:.2f} | {int(sum(r['errors'] for r in rs))} | {int(sum(r['non2xx3xx'] for r in rs))} |")
-print(f"\ndomain / address: {med['domain'] / med['address']:.3f}")
-PY
+    paired_table "$WORK/compare" redirect address domain
     exit 0
 fi
 
@@ -140,26 +146,7 @@ if [ "${COMPARE:-}" = linkcode ]; then
             echo "$side $round $(grep '^RESULT' <<<"$out")"
         done
     done > "$WORK/compare"
-    python3 - "$WORK/compare" "$DURATION" "$CONNS" <<'PY'
-import sys, statistics
-path, duration, conns = sys.argv[1:4]
-runs = {}
-for line in open(path):
-    side, rnd, _tag, *fields = line.split()
-    f = {k: float(v) for k, v in (x.split("=") for x in fields if "=" in x)}
-    runs.setdefault(side, []).append(f)
-print(f"{duration} s per run, {conns} connections, link code and generate alternating; medians over the rounds.\n")
-print("| request | requests/s (each round) | median | p99 ms | errors | non-2xx/3xx |")
-print("|---|---|---|---|---|---|")
-med = {}
-for side in ("link", "generate"):
-    rs = runs[side]
-    med[side] = statistics.median(r["rps"] for r in rs)
-    each = ", ".join(f"{r['rps']:,.0f}" for r in rs)
-    p99 = statistics.median(r["p99_ms"] for r in rs)
-    print(f"| {side} | {each} | {med[side]:,.0f} | {p99:.2f} | {int(sum(r['errors'] for r in rs))} | {int(sum(r['non2xx3xx'] for r in rs))} |")
-print(f"\nlink / generate: {med['link'] / med['generate']:.3f}")
-PY
+    paired_table "$WORK/compare" request generate link
     exit 0
 fi
 
