@@ -143,3 +143,129 @@ impl<S: Store, C: Clock> Service<S, C> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use qr_generate::print::{LabelStock, Layout, PrintSheet};
+
+    use super::*;
+    use crate::accounts::key::KeyMode;
+    use crate::accounts::plan::Plan;
+    use crate::clock::TestClock;
+    use crate::memory::MemoryStore;
+    use crate::scans::geo::NoGeoLocator;
+
+    const BASE: &str = "http://qr.example";
+
+    fn service() -> Service<MemoryStore, TestClock> {
+        let clock = TestClock::new(
+            chrono::DateTime::parse_from_rfc3339("2026-11-28T12:00:00Z")
+                .expect("a date")
+                .into(),
+        );
+        Service::new(Arc::new(MemoryStore::new()), clock, Arc::new(NoGeoLocator))
+            .expect("service starts")
+    }
+
+    fn request(selection: PrintSelection, caption: CaptionKind) -> PrintRequest {
+        PrintRequest {
+            sheet: PrintSheet::new(
+                Layout::Stock(LabelStock::L7160),
+                None,
+                qr_core::CropMarks::None,
+            )
+            .expect("a sheet"),
+            caption,
+            selection,
+        }
+    }
+
+    #[test]
+    fn links_resolve_to_their_captions_within_the_plan() {
+        let svc = service();
+        let pro = svc
+            .create_account("pro@example.com", Plan::Pro)
+            .expect("account");
+        let other = svc
+            .create_account("other@example.com", Plan::Pro)
+            .expect("account");
+        let free = svc
+            .create_account("free@example.com", Plan::Free)
+            .expect("account");
+        let menu = svc
+            .create_link(&pro, "Café menu ☕", "https://example.com/menu")
+            .expect("link");
+        let theirs = svc
+            .create_link(&other, "Theirs", "https://example.com/t")
+            .expect("link");
+        let ids = |links: &[&Link]| {
+            PrintSelection::LinkIds(links.iter().map(|l| l.id.to_string()).collect())
+        };
+        let labels = svc
+            .print_labels(&pro, &request(ids(&[&menu]), CaptionKind::Name), BASE)
+            .expect("labels");
+        assert_eq!(labels[0].caption, "Café menu ");
+        assert_eq!(labels[0].code.data(), menu.short_url(BASE));
+        let labels = svc
+            .print_labels(&pro, &request(ids(&[&menu]), CaptionKind::Data), BASE)
+            .expect("labels");
+        assert_eq!(labels[0].caption, menu.short_url(BASE));
+        assert!(matches!(
+            svc.print_labels(&pro, &request(ids(&[&theirs]), CaptionKind::Data), BASE),
+            Err(PrintError::Link(LinkError::NotFound))
+        ));
+        assert!(matches!(
+            svc.print_labels(
+                &free,
+                &request(PrintSelection::AllLinks, CaptionKind::Data),
+                BASE
+            ),
+            Err(PrintError::Access(AccessError::BatchRequiresPro))
+        ));
+        let many = PrintSelection::LinkIds(vec![menu.id.to_string(); 101]);
+        assert!(matches!(
+            svc.print_labels(&pro, &request(many, CaptionKind::Data), BASE),
+            Err(PrintError::Request(sheet::PrintError::TooManyItems(100)))
+        ));
+        assert!(matches!(
+            svc.print_labels(
+                &pro,
+                &request(PrintSelection::Tag("none".to_owned()), CaptionKind::Data),
+                BASE
+            ),
+            Err(PrintError::Request(sheet::PrintError::NothingToPrint))
+        ));
+    }
+
+    #[test]
+    fn a_key_kept_from_links_prints_only_data_items() {
+        let svc = service();
+        let pro = svc
+            .create_account("pro@example.com", Plan::Pro)
+            .expect("account");
+        svc.create_link(&pro, "Menu", "https://example.com/menu")
+            .expect("link");
+        let (key, _) = svc.create_key(pro.id, KeyMode::Live).expect("key");
+        let mut settings = key.settings.clone();
+        settings.disabled_endpoints.insert(Endpoint::Links);
+        let key = svc.update_key_settings(key.id, settings).expect("settings");
+        let ctx = AuthContext { key, account: pro };
+        assert!(matches!(
+            svc.print_for_key(
+                &ctx,
+                &request(PrintSelection::AllLinks, CaptionKind::Data),
+                BASE
+            ),
+            Err(PrintError::Access(AccessError::EndpointDisabled(
+                Endpoint::Links
+            )))
+        ));
+        let items = PrintRequest::from_json(br#"{"items":[{"data":"a"}]}"#).expect("valid");
+        let pdf = svc
+            .print_for_key(&ctx, &items, BASE)
+            .expect("data items print");
+        assert!(pdf.starts_with(b"%PDF"));
+    }
+}

@@ -222,13 +222,9 @@ pub fn render_sheet(
         if crop_marks == CropMarks::AtCellEdges {
             push_crop_marks(&mut writer.content, grid);
         }
-        // Repeated placements of the module forms (dots) compress best as matches; everything
-        // else (outlines, captions' glyphs) as the shared code of curves.
-        let coding = if writer.paints_only_discs() {
-            Coding::Matches(1)
-        } else {
-            Coding::SharedCode
-        };
+        // A sheet repeats itself: the module forms' placements, the captions' glyphs, and the
+        // codes' finder patterns, so matches find most of the page.
+        let coding = Coding::Matches(1);
         pages.push(writer.finish(coding));
     }
     if pages.is_empty() {
@@ -251,22 +247,34 @@ fn push_caption(content: &mut Vec<u8>, text: &str, line: &CaptionLine, page_heig
         (line.cap * POINTS_PER_MM) as f32,
         (line.max_width * POINTS_PER_MM) as f32,
     );
-    let mut path = Path::default();
-    laid.append_to(&mut path);
-    if path.is_empty() {
-        return;
-    }
     let t = laid.transform;
-    content.push(b'q');
-    // Exact: the scale is about 0.003 (points per font unit), which thousandths would round
-    // by 12 %.
-    for value in [t.sx, 0.0, 0.0, -t.sy, t.tx, page_height as f32 - t.ty] {
-        number::push_exact_word(content, value);
+    content.extend_from_slice(b"q 0 g\n");
+    // Each glyph in its own `cm` at its pen position, so a glyph's outline is the same text
+    // wherever it stands and the page's compressor finds its repeats (a short URL repeats
+    // `/`, `.`, `r` and its host on every label).
+    for &(glyph, pen) in &laid.glyphs {
+        let mut path = Path::default();
+        font::TextLine {
+            glyphs: vec![(glyph, 0)],
+            transform: t,
+        }
+        .append_to(&mut path);
+        if path.is_empty() {
+            continue;
+        }
+        content.push(b'q');
+        // Exact: the scale is about 0.003 (points per font unit), which thousandths would
+        // round by 12 %.
+        let left = t.tx + t.sx * pen as f32;
+        for value in [t.sx, 0.0, 0.0, -t.sy, left, page_height as f32 - t.ty] {
+            number::push_exact_word(content, value);
+        }
+        content.extend_from_slice(b" cm\n");
+        // Glyph outlines are whole font units (2,048 to the em).
+        super::print::push_path(content, &path, true);
+        content.extend_from_slice(b" f Q\n");
     }
-    content.extend_from_slice(b" cm 0 g\n");
-    // Glyph outlines are whole font units (2,048 to the em).
-    super::print::push_path(content, &path, true);
-    content.extend_from_slice(b" f Q\n");
+    content.extend_from_slice(b"Q\n");
 }
 
 /// Appends crop marks: every distinct column edge continued above and below the grid, every
