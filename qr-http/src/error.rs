@@ -9,6 +9,7 @@ use qr_domain::domains::service::DomainError;
 use qr_domain::links::bulk::BulkError;
 use qr_domain::links::link::LinkError;
 use qr_domain::links::listing::ListQueryError;
+use qr_domain::print::PrintError;
 use qr_domain::scans::analytics::{AnalyticsError, QueryError};
 use qr_domain::service::{AuthError, PasswordPrompt};
 use qr_domain::webhooks::webhook::WebhookError;
@@ -419,6 +420,23 @@ impl From<LinkCodeError> for ApiError {
             LinkCodeError::Generate(e) => ApiError::Generate(e),
             LinkCodeError::Logo(e) => ApiError::Internal(e.to_string()),
             LinkCodeError::Store(e) => ApiError::Store(e),
+        }
+    }
+}
+
+/// A sheet fails as its plan (403), its links (404 for another account's), its request (400),
+/// or the store; a code that passed its checks and still did not draw is the server's fault.
+impl From<PrintError> for ApiError {
+    fn from(e: PrintError) -> Self {
+        match e {
+            PrintError::Access(e) => ApiError::Access(e),
+            PrintError::Request(e @ qr_generate::print::PrintError::Render(_)) => {
+                ApiError::Internal(e.to_string())
+            }
+            PrintError::Request(e) => ApiError::BadRequest(e.to_string()),
+            PrintError::Link(e) => ApiError::Link(e),
+            PrintError::LinkCode(e) => e.into(),
+            PrintError::Store(e) => ApiError::Store(e),
         }
     }
 }

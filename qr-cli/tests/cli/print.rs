@@ -1,7 +1,6 @@
 //! `qr print` end to end on a database file: an account's links by id, by tag and all on label sheets (each cell decoded after pdftoppm), data items from a CSV file on a custom grid, and the refusals (plan, another account's link, usage errors).
 
 use qr_generate::print::LabelStock;
-use qr_test_support::Luma;
 use serde_json::Value;
 
 use crate::common::{Workspace, read};
@@ -29,38 +28,9 @@ fn link(ws: &Workspace, email: &str, name: &str, tag: Option<&str>) -> (String, 
 /// The codes in the first `cells` cells of an L7160 sheet's first page, or nothing when
 /// pdftoppm is missing.
 fn cells(pdf: &[u8], cells: usize) -> Option<Vec<Option<String>>> {
-    if !qr_test_support::have_program(
-        "pdftoppm",
-        "qr print's sheets decoded",
-        "apt-get install poppler-utils",
-    ) {
-        return None;
-    }
-    let page = qr_test_support::pdf_luma(pdf, 300);
     let grid = LabelStock::L7160.grid();
-    let px = |mm: f64| (mm / 25.4 * 300.0).round() as usize;
-    Some(
-        (0..cells)
-            .map(|i| {
-                let (x, y, w, h) = grid.cell(i);
-                let (left, top, right, bottom) = (px(x), px(y), px(x + w), px(y + h));
-                let mut pixels = Vec::new();
-                for row in top..bottom {
-                    pixels.extend_from_slice(
-                        &page.pixels[row * page.width + left..row * page.width + right],
-                    );
-                }
-                let cell = Luma {
-                    width: right - left,
-                    height: bottom - top,
-                    pixels,
-                };
-                qr_test_support::decode(&cell)
-                    .ok()
-                    .map(|b| String::from_utf8(b).unwrap())
-            })
-            .collect(),
-    )
+    let cells: Vec<_> = (0..cells).map(|i| grid.cell(i)).collect();
+    qr_test_support::read_pdf_cells(pdf, &cells)
 }
 
 #[test]

@@ -6,7 +6,7 @@ use hyper::body::Body;
 use hyper::header::{CONTENT_DISPOSITION, HeaderValue};
 use qr_domain::print::PrintError;
 use qr_domain::service::AuthContext;
-use qr_generate::print::{self as sheet, PrintRequest, file_name};
+use qr_generate::print::{PrintRequest, file_name};
 
 use crate::app::App;
 use crate::error::ApiError;
@@ -41,21 +41,4 @@ where
         response.headers_mut().insert(CONTENT_DISPOSITION, value);
     }
     Ok(response)
-}
-
-/// A sheet fails as its plan (403), its links (404 for another account's), its request (400),
-/// or the store; a code that passed its checks and still did not draw is the server's fault.
-impl From<PrintError> for ApiError {
-    fn from(e: PrintError) -> Self {
-        match e {
-            PrintError::Access(e) => ApiError::Access(e),
-            PrintError::Request(e @ sheet::PrintError::Render(_)) => {
-                ApiError::Internal(e.to_string())
-            }
-            PrintError::Request(e) => ApiError::BadRequest(e.to_string()),
-            PrintError::Link(e) => ApiError::Link(e),
-            PrintError::LinkCode(e) => e.into(),
-            PrintError::Store(e) => ApiError::Store(e),
-        }
-    }
 }
