@@ -1,4 +1,4 @@
-//! Label sheets against single-code PDFs: the sheet PDF of 100 codes (qr-core's `render_sheet` on Avery L7160, 21 a page, five pages, a caption under each) against 100 separate one-code PDFs (`render` with `Format::Pdf`), time and bytes.
+//! Label sheets against single-code PDFs: the sheet PDF of 100 codes (qr-core's `render_sheet` on Avery L7160, 21 a page, five pages, a caption under each, and without captions) against 100 separate one-code PDFs (`render` with `Format::Pdf`), time and bytes.
 //!
 //! segno, the PDF peer of `styles.rs`, writes one code per document and has no label sheets, so
 //! the comparison is the work a client would do without print: 100 PDFs to place by hand. The
@@ -34,19 +34,19 @@ fn urls() -> Vec<String> {
         .collect()
 }
 
-/// The sheet PDF of `urls`, each captioned with its URL.
-fn sheet(urls: &[String], options: &RenderOptions) -> Vec<u8> {
+/// The sheet PDF of `urls`, each with its caption of `captions` (empty: none).
+fn sheet(urls: &[String], captions: &[String], options: &RenderOptions) -> Vec<u8> {
     let codes: Vec<QrCode> = urls
         .iter()
         .map(|u| encode(u, options).expect("fits"))
         .collect();
     let labels: Vec<SheetLabel<'_>> = codes
         .iter()
-        .zip(urls)
-        .map(|(code, url)| SheetLabel {
+        .zip(captions)
+        .map(|(code, caption)| SheetLabel {
             code,
             options,
-            caption: url,
+            caption,
         })
         .collect();
     render_sheet(&l7160(), CropMarks::None, &labels).expect("renders")
@@ -63,14 +63,20 @@ fn separate(urls: &[String], options: &RenderOptions) -> Vec<Vec<u8>> {
 fn bench(c: &mut Criterion) {
     let urls = urls();
     let options = RenderOptions::default();
-    let sheet_bytes = sheet(&urls, &options).len();
+    // Without captions the sheet and the separate PDFs hold the same drawings.
+    let uncaptioned = vec![String::new(); CODES];
+    let sheet_bytes = sheet(&urls, &urls, &options).len();
+    let bare_bytes = sheet(&urls, &uncaptioned, &options).len();
     let separate_bytes: usize = separate(&urls, &options).iter().map(Vec::len).sum();
     eprintln!(
-        "bytes: sheet of {CODES} codes {sheet_bytes}, {CODES} separate PDFs {separate_bytes}"
+        "bytes: sheet of {CODES} codes {sheet_bytes}, without captions {bare_bytes}, {CODES} separate PDFs {separate_bytes}"
     );
     let mut group = c.benchmark_group("print");
     group.bench_function("sheet_100", |b| {
-        b.iter(|| sheet(black_box(&urls), &options))
+        b.iter(|| sheet(black_box(&urls), &urls, &options))
+    });
+    group.bench_function("sheet_100_without_captions", |b| {
+        b.iter(|| sheet(black_box(&urls), &uncaptioned, &options))
     });
     group.bench_function("separate_100", |b| {
         b.iter(|| separate(black_box(&urls), &options))
