@@ -78,8 +78,7 @@ impl PrintForm {
     /// The print request the form describes; reading the text is this page's, every rule
     /// (bounds, stock and paper, the plan) the print module's and the domain's.
     fn request(&self) -> Result<PrintRequest, sheet::PrintError> {
-        let paper =
-            Paper::parse(&self.paper).ok_or_else(|| invalid("paper", "use a4 or letter"))?;
+        let paper = Paper::read(&self.paper)?;
         let layout = if self.layout == "custom" {
             let whole = |field: &'static str, text: &str| {
                 text.parse::<u32>()
@@ -90,10 +89,7 @@ impl PrintForm {
                 whole("grid.rows", &self.rows)?,
             ))
         } else {
-            Layout::Stock(
-                LabelStock::parse(&self.layout)
-                    .ok_or_else(|| invalid("layout", "use L7160, L7163, 5160 or custom"))?,
-            )
+            Layout::Stock(LabelStock::read(&self.layout)?)
         };
         // A stock brings its own paper: the paper select is for custom grids.
         let paper = matches!(layout, Layout::Custom(_)).then_some(paper);
@@ -102,8 +98,7 @@ impl PrintForm {
         } else {
             CropMarks::None
         };
-        let caption = CaptionKind::parse(&self.caption)
-            .ok_or_else(|| invalid("caption", "use data, name or none"))?;
+        let caption = CaptionKind::read(&self.caption)?;
         let selection = if self.tag.is_empty() {
             PrintSelection::AllLinks
         } else {
