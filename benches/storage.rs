@@ -1,4 +1,4 @@
-//! Storage benchmarks: scan write throughput with group commit, and analytics cost at 10k vs 1M scans, on SQLite and on PostgreSQL.
+//! Storage benchmarks: scan write throughput with group commit, and analytics cost at 10k vs 1M scans, on SQLite and on PostgreSQL; on PostgreSQL, 8 writers on one link against 8 on their own links.
 //!
 //! Run: `cargo bench -p qr-benches --bench storage`. SQLite uses files in a temporary
 //! directory with the production settings (WAL, synchronous=FULL); PostgreSQL a throwaway
@@ -12,7 +12,7 @@ use std::sync::{Arc, mpsc};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use qr_domain::chrono::{DateTime, Duration, Utc};
 use qr_domain::links::link::{Link, LinkName, TargetUrl};
-use qr_domain::scans::scan::{Device, NewScan};
+use qr_domain::scans::scan::{Device, NewScan, ScanFate};
 use qr_domain::scans::writer::ScanWriter;
 use qr_domain::{
     Account, AccountId, AnalyticsQuery, LinkId, NoGeoLocator, Plan, Service, ShortCode, Store,
@@ -50,6 +50,7 @@ fn scan(link: LinkId, i: u64, total: u64) -> NewScan {
         referrer: Some("https://news.example/article".to_owned()),
         variant: None,
         rule: None,
+        max_scans: None,
     }
 }
 
@@ -111,7 +112,7 @@ fn write_throughput_on<S: Store>(c: &mut Criterion, engine: &str, store: Arc<S>)
                         .submit(
                             s,
                             Box::new(move |r| {
-                                assert!(matches!(r, Ok(Some(_))), "scan committed");
+                                assert!(matches!(r, Ok(ScanFate::Stored(_))), "scan committed");
                                 if acked.fetch_add(1, Ordering::Relaxed) + 1 == N as usize {
                                     let _ = done.send(());
                                 }
@@ -158,6 +159,66 @@ fn analytics_scaling_on<S: Store>(c: &mut Criterion, engine: &str, store: Arc<S>
     group.finish();
 }
 
+/// Writers at once (as many servers' scan writers), each with its own store and the same
+/// batches, all on one link (a viral code) against each on its own link: the same work per
+/// batch, so the ratio of the two is the time batches spend waiting for each other.
+const WRITERS: usize = 8;
+const WRITER_BATCHES: usize = 10;
+const WRITER_BATCH: usize = 64;
+
+/// The batches of writer `w`, on `link`: one day's scans, every visitor new (a spike's crowd).
+fn writer_batches(w: usize, link: LinkId) -> Vec<Vec<NewScan>> {
+    (0..WRITER_BATCHES)
+        .map(|b| {
+            (0..WRITER_BATCH)
+                .map(|i| {
+                    let n = ((w * WRITER_BATCHES + b) * WRITER_BATCH + i) as u64;
+                    let mut scan = scan(link, n, u64::MAX);
+                    scan.visitor[8..].copy_from_slice(&n.to_le_bytes());
+                    scan.at = start() + Duration::hours(12);
+                    scan
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn concurrent_writers(c: &mut Criterion) {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.create_database();
+    let stores: Vec<Arc<PgStore>> = (0..WRITERS)
+        .map(|_| Arc::new(PgStore::open(&url).expect("open")))
+        .collect();
+    let (_, links) = setup(&*stores[0], WRITERS);
+    let mut group = c.benchmark_group("concurrent_writers");
+    group.throughput(Throughput::Elements(
+        (WRITERS * WRITER_BATCHES * WRITER_BATCH) as u64,
+    ));
+    group.sample_size(10);
+    for (case, one_link) in [("own_links", false), ("one_link", true)] {
+        let batches: Vec<Vec<Vec<NewScan>>> = (0..WRITERS)
+            .map(|w| writer_batches(w, if one_link { links[0] } else { links[w] }))
+            .collect();
+        group.bench_function(format!("{WRITERS}_writers/{case}/postgres"), |b| {
+            b.iter(|| {
+                std::thread::scope(|s| {
+                    for (store, batches) in stores.iter().zip(&batches) {
+                        s.spawn(move || {
+                            for batch in batches {
+                                let fates = store.record_scans(batch).expect("batch stored");
+                                assert!(fates.iter().all(|f| f.id().is_some()));
+                            }
+                        });
+                    }
+                });
+            });
+        });
+    }
+    group.finish();
+}
+
 fn sqlite(dir: &tempfile::TempDir, name: &str) -> Arc<SqliteStore> {
     Arc::new(SqliteStore::open(dir.path().join(name)).expect("open"))
 }
@@ -193,5 +254,10 @@ fn analytics_scaling(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, write_throughput, analytics_scaling);
+criterion_group!(
+    benches,
+    write_throughput,
+    analytics_scaling,
+    concurrent_writers
+);
 criterion_main!(benches);

@@ -78,6 +78,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ScanOutcome::Recorded(id) => format!("recorded as scan {id}"),
             ScanOutcome::Skipped(why) => format!("redirected, not counted: {why:?}"),
             ScanOutcome::LinkGone => "the link was deleted meanwhile".to_owned(),
+            ScanOutcome::OverCap => "not counted: the link reached its maxScans".to_owned(),
         };
         println!(
             "{}: visit -> {} ({outcome})",

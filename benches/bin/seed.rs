@@ -199,6 +199,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             referrer: REFERRERS[k % REFERRERS.len()].map(str::to_owned),
             variant: None,
             rule: None,
+            max_scans: None,
         });
         if batch.len() as u64 == BATCH || i + 1 == scans {
             store.record_scans(&batch)?;

@@ -32,7 +32,7 @@ use crate::ids::{AccountId, DesignId, DomainId, KeyId, LinkId, ScanId};
 use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::links::link::Link;
 use crate::scans::breakdown::DIMENSIONS;
-use crate::scans::scan::{Device, NewScan};
+use crate::scans::scan::{Device, NewScan, ScanFate};
 use crate::store::{ReadTx, Store, WriteTx};
 use crate::webhooks::outbox::OutboxEvent;
 use crate::webhooks::webhook::{Webhook, WebhookId};
@@ -144,7 +144,7 @@ impl Store for MemoryStore {
         Ok(value)
     }
 
-    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<ScanFate>, StoreError> {
         Ok(self.lock().record_scans(scans, None))
     }
 
@@ -152,7 +152,7 @@ impl Store for MemoryStore {
         &self,
         scans: &[NewScan],
         subscribed: &HashSet<AccountId>,
-    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+    ) -> Result<Vec<ScanFate>, StoreError> {
         Ok(self.lock().record_scans(scans, Some(subscribed)))
     }
 

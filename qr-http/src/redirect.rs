@@ -10,14 +10,15 @@ use hyper::body::Body;
 use hyper::header::{
     ACCEPT_LANGUAGE, CACHE_CONTROL, HeaderMap, HeaderValue, LOCATION, REFERER, USER_AGENT,
 };
+use qr_domain::StoreError;
 use qr_domain::domains::domain::Domain;
 use qr_domain::links::link::LinkError;
 use qr_domain::scans::geo::GeoHint;
+use qr_domain::scans::scan::ScanFate;
 use qr_domain::scans::writer::ScanAck;
 use qr_domain::service::{
     InMemoryVisit, Opening, PageKind, PasswordPrompt, Recording, Visit, VisitFacts, VisitOutcome,
 };
-use qr_domain::{ScanId, StoreError};
 use tokio::sync::oneshot;
 
 use crate::app::App;
@@ -41,7 +42,7 @@ const MAX_ACCEPT_LANGUAGE_BYTES: usize = 256;
 const MAX_FORM_BODY_BYTES: usize = 4096;
 
 /// The commit acknowledgement of a queued scan.
-type AckReceiver = oneshot::Receiver<Result<Option<ScanId>, StoreError>>;
+type AckReceiver = oneshot::Receiver<Result<ScanFate, StoreError>>;
 
 /// A visit as the request brings it; the domain copies what it needs of the headers.
 struct Request<'a> {
@@ -102,16 +103,29 @@ where
                 .await??
         }
     };
-    match outcome {
-        VisitOutcome::Redirect { target, scan } => {
-            await_commit(scan).await;
-            let status = if method == Method::Post {
-                StatusCode::SEE_OTHER
-            } else {
-                StatusCode::FOUND
-            };
-            redirect_to(status, code, &target)
+    let status = if method == Method::Post {
+        StatusCode::SEE_OTHER
+    } else {
+        StatusCode::FOUND
+    };
+    // A redirect waits for its scan's commit; a capped link's scan the store refused (its cap
+    // reached through other servers) turns the visit into the link's expired answer.
+    let outcome = match outcome {
+        VisitOutcome::Redirect {
+            target,
+            scan,
+            capped,
+        } => {
+            let fate = await_commit(scan).await;
+            match capped.filter(|_| fate == Some(ScanFate::OverCap)) {
+                Some(capped) => capped.outcome(),
+                None => return redirect_to(status, code, &target),
+            }
         }
+        settled => settled,
+    };
+    match outcome {
+        VisitOutcome::Redirect { target, .. } => redirect_to(status, code, &target),
         VisitOutcome::ExpiredUrl(url) => redirect_to(StatusCode::FOUND, code, &url),
         // The form asked for the first time is a page, not a failure.
         VisitOutcome::Page(kind @ PageKind::Password(PasswordPrompt::Ask)) => {
@@ -124,12 +138,13 @@ where
     }
 }
 
-/// Waits for the scan's commit: the visitor is redirected whatever happens to the scan, so
+/// Waits for the scan's commit and says what became of the scan when the writer answered: the
+/// visitor is redirected whatever happens to the scan (but a capped link's refused scan), so
 /// failures are logged.
-async fn await_commit(scan: Recording<AckReceiver>) {
+async fn await_commit(scan: Recording<AckReceiver>) -> Option<ScanFate> {
     match scan {
         Recording::Queued(ack) => match tokio::time::timeout(SCAN_ACK_TIMEOUT, ack).await {
-            Ok(Ok(Ok(_))) => {}
+            Ok(Ok(Ok(fate))) => return Some(fate),
             Ok(Ok(Err(e))) => tracing::warn!(error = %e, "scan not recorded"),
             Ok(Err(_)) | Err(_) => tracing::warn!("scan not confirmed in time"),
         },
@@ -137,6 +152,7 @@ async fn await_commit(scan: Recording<AckReceiver>) {
         Recording::NotPrepared(e) => tracing::warn!(error = %e, "scan not prepared"),
         Recording::NotQueued(e) => tracing::warn!(error = %e, "scan not queued"),
     }
+    None
 }
 
 /// A redirect response.

@@ -180,18 +180,25 @@ impl AccountWrites for PgTx<'_> {
              ON CONFLICT DO NOTHING",
             &[&id],
         )?;
-        // Scans, rollups and visitors name their link without a foreign key (schema version 2
-        // dropped them from the scan tables: a lookup per inserted scan), so they go by hand.
-        for table in ["visitors", "scans", "daily", "daily_dims"] {
+        // The links go first: each deletion waits for the scan batches holding its link (`FOR
+        // KEY SHARE`) and later batches skip it, so the statements below see every scan row
+        // there will ever be, and never hold a row a waiting batch needs (no deadlock).
+        let links: Vec<Uuid> = self.all(
+            "DELETE FROM links WHERE account_id = $1 RETURNING id",
+            &[&id],
+            |r| get(r, 0, "id"),
+        )?;
+        // Scans, rollups, visitors and counts name their link without a foreign key (schema
+        // version 2 dropped them from the scan tables: a lookup per inserted scan), so they go
+        // by hand.
+        for table in ["visitors", "scans", "daily", "daily_dims", "scan_counts"] {
             self.exec(
-                &format!(
-                    "DELETE FROM {table} WHERE link_id IN (SELECT id FROM links WHERE account_id = $1)"
-                ),
-                &[&id],
+                &format!("DELETE FROM {table} WHERE link_id = ANY($1::uuid[])"),
+                &[&links],
             )?;
         }
-        // Keys, links, usage, daily usage, sessions, tokens and the plan request go with the
-        // account (ON DELETE CASCADE).
+        // Keys, usage, daily usage, sessions, tokens and the plan request go with the account
+        // (ON DELETE CASCADE).
         Ok(self.exec("DELETE FROM accounts WHERE id = $1", &[&id])? > 0)
     }
 

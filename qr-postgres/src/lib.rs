@@ -4,7 +4,8 @@
 //! application's tables or a newer schema (without writing to it), and applies the versioned
 //! migrations of [`SCHEMA_VERSION`], each in its own transaction under an advisory lock, so
 //! servers starting together migrate once. Connections come from a small pool opened on demand
-//! ([`POOL_SIZE`]); one more connection is kept for scan batches and one only listens
+//! ([`POOL_SIZE`]); [`SCAN_CONNECTIONS`] more are kept for scan batches, each adding to rollup
+//! and count rows of its own so that batches on one link never wait for each other, and one only listens
 //! (`LISTEN qr_config`): triggers on accounts and keys bump a version row and `NOTIFY` it with
 //! the account or key that changed, so every server drops just that account's or key's cached
 //! entries within milliseconds of a change committed anywhere, and
@@ -32,6 +33,7 @@ mod schema;
 mod store;
 mod tx;
 mod webhooks;
+mod writers;
 
 pub use error::{OpenError, redact};
 pub use schema::SCHEMA_VERSION;

@@ -8,8 +8,13 @@ use qr_domain::store::{LinkReads, LinkWrites};
 use qr_domain::{AccountId, DesignId, Link, LinkId, Options, ShortCode, StoreError};
 
 use crate::tx::{PgTx, corrupt, count, get, json, signed, to_json};
+use crate::writers::link_scan_count;
 
-const LINK_COLS: &str = "id, account_id, name, short_code, target_url, scan_count, created_at, updated_at, tags, options, domain, design_id";
+const LINK_COLS: &str = concat!(
+    "id, account_id, name, short_code, target_url, ",
+    link_scan_count!(),
+    ", created_at, updated_at, tags, options, domain, design_id"
+);
 
 fn link_from(r: &Row) -> Result<Link, StoreError> {
     Ok(Link {
@@ -237,7 +242,7 @@ impl LinkWrites for PgTx<'_> {
         // The scan tables have no foreign key to links (schema version 2). The link row went
         // first: its lock waited for any scan batch holding it, and later batches skip the link,
         // so these statements see every row there will ever be.
-        for table in ["scans", "daily", "daily_dims", "visitors"] {
+        for table in ["scans", "daily", "daily_dims", "visitors", "scan_counts"] {
             self.exec(
                 &format!("DELETE FROM {table} WHERE link_id = $1"),
                 &[&id.as_uuid()],

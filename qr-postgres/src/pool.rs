@@ -19,6 +19,9 @@ pub(crate) struct Conn {
     statements: HashMap<String, Statement>,
     /// Whether a transaction is open (left open only if a caller's closure panicked).
     in_transaction: bool,
+    /// The scan writer number this connection holds, once it wrote a scan batch
+    /// (`writers.rs`).
+    pub(crate) writer: Option<i16>,
 }
 
 impl Conn {
@@ -28,6 +31,7 @@ impl Conn {
             client: config.connect(NoTls)?,
             statements: HashMap::new(),
             in_transaction: false,
+            writer: None,
         })
     }
 

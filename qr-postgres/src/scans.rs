@@ -8,27 +8,30 @@ use qr_domain::StoreError;
 use qr_domain::ids::{AccountId, LinkId, ScanId};
 use qr_domain::scans::analytics::{DayCount, StatsRows};
 use qr_domain::scans::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
-use qr_domain::scans::scan::{NewScan, ScanRecord};
+use qr_domain::scans::scan::{NewScan, ScanFate, ScanRecord};
 use qr_domain::store::{ScanReads, ScanWrites};
 use uuid::Uuid;
 
 use crate::pool::Conn;
 use crate::tx::{PgTx, corrupt, count, get};
+use crate::writers::{self, link_scan_count};
 
 /// The whole batch in one statement, so a batch costs one round trip between `BEGIN` and
 /// `COMMIT` whatever its size. The counts are added up here, the server only applies them:
-/// - `live` locks the batch's links in id order (`FOR NO KEY UPDATE`), so two servers' batches
-///   never wait for each other in a cycle, and a link deleted meanwhile is absent: its scans and
-///   counts are skipped. A link's rollup rows are only written under its lock, so no two
-///   batches race on them;
+/// - `live` takes `FOR KEY SHARE` on the batch's links: batches never conflict on it, and a
+///   link's deletion waits for the batches holding it, while a link deleted before is absent:
+///   its scans and counts are skipped;
 /// - `kept` gives each remaining scan an id from the sequence (materialised: drawn once);
 /// - the scans go in, then the batch's distinct visitors (`ON CONFLICT DO NOTHING RETURNING`
-///   yields those new to their link and day: the uniques), the daily rollups with those uniques,
-///   the per-dimension rollups, and each link's count;
+///   yields those new to their link and day: the uniques), in (link, day, visitor) order, so two
+///   batches meeting the same new visitors wait for each other in one order, never in a cycle;
+/// - the daily rollups with those uniques, the per-dimension rollups and each link's count go
+///   to the rows of this connection's writer number (`$26`, `writers.rs`), which no other
+///   transaction updates meanwhile;
 /// - the result maps each input position (`ord`, from 1) to its scan id.
 const INSERT_BATCH: &str = r"
 WITH live AS (
-    SELECT id FROM links WHERE id = ANY($22::uuid[]) ORDER BY id FOR NO KEY UPDATE
+    SELECT id FROM links WHERE id = ANY($22::uuid[]) FOR KEY SHARE
 ),
 kept AS MATERIALIZED (
     SELECT nextval('scans_id_seq') AS id, u.*
@@ -54,47 +57,71 @@ new_visitors AS (
     RETURNING link_id, day
 ),
 days AS (
-    INSERT INTO daily (link_id, day, scans, uniques)
-    SELECT d.link_id, d.day, d.n, coalesce(v.n, 0)
+    INSERT INTO daily (link_id, day, writer, scans, uniques)
+    SELECT d.link_id, d.day, $26, d.n, coalesce(v.n, 0)
     FROM unnest($14::uuid[], $15::date[], $16::bigint[]) AS d(link_id, day, n)
     LEFT JOIN (SELECT link_id, day, count(*) AS n FROM new_visitors GROUP BY link_id, day) AS v
         USING (link_id, day)
     WHERE d.link_id IN (SELECT id FROM live)
-    ON CONFLICT (link_id, day) DO UPDATE
+    ON CONFLICT (link_id, day, writer) DO UPDATE
     SET scans = daily.scans + excluded.scans, uniques = daily.uniques + excluded.uniques
 ),
 dims AS (
-    INSERT INTO daily_dims (link_id, day, dim, value, scans)
-    SELECT * FROM unnest($17::uuid[], $18::date[], $19::smallint[], $20::text[], $21::bigint[])
+    INSERT INTO daily_dims (link_id, day, dim, value, writer, scans)
+    SELECT m.link_id, m.day, m.dim, m.value, $26, m.n
+    FROM unnest($17::uuid[], $18::date[], $19::smallint[], $20::text[], $21::bigint[])
         AS m(link_id, day, dim, value, n)
     WHERE m.link_id IN (SELECT id FROM live)
-    ON CONFLICT (link_id, day, dim, value) DO UPDATE SET scans = daily_dims.scans + excluded.scans
+    ON CONFLICT (link_id, day, dim, value, writer) DO UPDATE
+    SET scans = daily_dims.scans + excluded.scans
 ),
 counted AS (
-    UPDATE links SET scan_count = links.scan_count + c.n
-    FROM unnest($22::uuid[], $23::bigint[]) AS c(id, n)
-    WHERE links.id = c.id
+    INSERT INTO scan_counts (link_id, writer, scans)
+    SELECT c.id, $26, c.n FROM unnest($22::uuid[], $23::bigint[]) AS c(id, n)
+    WHERE c.id IN (SELECT id FROM live)
+    ON CONFLICT (link_id, writer) DO UPDATE SET scans = scan_counts.scans + excluded.scans
 )
 SELECT ord, id FROM kept
 ";
 
-/// Splits a batch into at most `parts` groups of positions, a link's scans all in one group (so
-/// no two groups ever wait for the same link's lock), the groups as even as the links allow
-/// (largest link first, each to the smallest group). Batches under `split_from` scans stay
-/// whole: a small batch gains less from a second backend than it costs in a thread and a
-/// second commit. Each group lists its positions in batch order; empty groups are left out.
+/// Locks the capped links of a batch against each other's batches (in id order, so two
+/// batches never wait in a cycle); held to the commit. Only batches with a capped scan take it.
+const LOCK_CAPPED: &str =
+    "SELECT id FROM links WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE";
+
+/// The counts of the capped links, read after [`LOCK_CAPPED`] in a statement of its own: under
+/// `READ COMMITTED` its snapshot is taken after the lock was granted, so it sees every scan of
+/// the batches that held the lock before.
+const CAPPED_COUNTS: &str = concat!(
+    "SELECT id, ",
+    link_scan_count!(),
+    " FROM links WHERE id = ANY($1::uuid[])"
+);
+
+/// Splits a batch into at most `parts` groups of positions, as even as they can be: the scans
+/// of a capped link stay in one group (its cap is decided under its link's lock, which two
+/// groups would wait on each other for), every other scan goes to the smallest group, so one
+/// hot link's scans are spread over the backends too (each group writes its own writer's
+/// rows). Batches under `split_from` scans stay whole: a small batch gains less from a second
+/// backend than it costs in a thread and a second commit. Each group lists its positions in
+/// batch order; empty groups are left out.
 pub(crate) fn split(scans: &[NewScan], parts: usize, split_from: usize) -> Vec<Vec<usize>> {
     if parts <= 1 || scans.len() < split_from {
         return vec![(0..scans.len()).collect()];
     }
-    let mut by_link: HashMap<LinkId, Vec<usize>> = HashMap::new();
+    let mut capped: HashMap<LinkId, Vec<usize>> = HashMap::new();
+    let mut units: Vec<Vec<usize>> = Vec::new();
     for (i, s) in scans.iter().enumerate() {
-        by_link.entry(s.link_id).or_default().push(i);
+        if s.max_scans.is_some() {
+            capped.entry(s.link_id).or_default().push(i);
+        } else {
+            units.push(vec![i]);
+        }
     }
-    let mut links: Vec<Vec<usize>> = by_link.into_values().collect();
-    links.sort_unstable_by_key(|positions| std::cmp::Reverse(positions.len()));
+    let mut capped: Vec<Vec<usize>> = capped.into_values().collect();
+    capped.sort_unstable_by_key(|positions| std::cmp::Reverse(positions.len()));
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); parts];
-    for positions in links {
+    for positions in capped.into_iter().chain(units) {
         if let Some(smallest) = groups.iter_mut().min_by_key(|g| g.len()) {
             smallest.extend(positions);
         }
@@ -107,10 +134,82 @@ pub(crate) fn split(scans: &[NewScan], parts: usize, split_from: usize) -> Vec<V
 }
 
 /// Stores `scans` in the open transaction on `conn`: scans, visitors, rollups and link counts.
+/// Capped scans are decided first: their links locked, their counts read, and each kept while
+/// its link's count with the batch's kept scans before it is below its cap.
 pub(crate) fn insert_scans(
     conn: &mut Conn,
     scans: &[&NewScan],
+) -> Result<Vec<ScanFate>, StoreError> {
+    let writer = writers::writer_number(conn)?;
+    let over = over_cap(conn, scans)?;
+    let stored: Vec<&NewScan> = scans
+        .iter()
+        .zip(&over)
+        .filter(|(_, over)| !**over)
+        .map(|(s, _)| *s)
+        .collect();
+    let ids = insert_uncapped(conn, &stored, writer)?;
+    let mut ids = ids.into_iter();
+    Ok(over
+        .iter()
+        .map(|&over| {
+            if over {
+                return ScanFate::OverCap;
+            }
+            match ids.next().flatten() {
+                Some(id) => ScanFate::Stored(id),
+                None => ScanFate::LinkGone,
+            }
+        })
+        .collect())
+}
+
+/// Which scans of the batch are over their link's cap (all `false` without capped scans, with
+/// no statement run).
+fn over_cap(conn: &mut Conn, scans: &[&NewScan]) -> Result<Vec<bool>, StoreError> {
+    let capped: BTreeSet<Uuid> = scans
+        .iter()
+        .filter(|s| s.max_scans.is_some())
+        .map(|s| s.link_id.as_uuid())
+        .collect();
+    if capped.is_empty() {
+        return Ok(vec![false; scans.len()]);
+    }
+    let capped: Vec<Uuid> = capped.into_iter().collect();
+    conn.query(LOCK_CAPPED, &[&capped])?;
+    let mut counts: HashMap<LinkId, u64> = HashMap::new();
+    for row in conn.query(CAPPED_COUNTS, &[&capped])? {
+        counts.insert(
+            LinkId::from_uuid(get(&row, 0, "id")?),
+            count(get(&row, 1, "scan_count")?),
+        );
+    }
+    // A deleted link is left to the insert, which skips it.
+    Ok(scans
+        .iter()
+        .map(|s| {
+            let Some(n) = counts.get_mut(&s.link_id) else {
+                return false;
+            };
+            if s.max_scans.is_some_and(|cap| *n >= cap) {
+                return true;
+            }
+            *n += 1;
+            false
+        })
+        .collect())
+}
+
+/// Stores `scans`, none of them over a cap, with the rows of writer number `writer`: each
+/// scan's id, or `None` when its link was deleted.
+fn insert_uncapped(
+    conn: &mut Conn,
+    scans: &[&NewScan],
+    writer: i16,
 ) -> Result<Vec<Option<ScanId>>, StoreError> {
+    if scans.is_empty() {
+        return Ok(Vec::new());
+    }
     let column = |f: &dyn Fn(&NewScan) -> &str| scans.iter().map(|s| f(s)).collect::<Vec<&str>>();
     let links: Vec<Uuid> = scans.iter().map(|s| s.link_id.as_uuid()).collect();
     let ats: Vec<DateTime<Utc>> = scans.iter().map(|s| s.at).collect();
@@ -181,6 +280,7 @@ pub(crate) fn insert_scans(
             &c_counts,
             &variants,
             &rules,
+            &writer,
         ],
     )?;
     let mut ids = vec![None; scans.len()];
@@ -219,7 +319,8 @@ impl ScanReads for PgTx<'_> {
     ) -> Result<StatsRows, StoreError> {
         let id = link.as_uuid();
         let days = self.all(
-            "SELECT day, scans, uniques FROM daily WHERE link_id = $1 AND day BETWEEN $2 AND $3",
+            "SELECT day, sum(scans)::bigint, sum(uniques)::bigint FROM daily
+             WHERE link_id = $1 AND day BETWEEN $2 AND $3 GROUP BY day",
             &[&id, &first, &last],
             |r| {
                 Ok(DayCount {
@@ -380,8 +481,8 @@ mod tests {
 
     use super::*;
 
-    /// Scans of each link, interleaved as visits arrive.
-    fn scans_of(links: &[(LinkId, usize)]) -> Vec<NewScan> {
+    /// Scans of each link, interleaved as visits arrive; `capped` links carry a cap.
+    fn scans_of(links: &[(LinkId, usize)], capped: &[LinkId]) -> Vec<NewScan> {
         let most = links.iter().map(|(_, n)| *n).max().unwrap_or(0);
         (0..most)
             .flat_map(|round| links.iter().filter(move |(_, n)| round < *n))
@@ -397,25 +498,29 @@ mod tests {
                 referrer: None,
                 variant: None,
                 rule: None,
+                max_scans: capped.contains(link).then_some(1_000),
             })
             .collect()
     }
 
     #[test]
-    fn a_split_keeps_each_link_in_one_group_covers_every_scan_and_balances() {
+    fn a_split_keeps_each_capped_link_in_one_group_covers_every_scan_and_balances() {
         let links: Vec<LinkId> = (0..5).map(|_| LinkId::random()).collect();
-        let scans = scans_of(&[
-            (links[0], 400),
-            (links[1], 300),
-            (links[2], 200),
-            (links[3], 100),
-            (links[4], 100),
-        ]);
+        let capped = [links[0], links[3]];
+        let scans = scans_of(
+            &[
+                (links[0], 400),
+                (links[1], 300),
+                (links[2], 200),
+                (links[3], 100),
+                (links[4], 100),
+            ],
+            &capped,
+        );
         let groups = split(&scans, 2, 512);
         assert_eq!(groups.len(), 2);
         let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
-        assert_eq!(sizes.iter().sum::<usize>(), 1_100);
-        assert!(sizes.iter().all(|n| (500..=600).contains(n)), "{sizes:?}");
+        assert_eq!(sizes, vec![550, 550]);
         let mut seen = vec![false; scans.len()];
         for g in &groups {
             assert!(g.windows(2).all(|w| w[0] < w[1]), "batch order kept");
@@ -423,20 +528,26 @@ mod tests {
                 assert!(!seen[i], "position {i} in two groups");
                 seen[i] = true;
             }
-            let own: BTreeSet<LinkId> = g.iter().map(|&i| scans[i].link_id).collect();
-            for other in groups.iter().filter(|o| *o != g) {
-                assert!(other.iter().all(|&i| !own.contains(&scans[i].link_id)));
-            }
         }
         assert!(seen.iter().all(|s| *s));
+        for link in capped {
+            let holding: Vec<usize> = (0..groups.len())
+                .filter(|&g| groups[g].iter().any(|&i| scans[i].link_id == link))
+                .collect();
+            assert_eq!(holding.len(), 1, "a capped link's scans in one group");
+        }
     }
 
     #[test]
-    fn small_batches_and_single_links_are_not_split() {
+    fn small_batches_stay_whole_and_one_hot_link_is_spread() {
         let (a, b) = (LinkId::random(), LinkId::random());
-        assert_eq!(split(&scans_of(&[(a, 10), (b, 10)]), 2, 512).len(), 1);
-        assert_eq!(split(&scans_of(&[(a, 1_000)]), 2, 512).len(), 1);
-        assert_eq!(split(&scans_of(&[(a, 600), (b, 600)]), 1, 512).len(), 1);
-        assert_eq!(split(&scans_of(&[(a, 600), (b, 600)]), 2, 512).len(), 2);
+        assert_eq!(split(&scans_of(&[(a, 10), (b, 10)], &[]), 2, 512).len(), 1);
+        assert_eq!(
+            split(&scans_of(&[(a, 600), (b, 600)], &[]), 1, 512).len(),
+            1
+        );
+        let hot = split(&scans_of(&[(a, 1_000)], &[]), 2, 512);
+        assert_eq!(hot.iter().map(Vec::len).collect::<Vec<_>>(), vec![500, 500]);
+        assert_eq!(split(&scans_of(&[(a, 1_000)], &[a]), 2, 512).len(), 1);
     }
 }

@@ -28,6 +28,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::domains::V9_DOMAINS),
     // Version 10: saved designs, and the design a link names (`designs.rs`).
     Step::Sql(crate::designs::V10_DESIGNS),
+    // Version 11: the scan writers' own rollup and count rows (`writers.rs`).
+    Step::Sql(crate::writers::V11_WRITER_ROWS),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's
@@ -315,6 +317,12 @@ fn apply(client: &mut Client, migrations: &[Step], from: i32, url: &str) -> Resu
         tx.commit().map_err(err)?;
     }
     Ok(())
+}
+
+/// Brings a new database to schema version `version` only, for tests of the steps after it.
+#[cfg(test)]
+pub(crate) fn apply_up_to(client: &mut Client, version: usize, url: &str) -> Result<(), OpenError> {
+    apply(client, &MIGRATIONS[..version], 0, url)
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use postgres::Config;
 use qr_domain::accounts::config_change::ConfigChanges;
-use qr_domain::ids::ScanId;
-use qr_domain::scans::scan::NewScan;
+
+use qr_domain::scans::scan::{NewScan, ScanFate};
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 
 use crate::error::{OpenError, redact};
@@ -177,7 +177,7 @@ impl Store for PgStore {
     /// Each part of a split batch commits on its own: if one part fails after another
     /// committed, the whole batch reports the failure though some of its scans are stored, as
     /// when a commit's answer is lost on the way back. An acknowledged scan is always committed.
-    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<ScanFate>, StoreError> {
         self.scan_batch(scans, None)
     }
 
@@ -187,7 +187,7 @@ impl Store for PgStore {
         &self,
         scans: &[NewScan],
         subscribed: &HashSet<AccountId>,
-    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+    ) -> Result<Vec<ScanFate>, StoreError> {
         self.scan_batch(scans, Some(subscribed))
     }
 
@@ -211,9 +211,9 @@ impl PgStore {
         &self,
         scans: &[NewScan],
         subscribed: Option<&HashSet<AccountId>>,
-    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+    ) -> Result<Vec<ScanFate>, StoreError> {
         let parts = scans::split(scans, self.scans.len(), SPLIT_FROM);
-        let results: Vec<Result<Vec<Option<ScanId>>, StoreError>> = std::thread::scope(|s| {
+        let results: Vec<Result<Vec<ScanFate>, StoreError>> = std::thread::scope(|s| {
             let others: Vec<_> = parts
                 .iter()
                 .enumerate()
@@ -222,8 +222,16 @@ impl PgStore {
                     s.spawn(move || self.record_part(slot, scans, positions, subscribed))
                 })
                 .collect();
+            // A batch left whole goes to whichever scan connection is free: callers recording
+            // at once (tests, tools) then run on both, as the parts of a split batch do.
+            let whole = parts.len() == 1;
             let first = parts.first().map_or(Ok(Vec::new()), |p| {
-                self.record_part(0, scans, p, subscribed)
+                let connection = if whole {
+                    self.free_scan_connection()
+                } else {
+                    0
+                };
+                self.record_part(connection, scans, p, subscribed)
             });
             std::iter::once(first)
                 .chain(others.into_iter().map(|h| {
@@ -233,13 +241,21 @@ impl PgStore {
                 }))
                 .collect()
         });
-        let mut ids = vec![None; scans.len()];
+        let mut fates = vec![ScanFate::LinkGone; scans.len()];
         for (positions, result) in parts.iter().zip(results) {
-            for (&i, id) in positions.iter().zip(result?) {
-                ids[i] = id;
+            for (&i, fate) in positions.iter().zip(result?) {
+                fates[i] = fate;
             }
         }
-        Ok(ids)
+        Ok(fates)
+    }
+
+    /// The first scan connection not in use, else the first.
+    fn free_scan_connection(&self) -> usize {
+        self.scans
+            .iter()
+            .position(|c| c.try_lock().is_ok())
+            .unwrap_or(0)
     }
 
     /// Stores the scans at `positions` of `scans` in one transaction on scan connection `slot`.
@@ -249,7 +265,7 @@ impl PgStore {
         scans: &[NewScan],
         positions: &[usize],
         subscribed: Option<&HashSet<AccountId>>,
-    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+    ) -> Result<Vec<ScanFate>, StoreError> {
         let part: Vec<&NewScan> = positions.iter().filter_map(|&i| scans.get(i)).collect();
         let slot = self.scans[slot]
             .lock()

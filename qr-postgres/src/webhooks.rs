@@ -5,8 +5,8 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use postgres::Row;
 use qr_domain::accounts::limits::UsageMonth;
-use qr_domain::ids::ScanId;
-use qr_domain::scans::scan::NewScan;
+
+use qr_domain::scans::scan::{NewScan, ScanFate};
 use qr_domain::store::{WebhookReads, WebhookWrites};
 use qr_domain::webhooks::outbox::{DeliveryState, NewEvent, OutboxEvent, scan_event};
 use qr_domain::webhooks::webhook::{
@@ -235,7 +235,7 @@ fn enqueue_params(account: AccountId, e: &NewEvent) -> (Uuid, Uuid, i16) {
 pub(crate) fn scan_events(
     conn: &mut Conn,
     scans: &[&NewScan],
-    ids: &[Option<ScanId>],
+    fates: &[ScanFate],
     subscribed: &HashSet<AccountId>,
 ) -> Result<(), StoreError> {
     let links: Vec<Uuid> = scans.iter().map(|s| s.link_id.as_uuid()).collect();
@@ -249,11 +249,11 @@ pub(crate) fn scan_events(
             owners.insert(LinkId::from_uuid(get(&row, 0, "id")?), account);
         }
     }
-    for (scan, id) in scans.iter().zip(ids) {
-        let (Some(id), Some(account)) = (id, owners.get(&scan.link_id)) else {
+    for (scan, fate) in scans.iter().zip(fates) {
+        let (Some(id), Some(account)) = (fate.id(), owners.get(&scan.link_id)) else {
             continue;
         };
-        let e = scan_event(scan, *id);
+        let e = scan_event(scan, id);
         let (a, event, kind) = enqueue_params(*account, &e);
         conn.execute(ENQUEUE, &[&a, &event, &kind, &e.data, &e.at])?;
     }

@@ -1,4 +1,4 @@
-//! Several servers on one database: a key change, a disabled account and a new role reach every other server within 100 ms (LISTEN/NOTIFY) and drop only that key's or account's cached entries there, a throttled address gets its valid keys from every server after a change, scan batches of several servers on the same links neither deadlock nor lose a count, and servers opening a new database together migrate it once.
+//! Several servers on one database: a key change, a disabled account and a new role reach every other server within 100 ms (LISTEN/NOTIFY) and drop only that key's or account's cached entries there, a throttled address gets its valid keys from every server after a change, scan batches of several servers on the same links neither deadlock nor lose a count, a link capped at 1,000 visited through three servers records exactly 1,000, and servers opening a new database together migrate it once.
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -6,9 +6,11 @@ use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use qr_domain::chrono::Utc;
-use qr_domain::scans::scan::{Device, NewScan};
+use qr_domain::links::link::LinkUpdate;
+use qr_domain::scans::scan::{Device, NewScan, ScanFate};
+use qr_domain::scans::writer::ScanAck;
 use qr_domain::scans::writer::ScanWriter;
-use qr_domain::service::{Actor, AuthError};
+use qr_domain::service::{Actor, AuthError, Opening, Recording, Visit, VisitOutcome};
 use qr_domain::{
     Account, AccountId, AccountStatus, KeyMode, Link, LinkId, LinkName, NoGeoLocator, Plan, Role,
     Service, ShortCode, Store, SystemClock, TargetUrl,
@@ -346,6 +348,7 @@ fn scan_batches_of_three_servers_on_the_same_links_all_commit() {
                 referrer: None,
                 variant: None,
                 rule: None,
+                max_scans: None,
             };
             let acked = Arc::clone(&acked);
             let done = done.clone();
@@ -353,7 +356,7 @@ fn scan_batches_of_three_servers_on_the_same_links_all_commit() {
                 .submit(
                     scan,
                     Box::new(move |result| {
-                        assert!(matches!(result, Ok(Some(_))), "{result:?}");
+                        assert!(matches!(result, Ok(ScanFate::Stored(_))), "{result:?}");
                         if acked.fetch_add(1, Ordering::SeqCst) + 1 == 3 * PER_SERVER {
                             let _ = done.send(());
                         }
@@ -380,6 +383,105 @@ fn scan_batches_of_three_servers_on_the_same_links_all_commit() {
         })
         .unwrap();
     assert_eq!(total, 3 * PER_SERVER as u64, "rollups count every scan");
+}
+
+/// The race of a "first 1,000 scanners" campaign: 8 clients visit one link capped at 1,000
+/// through 3 servers, 1,600 visits from 1,600 addresses. Each server lets a visit through while
+/// its copy of the link counts fewer than 1,000 (its own scans only, until it rereads the link),
+/// so about 3,000 would pass the servers' gates; the store decides each capped scan under the
+/// link's lock, so exactly 1,000 are redirected to the target and recorded, and every other
+/// visitor gets the expired answer.
+#[test]
+fn eight_clients_over_three_servers_never_pass_a_cap_of_1000() {
+    let Some(cluster) = PgCluster::shared(SUITE) else {
+        return;
+    };
+    let _alone = timing();
+    let url = cluster.create_database();
+    let servers: Vec<Service<PgStore, SystemClock>> = (0..3).map(|_| service(&url)).collect();
+    let owner = servers[0]
+        .create_account("race@example.com", Plan::Pro)
+        .unwrap();
+    let mut update = LinkUpdate::parse(Some("Coupon"), Some("https://example.com/coupon")).unwrap();
+    update.set_max_scans(Some(1_000)).unwrap();
+    update
+        .set_expired_url(Some("https://example.com/gone"))
+        .unwrap();
+    let link = servers[0].create_link_with(&owner, update).unwrap();
+    let code = link.short_code.to_string();
+    const CLIENTS: usize = 8;
+    const VISITS: usize = 200;
+    let start = Barrier::new(CLIENTS);
+    let (redirected, expired): (Vec<usize>, Vec<usize>) = std::thread::scope(|s| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|client| {
+                let (servers, code, start) = (&servers, &code, &start);
+                s.spawn(move || {
+                    start.wait();
+                    let (mut redirected, mut expired) = (0, 0);
+                    for visit in 0..VISITS {
+                        let n = client * VISITS + visit;
+                        let opening = Opening {
+                            visit: Visit {
+                                ip: Some(IpAddr::from([10, 1, (n / 250) as u8, (n % 250) as u8])),
+                                user_agent: Some(PHONE.to_owned()),
+                                ..Visit::default()
+                            },
+                            record: true,
+                            ..Opening::default()
+                        };
+                        let outcome = servers[n % servers.len()]
+                            .visit(None, code, &opening, ack)
+                            .unwrap();
+                        match outcome {
+                            VisitOutcome::Redirect {
+                                target,
+                                scan: Recording::Queued(commit),
+                                capped,
+                            } => match commit.recv().unwrap().unwrap() {
+                                ScanFate::Stored(_) => {
+                                    assert_eq!(target, "https://example.com/coupon");
+                                    redirected += 1;
+                                }
+                                ScanFate::OverCap => {
+                                    let answer = capped.expect("a capped link's answer").outcome::<()>();
+                                    assert!(matches!(answer, VisitOutcome::ExpiredUrl(u) if u == "https://example.com/gone"));
+                                    expired += 1;
+                                }
+                                ScanFate::LinkGone => panic!("the link is not deleted"),
+                            },
+                            VisitOutcome::ExpiredUrl(url) => {
+                                assert_eq!(url, "https://example.com/gone");
+                                expired += 1;
+                            }
+                            other => panic!("unexpected outcome {other:?}"),
+                        }
+                    }
+                    (redirected, expired)
+                })
+            })
+            .collect();
+        clients.into_iter().map(|c| c.join().unwrap()).unzip()
+    });
+    let (redirected, expired): (usize, usize) = (redirected.iter().sum(), expired.iter().sum());
+    assert_eq!(redirected + expired, CLIENTS * VISITS);
+    assert_eq!(redirected, 1_000, "exactly the cap is redirected");
+    let stored = servers[1].link(owner.id, link.id).unwrap();
+    assert_eq!(stored.scan_count, 1_000);
+}
+
+const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
+
+/// A writer callback and the receiver of its commit.
+fn ack() -> (
+    ScanAck,
+    mpsc::Receiver<Result<ScanFate, qr_domain::StoreError>>,
+) {
+    let (tx, rx) = mpsc::channel();
+    let ack: ScanAck = Box::new(move |result| {
+        let _ = tx.send(result);
+    });
+    (ack, rx)
 }
 
 #[test]

@@ -7,7 +7,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use qr_domain::ids::ScanId;
 use qr_domain::scans::analytics::{DayCount, StatsRows};
 use qr_domain::scans::breakdown::{Breakdowns, DIMENSIONS, Dimension, Facets};
-use qr_domain::scans::scan::{NewScan, ScanRecord};
+use qr_domain::scans::scan::{NewScan, ScanFate, ScanRecord};
 use qr_domain::store::{ScanReads, ScanWrites};
 use qr_domain::{AccountId, LinkId, StoreError};
 use rusqlite::{Connection, OptionalExtension, Params, params};
@@ -16,23 +16,65 @@ use crate::error::store_err;
 use crate::tx::{SqlTx, corrupt, count, day, day_num, get, micros, signed, time};
 
 /// Stores a batch of scans in the caller's transaction: scans, visitors, rollups and link counts.
+/// A capped scan is kept while its link's count, with the batch's scans kept before it, is
+/// below its cap: the transaction holds SQLite's only write lock, so the count read here is
+/// the one the batch adds to. Links without a capped scan in the batch are not read: their
+/// count's update says whether they still exist.
 pub(crate) fn insert_scans(
     conn: &Connection,
     scans: &[NewScan],
-) -> Result<Vec<Option<ScanId>>, StoreError> {
-    let mut per_link: HashMap<LinkId, (u64, bool)> = HashMap::new();
-    for s in scans {
-        per_link.entry(s.link_id).or_insert((0, false)).0 += 1;
+) -> Result<Vec<ScanFate>, StoreError> {
+    let capped: HashSet<LinkId> = scans
+        .iter()
+        .filter(|s| s.max_scans.is_some())
+        .map(|s| s.link_id)
+        .collect();
+    // The count before the batch of each link with a capped scan (`None`: the link is gone).
+    let mut before: HashMap<LinkId, Option<u64>> = HashMap::new();
+    if !capped.is_empty() {
+        let mut read = conn
+            .prepare_cached("SELECT scan_count FROM links WHERE id = ?1")
+            .map_err(store_err)?;
+        for link in &capped {
+            let found: Option<i64> = read
+                .query_row([&link.as_uuid().as_bytes()[..]], |r| r.get(0))
+                .optional()
+                .map_err(store_err)?;
+            before.insert(*link, found.map(count));
+        }
     }
+    // Each scan's fate when decided here (`None`: to be stored if its link exists), and the
+    // scans each link keeps.
+    let mut kept: HashMap<LinkId, u64> = HashMap::new();
+    let mut fates: Vec<Option<ScanFate>> = Vec::with_capacity(scans.len());
+    for s in scans {
+        let added = kept.entry(s.link_id).or_default();
+        match before.get(&s.link_id) {
+            Some(None) => {
+                fates.push(Some(ScanFate::LinkGone));
+                continue;
+            }
+            Some(Some(n)) if s.max_scans.is_some_and(|cap| n + *added >= cap) => {
+                fates.push(Some(ScanFate::OverCap));
+                continue;
+            }
+            _ => {}
+        }
+        *added += 1;
+        fates.push(None);
+    }
+    let mut gone: HashSet<LinkId> = HashSet::new();
     {
         let mut bump = conn
             .prepare_cached("UPDATE links SET scan_count = scan_count + ?2 WHERE id = ?1")
             .map_err(store_err)?;
-        for (link, (n, exists)) in &mut per_link {
-            *exists = bump
+        for (link, n) in &kept {
+            let changed = bump
                 .execute(params![&link.as_uuid().as_bytes()[..], signed(*n)])
-                .map_err(store_err)?
-                > 0;
+                .map_err(store_err)?;
+            if changed == 0 {
+                gone.insert(*link);
+            }
         }
     }
     let mut insert = conn
@@ -50,9 +92,13 @@ pub(crate) fn insert_scans(
     let mut daily: HashMap<(LinkId, i64), (i64, i64)> = HashMap::new();
     let mut dims: HashMap<(LinkId, i64, i16, Cow<'_, str>), i64> = HashMap::new();
     let mut out = Vec::with_capacity(scans.len());
-    for s in scans {
-        if !per_link.get(&s.link_id).is_some_and(|(_, exists)| *exists) {
-            out.push(None);
+    for (s, fate) in scans.iter().zip(fates) {
+        if let Some(fate) = fate {
+            out.push(fate);
+            continue;
+        }
+        if gone.contains(&s.link_id) {
+            out.push(ScanFate::LinkGone);
             continue;
         }
         let id_bytes = s.link_id.as_uuid().into_bytes();
@@ -74,7 +120,7 @@ pub(crate) fn insert_scans(
                 s.rule
             ])
             .map_err(store_err)?;
-        out.push(Some(ScanId(conn.last_insert_rowid())));
+        out.push(ScanFate::Stored(ScanId(conn.last_insert_rowid())));
         let new_visitor = visitor
             .execute(params![id, d, &s.visitor[..]])
             .map_err(store_err)?

@@ -7,8 +7,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use qr_domain::accounts::config_change::ConfigChanges;
-use qr_domain::ids::ScanId;
-use qr_domain::scans::scan::NewScan;
+
+use qr_domain::scans::scan::{NewScan, ScanFate};
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
@@ -231,7 +231,7 @@ impl SqliteStore {
         &self,
         scans: &[NewScan],
         subscribed: Option<&HashSet<AccountId>>,
-    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+    ) -> Result<Vec<ScanFate>, StoreError> {
         if self.read_only {
             return Err(StoreError::ReadOnly);
         }
@@ -298,7 +298,7 @@ impl Store for SqliteStore {
         Ok(value)
     }
 
-    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<ScanFate>, StoreError> {
         self.scan_batch(scans, None)
     }
 
@@ -306,7 +306,7 @@ impl Store for SqliteStore {
         &self,
         scans: &[NewScan],
         subscribed: &HashSet<AccountId>,
-    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+    ) -> Result<Vec<ScanFate>, StoreError> {
         self.scan_batch(scans, Some(subscribed))
     }
 

@@ -4,8 +4,8 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use qr_domain::accounts::limits::UsageMonth;
-use qr_domain::ids::ScanId;
-use qr_domain::scans::scan::NewScan;
+
+use qr_domain::scans::scan::{NewScan, ScanFate};
 use qr_domain::store::{WebhookReads, WebhookWrites};
 use qr_domain::webhooks::outbox::{DeliveryState, NewEvent, OutboxEvent, scan_event};
 use qr_domain::webhooks::webhook::{
@@ -261,15 +261,15 @@ fn enqueue(conn: &Connection, account: AccountId, e: &NewEvent) -> Result<u64, S
 pub(crate) fn scan_events(
     conn: &Connection,
     scans: &[NewScan],
-    ids: &[Option<ScanId>],
+    fates: &[ScanFate],
     subscribed: &HashSet<AccountId>,
 ) -> Result<(), StoreError> {
     let mut owner = conn
         .prepare_cached("SELECT account_id FROM links WHERE id = ?1")
         .map_err(store_err)?;
     let mut accounts: HashMap<LinkId, Option<AccountId>> = HashMap::new();
-    for (scan, id) in scans.iter().zip(ids) {
-        let Some(id) = id else { continue };
+    for (scan, fate) in scans.iter().zip(fates) {
+        let Some(id) = fate.id() else { continue };
         let account = match accounts.get(&scan.link_id) {
             Some(known) => *known,
             None => {
@@ -286,7 +286,7 @@ pub(crate) fn scan_events(
             }
         };
         if let Some(account) = account {
-            enqueue(conn, account, &scan_event(scan, *id))?;
+            enqueue(conn, account, &scan_event(scan, id))?;
         }
     }
     Ok(())

@@ -47,6 +47,19 @@ pub(crate) fn table_names() -> impl Iterator<Item = &'static str> {
     TABLES.iter().map(|t| t.name)
 }
 
+/// PostgreSQL's own columns and tables, which a copy leaves to their defaults: the scan writers'
+/// numbers in the rollups' keys (0: not written by a PostgreSQL scan writer) and the writers'
+/// count rows (none yet: a copied link's count is its `scan_count`); see qr-postgres's
+/// `writers.rs`.
+#[cfg(test)]
+const POSTGRES_ONLY: &[&str] = &[
+    "daily.writer",
+    "daily_dims.writer",
+    "scan_counts.link_id",
+    "scan_counts.writer",
+    "scan_counts.scans",
+];
+
 /// Every table holding data with every column, in an order that satisfies the foreign keys
 /// (the test `every_table_and_column_is_copied` compares this list with both schemas). The
 /// configuration version (`meta`) is not copied: the destination's own counter moves as rows
@@ -780,6 +793,7 @@ mod tests {
             .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1)))
             .filter(|(table, _)| is_data(table))
             .map(|(table, column)| format!("{table}.{column}"))
+            .filter(|column| !POSTGRES_ONLY.contains(&column.as_str()))
             .collect();
         same_columns(&in_postgres, "PostgreSQL");
     }

@@ -3,8 +3,8 @@
 use std::collections::HashSet;
 
 use qr_domain::accounts::config_change::ConfigChanges;
-use qr_domain::ids::ScanId;
-use qr_domain::scans::scan::NewScan;
+
+use qr_domain::scans::scan::{NewScan, ScanFate};
 use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 use qr_postgres::PgStore;
 use qr_sqlite::SqliteStore;
@@ -143,7 +143,7 @@ impl Store for Database {
         }
     }
 
-    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError> {
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<ScanFate>, StoreError> {
         match self {
             Database::Sqlite(store) => store.record_scans(scans),
             Database::Postgres(store) => store.record_scans(scans),
@@ -154,7 +154,7 @@ impl Store for Database {
         &self,
         scans: &[NewScan],
         subscribed: &HashSet<AccountId>,
-    ) -> Result<Vec<Option<ScanId>>, StoreError> {
+    ) -> Result<Vec<ScanFate>, StoreError> {
         match self {
             Database::Sqlite(store) => store.record_scans_with_events(scans, subscribed),
             Database::Postgres(store) => store.record_scans_with_events(scans, subscribed),

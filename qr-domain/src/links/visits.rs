@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use crate::clock::Clock;
 use crate::domains::name::DomainName;
 use crate::error::StoreError;
-use crate::links::opening::{Landing, Opening, PasswordPrompt};
+use crate::links::opening::{CapAnswer, Landing, Opening, PasswordPrompt};
 use crate::links::service::Resolution;
 use crate::scans::service::{PreparedScan, ScanError, Visit};
 use crate::scans::writer::{Queued, ScanAck};
@@ -39,11 +39,25 @@ pub enum VisitOutcome<A> {
         target: String,
         /// The visit's scan: queued, or why not.
         scan: Recording<A>,
+        /// For a link with `maxScans`: the answer instead of the redirect when the scan's
+        /// acknowledgement says [`ScanFate::OverCap`](crate::scans::scan::ScanFate::OverCap) (see [`CapAnswer::outcome`]).
+        capped: Option<CapAnswer>,
     },
     /// The link has ended and sends its visitors to its `expiredUrl`; nothing is recorded.
     ExpiredUrl(String),
     /// A page instead of a redirect; nothing is recorded.
     Page(PageKind),
+}
+
+impl CapAnswer {
+    /// The outcome a capped link's visit gets when its scan was refused: its `expiredUrl`, or
+    /// the expired page; nothing is recorded.
+    pub fn outcome<A>(self) -> VisitOutcome<A> {
+        match self.expired_url {
+            Some(url) => VisitOutcome::ExpiredUrl(url),
+            None => VisitOutcome::Page(PageKind::Expired),
+        }
+    }
 }
 
 /// What became of a redirected visit's scan.
@@ -128,7 +142,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             let Some(landing) = self.open_in_memory(&link, &facts.opening()) else {
                 return NeedsStore;
             };
-            let (target, scan) = match redirected(landing) {
+            let (target, scan, capped) = match redirected(landing) {
                 Ok(redirect) => redirect,
                 Err(outcome) => return Ready(outcome),
             };
@@ -137,7 +151,11 @@ impl<S: Store, C: Clock> Service<S, C> {
                 None => Some(Recording::Nothing),
             };
             return scan.map_or(NeedsStore, |scan| {
-                Ready(VisitOutcome::Redirect { target, scan })
+                Ready(VisitOutcome::Redirect {
+                    target,
+                    scan,
+                    capped,
+                })
             });
         }
         let scan = if facts.records() {
@@ -154,6 +172,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ready(VisitOutcome::Redirect {
             target: link.target_url.to_string(),
             scan,
+            capped: None,
         })
     }
 
@@ -181,18 +200,20 @@ impl<S: Store, C: Clock> Service<S, C> {
             }
         } else if facts.records() {
             self.prepare_scan(&link, &facts.visit())
-                .map(|scan| (link.target_url.to_string(), Some(scan)))
+                .map(|scan| (link.target_url.to_string(), Some(scan), None))
         } else {
-            Ok((link.target_url.to_string(), None))
+            Ok((link.target_url.to_string(), None, None))
         };
         Ok(match prepared {
-            Ok((target, scan)) => VisitOutcome::Redirect {
+            Ok((target, scan, capped)) => VisitOutcome::Redirect {
                 target,
                 scan: scan.map_or(Recording::Nothing, |scan| self.queue(scan, ack)),
+                capped,
             },
             Err(e) => VisitOutcome::Redirect {
                 target: link.target_url.to_string(),
                 scan: Recording::NotPrepared(e),
+                capped: None,
             },
         })
     }
@@ -227,11 +248,17 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 }
 
-/// A landing's redirect target and scan, or, when it does not redirect to a target, the
-/// visitor's outcome.
-fn redirected<A>(landing: Landing) -> Result<(String, Option<PreparedScan>), VisitOutcome<A>> {
+/// A redirect's target, its scan, and its answer should the store find the link's cap reached.
+type Redirect = (String, Option<PreparedScan>, Option<CapAnswer>);
+
+/// A landing's redirect, or, when it does not redirect to a target, the visitor's outcome.
+fn redirected<A>(landing: Landing) -> Result<Redirect, VisitOutcome<A>> {
     Err(match landing {
-        Landing::Redirect { target, scan } => return Ok((target, scan)),
+        Landing::Redirect {
+            target,
+            scan,
+            capped,
+        } => return Ok((target, scan, capped)),
         Landing::Paused => VisitOutcome::Page(PageKind::Paused),
         Landing::NotYetActive => VisitOutcome::Page(PageKind::NotYetActive),
         Landing::Expired {
@@ -253,12 +280,12 @@ mod tests {
     use crate::accounts::account::Account;
     use crate::accounts::plan::Plan;
     use crate::clock::TestClock;
-    use crate::ids::ScanId;
     use crate::links::link::{Link, LinkUpdate};
     use crate::memory::MemoryStore;
     use crate::scans::geo::NoGeoLocator;
+    use crate::scans::scan::ScanFate;
 
-    type Commit = mpsc::Receiver<Result<Option<ScanId>, StoreError>>;
+    type Commit = mpsc::Receiver<Result<ScanFate, StoreError>>;
 
     const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36";
 
@@ -312,9 +339,10 @@ mod tests {
             VisitOutcome::Redirect {
                 target,
                 scan: Recording::Queued(commit),
+                ..
             } => {
                 assert!(
-                    matches!(commit.recv(), Ok(Ok(Some(_)))),
+                    matches!(commit.recv(), Ok(Ok(ScanFate::Stored(_)))),
                     "the scan is committed"
                 );
                 target
@@ -369,6 +397,62 @@ mod tests {
             svc.visit(None, &code, &person, no_ack).unwrap(),
             VisitOutcome::Page(PageKind::Gone)
         ));
+    }
+
+    /// Two servers over one store, a link capped at 2: the second server still counts 1 in its
+    /// copy of the link after the first recorded the second scan, so it lets the third visit
+    /// through its gate, and
+    /// the store refuses the scan; the visitor gets the link's expired answer, not the redirect.
+    #[test]
+    fn a_scan_past_the_cap_recorded_elsewhere_is_refused_and_answered_as_expired() {
+        let clock = TestClock::new("2024-05-01T10:00:00Z".parse().unwrap());
+        let store = Arc::new(MemoryStore::new());
+        let first =
+            Service::new(Arc::clone(&store), clock.clone(), Arc::new(NoGeoLocator)).unwrap();
+        let second = Service::new(store, clock, Arc::new(NoGeoLocator)).unwrap();
+        let a = first.create_account("a@example.com", Plan::Pro).unwrap();
+        let link = link_with(&first, &a, |u| {
+            u.set_max_scans(Some(2)).unwrap();
+            u.set_expired_url(Some("https://over.example")).unwrap();
+        });
+        let code = link.short_code.to_string();
+        let visitor = |n: u8| Opening {
+            visit: Visit {
+                ip: Some(std::net::IpAddr::from([192, 0, 2, n])),
+                user_agent: Some(PHONE.to_owned()),
+                ..Visit::default()
+            },
+            record: true,
+            ..Opening::default()
+        };
+        // The second server records the first scan (and keeps the link, counting 1); the
+        // first server records the second.
+        assert_eq!(
+            committed(second.visit(None, &code, &visitor(1), ack).unwrap()),
+            "https://example.com/"
+        );
+        assert_eq!(
+            committed(first.visit(None, &code, &visitor(2), ack).unwrap()),
+            "https://example.com/"
+        );
+        let InMemoryVisit::Ready(outcome) = second.visit_in_memory(None, &code, &visitor(3), ack)
+        else {
+            panic!("the second server has the link and the day's salt in memory");
+        };
+        let VisitOutcome::Redirect {
+            scan: Recording::Queued(commit),
+            capped: Some(capped),
+            ..
+        } = outcome
+        else {
+            panic!("expected the visit through the second server's gate, got {outcome:?}");
+        };
+        assert_eq!(commit.recv().unwrap().unwrap(), ScanFate::OverCap);
+        assert!(matches!(
+            capped.outcome::<()>(),
+            VisitOutcome::ExpiredUrl(url) if url == "https://over.example/"
+        ));
+        assert_eq!(first.link(a.id, link.id).unwrap().scan_count, 2);
     }
 
     /// Campaign links answer their pages or their `expiredUrl` without a scan, from memory as

@@ -12,7 +12,7 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId, ScanId};
 use crate::scans::analytics::{DayCount, StatsRows};
 use crate::scans::breakdown::{Dimension, Facets};
-use crate::scans::scan::{NewScan, ScanRecord};
+use crate::scans::scan::{NewScan, ScanFate, ScanRecord};
 use crate::store::{ScanReads, ScanWrites};
 use crate::webhooks::outbox::scan_event;
 
@@ -23,14 +23,18 @@ impl Data {
         &mut self,
         scans: &[NewScan],
         subscribed: Option<&HashSet<AccountId>>,
-    ) -> Vec<Option<ScanId>> {
+    ) -> Vec<ScanFate> {
         let d = self;
         let mut out = Vec::with_capacity(scans.len());
         for scan in scans {
             let Some(link) = d.links.get_mut(&scan.link_id) else {
-                out.push(None);
+                out.push(ScanFate::LinkGone);
                 continue;
             };
+            if scan.max_scans.is_some_and(|cap| link.scan_count >= cap) {
+                out.push(ScanFate::OverCap);
+                continue;
+            }
             link.scan_count += 1;
             let account = link.account_id;
             d.next_scan += 1;
@@ -63,7 +67,7 @@ impl Data {
             if subscribed.is_some_and(|s| s.contains(&account)) {
                 webhooks::enqueue(d, account, &scan_event(scan, id));
             }
-            out.push(Some(id));
+            out.push(ScanFate::Stored(id));
         }
         out
     }

@@ -69,6 +69,32 @@ pub struct NewScan {
     pub variant: Option<u8>,
     /// The index of the redirect rule that decided the target, if one did.
     pub rule: Option<u8>,
+    /// The link's `maxScans` when the visit was answered: the store keeps the scan only while
+    /// the link has recorded fewer, deciding in the batch's transaction, so the cap holds
+    /// exactly however many servers record scans of the link. `None` for an uncapped link.
+    pub max_scans: Option<u64>,
+}
+
+/// What became of a scan handed to the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanFate {
+    /// Committed, with this id.
+    Stored(ScanId),
+    /// Its link was deleted meanwhile: nothing stored.
+    LinkGone,
+    /// Its link had already recorded its `maxScans` (the scan's [`NewScan::max_scans`]):
+    /// nothing stored, and the visitor gets the link's expired answer instead of the redirect.
+    OverCap,
+}
+
+impl ScanFate {
+    /// The stored scan's id, if it was stored.
+    pub fn id(self) -> Option<ScanId> {
+        match self {
+            ScanFate::Stored(id) => Some(id),
+            ScanFate::LinkGone | ScanFate::OverCap => None,
+        }
+    }
 }
 
 /// A stored scan as reported in `recentScans`.

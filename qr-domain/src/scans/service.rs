@@ -11,7 +11,9 @@ use crate::ids::ScanId;
 use crate::links::link::Link;
 use crate::random::{self, RandomError};
 use crate::scans::geo::{GeoHint, Location};
-use crate::scans::scan::{NewScan, UserAgentInfo, classify_user_agent, clean_referrer, visitor_id};
+use crate::scans::scan::{
+    NewScan, ScanFate, UserAgentInfo, classify_user_agent, clean_referrer, visitor_id,
+};
 use crate::scans::writer::{Queued, ScanAck};
 use crate::service::Service;
 use crate::store::Store;
@@ -91,6 +93,9 @@ pub enum ScanOutcome {
     Skipped(Skip),
     /// The link was deleted before the scan could be stored.
     LinkGone,
+    /// The link had reached its `maxScans` when the scan was stored (recorded elsewhere since
+    /// this server last read it): nothing stored, the visit is answered as expired.
+    OverCap,
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -175,6 +180,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             referrer: clean_referrer(visit.referer.as_deref()),
             variant: pick.variant,
             rule: pick.rule,
+            max_scans: link.options.get().and_then(|o| o.max_scans),
         }
     }
 
@@ -199,8 +205,9 @@ impl<S: Store, C: Clock> Service<S, C> {
             PreparedScan::Skip(skip) => return Ok(ScanOutcome::Skipped(skip)),
         };
         Ok(match self.writer.record(scan)? {
-            Some(id) => ScanOutcome::Recorded(id),
-            None => ScanOutcome::LinkGone,
+            ScanFate::Stored(id) => ScanOutcome::Recorded(id),
+            ScanFate::LinkGone => ScanOutcome::LinkGone,
+            ScanFate::OverCap => ScanOutcome::OverCap,
         })
     }
 

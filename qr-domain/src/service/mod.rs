@@ -51,7 +51,7 @@ pub use crate::accounts::service::AdminError;
 pub use crate::dashboard::customers::{AccountError, PlanChange, SignUp};
 pub use crate::dashboard::sessions::{LoginError, SessionContext};
 pub use crate::links::bulk_service::BulkCaller;
-pub use crate::links::opening::{Landing, Opening, PasswordPrompt};
+pub use crate::links::opening::{CapAnswer, Landing, Opening, PasswordPrompt};
 pub use crate::links::service::{LINK_CACHE_TTL, LinkPage, Resolution};
 pub use crate::links::visits::{InMemoryVisit, PageKind, Recording, VisitFacts, VisitOutcome};
 pub use crate::scans::scan_export::{ScanExport, ScanPager};

@@ -15,8 +15,8 @@ use std::collections::HashSet;
 
 use crate::accounts::config_change::ConfigChanges;
 use crate::error::StoreError;
-use crate::ids::{AccountId, ScanId};
-use crate::scans::scan::NewScan;
+use crate::ids::AccountId;
+use crate::scans::scan::{NewScan, ScanFate};
 
 pub use crate::accounts::key_store::{KeyReads, KeyWrites};
 pub use crate::accounts::store::{AccountReads, AccountWrites};
@@ -43,9 +43,13 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<T, E>;
 
     /// Stores a batch of scans in one transaction: inserts the scans, updates the daily rollups,
-    /// the visitor set and each link's scan count. A scan whose link no longer exists is skipped
-    /// (`None`); the others get their ids. When this returns `Ok`, the batch is committed.
-    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<Option<ScanId>>, StoreError>;
+    /// the visitor set and each link's scan count, and says what became of each scan, in
+    /// order. A scan whose link no longer exists is skipped ([`ScanFate::LinkGone`]). A scan with
+    /// a cap ([`NewScan::max_scans`]) is kept only while its link has recorded fewer scans than
+    /// the cap, counting every committed scan of every writer and the batch's own earlier ones
+    /// ([`ScanFate::OverCap`] otherwise); the check and the count are atomic with the insert.
+    /// When this returns `Ok`, the batch is committed.
+    fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<ScanFate>, StoreError>;
 
     /// [`Store::record_scans`], and in the same transaction, for every stored scan whose link
     /// belongs to an account in `subscribed`, the event [`crate::webhooks::outbox::scan_event`] in the
@@ -56,7 +60,7 @@ pub trait Store: Send + Sync + 'static {
         &self,
         scans: &[NewScan],
         subscribed: &HashSet<AccountId>,
-    ) -> Result<Vec<Option<ScanId>>, StoreError>;
+    ) -> Result<Vec<ScanFate>, StoreError>;
 
     /// A number that changes whenever accounts or keys change, in this process or in any other
     /// process sharing the same storage. Caches of keys and accounts compare it on every request.

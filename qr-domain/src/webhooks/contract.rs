@@ -6,7 +6,7 @@ use crate::clock::TestClock;
 use crate::contract::{PHONE, key_for, link_for, scan, service, setup, t, visit};
 use crate::error::StoreError;
 use crate::scans::geo::NoGeoLocator;
-use crate::scans::scan::Device;
+use crate::scans::scan::{Device, ScanFate};
 use crate::service::{Service, WebhookSettings};
 use crate::store::Store;
 use crate::webhooks::outbox::{DeliveryState, NewEvent};
@@ -248,7 +248,12 @@ pub fn scans_write_events_for_subscribed_accounts<S: Store>(store: S) {
             &subscribed,
         )
         .unwrap();
-    assert!(ids[0].is_some() && ids[1].is_some() && ids[2].is_none() && ids[3].is_some());
+    assert!(
+        ids[0].id().is_some()
+            && ids[1].id().is_some()
+            && ids[2] == ScanFate::LinkGone
+            && ids[3].id().is_some()
+    );
     let due = store
         .read(|tx| tx.due_webhook_events(scans_hook.id, t("2024-05-02T00:00:00Z"), 10))
         .unwrap();
@@ -260,7 +265,7 @@ pub fn scans_write_events_for_subscribed_accounts<S: Store>(store: S) {
     for (row, id) in due.iter().zip([ids[0], ids[3]]) {
         assert_eq!(row.kind, EventKind::ScanRecorded);
         let data: Value = serde_json::from_str(&row.data).unwrap();
-        assert_eq!(data["scanId"], id.unwrap().to_string());
+        assert_eq!(data["scanId"], id.id().unwrap().to_string());
         assert_eq!(data["linkId"], la.id.to_string());
         assert_eq!(
             (data["country"].as_str(), data["device"].as_str()),

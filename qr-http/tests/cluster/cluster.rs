@@ -1,4 +1,4 @@
-//! Three servers as one service on one PostgreSQL database and one Redis (started by the test): shared rate limits and an exact monthly count, key and link changes reaching every server, and the behaviour while PostgreSQL is down.
+//! Three servers as one service on one PostgreSQL database and one Redis (started by the test): shared rate limits and an exact monthly count, key and link changes reaching every server, a capped link redirecting exactly its cap, and the behaviour while PostgreSQL is down.
 
 use crate::common;
 
@@ -269,4 +269,88 @@ async fn while_postgres_is_down_writes_get_503_and_known_links_still_redirect() 
     let listed = get(addr, "/api/links", &key).await.json();
     assert_eq!(listed["links"].as_array().unwrap().len(), 2, "{listed}");
     server.shutdown().await.unwrap();
+}
+
+/// A "first 40 scanners" link visited by 8 clients at once through 3 servers, every visit a new
+/// visitor: exactly 40 visits reach the target and 40 scans are recorded; every other visitor
+/// is sent to the link's `expiredUrl`, including those whose server let them through its gate
+/// from a copy of the link that had not seen the other servers' scans.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capped_link_redirects_exactly_its_cap_through_three_servers() {
+    let Some(cluster) = PgCluster::shared(SUITE) else {
+        return;
+    };
+    let url = cluster.create_database();
+    let clock = TestClock::new(at("2026-03-10T12:00:00Z"));
+    let mut servers = Vec::new();
+    for _ in 0..3 {
+        servers.push(boot(&url, None, &clock).await);
+    }
+    let (_, _, key) = new_account(&servers[0], Plan::Pro).await;
+    let body = json!({
+        "name": "Coupon",
+        "targetUrl": "https://example.com/coupon",
+        "maxScans": 40,
+        "expiredUrl": "https://example.com/gone",
+    })
+    .to_string();
+    let created = send(
+        servers[0].local_addr(),
+        "POST",
+        "/api/links",
+        &[("x-api-key", &key), ("content-type", "application/json")],
+        Bytes::from(body),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{:?}", created.body);
+    let link: serde_json::Value = serde_json::from_slice(&created.body).unwrap();
+    let code = link["shortCode"].as_str().unwrap().to_owned();
+    let addrs: Vec<SocketAddr> = servers.iter().map(ServerHandle::local_addr).collect();
+    let clients: Vec<_> = (0..8)
+        .map(|client| {
+            let (addrs, code) = (addrs.clone(), code.clone());
+            tokio::spawn(async move {
+                let mut locations = Vec::new();
+                for visit in 0..12 {
+                    let n = client * 12 + visit;
+                    // Each visit its own visitor (the visitor id hashes the User-Agent).
+                    let agent = format!(
+                        "Mozilla/5.0 (Linux; Android 14; Pixel {n}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
+                    );
+                    let r = send(
+                        addrs[n % addrs.len()],
+                        "GET",
+                        &format!("/r/{code}"),
+                        &[("user-agent", &agent)],
+                        Bytes::new(),
+                    )
+                    .await;
+                    assert_eq!(r.status, 302);
+                    locations.push(r.header("location").unwrap().to_owned());
+                }
+                locations
+            })
+        })
+        .collect();
+    let mut locations = Vec::new();
+    for c in clients {
+        locations.extend(c.await.unwrap());
+    }
+    let to_target = locations
+        .iter()
+        .filter(|l| *l == "https://example.com/coupon")
+        .count();
+    let to_expired = locations
+        .iter()
+        .filter(|l| *l == "https://example.com/gone")
+        .count();
+    assert_eq!((to_target, to_expired), (40, 96 - 40));
+    let read = get(
+        addrs[2],
+        &format!("/api/links?id={}", link["id"].as_str().unwrap()),
+        &key,
+    )
+    .await;
+    let read: serde_json::Value = serde_json::from_slice(&read.body).unwrap();
+    assert_eq!(read["scanCount"], 40);
 }

@@ -211,6 +211,7 @@ pub fn seed_scans(s: &TestServer, link: LinkId, first: DateTime<Utc>, n: usize) 
             referrer: (i % 3 == 0).then(|| "https://news.example/a".into()),
             variant: (i % 7 == 0).then_some(1),
             rule: None,
+            max_scans: None,
         })
         .collect();
     for batch in scans.chunks(5_000) {
@@ -219,7 +220,7 @@ pub fn seed_scans(s: &TestServer, link: LinkId, first: DateTime<Utc>, n: usize) 
                 .record_scans(batch)
                 .unwrap()
                 .into_iter()
-                .map(Option::unwrap),
+                .map(|fate| fate.id().unwrap()),
         );
     }
     ids

@@ -511,6 +511,7 @@ pub fn service_campaign_visits<S: Store>(store: S) {
     let Landing::Redirect {
         target,
         scan: Some(PreparedScan::Record(scan)),
+        ..
     } = attempt("192.0.2.21", "open sesame")
     else {
         panic!("the right password redirects and records");
@@ -548,6 +549,7 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         Landing::Redirect {
             target,
             scan: Some(PreparedScan::Record(s)),
+            ..
         } => {
             let rule = s.rule;
             svc.record_prepared(PreparedScan::Record(s)).unwrap();
@@ -611,6 +613,7 @@ pub fn service_campaign_visits<S: Store>(store: S) {
             Landing::Redirect {
                 target: t1,
                 scan: Some(PreparedScan::Record(s)),
+                ..
             },
             Landing::Redirect { target: t2, .. },
         ) = (first, again)
