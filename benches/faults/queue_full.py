@@ -4,7 +4,8 @@
 One `qr serve` on PostgreSQL (no balancer, so one server's queue takes all the traffic). wrk
 redirects on one link from CONNS keep-alive connections, every request from its own visitor
 (benches/load/redirect.lua), while probe clients start a redirect every 50 ms on a new
-connection and an API read (GET /api/links) every 0.5 s, timing each. After 3 s a psql session
+connection and an API read (GET /api/links) every 0.5 s, timing each, from the moment wrk's
+connections are all open (qr_http_open_connections). 3 s later a psql session
 takes `LOCK TABLE scans IN EXCLUSIVE MODE` in an open transaction: no scan batch can commit. A
 redirect then waits up to 5 s for its scan's commit (SCAN_ACK_TIMEOUT in qr-http) and answers
 302 anyway, its scan still queued; so CONNS connections queue CONNS / 5 scans a second until
@@ -30,7 +31,6 @@ Needs wrk and PostgreSQL (apt-get install wrk postgresql).
 """
 
 import http.client
-import json
 import os
 import re
 import resource
@@ -128,8 +128,8 @@ class Probes:
         return self.results
 
 
-def queue_depth(metrics_addr):
-    """qr_scan_queue_depth from the metrics address, or None when it does not answer in 2 s."""
+def metric(metrics_addr, name):
+    """A gauge from the metrics address, or None when it does not answer in 2 s."""
     try:
         conn = http.client.HTTPConnection(*metrics_addr, timeout=2)
         conn.request("GET", "/metrics")
@@ -137,8 +137,12 @@ def queue_depth(metrics_addr):
         conn.close()
     except (OSError, http.client.HTTPException):
         return None
-    m = re.search(r"^qr_scan_queue_depth (\d+)", body, re.M)
+    m = re.search(rf"^{name} (\d+)", body, re.M)
     return int(m[1]) if m else None
+
+
+def queue_depth(metrics_addr):
+    return metric(metrics_addr, "qr_scan_queue_depth")
 
 
 def percentile(values, p):
@@ -165,7 +169,7 @@ def phase_rows(results, timeline, what):
 
 
 def main():
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if CONNS + 1000 > hard:
         harness.fail(f"CONNS={CONNS} needs {CONNS + 1000} open files; the limit is {hard}")
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -191,6 +195,7 @@ def main():
             harness.fail(f"creating the link answered {status}: {link}")
         code = link["shortCode"]
         timeline = Timeline()
+        started = timeline.start
         wrk_out = os.path.join(work, "wrk.out")
         with open(wrk_out, "w") as out:
             wrk = subprocess.Popen(
@@ -199,6 +204,15 @@ def main():
                  f"http://{server.addr[0]}:{server.addr[1]}/r/{code}"],
                 stdout=out, stderr=subprocess.STDOUT,
                 env=dict(os.environ, LOAD_DIR=LOAD_DIR, COUNT_RESPONSES="1"))
+        # CONNS connections at once overflow the listen backlog (4,096): a connection whose
+        # handshake the server dropped waits for TCP's retransmissions (1 + 2 + 4 + ... s), and
+        # wrk counts a few dozen read errors (37 in a 20 s run without the lock). The probes
+        # and the clock start once they are all open.
+        deadline = time.monotonic() + 60
+        while (metric(metrics_addr, "qr_http_open_connections") or 0) < CONNS \
+                and time.monotonic() < deadline:
+            time.sleep(0.25)
+        timeline.start = time.monotonic()
         redirects = Probes(server.addr, f"/r/{code}", PROBE_EVERY, {"User-Agent": harness.PHONE},
                            timeline)
         reads = Probes(server.addr, "/api/links", API_PROBE_EVERY,
@@ -214,7 +228,8 @@ def main():
                     return
                 time.sleep(0.25)
 
-        print(f"Load: wrk at {CONNS:,} connections and the probes, 3 s before the lock...",
+        print(f"Load: wrk at {CONNS:,} connections (open after "
+              f"{timeline.start - started:.1f} s) and the probes, 3 s before the lock...",
               file=sys.stderr)
         sample_until(lambda now, _: now - timeline.start >= 3)
         locker = subprocess.Popen(

@@ -23,9 +23,11 @@ expiredUrl; the line says how many were sent to the target and to expiredUrl (Lo
 the scans PostgreSQL recorded for the link and its scanCount (GET /api/links?id=); at most
 1,000 each is the cap holding across servers.
 
-Usage: benches/load/cluster.py      (takes about 9 minutes; DURATION=10 about 7)
+Usage: benches/load/cluster.py      (about 6.5 minutes; DURATION=10 about 5)
 Knobs: DURATION (seconds per case, default 15), CONNS (default 64), THREADS (wrk, default 2),
        SCANS (scans seeded per database, default 10000), RACE_SECONDS (default 4),
+       ONLY (run only the configurations whose name contains it: ONLY='Redis, 3 servers' runs
+       the saturated and paced 3 servers, the maxScans race and the Free key),
        QR_SKIP_BUILD=1 (run the qr and seed binaries in CARGO_TARGET_DIR without cargo build).
 Needs wrk, PostgreSQL, redis-server and haproxy (apt-get install wrk postgresql redis-server
 haproxy). PostgreSQL runs with its durable defaults (fsync=on, synchronous_commit=on).
@@ -88,7 +90,8 @@ class LockSampler:
     """One psql session that samples pg_stat_activity every 0.1 s (`\\watch`) while a case
     runs: the database's sessions running a statement, and those waiting for a lock (a scan
     batch behind another on the same rows), itself left out. One connection for the whole
-    case, not a psql process per sample (a process start costs about 10 ms of CPU)."""
+    case, not a psql process per sample (each costs about 11 ms of CPU on its own side and a
+    new backend on PostgreSQL's: at 10 samples a second, a tenth of a core)."""
 
     QUERY = ("SELECT count(*) FILTER (WHERE state = 'active'), "
              "count(*) FILTER (WHERE wait_event_type = 'Lock') FROM pg_stat_activity "
