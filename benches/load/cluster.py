@@ -16,6 +16,10 @@ below the table give each one's scaling, 3 servers' requests/s over 1 server's (
 While each PostgreSQL case runs, a psql session samples pg_stat_activity every 0.1 s (`\watch`,
 itself excluded): the table's "active sessions" and "waiting on a lock" columns are the averages
 of the sessions of the database that are running a statement and of those waiting for a lock.
+"PostgreSQL transactions/request" (pg_stat_database) tells scan batches and store reads apart:
+a server re-reads a link it redirects once its cached copy is 1 s old (LINK_CACHE_TTL), so the
+spread case reads each of its 1,000 links about once a second on every server, where the hot
+link is read once.
 
 Then, on the 3 servers: the maxScans race. 8 clients (wrk -c 8) redirect through HAProxy for
 RACE_SECONDS, each request from its own visitor, on a link created with maxScans 1,000 and an
@@ -117,6 +121,14 @@ class LockSampler:
         return sum(a for a, _ in samples) / n, sum(w for _, w in samples) / n, n
 
 
+def transactions(pg):
+    """Transactions PostgreSQL counted in the database so far. A backend reports its counts
+    when it goes idle, at most once a second, so a case's difference is off by up to about a
+    second of its traffic at each end; the sampler's 10 a second are in it."""
+    return int(pg.psql("qr", "SELECT xact_commit + xact_rollback FROM pg_stat_database "
+                             "WHERE datname = 'qr'"))
+
+
 def cpu(servers, pg, redis, balancer):
     return {
         "servers": [ch.cpu_seconds(s.pid) for s in servers],
@@ -132,6 +144,7 @@ def measure(name, cases, servers, pg, redis, balancer):
     for case, path, script, headers, env in cases:
         wrk(base + path, script, headers, 2, env)
         lsn = pg.psql("qr", "SELECT pg_current_wal_lsn()") if pg else None
+        xacts = transactions(pg) if pg else 0
         sampler = LockSampler(pg, "qr") if pg else None
         before = cpu(servers, pg, redis, balancer)
         r = wrk(base + path, script, headers, DURATION, env)
@@ -140,12 +153,13 @@ def measure(name, cases, servers, pg, redis, balancer):
         n = max(r["requests"], 1)
         wal = (float(pg.psql("qr", f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{lsn}')")) / n
                if pg else 0.0)
+        xacts = (transactions(pg) - xacts) / n if pg else None
         per = lambda k: (after[k] - before[k]) / n * 1e6  # noqa: E731
         server_cpu = [a - b for a, b in zip(after["servers"], before["servers"])]
         total = sum(server_cpu)
         share = "/".join(f"{100 * c / total:.0f}" for c in server_cpu) if total else "-"
         rows.append((name, case, r, total / n * 1e6, share, per("pg"), per("redis"),
-                     per("haproxy"), wal, sessions))
+                     per("haproxy"), wal, xacts, sessions))
         waits = (f", {sessions[0]:.2f} active sessions, {sessions[1]:.2f} waiting on a lock"
                  if sessions else "")
         print(f"  {case}: {r['rps']:,.0f} requests/s{waits}", file=sys.stderr)
@@ -362,14 +376,16 @@ def print_table(rows, lines):
           f"{os.cpu_count()} cores shared by wrk, HAProxy, the servers, PostgreSQL and Redis. "
           "Sessions: averages of pg_stat_activity sampled every 0.1 s during the case.\n")
     print("| configuration | case | requests/s | p99 ms | server CPU µs/request (split) "
-          "| PostgreSQL µs/request | WAL bytes/request | Redis µs/request | HAProxy µs/request "
-          "| active sessions | waiting on a lock | errors | non-2xx/3xx |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for name, case, r, srv, share, pg, redis, lb, wal, sessions in rows:
+          "| PostgreSQL µs/request | WAL bytes/request | PostgreSQL transactions/request "
+          "| Redis µs/request | HAProxy µs/request | active sessions | waiting on a lock | errors "
+          "| non-2xx/3xx |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, case, r, srv, share, pg, redis, lb, wal, xacts, sessions in rows:
         active, waiting = (f"{sessions[0]:.2f}", f"{sessions[1]:.2f}") if sessions else ("-", "-")
+        per_request = f"{xacts:.3f}" if xacts is not None else "-"
         print(f"| {name} | {case} | {r['rps']:,.0f} | {r['p99_ms']:.1f} | {srv:.0f} ({share} %) "
-              f"| {pg:.0f} | {wal:,.0f} | {redis:.0f} | {lb:.0f} | {active} | {waiting} "
-              f"| {int(r['errors'])} | {int(r['non2xx3xx'])} |")
+              f"| {pg:.0f} | {wal:,.0f} | {per_request} | {redis:.0f} | {lb:.0f} | {active} "
+              f"| {waiting} | {int(r['errors'])} | {int(r['non2xx3xx'])} |")
     lines = scaling_lines(rows) + [l for l in lines if l]
     if lines:
         print()
