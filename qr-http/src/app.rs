@@ -6,7 +6,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use hyper::HeaderMap;
 use qr_domain::Clock;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 use crate::bootstrap::{AppService, AppWeb};
 use crate::client_ip::TrustedProxies;
@@ -44,6 +44,9 @@ struct Inner {
     request_ids: RequestIds,
     /// The database, for its size on disk in metrics.
     store: Arc<qr_store::Database>,
+    /// Woken (one waiter per freed place) each time the scan writer takes scans out of its
+    /// full queue: redirects waiting for room wait here, holding no thread or store permit.
+    scan_queue_room: Arc<Notify>,
 }
 
 /// What [`App::new`] is built from; the bootstrap fills it in.
@@ -89,6 +92,13 @@ impl std::fmt::Debug for SharedClock {
 impl App {
     pub(crate) fn new(parts: AppParts) -> App {
         let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+        let scan_queue_room = Arc::new(Notify::new());
+        let room = Arc::clone(&scan_queue_room);
+        parts.service.on_scan_queue_room(move |places| {
+            for _ in 0..places {
+                room.notify_one();
+            }
+        });
         App {
             inner: Arc::new(Inner {
                 service: parts.service,
@@ -103,8 +113,15 @@ impl App {
                 metrics_token: parts.metrics_token,
                 request_ids: RequestIds::new(),
                 store: parts.store,
+                scan_queue_room,
             }),
         }
+    }
+
+    /// What redirects whose scan found the writer's queue full wait on (see
+    /// `redirect::wait_for_room`).
+    pub(crate) fn scan_queue_room(&self) -> &Notify {
+        &self.inner.scan_queue_room
     }
 
     /// The service, for embedders and tests (accounts, keys, flushing).

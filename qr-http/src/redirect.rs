@@ -17,7 +17,8 @@ use qr_domain::scans::geo::GeoHint;
 use qr_domain::scans::scan::ScanFate;
 use qr_domain::scans::writer::ScanAck;
 use qr_domain::service::{
-    InMemoryVisit, Opening, PageKind, PasswordPrompt, Recording, Visit, VisitFacts, VisitOutcome,
+    InMemoryVisit, Opening, PageKind, PasswordPrompt, PendingScan, Recording, Visit, VisitFacts,
+    VisitOutcome,
 };
 use tokio::sync::oneshot;
 
@@ -116,7 +117,7 @@ where
             scan,
             capped,
         } => {
-            let fate = await_commit(scan).await;
+            let fate = await_commit(app, scan).await;
             match capped.filter(|_| fate == Some(ScanFate::OverCap)) {
                 Some(capped) => capped.outcome(),
                 None => return redirect_to(status, code, &target),
@@ -138,19 +139,57 @@ where
     }
 }
 
-/// Waits for the scan's commit and says what became of the scan when the writer answered: the
-/// visitor is redirected whatever happens to the scan (but a capped link's refused scan), so
-/// failures are logged.
-async fn await_commit(scan: Recording<AckReceiver>) -> Option<ScanFate> {
-    match scan {
-        Recording::Queued(ack) => match tokio::time::timeout(SCAN_ACK_TIMEOUT, ack).await {
-            Ok(Ok(Ok(fate))) => return Some(fate),
-            Ok(Ok(Err(e))) => tracing::warn!(error = %e, "scan not recorded"),
-            Ok(Err(_)) | Err(_) => tracing::warn!("scan not confirmed in time"),
+/// Queues a scan that found the writer's queue full as soon as the writer frees room: the
+/// redirect waits (the database is slower than the traffic: redirects slow down, no scan is
+/// dropped), holding no thread and no store permit, so API requests and redirects that record
+/// nothing go on being answered. The wait is bounded by the server's connection limit (each
+/// waiting visit is one connection) and by the client, who may leave; a scan whose visitor left
+/// was never acknowledged.
+async fn wait_for_room(
+    app: &App,
+    mut pending: PendingScan<AckReceiver>,
+) -> Result<AckReceiver, StoreError> {
+    loop {
+        let room = app.scan_queue_room().notified();
+        tokio::pin!(room);
+        // Registered before retrying, so room freed between the retry and the wait still wakes it.
+        room.as_mut().enable();
+        match app.service().retry_queue(pending) {
+            Ok(queued) => return queued,
+            Err(still) => pending = still,
+        }
+        room.await;
+    }
+}
+
+/// Waits for room in a full queue (see [`wait_for_room`]), then up to [`SCAN_ACK_TIMEOUT`] for
+/// the scan's commit, and says what became of the scan when the writer answered: the visitor is
+/// redirected whatever happens to the scan (but a capped link's refused scan), so failures are
+/// logged. A scan not committed in time stays queued and is committed later.
+async fn await_commit(app: &App, scan: Recording<AckReceiver>) -> Option<ScanFate> {
+    let ack = match scan {
+        Recording::Queued(ack) => ack,
+        Recording::WaitingForRoom(pending) => match wait_for_room(app, pending).await {
+            Ok(ack) => ack,
+            Err(e) => {
+                tracing::warn!(error = %e, "scan not queued");
+                return None;
+            }
         },
-        Recording::Nothing => {}
-        Recording::NotPrepared(e) => tracing::warn!(error = %e, "scan not prepared"),
-        Recording::NotQueued(e) => tracing::warn!(error = %e, "scan not queued"),
+        Recording::Nothing => return None,
+        Recording::NotPrepared(e) => {
+            tracing::warn!(error = %e, "scan not prepared");
+            return None;
+        }
+        Recording::NotQueued(e) => {
+            tracing::warn!(error = %e, "scan not queued");
+            return None;
+        }
+    };
+    match tokio::time::timeout(SCAN_ACK_TIMEOUT, ack).await {
+        Ok(Ok(Ok(fate))) => return Some(fate),
+        Ok(Ok(Err(e))) => tracing::warn!(error = %e, "scan not recorded"),
+        Ok(Err(_)) | Err(_) => tracing::warn!("scan not confirmed in time"),
     }
     None
 }

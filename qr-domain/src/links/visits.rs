@@ -7,6 +7,7 @@ use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::links::opening::{CapAnswer, Landing, Opening, PasswordPrompt};
 use crate::links::service::Resolution;
+use crate::scans::scan::NewScan;
 use crate::scans::service::{PreparedScan, ScanError, Visit};
 use crate::scans::writer::{Queued, ScanAck};
 use crate::service::Service;
@@ -72,6 +73,28 @@ pub enum Recording<A> {
     NotPrepared(ScanError),
     /// The writer refused the scan (it has stopped); the visitor is redirected anyway.
     NotQueued(StoreError),
+    /// The writer's queue is full ([`crate::scans::writer::QUEUE_CAPACITY`] scans: the database
+    /// is slower than the traffic): queue it with [`Service::retry_queue`] when the writer frees
+    /// room, then wait for its commit as for [`Recording::Queued`].
+    WaitingForRoom(PendingScan<A>),
+}
+
+/// A visit's scan the writer's queue had no room for, with its commit's callback and the
+/// caller's receiver of it.
+pub struct PendingScan<A> {
+    /// Boxed: the queue is full only while the database is behind, and the outcomes carrying a
+    /// pending scan stay the size of the others.
+    scan: Box<NewScan>,
+    callback: ScanAck,
+    receiver: A,
+}
+
+impl<A> std::fmt::Debug for PendingScan<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingScan")
+            .field("scan", &self.scan)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What [`Service::visit_in_memory`] could answer.
@@ -121,9 +144,9 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// A visit to `code` on `domain` (`None`: the service's own address) answered from memory, for an async thread: the link cached by an
     /// earlier visit, and its scan prepared and queued without touching the store or waiting.
     /// [`InMemoryVisit::NeedsStore`] when the link is not cached, the day's visitor salt is not
-    /// in memory yet, a password must be verified (Argon2id, about 30 ms) or the writer's queue
-    /// is full. `ack` makes the writer's callback and the caller's receiver of the commit; it is
-    /// called only for a scan that is queued.
+    /// in memory yet, or a password must be verified (Argon2id, about 30 ms); a full writer's
+    /// queue is [`Recording::WaitingForRoom`]. `ack` makes the writer's callback and the
+    /// caller's receiver of the commit; it is called only for a scan to queue.
     pub fn visit_in_memory<A>(
         &self,
         domain: Option<&DomainName>,
@@ -147,25 +170,20 @@ impl<S: Store, C: Clock> Service<S, C> {
                 Err(outcome) => return Ready(outcome),
             };
             let scan = match scan {
-                Some(scan) => self.try_queue(scan, ack),
-                None => Some(Recording::Nothing),
+                Some(scan) => self.queue(scan, ack),
+                None => Recording::Nothing,
             };
-            return scan.map_or(NeedsStore, |scan| {
-                Ready(VisitOutcome::Redirect {
-                    target,
-                    scan,
-                    capped,
-                })
+            return Ready(VisitOutcome::Redirect {
+                target,
+                scan,
+                capped,
             });
         }
         let scan = if facts.records() {
             let Some(prepared) = self.prepare_scan_in_memory(&link, &facts.visit()) else {
                 return NeedsStore;
             };
-            let Some(scan) = self.try_queue(prepared, ack) else {
-                return NeedsStore;
-            };
-            scan
+            self.queue(prepared, ack)
         } else {
             Recording::Nothing
         };
@@ -176,8 +194,8 @@ impl<S: Store, C: Clock> Service<S, C> {
         })
     }
 
-    /// A visit to `code`, reading the store as needed and waiting for room in the writer's
-    /// queue: for a blocking thread. A scan that cannot be prepared or queued does not keep the
+    /// A visit to `code`, reading the store as needed: for a blocking thread (a full writer's
+    /// queue is [`Recording::WaitingForRoom`], never waited for here). A scan that cannot be prepared or queued does not keep the
     /// visitor from the link's target ([`Recording::NotPrepared`], [`Recording::NotQueued`]).
     /// `ack` is as for [`Service::visit_in_memory`].
     pub fn visit<A>(
@@ -218,33 +236,54 @@ impl<S: Store, C: Clock> Service<S, C> {
         })
     }
 
-    /// Queues a prepared scan without waiting: `None` when the writer's queue is full.
-    fn try_queue<A>(
-        &self,
-        scan: PreparedScan,
-        ack: impl FnOnce() -> (ScanAck, A),
-    ) -> Option<Recording<A>> {
-        let PreparedScan::Record(scan) = scan else {
-            return Some(Recording::Nothing);
-        };
-        let (callback, receiver) = ack();
-        match self.try_submit_scan(scan, callback) {
-            Ok(Queued::Yes) => Some(Recording::Queued(receiver)),
-            Ok(Queued::Full(..)) => None,
-            Err(e) => Some(Recording::NotQueued(e)),
-        }
-    }
-
-    /// Queues a prepared scan, waiting while the writer's queue is full.
+    /// Queues a prepared scan without waiting: a full queue hands it back for the caller to
+    /// queue when there is room ([`Recording::WaitingForRoom`]).
     fn queue<A>(&self, scan: PreparedScan, ack: impl FnOnce() -> (ScanAck, A)) -> Recording<A> {
         let PreparedScan::Record(scan) = scan else {
             return Recording::Nothing;
         };
         let (callback, receiver) = ack();
-        match self.submit_scan(scan, callback) {
-            Ok(()) => Recording::Queued(receiver),
-            Err(e) => Recording::NotQueued(e),
+        let pending = PendingScan {
+            scan: Box::new(scan),
+            callback,
+            receiver,
+        };
+        match self.retry_queue(pending) {
+            Ok(Ok(receiver)) => Recording::Queued(receiver),
+            Ok(Err(e)) => Recording::NotQueued(e),
+            Err(pending) => Recording::WaitingForRoom(pending),
         }
+    }
+
+    /// Queues a scan the writer's queue had no room for: the receiver of its commit once queued
+    /// (or why the writer refused it: it has stopped), or the scan back while the queue is still
+    /// full. Call it again each time the writer frees room (a hook set with
+    /// [`Service::on_scan_queue_room`]): a visit waits for room without holding a thread.
+    pub fn retry_queue<A>(
+        &self,
+        pending: PendingScan<A>,
+    ) -> Result<Result<A, StoreError>, PendingScan<A>> {
+        let PendingScan {
+            scan,
+            callback,
+            receiver,
+        } = pending;
+        match self.try_submit_scan(*scan, callback) {
+            Ok(Queued::Yes) => Ok(Ok(receiver)),
+            Ok(Queued::Full(scan, callback)) => Err(PendingScan {
+                scan: Box::new(scan),
+                callback,
+                receiver,
+            }),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    /// Sets what the scan writer calls, on its thread, each time it takes scans out of its queue
+    /// (with how many): callers waiting with [`Service::retry_queue`] are woken from it. The hook
+    /// must return at once.
+    pub fn on_scan_queue_room(&self, hook: impl Fn(usize) + Send + Sync + 'static) {
+        self.writer.on_room(hook);
     }
 }
 
@@ -514,6 +553,163 @@ mod tests {
                     .unwrap()
             ),
             "https://example.com/"
+        );
+    }
+
+    /// A store whose scan batches wait until the test opens its gate: a database slower than
+    /// the traffic.
+    struct Gated {
+        inner: MemoryStore,
+        open: std::sync::Mutex<bool>,
+        opened: std::sync::Condvar,
+    }
+
+    impl Gated {
+        fn open(&self) {
+            *self
+                .open
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
+            self.opened.notify_all();
+        }
+
+        fn wait_open(&self) {
+            let mut open = self.open.lock().unwrap();
+            while !*open {
+                open = self.opened.wait(open).unwrap();
+            }
+        }
+    }
+
+    impl Store for Gated {
+        fn read<T, E: From<StoreError>>(
+            &self,
+            f: impl FnOnce(&dyn crate::store::ReadTx) -> Result<T, E>,
+        ) -> Result<T, E> {
+            self.inner.read(f)
+        }
+
+        fn write<T, E: From<StoreError>>(
+            &self,
+            f: impl FnOnce(&mut dyn crate::store::WriteTx) -> Result<T, E>,
+        ) -> Result<T, E> {
+            self.inner.write(f)
+        }
+
+        fn record_scans(&self, scans: &[NewScan]) -> Result<Vec<ScanFate>, StoreError> {
+            self.wait_open();
+            self.inner.record_scans(scans)
+        }
+
+        fn record_scans_with_events(
+            &self,
+            scans: &[NewScan],
+            subscribed: &std::collections::HashSet<crate::ids::AccountId>,
+        ) -> Result<Vec<ScanFate>, StoreError> {
+            self.wait_open();
+            self.inner.record_scans_with_events(scans, subscribed)
+        }
+
+        fn config_version(&self) -> Result<u64, StoreError> {
+            self.inner.config_version()
+        }
+
+        fn config_changes(
+            &self,
+            since: u64,
+        ) -> Result<crate::accounts::config_change::ConfigChanges, StoreError> {
+            self.inner.config_changes(since)
+        }
+    }
+
+    /// The writer's queue full (the database stalled): the next visit is redirected with its
+    /// scan handed back ([`Recording::WaitingForRoom`]) instead of blocking; retrying while full
+    /// hands it back again; once the database moves, the writer's room hook fires, the retry
+    /// queues the scan and it commits. No scan is lost.
+    #[test]
+    fn a_full_queue_hands_the_scan_back_until_the_writer_frees_room() {
+        use crate::scans::writer::QUEUE_CAPACITY;
+        let clock = TestClock::new("2024-05-01T10:00:00Z".parse().unwrap());
+        let store = Arc::new(Gated {
+            inner: MemoryStore::new(),
+            open: std::sync::Mutex::new(false),
+            opened: std::sync::Condvar::new(),
+        });
+        /// Opens the gate however the test ends, so the service's writer can stop.
+        struct OpenOnDrop(Arc<Gated>);
+        impl Drop for OpenOnDrop {
+            fn drop(&mut self) {
+                self.0.open();
+            }
+        }
+        let svc = Service::new(Arc::clone(&store), clock, Arc::new(NoGeoLocator)).unwrap();
+        let _open_at_end = OpenOnDrop(Arc::clone(&store));
+        let freed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = Arc::clone(&freed);
+        svc.on_scan_queue_room(move |n| {
+            counted.fetch_add(n, std::sync::atomic::Ordering::SeqCst);
+        });
+        let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+        let link = svc.create_link(&a, "L", "https://example.com/").unwrap();
+        let code = link.short_code.to_string();
+        let from = |n: u32| Opening {
+            visit: Visit {
+                ip: Some(std::net::IpAddr::from(n.to_be_bytes())),
+                user_agent: Some(PHONE.to_owned()),
+                ..Visit::default()
+            },
+            record: true,
+            ..Opening::default()
+        };
+        // The first scan is taken by the writer, which then waits at the gate.
+        let VisitOutcome::Redirect {
+            scan: Recording::Queued(first),
+            ..
+        } = svc.visit(None, &code, &from(1), ack).unwrap()
+        else {
+            panic!("the first scan is queued");
+        };
+        while freed.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        // From memory while the link's copy is fresh (1 s), else through the store: neither waits.
+        let visit = |opening: &Opening| match svc.visit_in_memory(None, &code, opening, ack) {
+            InMemoryVisit::Ready(outcome) => outcome,
+            InMemoryVisit::NeedsStore => svc.visit(None, &code, opening, ack).unwrap(),
+        };
+        let mut commits = Vec::new();
+        for n in 0..QUEUE_CAPACITY as u32 {
+            match visit(&from(0x0A00_0000 + n)) {
+                VisitOutcome::Redirect {
+                    scan: Recording::Queued(commit),
+                    ..
+                } => commits.push(commit),
+                other => panic!("visit {n} is queued while there is room, got {other:?}"),
+            }
+        }
+        let VisitOutcome::Redirect {
+            target,
+            scan: Recording::WaitingForRoom(pending),
+            ..
+        } = visit(&from(2))
+        else {
+            panic!("a full queue hands the scan back");
+        };
+        assert_eq!(target, "https://example.com/");
+        let pending = svc.retry_queue(pending).expect_err("still full");
+        store.open();
+        while freed.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+            std::thread::yield_now();
+        }
+        let Ok(Ok(last)) = svc.retry_queue(pending) else {
+            panic!("queued once the writer took a batch");
+        };
+        for commit in std::iter::once(first).chain(commits).chain([last]) {
+            assert!(matches!(commit.recv().unwrap(), Ok(ScanFate::Stored(_))));
+        }
+        assert_eq!(
+            svc.link(a.id, link.id).unwrap().scan_count,
+            QUEUE_CAPACITY as u64 + 2
         );
     }
 }

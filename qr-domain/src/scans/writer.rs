@@ -6,7 +6,7 @@
 //! callback. An acknowledged scan is therefore committed.
 
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -50,6 +50,30 @@ pub struct ScanWriter {
     sender: Mutex<Option<SyncSender<Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     stats: Arc<WriterStats>,
+    room: Arc<Room>,
+}
+
+/// What the writer calls each time it takes a batch out of the queue, with the number of places
+/// that freed: callers waiting for room (without blocking a thread) learn of it there.
+type RoomHook = Box<dyn Fn(usize) + Send + Sync>;
+
+/// The hook set by [`ScanWriter::on_room`], shared with the writer thread.
+#[derive(Default)]
+struct Room {
+    hook: RwLock<Option<RoomHook>>,
+}
+
+impl Room {
+    fn freed(&self, places: usize) {
+        if let Some(hook) = self
+            .hook
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            hook(places);
+        }
+    }
 }
 
 struct Job {
@@ -82,19 +106,39 @@ impl ScanWriter {
         let (sender, receiver) = mpsc::sync_channel(QUEUE_CAPACITY);
         stats.set_alive(true);
         let counted = Arc::clone(&stats);
+        let room = Arc::new(Room::default());
+        let freed = Arc::clone(&room);
         let thread = std::thread::Builder::new()
             .name("qr-scan-writer".to_owned())
             .spawn(move || {
                 // Marks the writer stopped however the thread ends, a panicking callback included.
                 let _alive = Alive(&counted);
-                run(&*store, &receiver, &counted, subscriptions.as_deref());
+                run(
+                    &*store,
+                    &receiver,
+                    &counted,
+                    &freed,
+                    subscriptions.as_deref(),
+                );
             });
         let thread = thread.inspect_err(|_| stats.set_alive(false))?;
         Ok(Self {
             sender: Mutex::new(Some(sender)),
             thread: Mutex::new(Some(thread)),
             stats,
+            room,
         })
+    }
+
+    /// Sets what the writer calls, on its thread, each time it takes scans out of the queue,
+    /// with how many: an async caller whose [`ScanWriter::try_submit`] found the queue full
+    /// waits for it instead of blocking a thread. It must return at once.
+    pub fn on_room(&self, hook: impl Fn(usize) + Send + Sync + 'static) {
+        *self
+            .room
+            .hook
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Box::new(hook));
     }
 
     /// The writer's counters.
@@ -201,6 +245,7 @@ fn run<S: Store>(
     store: &S,
     receiver: &Receiver<Job>,
     stats: &WriterStats,
+    room: &Room,
     subscriptions: Option<&Subscriptions>,
 ) {
     let mut scans = Vec::with_capacity(MAX_BATCH);
@@ -218,6 +263,7 @@ fn run<S: Store>(
             }
         }
         stats.taken(scans.len());
+        room.freed(scans.len());
         // One atomic read of the config version per batch; the set is reloaded only when a
         // webhook (or an account or key) changed.
         let subscribed = subscriptions.map(|s| s.current(store));

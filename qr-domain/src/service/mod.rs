@@ -53,7 +53,9 @@ pub use crate::dashboard::sessions::{LoginError, SessionContext};
 pub use crate::links::bulk_service::BulkCaller;
 pub use crate::links::opening::{CapAnswer, Landing, Opening, PasswordPrompt};
 pub use crate::links::service::{LINK_CACHE_TTL, LinkPage, Resolution};
-pub use crate::links::visits::{InMemoryVisit, PageKind, Recording, VisitFacts, VisitOutcome};
+pub use crate::links::visits::{
+    InMemoryVisit, PageKind, PendingScan, Recording, VisitFacts, VisitOutcome,
+};
 pub use crate::scans::scan_export::{ScanExport, ScanPager};
 pub use crate::scans::service::{
     MAX_SCANS_PER_VISITOR_MINUTE, PreparedScan, ScanError, ScanOutcome, Skip, Visit,
