@@ -26,6 +26,7 @@ mod idempotency;
 mod keys;
 mod links;
 mod listener;
+mod partitions;
 mod pool;
 mod scans;
 mod schema;
@@ -34,5 +35,6 @@ mod tx;
 mod webhooks;
 
 pub use error::{OpenError, redact};
+pub use partitions::{DayTable, create_day_partitions};
 pub use schema::SCHEMA_VERSION;
 pub use store::{POOL_SIZE, PgStore, SCAN_CONNECTIONS};

@@ -350,9 +350,10 @@ impl ScanWrites for PgTx<'_> {
             .ok_or_else(|| StoreError::Backend("salt vanished after insert".into()))
     }
 
+    /// The visitor ids go with their days' partitions (rows of the default partition by row).
     fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError> {
         self.exec("DELETE FROM salts WHERE day < $1", &[&day])?;
-        self.exec("DELETE FROM visitors WHERE day < $1", &[&day])?;
+        self.exec(crate::partitions::DROP_VISITOR_DAYS, &[&day])?;
         Ok(())
     }
 
@@ -370,6 +371,24 @@ impl ScanWrites for PgTx<'_> {
             )?;
         }
         Ok(removed)
+    }
+
+    fn prepare_scan_days(&mut self, first: NaiveDate, last: NaiveDate) -> Result<(), StoreError> {
+        self.exec(crate::partitions::CREATE_DAYS, &[&first, &last])?;
+        Ok(())
+    }
+
+    /// Drops the days' partitions (and deletes such days' rows of the default partition).
+    fn drop_scan_days_before(
+        &mut self,
+        day: NaiveDate,
+        keep: &[AccountId],
+    ) -> Result<u64, StoreError> {
+        let keep: Vec<Uuid> = keep.iter().map(|a| a.as_uuid()).collect();
+        let dropped = self.one(crate::partitions::DROP_SCAN_DAYS, &[&day, &keep], |r| {
+            get::<i64>(r, 0, "dropped scans")
+        })?;
+        Ok(count(dropped.unwrap_or(0)))
     }
 }
 

@@ -93,7 +93,8 @@ macro_rules! contract_suite {
                 salts_and_visitors_are_forgotten, scans_update_rollups_and_stats,
                 scans_of_deleted_links_are_skipped, delete_link_removes_its_scans,
                 pruning_keeps_scan_count, service_bot_exclusion, service_visitor_scan_budget,
-                service_unique_counting, service_retention, service_analytics_window;
+                service_unique_counting, service_retention, service_analytics_window,
+                service_retention_drops_only_days_no_account_reads;
             credentials:
                 accounts_keep_dashboard_fields, tokens_are_single_use_and_replaced,
                 sessions_roundtrip_and_end, plan_requests_roundtrip, daily_usage_adds_up,
