@@ -50,8 +50,10 @@ fn main() {
     drop(PgStore::open(&url).expect("migrate a new database"));
     let mut client = Client::connect(&url, NoTls).expect("connect");
     setup(&mut client);
-    let (deleted_day, dropped_day) = ("2024-05-01", "2024-05-02");
-    for day in [deleted_day, dropped_day] {
+    // The first day is dropped, the second deleted: each removes its own day only (the drop
+    // takes the days before its cutoff, the delete those before its own).
+    let (dropped_day, deleted_day) = ("2024-05-01", "2024-05-02");
+    for day in [dropped_day, deleted_day] {
         let started = Instant::now();
         fill(&mut client, day, rows);
         println!(
@@ -68,29 +70,29 @@ fn main() {
         .get(0);
     println!("one day's partition with its indexes: {size}");
 
+    let count = measure(&mut client, |c| {
+        c.query_one("SELECT count(*) FROM scans_20240501", &[])
+            .expect("count");
+    });
+    let drop_day = measure(&mut client, |c| {
+        let n: i64 = c
+            .query_one("SELECT qr_drop_scan_days_before('2024-05-02', '{}')", &[])
+            .expect("drop")
+            .get(0);
+        assert_eq!(u64::try_from(n).ok(), Some(rows), "the day's scans counted");
+    });
     let delete = measure(&mut client, |c| {
         let n = c
             .execute(
                 "DELETE FROM scans WHERE day < $2::text::date
                  AND link_id IN (SELECT id FROM links WHERE account_id = $1::text::uuid)",
-                &[&ACCOUNT, &"2024-05-02"],
+                &[&ACCOUNT, &"2024-05-03"],
             )
             .expect("delete");
         assert_eq!(n, rows, "every scan of the day deleted");
     });
     let vacuum = measure(&mut client, |c| {
-        c.batch_execute("VACUUM scans_20240501").expect("vacuum");
-    });
-    let count = measure(&mut client, |c| {
-        c.query_one("SELECT count(*) FROM scans_20240502", &[])
-            .expect("count");
-    });
-    let drop_day = measure(&mut client, |c| {
-        let n: i64 = c
-            .query_one("SELECT qr_drop_scan_days_before('2024-05-03', '{}')", &[])
-            .expect("drop")
-            .get(0);
-        assert_eq!(u64::try_from(n).ok(), Some(rows), "the day's scans counted");
+        c.batch_execute("VACUUM scans_20240502").expect("vacuum");
     });
     let create = measure(&mut client, |c| {
         create_day_partitions(c, DayTable::Scans, &["2024-05-10".parse().expect("day")])
@@ -127,6 +129,14 @@ fn main() {
             cost.wal_bytes
         );
     }
+    let partitions: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_inherits WHERE inhparent = 'scans'::regclass",
+            &[],
+        )
+        .expect("partitions")
+        .get(0);
+    println!("partitions of scans at the end, default included: {partitions}");
     for (partitions, (time, locks)) in [
         ("the days ahead", few),
         ("365 more", many),
