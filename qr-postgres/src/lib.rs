@@ -27,6 +27,7 @@ mod idempotency;
 mod keys;
 mod links;
 mod listener;
+mod partitions;
 mod pool;
 mod scans;
 mod schema;
@@ -36,5 +37,6 @@ mod webhooks;
 mod writers;
 
 pub use error::{OpenError, redact};
+pub use partitions::{DayTable, create_day_partitions};
 pub use schema::SCHEMA_VERSION;
 pub use store::{POOL_SIZE, PgStore, SCAN_CONNECTIONS};

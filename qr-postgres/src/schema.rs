@@ -30,6 +30,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::designs::V10_DESIGNS),
     // Version 11: the scan writers' own rollup and count rows (`writers.rs`).
     Step::Sql(crate::writers::V11_WRITER_ROWS),
+    // Version 12: scans and visitors partitioned by day, so retention drops whole days (`partitions.rs`).
+    Step::Backfill(crate::partitions::partition_scans_and_visitors),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's
@@ -432,5 +434,124 @@ mod tests {
                 row("2024-05-02", 6, "0", 1),
             ]
         );
+    }
+    /// The step after the scan counts' slots: scans and visitors move into one partition per
+    /// day, with their ids, and the tables keep working (ids go on, the index serves, a scan of
+    /// a day without partition lands in the default one until its day is created).
+    #[test]
+    fn partitioning_keeps_every_scan_visitor_and_id() {
+        let Some(cluster) = PgCluster::shared("the PostgreSQL schema migrations") else {
+            return;
+        };
+        let url = cluster.create_database();
+        let mut client = Client::connect(&url, NoTls).unwrap();
+        let before = MIGRATIONS.len() - 1;
+        apply(&mut client, &MIGRATIONS[..before], 0, &url).unwrap();
+        client
+            .batch_execute(
+                "INSERT INTO accounts (id, email, plan, overrides, created_at)
+                 VALUES ('00000000-0000-4000-8000-000000000001', 'a@example.com', 'free', '{}', now());
+                 INSERT INTO links (id, account_id, name, short_code, code_key, target_url, created_at, updated_at)
+                 VALUES ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000001',
+                         'L', 'ABCDEFGH', 'ABCDEFGH', 'https://example.com/', now(), now());
+                 INSERT INTO scans (link_id, at, day, visitor, country, city, device, browser, os, referrer, variant, rule)
+                 SELECT '00000000-0000-4000-8000-000000000002', d::timestamptz + interval '8 hours', d, '\\xaa', c,
+                        'Paris', 'mobile', 'Safari', 'iOS', NULL, NULL, NULL
+                 FROM (VALUES ('2024-05-01'::date, 'FR'), ('2024-05-01', 'US'), ('2024-05-02', 'DE'),
+                              ('2024-06-30', 'GB')) AS s(d, c);
+                 INSERT INTO visitors (link_id, day, visitor)
+                 VALUES ('00000000-0000-4000-8000-000000000002', '2024-06-29', '\\xaa'),
+                        ('00000000-0000-4000-8000-000000000002', '2024-06-30', '\\xaa');",
+            )
+            .unwrap();
+        let scans = |client: &mut Client| -> Vec<(i64, String, String)> {
+            client
+                .query("SELECT id, day::text, country FROM scans ORDER BY id", &[])
+                .unwrap()
+                .iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2)))
+                .collect()
+        };
+        let old = scans(&mut client);
+        migrate(&mut client, i32::try_from(before).unwrap(), &url).unwrap();
+        assert_eq!(check(&mut client, &url).unwrap(), SCHEMA_VERSION);
+        assert_eq!(scans(&mut client), old, "every scan kept with its id");
+        let partitions = |client: &mut Client| -> Vec<(String, i64)> {
+            client
+                .query(
+                    "SELECT c.relname::text, (xpath('/row/n/text()',
+                         query_to_xml(format('SELECT count(*) AS n FROM %I', c.relname), false, true, '')))[1]::text::bigint
+                     FROM pg_class c WHERE c.relispartition AND c.relkind = 'r' ORDER BY 1",
+                    &[],
+                )
+                .unwrap()
+                .iter()
+                .map(|r| (r.get(0), r.get(1)))
+                .collect()
+        };
+        let part = |name: &str, n: i64| (name.to_owned(), n);
+        assert_eq!(
+            partitions(&mut client),
+            vec![
+                part("scans_20240501", 2),
+                part("scans_20240502", 1),
+                part("scans_20240630", 1),
+                part("scans_default", 0),
+                part("visitors_20240629", 1),
+                part("visitors_20240630", 1),
+                part("visitors_default", 0),
+            ]
+        );
+        // New scans continue the ids; a day without partition lands in the default one, and
+        // creating its day moves it there.
+        let max = old.iter().map(|s| s.0).max().unwrap();
+        let id: i64 = client
+            .query_one(
+                "INSERT INTO scans (id, link_id, at, day, visitor, country, city, device, browser, os)
+                 VALUES (nextval('scans_id_seq'), '00000000-0000-4000-8000-000000000002',
+                         '2024-07-01T08:00:00Z', '2024-07-01', '\\xbb', 'GB', 'London', 'mobile', 'Safari', 'iOS')
+                 RETURNING id",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(id, max + 1);
+        let in_default: i64 = client
+            .query_one("SELECT count(*) FROM scans_default", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(in_default, 1);
+        crate::partitions::create_day_partitions(
+            &mut client,
+            crate::partitions::DayTable::Scans,
+            &["2024-07-01".parse().unwrap()],
+        )
+        .unwrap();
+        let moved: (i64, i64) = client
+            .query_one(
+                "SELECT (SELECT count(*) FROM scans_default), (SELECT count(*) FROM scans_20240701)",
+                &[],
+            )
+            .map(|r| (r.get(0), r.get(1)))
+            .unwrap();
+        assert_eq!(moved, (0, 1));
+        // The batch's visitors still conflict on (link, day, visitor).
+        let inserted = client
+            .execute(
+                "INSERT INTO visitors (link_id, day, visitor)
+                 VALUES ('00000000-0000-4000-8000-000000000002', '2024-06-30', '\\xaa')
+                 ON CONFLICT DO NOTHING",
+                &[],
+            )
+            .unwrap();
+        assert_eq!(inserted, 0);
+        let index: String = client
+            .query_one(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'scans_by_link_time'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert!(index.ends_with("(link_id, at, id)"), "{index}");
     }
 }

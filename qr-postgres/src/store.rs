@@ -12,6 +12,7 @@ use qr_domain::{AccountId, ReadTx, Store, StoreError, WriteTx};
 
 use crate::error::{OpenError, redact};
 use crate::listener::{ConfigVersion, Listener, OwnChanges};
+use crate::partitions;
 use crate::pool::{Conn, Pool, Pooled};
 use crate::scans;
 use crate::schema;
@@ -83,6 +84,14 @@ impl PgStore {
         // Everything up to here only reads, so a refused database stays untouched.
         let version = schema::check(first.client(), &shown)?;
         schema::migrate(first.client(), version, &shown)?;
+        // Today's partitions and the next days', so the first scans land in their day's.
+        partitions::create_ahead(first.client(), chrono::Utc::now().date_naive()).map_err(
+            |source| OpenError::Postgres {
+                url: shown.clone(),
+                doing: "creating the coming days' partitions",
+                source,
+            },
+        )?;
         let config_version = Arc::new(ConfigVersion::default());
         let listener =
             Listener::start(config.clone(), Arc::clone(&config_version)).map_err(|source| {

@@ -379,6 +379,23 @@ impl ScanWrites for SqlTx<'_> {
         }
         Ok(removed as u64)
     }
+
+    /// One table holds every day: nothing to prepare.
+    fn prepare_scan_days(&mut self, _first: NaiveDate, _last: NaiveDate) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Deletes nothing: in one table a day's scans cost their rows to delete wherever it is
+    /// done, and finding the days no kept account uses would read every scan (no index on
+    /// `day`) under the database's one write lock, hourly. `prune_scans`, which the service
+    /// calls next for every account, deletes these rows through each link's index instead.
+    fn drop_scan_days_before(
+        &mut self,
+        _day: NaiveDate,
+        _keep: &[AccountId],
+    ) -> Result<u64, StoreError> {
+        Ok(0)
+    }
 }
 
 /// Reads the configuration version counter.

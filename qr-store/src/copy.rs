@@ -11,6 +11,7 @@ use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::fallible_iterator::FallibleIterator as _;
 use postgres::types::{ToSql, Type};
 use postgres::{NoTls, Transaction};
+use qr_postgres::{DayTable, create_day_partitions};
 use rusqlite::types::ValueRef;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
@@ -488,6 +489,7 @@ pub fn copy(from: &Location, to: &Location) -> Result<Vec<TableReport>, CopyErro
     }
     let mut reports = Vec::with_capacity(TABLES.len());
     for table in TABLES {
+        create_partitions(&snapshot, &mut tx, table)?;
         let sent = copy_table(&snapshot, &mut tx, table)?;
         let back = read_back(&mut tx, table)?;
         if sent != back {
@@ -534,6 +536,42 @@ fn column_list(table: &Table) -> String {
         .map(|(name, _)| *name)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Creates the day partitions the source's rows of a table partitioned by day need (scans and
+/// visitors), one per day it holds, so the copied rows land in their days' partitions, which
+/// retention drops whole, instead of the default partition. Other tables need none.
+fn create_partitions(
+    source: &rusqlite::Connection,
+    tx: &mut Transaction<'_>,
+    table: &Table,
+) -> Result<(), CopyError> {
+    let partitioned = match table.name {
+        "scans" => DayTable::Scans,
+        "visitors" => DayTable::Visitors,
+        _ => return Ok(()),
+    };
+    let sql_err = |source| CopyError::Sqlite {
+        table: table.name,
+        source,
+    };
+    let mut statement = source
+        .prepare(&format!("SELECT DISTINCT day FROM {}", table.name))
+        .map_err(sql_err)?;
+    // A day out of range is left out here and reported by the copy of its row.
+    let days: Vec<NaiveDate> = statement
+        .query_map([], |r| r.get::<_, i64>(0))
+        .map_err(sql_err)?
+        .filter_map(|d| {
+            d.ok()
+                .and_then(|d| i32::try_from(d).ok())
+                .and_then(NaiveDate::from_num_days_from_ce_opt)
+        })
+        .collect();
+    create_day_partitions(tx, partitioned, &days).map_err(|source| CopyError::Postgres {
+        table: table.name,
+        source,
+    })
 }
 
 /// Streams one table from SQLite into PostgreSQL with binary COPY; returns the source checksum.
@@ -784,8 +822,11 @@ mod tests {
         let mut client = postgres::Client::connect(&url, NoTls).unwrap();
         let in_postgres: BTreeSet<String> = client
             .query(
-                "SELECT table_name::text, column_name::text FROM information_schema.columns
-                 WHERE table_schema = current_schema()",
+                // A table's partitions repeat its columns: the table alone is copied.
+                "SELECT c.table_name::text, c.column_name::text FROM information_schema.columns c
+                 JOIN pg_class p ON p.relname = c.table_name
+                     AND p.relnamespace = current_schema()::regnamespace
+                 WHERE c.table_schema = current_schema() AND NOT p.relispartition",
                 &[],
             )
             .unwrap()

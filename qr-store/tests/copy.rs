@@ -98,6 +98,26 @@ fn a_deployment_moves_to_postgres_without_loss() {
         assert_eq!(rows(table), 1, "{table}");
     }
     assert_eq!(rows("accounts"), 3);
+    // The scans landed in their days' partitions, which retention drops whole.
+    let Location::Postgres(url) = &to else {
+        unreachable!("the destination is PostgreSQL")
+    };
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let per_day: Vec<i64> = [
+        "scans_default",
+        "scans_20240501",
+        "scans_20240502",
+        "scans_20240503",
+    ]
+    .iter()
+    .map(|t| {
+        client
+            .query_one(&format!("SELECT count(*) FROM {t}"), &[])
+            .unwrap()
+            .get(0)
+    })
+    .collect();
+    assert_eq!(per_day, vec![0, 40, 40, 40]);
 
     let pg = Service::new(
         Arc::new(Database::open(&to).unwrap()),

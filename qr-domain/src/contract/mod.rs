@@ -95,7 +95,8 @@ macro_rules! contract_suite {
                 pruning_keeps_scan_count, service_bot_exclusion, service_visitor_scan_budget,
                 service_unique_counting, service_retention, service_analytics_window,
                 concurrent_writers_on_one_link_stay_exact,
-                capped_scans_stop_at_the_cap_under_concurrent_writers;
+                capped_scans_stop_at_the_cap_under_concurrent_writers,
+                service_retention_drops_only_days_no_account_reads;
             credentials:
                 accounts_keep_dashboard_fields, tokens_are_single_use_and_replaced,
                 sessions_roundtrip_and_end, plan_requests_roundtrip, daily_usage_adds_up,

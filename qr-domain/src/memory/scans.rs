@@ -2,7 +2,7 @@
 //! applied in place under the store's lock; `Store::record_scans` of `memory.rs` calls here),
 //! salts, statistics from the rollups or the scans, and pruning.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -206,6 +206,41 @@ impl ScanWrites for Data {
             {
                 let kept = Arc::make_mut(r).split_off(&day);
                 *Arc::make_mut(r) = kept;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// One map holds every day: nothing to prepare.
+    fn prepare_scan_days(&mut self, _first: NaiveDate, _last: NaiveDate) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Deletes the days as PostgreSQL drops them, so the contract checks the same outcome.
+    fn drop_scan_days_before(
+        &mut self,
+        day: NaiveDate,
+        keep: &[AccountId],
+    ) -> Result<u64, StoreError> {
+        let kept: BTreeSet<NaiveDate> = self
+            .scans
+            .iter()
+            .filter(|(link, _)| {
+                self.links
+                    .get(link)
+                    .is_some_and(|l| keep.contains(&l.account_id))
+            })
+            .flat_map(|(_, scans)| scans.iter().map(|s| s.at.date_naive()))
+            .filter(|d| *d < day)
+            .collect();
+        let gone = |d: NaiveDate| d < day && !kept.contains(&d);
+        let mut removed = 0u64;
+        for scans in self.scans.values_mut() {
+            if scans.iter().any(|s| gone(s.at.date_naive())) {
+                let v = Arc::make_mut(scans);
+                let before = v.len();
+                v.retain(|s| !gone(s.at.date_naive()));
+                removed += (before - v.len()) as u64;
             }
         }
         Ok(removed)

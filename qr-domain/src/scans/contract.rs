@@ -736,3 +736,77 @@ pub fn capped_scans_stop_at_the_cap_under_concurrent_writers<S: Store>(store: S)
         .unwrap();
     assert_eq!(raw.days.iter().map(|d| d.scans).sum::<u64>(), CAP);
 }
+
+/// Pruning keeps each plan's retention when days go whole: a day no account may still read
+/// goes entirely, a day an unlimited account has scans in keeps them, and inside the days a
+/// longer retention keeps, a shorter one loses its own scans only.
+pub fn service_retention_drops_only_days_no_account_reads<S: Store>(store: S) {
+    let free = setup(&store, Plan::Free);
+    let pro = setup(&store, Plan::Pro);
+    let unlimited = setup(&store, Plan::Enterprise);
+    let links = [free.id, pro.id, unlimited.id].map(|a| link_for(a, "2024-01-01T00:00:00Z"));
+    // Before the Pro year (whole day gone), the same day with unlimited scans too, within the
+    // Pro year but past the Free 30 days, and within every retention.
+    let days = ["2024-05-01", "2024-05-02", "2025-03-01", "2025-06-15"];
+    store
+        .write(|tx| {
+            for l in &links {
+                tx.insert_link(l)?;
+            }
+            // Days kept apart where the store keeps them apart (PostgreSQL's partitions), so
+            // dropping them is checked as well as the rows of its default partition.
+            tx.prepare_scan_days(day(days[0]), day(days[1]))?;
+            tx.prepare_scan_days(day(days[2]), day(days[2]))?;
+            tx.prepare_scan_days(day(days[3]), day(days[3]))
+        })
+        .unwrap();
+    let [lf, lp, lu] = links.map(|l| l.id);
+    let mut batch = Vec::new();
+    for (d, who) in [
+        (days[0], vec![lf, lp]),
+        (days[1], vec![lf, lu]),
+        (days[2], vec![lf, lp]),
+        (days[3], vec![lf, lp, lu]),
+    ] {
+        for l in who {
+            batch.push(scan(
+                l,
+                &format!("{d}T08:00:00Z"),
+                1,
+                "GB",
+                Device::Mobile,
+                "Chrome",
+            ));
+        }
+    }
+    store.record_scans(&batch).unwrap();
+    let store = std::sync::Arc::new(store);
+    let svc = crate::service::Service::new(
+        std::sync::Arc::clone(&store),
+        crate::clock::TestClock::new(t("2025-06-30T10:00:00Z")),
+        std::sync::Arc::new(crate::scans::geo::NoGeoLocator),
+    )
+    .unwrap();
+    assert_eq!(svc.prune().unwrap().scans_deleted, 4);
+    let kept = |l: LinkId| -> Vec<String> {
+        let mut days: Vec<String> = store
+            .read(|tx| {
+                tx.recent_scans(l, t("2000-01-01T00:00:00Z"), t("2100-01-01T00:00:00Z"), 100)
+            })
+            .unwrap()
+            .iter()
+            .map(|s| s.timestamp.date_naive().to_string())
+            .collect();
+        days.sort();
+        days
+    };
+    assert_eq!(kept(lf), vec![days[3]], "Free keeps its last 30 days");
+    assert_eq!(kept(lp), vec![days[2], days[3]], "Pro keeps its year");
+    assert_eq!(
+        kept(lu),
+        vec![days[1], days[3]],
+        "Enterprise keeps everything"
+    );
+    // A second run finds nothing more to delete.
+    assert_eq!(svc.prune().unwrap().scans_deleted, 0);
+}

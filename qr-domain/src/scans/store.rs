@@ -43,4 +43,22 @@ pub trait ScanWrites {
     fn forget_visitors_before(&mut self, day: NaiveDate) -> Result<(), StoreError>;
     /// Deletes scans and rollups of `account`'s links on days before `day`; returns the scans deleted.
     fn prune_scans(&mut self, account: AccountId, day: NaiveDate) -> Result<u64, StoreError>;
+
+    /// Makes room for the scans of days `first..=last` before they arrive: PostgreSQL creates
+    /// those days' partitions of scans and visitors. A store keeping every day in one table
+    /// has nothing to prepare.
+    fn prepare_scan_days(&mut self, first: NaiveDate, last: NaiveDate) -> Result<(), StoreError>;
+    /// Deletes the scans of every day before `day` on which no link of an account in `keep`
+    /// has a scan, a whole day at once; returns the scans deleted. Rollups are left to
+    /// [`ScanWrites::prune_scans`].
+    ///
+    /// Every scan this deletes is one `prune_scans` would delete for its account (the caller
+    /// passes a `day` no account outside `keep` may still read), so a store keeping every day
+    /// in one table, where deleting a day costs its rows either way, may delete nothing here;
+    /// PostgreSQL drops the day's partition, at the cost of a day instead of its rows.
+    fn drop_scan_days_before(
+        &mut self,
+        day: NaiveDate,
+        keep: &[AccountId],
+    ) -> Result<u64, StoreError>;
 }

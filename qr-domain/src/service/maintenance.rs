@@ -14,6 +14,11 @@ use crate::error::StoreError;
 use crate::scans::analytics::retention_first_day;
 use crate::store::Store;
 
+/// How many days after today [`Service::prune`] prepares the scan storage of: pruning runs
+/// hourly, so three days outlast 72 failed or missed runs before a day's scans arrive
+/// unprepared (PostgreSQL then keeps them in its default partition, still counted and read).
+const SCAN_DAYS_AHEAD: u64 = 3;
+
 /// What a pruning run removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PruneReport {
@@ -74,17 +79,39 @@ impl<S: Store, C: Clock> Service<S, C> {
         result
     }
 
-    /// Deletes scans older than each account's retention, destroys stale visitor salts, and
-    /// deletes expired tokens and ended sessions. Run it periodically (hourly is plenty);
-    /// analytics never report expired scans, and ended sessions and tokens never work, either way.
+    /// Prepares the coming days' scan storage, deletes scans older than each account's
+    /// retention, destroys stale visitor salts, and deletes expired tokens and ended sessions.
+    /// Run it periodically (hourly is plenty); analytics never report expired scans, and ended
+    /// sessions and tokens never work, either way.
+    ///
+    /// Scans go in two steps. First the days no account may still read, whole
+    /// ([`crate::store::ScanWrites::drop_scan_days_before`]): those before the first day the
+    /// longest limited retention reads, sparing days with scans of an account whose retention
+    /// is unlimited. Then each account's scans and rollups past its own retention, row by row,
+    /// inside the days some longer retention still keeps.
     pub fn prune(&self) -> Result<PruneReport, StoreError> {
         let now = self.clock.now();
         let today = now.date_naive();
         let mut report = PruneReport::default();
+        let ahead = today
+            .checked_add_days(Days::new(SCAN_DAYS_AHEAD))
+            .unwrap_or(today);
+        self.store.write(|tx| tx.prepare_scan_days(today, ahead))?;
+        let mut limited = Vec::new();
+        let mut unlimited = Vec::new();
         for account in self.accounts()? {
-            if let Some(first) = retention_first_day(today, account.limits().retention) {
-                report.scans_deleted += self.store.write(|tx| tx.prune_scans(account.id, first))?;
+            match retention_first_day(today, account.limits().retention) {
+                Some(first) => limited.push((account.id, first)),
+                None => unlimited.push(account.id),
             }
+        }
+        if let Some(readable_from) = limited.iter().map(|(_, first)| *first).min() {
+            report.scans_deleted += self
+                .store
+                .write(|tx| tx.drop_scan_days_before(readable_from, &unlimited))?;
+        }
+        for (account, first) in limited {
+            report.scans_deleted += self.store.write(|tx| tx.prune_scans(account, first))?;
         }
         let keep_from = today.checked_sub_days(Days::new(1)).unwrap_or(today);
         self.store
