@@ -127,7 +127,8 @@ where
     };
     match outcome {
         VisitOutcome::Redirect { target, .. } => redirect_to(status, code, &target),
-        VisitOutcome::ExpiredUrl(url) => redirect_to(StatusCode::FOUND, code, &url),
+        // A form's POST is sent on with 303 as a redirect to the target is: the browser GETs it.
+        VisitOutcome::ExpiredUrl(url) => redirect_to(status, code, &url),
         // The form asked for the first time is a page, not a failure.
         VisitOutcome::Page(kind @ PageKind::Password(PasswordPrompt::Ask)) => {
             Ok(pages::page_of(kind, StatusCode::OK, code))

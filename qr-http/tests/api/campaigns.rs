@@ -429,6 +429,21 @@ async fn the_password_form_redirects_once_and_throttles_guesses() {
         (r.status, r.header("location")),
         (303, Some("https://example.com/landing"))
     );
+    // A POST to an ended link with an expiredUrl is sent there with 303 too (the browser
+    // follows with a GET), as the OpenAPI document says.
+    let ended = link(
+        &s,
+        &key,
+        json!({"validUntil": "2024-01-01T00:00:00Z", "expiredUrl": "https://example.com/over"}),
+    )
+    .await;
+    let r = s
+        .send("POST", &format!("/r/{}", code(&ended)), &[], "")
+        .await;
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("https://example.com/over"))
+    );
     s.stop().await;
 }
 
