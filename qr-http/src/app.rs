@@ -2,6 +2,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, Utc};
 use hyper::HeaderMap;
@@ -46,7 +47,48 @@ struct Inner {
     store: Arc<qr_store::Database>,
     /// Woken (one waiter per freed place) each time the scan writer takes scans out of its
     /// full queue: redirects waiting for room wait here, holding no thread or store permit.
-    scan_queue_room: Arc<Notify>,
+    scan_queue_room: Arc<ScanQueueRoom>,
+}
+
+/// The redirects waiting for room in the scan writer's full queue, and what wakes them.
+pub(crate) struct ScanQueueRoom {
+    notify: Notify,
+    /// Counted before a waiter registers, so a wake is never lost: one that comes before the
+    /// registration leaves a permit the registration takes.
+    waiting: AtomicUsize,
+}
+
+impl ScanQueueRoom {
+    /// On the writer thread, after each batch it takes: wakes at most one waiter per freed
+    /// place, and costs one atomic read when nobody waits (every batch of ordinary traffic).
+    fn freed(&self, places: usize) {
+        for _ in 0..places.min(self.waiting.load(Ordering::Acquire)) {
+            self.notify.notify_one();
+        }
+    }
+
+    /// Counts the caller as waiting until the returned guard is dropped (the visit queued, or
+    /// its client gone).
+    pub(crate) fn wait(&self) -> RoomWaiter<'_> {
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        RoomWaiter(self)
+    }
+}
+
+/// A redirect counted as waiting for room; [`RoomWaiter::notified`] is what it waits on.
+pub(crate) struct RoomWaiter<'a>(&'a ScanQueueRoom);
+
+impl RoomWaiter<'_> {
+    /// The next wake-up.
+    pub(crate) fn notified(&self) -> tokio::sync::futures::Notified<'_> {
+        self.0.notify.notified()
+    }
+}
+
+impl Drop for RoomWaiter<'_> {
+    fn drop(&mut self) {
+        self.0.waiting.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// What [`App::new`] is built from; the bootstrap fills it in.
@@ -92,13 +134,14 @@ impl std::fmt::Debug for SharedClock {
 impl App {
     pub(crate) fn new(parts: AppParts) -> App {
         let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
-        let scan_queue_room = Arc::new(Notify::new());
-        let room = Arc::clone(&scan_queue_room);
-        parts.service.on_scan_queue_room(move |places| {
-            for _ in 0..places {
-                room.notify_one();
-            }
+        let scan_queue_room = Arc::new(ScanQueueRoom {
+            notify: Notify::new(),
+            waiting: AtomicUsize::new(0),
         });
+        let room = Arc::clone(&scan_queue_room);
+        parts
+            .service
+            .on_scan_queue_room(move |places| room.freed(places));
         App {
             inner: Arc::new(Inner {
                 service: parts.service,
@@ -120,7 +163,7 @@ impl App {
 
     /// What redirects whose scan found the writer's queue full wait on (see
     /// `redirect::wait_for_room`).
-    pub(crate) fn scan_queue_room(&self) -> &Notify {
+    pub(crate) fn scan_queue_room(&self) -> &ScanQueueRoom {
         &self.inner.scan_queue_room
     }
 

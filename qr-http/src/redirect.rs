@@ -150,8 +150,9 @@ async fn wait_for_room(
     app: &App,
     mut pending: PendingScan<AckReceiver>,
 ) -> Result<AckReceiver, StoreError> {
+    let waiter = app.scan_queue_room().wait();
     loop {
-        let room = app.scan_queue_room().notified();
+        let room = waiter.notified();
         tokio::pin!(room);
         // Registered before retrying, so room freed between the retry and the wait still wakes it.
         room.as_mut().enable();

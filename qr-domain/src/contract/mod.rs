@@ -288,7 +288,10 @@ mod tests {
             "links" => include_str!("../links/contract/links.rs"),
             "campaigns" => include_str!("../links/contract/campaigns.rs"),
             "bulk" => include_str!("../links/contract/bulk.rs"),
-            "scans" => include_str!("../scans/contract.rs"),
+            "scans" => concat!(
+                include_str!("../scans/contract.rs"),
+                include_str!("../scans/contract/concurrency.rs")
+            ),
             "credentials" => {
                 include_str!("../dashboard/contract/credentials.rs")
             }
