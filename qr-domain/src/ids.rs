@@ -1,4 +1,4 @@
-//! Identifiers of accounts, keys, links and scans.
+//! Identifiers of accounts (workspaces), users, keys, links, domains, designs and scans.
 
 use std::fmt;
 use std::str::FromStr;
@@ -65,6 +65,10 @@ uuid_id!(
 uuid_id!(
     /// Identifier of a saved design (a named look of codes).
     DesignId
+);
+uuid_id!(
+    /// Identifier of a user: a person who logs in and belongs to workspaces (accounts).
+    UserId
 );
 
 /// Identifier of a recorded scan, assigned by the store in increasing order.

@@ -9,6 +9,7 @@ use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::accounts::permissions::ScopeSet;
 use crate::accounts::plan::{Feature, PerSecond, Plan, PlanLimits};
 
 /// An allowed browser origin: `*`, or `[scheme://]host[:port]` where host may start with `*.`.
@@ -90,6 +91,9 @@ pub struct KeySettings {
     pub rate_per_second: Option<PerSecond>,
     /// Endpoints the key may not call.
     pub disabled_endpoints: BTreeSet<Endpoint>,
+    /// What the key may reach; `None` (every key made before scopes) is full access.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<ScopeSet>,
 }
 
 /// Settings that the account's plan does not allow.

@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::accounts::access::KeySettings;
+use crate::accounts::permissions::Grant;
 use crate::ids::{AccountId, KeyId};
 use crate::random::{self, RandomError};
 
@@ -120,6 +121,16 @@ pub struct ApiKey {
     pub last_used_at: Option<DateTime<Utc>>,
     /// The key's restrictions.
     pub settings: KeySettings,
+}
+
+impl ApiKey {
+    /// What the key may do: its scopes, or full access when it has none.
+    pub fn grant(&self) -> Grant {
+        match &self.settings.scopes {
+            Some(scopes) => Grant::ScopedKey(scopes.clone()),
+            None => Grant::FullKey,
+        }
+    }
 }
 
 impl ApiKeySecret {

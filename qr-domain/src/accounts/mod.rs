@@ -4,6 +4,7 @@ pub mod access;
 pub mod account;
 pub(crate) mod admin;
 pub(crate) mod auth;
+pub mod caller;
 pub mod config_change;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
@@ -12,6 +13,7 @@ pub mod key;
 pub(crate) mod key_store;
 pub mod limit_state;
 pub mod limits;
+pub mod permissions;
 pub mod plan;
 pub(crate) mod service;
 pub(crate) mod store;

@@ -5,11 +5,13 @@ use std::net::IpAddr;
 use thiserror::Error;
 
 use crate::accounts::account::{Account, AccountStatus, Email};
+use crate::accounts::caller::Caller;
+use crate::accounts::permissions::MemberRole;
 use crate::clock::Clock;
 use crate::dashboard::password;
 use crate::dashboard::session::{Session, SessionSecret, user_agent_label};
 use crate::error::StoreError;
-use crate::ids::AccountId;
+use crate::ids::{AccountId, UserId};
 use crate::random::RandomError;
 use crate::service::Service;
 use crate::service::throttle::bucket;
@@ -58,6 +60,18 @@ impl SessionContext {
     /// Whether a form's token is this session's.
     pub fn check_csrf(&self, presented: &str) -> bool {
         self.secret.check_csrf(presented)
+    }
+
+    /// The logged-in person as the caller of workspace operations, from `client`. Until
+    /// accounts have members, the account's own login is its user (the same id) and its owner.
+    pub fn caller(&self, client: Option<IpAddr>) -> Caller {
+        Caller::member(
+            self.account.id,
+            UserId::from_uuid(self.account.id.as_uuid()),
+            self.account.email.as_str(),
+            MemberRole::Owner,
+            client,
+        )
     }
 }
 

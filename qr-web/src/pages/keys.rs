@@ -255,6 +255,7 @@ pub(super) fn settings<S: Store, C: Clock>(
                 .into_iter()
                 .filter(|e| !enabled.contains(&e.as_str()))
                 .collect(),
+            scopes: None,
         }),
         (origins, ips, rate) => {
             view.origins_error = origins.err().map(|e| capitalised(&e.to_string()));
