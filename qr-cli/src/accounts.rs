@@ -2,12 +2,13 @@
 
 use std::io::Write;
 
-use anyhow::bail;
+use anyhow::{Context as _, bail};
 use chrono::{DateTime, Utc};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Subcommand};
 use qr_domain::accounts::plan::{PerSecond, Retention};
 use qr_domain::dashboard::token::TOKEN_LIFETIME;
+use qr_domain::ids::UserId;
 use qr_domain::service::{Actor, AdminError};
 use qr_domain::{
     Account, AccountStatus, EnterpriseOverrides, Limit, Plan, PlanLimits, Role, TokenPurpose,
@@ -243,6 +244,10 @@ pub enum Override {
 struct AccountView {
     #[serde(flatten)]
     account: Account,
+    /// When the workspace's owner proved their address.
+    email_verified_at: Option<DateTime<Utc>>,
+    /// The owner's role on the service.
+    role: Role,
     #[serde(serialize_with = "limits_json")]
     limits: PlanLimits,
     keys: usize,
@@ -425,7 +430,7 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         AccountsCommand::Verify { email, json } => {
             let account = db::account_by_email(&service, &email)?;
-            let account = service.mark_verified(Actor::Operator, account.id)?;
+            service.mark_verified(Actor::Operator, owner_of(&service, &account)?)?;
             print_account(&service, account, json, out)
         }
         AccountsCommand::Requests { json } => requests(&service, json, out),
@@ -454,7 +459,7 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         AccountsCommand::SetRole { email, role, json } => {
             let role: Role = role.parse().map_err(crate::error::usage)?;
             let account = db::account_by_email(&service, &email)?;
-            let account = service.set_role(Actor::Operator, account.id, role)?;
+            service.set_role(Actor::Operator, owner_of(&service, &account)?, role)?;
             print_account(&service, account, json, out)
         }
         AccountsCommand::ResetLink {
@@ -463,7 +468,8 @@ pub fn run(args: AccountsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             json,
         } => {
             let account = db::account_by_email(&service, &email)?;
-            let (account, token) = service.issue_token(account.id, TokenPurpose::Reset)?;
+            let (account, token) =
+                service.issue_token(owner_of(&service, &account)?, TokenPurpose::Reset)?;
             let link = format!(
                 "{}/dashboard/reset?token={}",
                 base_url.trim_end_matches('/'),
@@ -541,8 +547,19 @@ fn requests(service: &AdminService, json: bool, out: &mut dyn Write) -> anyhow::
     Ok(table.write(out)?)
 }
 
+/// The user owning a workspace: `set-role`, `verify` and `reset-link` act on them.
+fn owner_of(service: &AdminService, account: &Account) -> anyhow::Result<UserId> {
+    service
+        .owner_of(account.id)?
+        .map(|o| o.id)
+        .with_context(|| format!("the account {} has no owner", account.email))
+}
+
 fn view(service: &AdminService, account: Account) -> anyhow::Result<AccountView> {
+    let owner = service.owner_of(account.id)?;
     Ok(AccountView {
+        email_verified_at: owner.as_ref().and_then(|o| o.email_verified_at),
+        role: owner.map_or(Role::Customer, |o| o.role),
         limits: account.limits(),
         keys: service.keys(account.id)?.len(),
         links: service.links(account.id)?.len(),
@@ -600,10 +617,10 @@ fn print_account(
             ("plan", v.account.plan.to_string()),
             ("created", output::time(v.account.created_at)),
             ("status", v.account.status.to_string()),
-            ("role", v.account.role.to_string()),
+            ("role", v.role.to_string()),
             (
                 "e-mail verified",
-                output::time_or_never(v.account.email_verified_at),
+                output::time_or_never(v.email_verified_at),
             ),
             ("keys", v.keys.to_string()),
             ("links", format!("{} of {}", v.links, limit(l.links))),

@@ -15,6 +15,7 @@ use crate::generate::GenerateArgs;
 use crate::geoip::GeoipArgs;
 use crate::keys::KeysArgs;
 use crate::links::LinksArgs;
+use crate::members::{MembersArgs, WorkspacesArgs};
 use crate::print::PrintArgs;
 use crate::serve::ServeArgs;
 use crate::usage::UsageArgs;
@@ -79,6 +80,11 @@ pub enum Command {
     /// Creates, lists and shows accounts; changes plans and enterprise limits; verifies addresses,
     /// decides plan requests, disables accounts, makes admins and prints password links.
     Accounts(AccountsArgs),
+    /// Lists a workspace's members; adds existing users, changes roles, removes members and hands
+    /// a workspace over.
+    Members(MembersArgs),
+    /// Lists the workspaces a user belongs to.
+    Workspaces(WorkspacesArgs),
     /// Creates, lists, regenerates and revokes API keys; sets their restrictions.
     Keys(KeysArgs),
     /// Manages an account's dynamic links.

@@ -20,6 +20,7 @@ mod import;
 mod keys;
 mod link_args;
 mod links;
+mod members;
 mod output;
 mod print;
 mod render_args;
@@ -66,6 +67,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Print(args) => print::run(args, out),
         Command::Serve(args) => serve::run(args),
         Command::Accounts(args) => accounts::run(args, out),
+        Command::Members(args) => members::run_members(args, out),
+        Command::Workspaces(args) => members::run_workspaces(args, out),
         Command::Keys(args) => keys::run(args, out),
         Command::Links(args) => links::run(args, out),
         Command::Domains(args) => domains::run(args, out),

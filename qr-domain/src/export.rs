@@ -7,8 +7,9 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::accounts::access::KeySettings;
-use crate::accounts::account::Account;
+use crate::accounts::account::{Account, Role};
 use crate::accounts::key::{ApiKey, KeyMode};
+use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::{Plan, Retention};
 use crate::dashboard::session::Session;
 use crate::error::StoreError;
@@ -26,14 +27,42 @@ pub const SCAN_PAGE: u32 = 1_000;
 pub struct ExportHeader {
     /// When the export was made.
     pub exported_at: DateTime<Utc>,
-    /// The account (its `Serialize` leaves the password hash out).
-    pub account: Account,
-    /// Whether a dashboard password is set (the hash itself is never exported).
+    /// The account, with its owner's verification time and role as the export showed them
+    /// when an account was one person.
+    pub account: ExportedAccount,
+    /// Whether the owner has a dashboard password (the hash itself is never exported).
     pub has_password: bool,
+    /// The workspace's members: address, role, and when they joined.
+    pub members: Vec<ExportedMember>,
     /// A pending request for another plan.
     pub plan_request: Option<ExportedPlanRequest>,
     /// Days of scans kept by the plan, `null` when unlimited.
     pub retention_days: Option<u32>,
+}
+
+/// The account as exported: its fields, and its owner's verification time and service role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedAccount {
+    /// The account's own fields.
+    #[serde(flatten)]
+    pub account: Account,
+    /// When the owner proved their address.
+    pub email_verified_at: Option<DateTime<Utc>>,
+    /// The owner's role on the service.
+    pub role: Role,
+}
+
+/// A member of the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedMember {
+    /// Their login address.
+    pub email: String,
+    /// Their role in the workspace.
+    pub role: MemberRole,
+    /// When they joined.
+    pub joined_at: DateTime<Utc>,
 }
 
 /// A pending plan request.

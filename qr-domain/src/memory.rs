@@ -12,6 +12,7 @@ mod idempotency;
 mod keys;
 mod links;
 mod scans;
+mod users;
 mod webhooks;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -23,12 +24,13 @@ use crate::accounts::account::{Account, PlanRequest};
 use crate::accounts::config_change::{ChangeLog, ConfigChange, ConfigChanges};
 use crate::accounts::key::ApiKey;
 use crate::accounts::limits::UsageMonth;
+use crate::accounts::user::{Membership, User};
 use crate::dashboard::session::{Session, SessionHash};
 use crate::dashboard::token::{OneTimeToken, TokenHash};
 use crate::designs::design::Design;
 use crate::domains::domain::Domain;
 use crate::error::StoreError;
-use crate::ids::{AccountId, DesignId, DomainId, KeyId, LinkId, ScanId};
+use crate::ids::{AccountId, DesignId, DomainId, KeyId, LinkId, ScanId, UserId};
 use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::links::link::Link;
 use crate::scans::breakdown::DIMENSIONS;
@@ -46,8 +48,11 @@ pub struct MemoryStore {
 #[derive(Debug, Clone, Default)]
 struct Data {
     accounts: HashMap<AccountId, Account>,
-    /// Account ids by [`Email::lookup_key`]: the unique index on e-mail addresses.
-    emails: HashMap<String, AccountId>,
+    users: HashMap<UserId, User>,
+    /// User ids by [`crate::accounts::account::Email::lookup_key`]: the unique index on login
+    /// addresses.
+    user_emails: HashMap<String, UserId>,
+    memberships: BTreeMap<(AccountId, UserId), Membership>,
     keys: HashMap<KeyId, ApiKey>,
     links: HashMap<LinkId, Link>,
     /// Link ids by [`crate::links::shortcode::scoped_key`]: codes are unique per domain.
@@ -175,6 +180,15 @@ impl Data {
     fn config_changed_by(&mut self, change: ConfigChange) {
         self.config_changed = true;
         self.pending_changes.push(change);
+    }
+
+    /// Refuses a record of a user who does not exist (the stores' foreign keys).
+    fn require_user(&self, user: UserId) -> Result<(), StoreError> {
+        if self.users.contains_key(&user) {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict(format!("user {user} does not exist")))
+        }
     }
 
     /// Refuses a record of an account that does not exist (the stores' foreign keys).

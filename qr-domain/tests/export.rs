@@ -112,7 +112,7 @@ fn every_scan_once_in_pages_even_when_they_share_one_instant() {
     svc.export_account(mine.id, &mut sink).unwrap();
     assert!(sink.finished);
     let header = sink.header.unwrap();
-    assert_eq!(header.account.id, mine.id);
+    assert_eq!(header.account.account.id, mine.id);
     assert_eq!(header.retention_days, Some(365));
     assert_eq!(sink.keys.len(), 1);
     let names: Vec<&str> = sink.links.iter().map(|l| l.name.as_str()).collect();

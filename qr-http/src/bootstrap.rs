@@ -276,9 +276,9 @@ impl App {
     ) -> Result<Option<FirstStart>, ServerError> {
         if service.accounts()?.is_empty() {
             match service.create_owner(OWNER_EMAIL) {
-                Ok(account) => {
+                Ok((owner, account)) => {
                     let (key, secret) = service.create_key(account.id, KeyMode::Live)?;
-                    let (_, token) = service.issue_token(account.id, TokenPurpose::Reset)?;
+                    let (_, token) = service.issue_token(owner.id, TokenPurpose::Reset)?;
                     tracing::info!(account = %account.id, key_id = %key.id, "created the owner account and its first key");
                     return Ok(Some(FirstStart {
                         key: secret,
@@ -296,7 +296,7 @@ impl App {
         } else if !service.read_only()
             && let Some(owner) = service.adopt_owner(OWNER_EMAIL)?
         {
-            tracing::info!(account = %owner.id, "the first account of this database is now its owner");
+            tracing::info!(user = %owner.id, "the first user of this database is now its owner");
         }
         Ok(None)
     }

@@ -6,13 +6,12 @@ use qr_domain::accounts::account::PlanRequest;
 use qr_domain::accounts::config_change::ConfigChange;
 use qr_domain::accounts::limits::UsageMonth;
 use qr_domain::store::{AccountReads, AccountWrites};
-use qr_domain::{Account, AccountId, Email, PasswordHash, StoreError};
+use qr_domain::{Account, AccountId, Email, StoreError};
 use uuid::Uuid;
 
 use crate::tx::{PgTx, corrupt, count, get, json, signed, to_json};
 
-const ACCOUNT_COLS: &str =
-    "id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role";
+const ACCOUNT_COLS: &str = "id, email, plan, overrides, created_at, status";
 
 fn account_from(r: &Row) -> Result<Account, StoreError> {
     Ok(Account {
@@ -25,16 +24,9 @@ fn account_from(r: &Row) -> Result<Account, StoreError> {
             .map_err(|_| corrupt("plan"))?,
         overrides: json(get(r, 3, "overrides")?, "overrides")?,
         created_at: get(r, 4, "created_at")?,
-        password_hash: get::<Option<&str>>(r, 5, "password_hash")?
-            .map(|h| PasswordHash::parse(h).map_err(|_| corrupt("password_hash")))
-            .transpose()?,
-        email_verified_at: get(r, 6, "email_verified_at")?,
-        status: get::<&str>(r, 7, "status")?
+        status: get::<&str>(r, 5, "status")?
             .parse()
             .map_err(|_| corrupt("status"))?,
-        role: get::<&str>(r, 8, "role")?
-            .parse()
-            .map_err(|_| corrupt("role"))?,
     })
 }
 
@@ -56,9 +48,10 @@ impl AccountReads for PgTx<'_> {
 
     fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError> {
         // `lower` under the C collation folds ASCII letters only, exactly as
-        // `Email::lookup_key` does, and is the expression of the unique index.
+        // `Email::lookup_key` does, and is the expression of the index.
         let sql = format!(
-            "SELECT {ACCOUNT_COLS} FROM accounts WHERE lower(email COLLATE \"C\") = lower($1 COLLATE \"C\")"
+            "SELECT {ACCOUNT_COLS} FROM accounts WHERE lower(email COLLATE \"C\") = lower($1 COLLATE \"C\")
+             ORDER BY created_at, id LIMIT 1"
         );
         self.one(&sql, &[&email.as_str()], account_from)
     }
@@ -110,18 +103,15 @@ impl AccountWrites for PgTx<'_> {
     fn insert_account(&mut self, a: &Account) -> Result<(), StoreError> {
         self.config_write_of(ConfigChange::Account(a.id));
         self.exec(
-            "INSERT INTO accounts (id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            "INSERT INTO accounts (id, email, plan, overrides, created_at, status)
+             VALUES ($1, $2, $3, $4, $5, $6)",
             &[
                 &a.id.as_uuid(),
                 &a.email.as_str(),
                 &a.plan.as_str(),
                 &to_json(&a.overrides)?,
                 &a.created_at,
-                &a.password_hash.as_ref().map(PasswordHash::as_str),
-                &a.email_verified_at,
                 &a.status.as_str(),
-                &a.role.as_str(),
             ],
         )?;
         Ok(())
@@ -130,17 +120,13 @@ impl AccountWrites for PgTx<'_> {
     fn update_account(&mut self, a: &Account) -> Result<bool, StoreError> {
         self.config_write_of(ConfigChange::Account(a.id));
         let n = self.exec(
-            "UPDATE accounts SET email = $2, plan = $3, overrides = $4, password_hash = $5,
-             email_verified_at = $6, status = $7, role = $8 WHERE id = $1",
+            "UPDATE accounts SET email = $2, plan = $3, overrides = $4, status = $5 WHERE id = $1",
             &[
                 &a.id.as_uuid(),
                 &a.email.as_str(),
                 &a.plan.as_str(),
                 &to_json(&a.overrides)?,
-                &a.password_hash.as_ref().map(PasswordHash::as_str),
-                &a.email_verified_at,
                 &a.status.as_str(),
-                &a.role.as_str(),
             ],
         )?;
         Ok(n > 0)
@@ -197,8 +183,8 @@ impl AccountWrites for PgTx<'_> {
                 &[&links],
             )?;
         }
-        // Keys, usage, daily usage, sessions, tokens and the plan request go with the account
-        // (ON DELETE CASCADE).
+        // Keys, usage, daily usage, memberships and the plan request go with the account (ON
+        // DELETE CASCADE); sessions showing it show none (ON DELETE SET NULL).
         Ok(self.exec("DELETE FROM accounts WHERE id = $1", &[&id])? > 0)
     }
 

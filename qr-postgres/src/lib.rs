@@ -33,6 +33,7 @@ mod scans;
 mod schema;
 mod store;
 mod tx;
+mod users;
 mod webhooks;
 mod writers;
 

@@ -32,6 +32,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::writers::V11_WRITER_ROWS),
     // Version 12: scans and visitors partitioned by day, so retention drops whole days (`partitions.rs`).
     Step::Backfill(crate::partitions::partition_scans_and_visitors),
+    // Version 13: users and their memberships of workspaces (`users.rs`).
+    Step::Sql(crate::users::V13_USERS),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's
@@ -356,7 +358,8 @@ mod tests {
         assert_eq!(check(&mut client, &url).unwrap(), SCHEMA_VERSION);
         let row = client
             .query_one(
-                "SELECT status, role, password_hash, email_verified_at IS NULL FROM accounts",
+                "SELECT a.status, u.role, u.password_hash, u.email_verified_at IS NULL
+                 FROM accounts a JOIN users u ON u.id = a.id",
                 &[],
             )
             .unwrap();
@@ -379,6 +382,104 @@ mod tests {
             .unwrap()
             .get(0);
         assert_eq!(tables, 4);
+    }
+
+    /// Version 13: every account becomes a user with its id owning it; sessions and tokens
+    /// move to the users; workspaces may then share an address.
+    #[test]
+    fn version_12_accounts_become_users_owning_their_workspace() {
+        let Some(cluster) = PgCluster::shared("the PostgreSQL schema migrations") else {
+            return;
+        };
+        let url = cluster.create_database();
+        let mut client = Client::connect(&url, NoTls).unwrap();
+        apply(&mut client, &MIGRATIONS[..12], 0, &url).unwrap();
+        client
+            .batch_execute(
+                "INSERT INTO accounts (id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role)
+                 VALUES ('00000000-0000-4000-8000-000000000001', 'Ann@example.com', 'pro', '{}',
+                         '2024-01-01T00:00:00Z', 'hash-a', '2024-01-02T00:00:00Z', 'active', 'owner'),
+                        ('00000000-0000-4000-8000-000000000002', 'bob@example.com', 'free', '{}',
+                         '2024-01-03T00:00:00Z', NULL, NULL, 'disabled', 'customer');
+                 INSERT INTO sessions (hash, account_id, created_at, last_seen_at, user_agent)
+                 VALUES ('\\xaa', '00000000-0000-4000-8000-000000000001', now(), now(), 'Firefox on Linux');
+                 INSERT INTO tokens (hash, account_id, purpose, new_email, created_at, expires_at)
+                 VALUES ('\\xbb', '00000000-0000-4000-8000-000000000002', 'verify', NULL, now(), now());",
+            )
+            .unwrap();
+        migrate(&mut client, 12, &url).unwrap();
+        assert_eq!(check(&mut client, &url).unwrap(), SCHEMA_VERSION);
+        let users: Vec<(String, String, Option<String>, bool, String)> = client
+            .query(
+                "SELECT id::text, email, password_hash, email_verified_at IS NULL, role FROM users ORDER BY id",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+            .collect();
+        let id = |n: u8| format!("00000000-0000-4000-8000-00000000000{n}");
+        assert_eq!(
+            users,
+            vec![
+                (
+                    id(1),
+                    "Ann@example.com".into(),
+                    Some("hash-a".into()),
+                    false,
+                    "owner".into()
+                ),
+                (
+                    id(2),
+                    "bob@example.com".into(),
+                    None,
+                    true,
+                    "customer".into()
+                ),
+            ]
+        );
+        let members: Vec<(String, String, String)> = client
+            .query(
+                "SELECT account_id::text, user_id::text, role FROM memberships ORDER BY account_id",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect();
+        assert_eq!(
+            members,
+            vec![
+                (id(1), id(1), "owner".into()),
+                (id(2), id(2), "owner".into())
+            ]
+        );
+        let row = client
+            .query_one("SELECT user_id::text, account_id::text FROM sessions", &[])
+            .unwrap();
+        assert_eq!(
+            (row.get::<_, String>(0), row.get::<_, Option<String>>(1)),
+            (id(1), Some(id(1)))
+        );
+        let row = client
+            .query_one("SELECT user_id::text FROM tokens", &[])
+            .unwrap();
+        assert_eq!(row.get::<_, String>(0), id(2));
+        client
+            .batch_execute(
+                "INSERT INTO accounts (id, email, plan, overrides, created_at)
+                 VALUES ('00000000-0000-4000-8000-000000000003', 'ann@EXAMPLE.com', 'free', '{}', now());
+                 DELETE FROM accounts WHERE id = '00000000-0000-4000-8000-000000000001';",
+            )
+            .unwrap();
+        let row = client
+            .query_one("SELECT account_id FROM sessions", &[])
+            .unwrap();
+        assert_eq!(
+            row.get::<_, Option<uuid::Uuid>>(0),
+            None,
+            "the session stays, showing none"
+        );
     }
 
     #[test]
@@ -445,7 +546,8 @@ mod tests {
         };
         let url = cluster.create_database();
         let mut client = Client::connect(&url, NoTls).unwrap();
-        let before = MIGRATIONS.len() - 1;
+        // Version 12 is the partitioning step.
+        let before = 11;
         apply(&mut client, &MIGRATIONS[..before], 0, &url).unwrap();
         client
             .batch_execute(

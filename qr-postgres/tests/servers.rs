@@ -12,7 +12,7 @@ use qr_domain::scans::writer::ScanAck;
 use qr_domain::scans::writer::ScanWriter;
 use qr_domain::service::{Actor, AuthError, Opening, Recording, Visit, VisitOutcome};
 use qr_domain::{
-    Account, AccountId, AccountStatus, KeyMode, Link, LinkId, LinkName, NoGeoLocator, Plan, Role,
+    Account, AccountId, AccountStatus, KeyMode, Link, LinkId, LinkName, NoGeoLocator, Plan,
     Service, ShortCode, Store, SystemClock, TargetUrl,
 };
 use qr_postgres::{PgStore, SCHEMA_VERSION};
@@ -240,16 +240,8 @@ fn a_disabled_account_and_a_new_role_reach_every_other_server_within_100_ms() {
         delays.push(until_changed(&store_b, before, committed));
     };
 
-    change(&|| {
-        drop(
-            a.set_role(Actor::Operator, account.id, Role::Admin)
-                .unwrap(),
-        )
-    });
-    assert_eq!(
-        b.authenticate(key, client).unwrap().account.role,
-        Role::Admin
-    );
+    change(&|| drop(a.set_plan(account.id, Plan::Pro).unwrap()));
+    assert_eq!(b.authenticate(key, client).unwrap().account.plan, Plan::Pro);
     change(&|| {
         drop(
             a.set_status(Actor::Operator, account.id, AccountStatus::Disabled)

@@ -4,15 +4,14 @@ use chrono::NaiveDate;
 use qr_domain::accounts::account::PlanRequest;
 use qr_domain::accounts::limits::UsageMonth;
 use qr_domain::store::{AccountReads, AccountWrites};
-use qr_domain::{Account, AccountId, Email, PasswordHash, StoreError};
+use qr_domain::{Account, AccountId, Email, StoreError};
 use rusqlite::{Row, params};
 
 use crate::tx::{
     SqlTx, corrupt, count, day, day_num, get, id_bytes, json, micros, signed, time, to_json, uuid,
 };
 
-const ACCOUNT_COLS: &str =
-    "id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role";
+const ACCOUNT_COLS: &str = "id, email, plan, overrides, created_at, status";
 
 fn account_from(r: &Row<'_>) -> Result<Account, StoreError> {
     Ok(Account {
@@ -23,14 +22,9 @@ fn account_from(r: &Row<'_>) -> Result<Account, StoreError> {
         plan: get::<String>(r, 2)?.parse().map_err(|_| corrupt("plan"))?,
         overrides: json(&get::<String>(r, 3)?, "overrides")?,
         created_at: time(get(r, 4)?)?,
-        password_hash: get::<Option<String>>(r, 5)?
-            .map(|h| PasswordHash::parse(&h).map_err(|_| corrupt("password_hash")))
-            .transpose()?,
-        email_verified_at: get::<Option<i64>>(r, 6)?.map(time).transpose()?,
-        status: get::<String>(r, 7)?
+        status: get::<String>(r, 5)?
             .parse()
             .map_err(|_| corrupt("status"))?,
-        role: get::<String>(r, 8)?.parse().map_err(|_| corrupt("role"))?,
     })
 }
 
@@ -47,8 +41,10 @@ impl AccountReads for SqlTx<'_> {
 
     fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError> {
         // NOCASE folds ASCII letters only, exactly as `Email::lookup_key` does, and matches the
-        // collation of the unique index `accounts_by_email`, so the lookup uses it.
-        let sql = format!("SELECT {ACCOUNT_COLS} FROM accounts WHERE email = ?1 COLLATE NOCASE");
+        // collation of the index `accounts_by_email`, so the lookup uses it.
+        let sql = format!(
+            "SELECT {ACCOUNT_COLS} FROM accounts WHERE email = ?1 COLLATE NOCASE ORDER BY created_at, id LIMIT 1"
+        );
         self.one(&sql, [email.as_str()], account_from)
     }
 
@@ -96,18 +92,15 @@ impl AccountReads for SqlTx<'_> {
 impl AccountWrites for SqlTx<'_> {
     fn insert_account(&mut self, a: &Account) -> Result<(), StoreError> {
         self.exec(
-            "INSERT INTO accounts (id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO accounts (id, email, plan, overrides, created_at, status)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 &a.id.as_uuid().as_bytes()[..],
                 a.email.as_str(),
                 a.plan.as_str(),
                 to_json(&a.overrides)?,
                 micros(a.created_at),
-                a.password_hash.as_ref().map(PasswordHash::as_str),
-                a.email_verified_at.map(micros),
-                a.status.as_str(),
-                a.role.as_str()
+                a.status.as_str()
             ],
         )?;
         Ok(())
@@ -115,17 +108,13 @@ impl AccountWrites for SqlTx<'_> {
 
     fn update_account(&mut self, a: &Account) -> Result<bool, StoreError> {
         let n = self.exec(
-            "UPDATE accounts SET email = ?2, plan = ?3, overrides = ?4, password_hash = ?5,
-             email_verified_at = ?6, status = ?7, role = ?8 WHERE id = ?1",
+            "UPDATE accounts SET email = ?2, plan = ?3, overrides = ?4, status = ?5 WHERE id = ?1",
             params![
                 &a.id.as_uuid().as_bytes()[..],
                 a.email.as_str(),
                 a.plan.as_str(),
                 to_json(&a.overrides)?,
-                a.password_hash.as_ref().map(PasswordHash::as_str),
-                a.email_verified_at.map(micros),
-                a.status.as_str(),
-                a.role.as_str()
+                a.status.as_str()
             ],
         )?;
         Ok(n > 0)
@@ -157,8 +146,9 @@ impl AccountWrites for SqlTx<'_> {
             "DELETE FROM visitors WHERE link_id IN (SELECT id FROM links WHERE account_id = ?1)",
             [id],
         )?;
-        // Keys, links (with their scans and rollups), usage, daily usage, sessions, tokens and the
-        // plan request go with the account (ON DELETE CASCADE).
+        // Keys, links (with their scans and rollups), usage, daily usage, memberships and the
+        // plan request go with the account (ON DELETE CASCADE); sessions showing it show none
+        // (ON DELETE SET NULL).
         Ok(self.exec("DELETE FROM accounts WHERE id = ?1", [id])? > 0)
     }
 

@@ -23,6 +23,7 @@ mod scans;
 mod schema;
 mod store;
 mod tx;
+mod users;
 mod webhooks;
 
 pub use error::{OpenError, SharedEmail};

@@ -95,6 +95,13 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 11: users and their memberships of workspaces (`users.rs`). Every account becomes
+    // a user with the same id owning it; tokens and sessions move to users.
+    Migration {
+        sql: crate::users::V11_USERS,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.
@@ -440,12 +447,12 @@ mod tests {
         migrate(&mut conn, 1, &path).unwrap();
         assert_eq!(version(&conn), SCHEMA_VERSION);
         let duplicate = conn.execute(
-            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (X'00', 'B@EXAMPLE.COM', 'free', '{}', 9)",
+            "INSERT INTO users (id, email, created_at) VALUES (X'00', 'B@EXAMPLE.COM', 9)",
             [],
         );
         assert!(
             duplicate.is_err(),
-            "the unique index refuses a case variant"
+            "the users' unique index refuses a case variant"
         );
     }
 
@@ -465,7 +472,7 @@ mod tests {
         assert_eq!(version(&conn), SCHEMA_VERSION);
         let (status, role, hash): (String, String, Option<String>) = conn
             .query_row(
-                "SELECT status, role, password_hash FROM accounts",
+                "SELECT a.status, u.role, u.password_hash FROM accounts a JOIN users u ON u.id = a.id",
                 [],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
@@ -480,6 +487,95 @@ mod tests {
             })
             .unwrap();
         assert_eq!((name.as_str(), last_four.as_str()), ("Default key", ""));
+    }
+
+    #[test]
+    fn version_10_accounts_become_users_owning_their_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v10.db");
+        let mut conn = Connection::open(&path).unwrap();
+        apply(&mut conn, &MIGRATIONS[..10], 0, &path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO accounts (id, email, plan, overrides, created_at, password_hash, email_verified_at, status, role)
+             VALUES (X'01', 'Ann@example.com', 'pro', '{}', 5, 'hash-a', 6, 'active', 'owner'),
+                    (X'02', 'bob@example.com', 'free', '{}', 7, NULL, NULL, 'disabled', 'customer');
+             INSERT INTO sessions (hash, account_id, created_at, last_seen_at, user_agent)
+             VALUES (X'AA', X'01', 8, 9, 'Firefox on Linux');
+             INSERT INTO tokens (hash, account_id, purpose, new_email, created_at, expires_at)
+             VALUES (X'BB', X'02', 'verify', NULL, 8, 99);",
+        )
+        .unwrap();
+        migrate(&mut conn, 10, &path).unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION);
+        /// id, email, password hash, verification time, role, creation time.
+        type UserRow = (Vec<u8>, String, Option<String>, Option<i64>, String, i64);
+        let users: Vec<UserRow> = conn
+            .prepare("SELECT id, email, password_hash, email_verified_at, role, created_at FROM users ORDER BY id")
+            .unwrap()
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            users,
+            vec![
+                (
+                    vec![1],
+                    "Ann@example.com".into(),
+                    Some("hash-a".into()),
+                    Some(6),
+                    "owner".into(),
+                    5
+                ),
+                (
+                    vec![2],
+                    "bob@example.com".into(),
+                    None,
+                    None,
+                    "customer".into(),
+                    7
+                ),
+            ]
+        );
+        let members: Vec<(Vec<u8>, Vec<u8>, String)> = conn
+            .prepare("SELECT account_id, user_id, role FROM memberships ORDER BY account_id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            members,
+            vec![
+                (vec![1], vec![1], "owner".into()),
+                (vec![2], vec![2], "owner".into())
+            ]
+        );
+        let session: (Vec<u8>, Option<Vec<u8>>, String) = conn
+            .query_row(
+                "SELECT user_id, account_id, user_agent FROM sessions",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(session, (vec![1], Some(vec![1]), "Firefox on Linux".into()));
+        let token: Vec<u8> = conn
+            .query_row("SELECT user_id FROM tokens", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(token, vec![2]);
+        let status: String = conn
+            .query_row("SELECT status FROM accounts WHERE id = X'02'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(status, "disabled");
+        conn.execute(
+            "INSERT INTO accounts (id, email, plan, overrides, created_at) VALUES (X'03', 'ann@EXAMPLE.com', 'free', '{}', 9)",
+            [],
+        )
+        .expect("workspaces may share an address");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The transaction type every aggregate's SQL runs on (statements on one connection), and the column conversions they share.
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use qr_domain::ids::UserId;
 use qr_domain::{AccountId, StoreError};
 use rusqlite::{Connection, Params, Row};
 use uuid::Uuid;
@@ -37,6 +38,11 @@ pub(crate) fn day(v: i64) -> Result<NaiveDate, StoreError> {
 
 /// An account id as stored.
 pub(crate) fn id_bytes(id: AccountId) -> [u8; 16] {
+    id.as_uuid().into_bytes()
+}
+
+/// A user id as stored.
+pub(crate) fn user_bytes(id: UserId) -> [u8; 16] {
     id.as_uuid().into_bytes()
 }
 

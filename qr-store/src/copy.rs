@@ -74,10 +74,27 @@ const TABLES: &[Table] = &[
             ("plan", Text),
             ("overrides", Text),
             ("created_at", Time),
+            ("status", Text),
+        ],
+    },
+    Table {
+        name: "users",
+        columns: &[
+            ("id", Kind::Uuid),
+            ("email", Text),
             ("password_hash", Text),
             ("email_verified_at", Time),
-            ("status", Text),
             ("role", Text),
+            ("created_at", Time),
+        ],
+    },
+    Table {
+        name: "memberships",
+        columns: &[
+            ("account_id", Kind::Uuid),
+            ("user_id", Kind::Uuid),
+            ("role", Text),
+            ("created_at", Time),
         ],
     },
     Table {
@@ -185,7 +202,7 @@ const TABLES: &[Table] = &[
         name: "tokens",
         columns: &[
             ("hash", Bytes),
-            ("account_id", Kind::Uuid),
+            ("user_id", Kind::Uuid),
             ("purpose", Text),
             ("new_email", Text),
             ("created_at", Time),
@@ -196,6 +213,7 @@ const TABLES: &[Table] = &[
         name: "sessions",
         columns: &[
             ("hash", Bytes),
+            ("user_id", Kind::Uuid),
             ("account_id", Kind::Uuid),
             ("created_at", Time),
             ("last_seen_at", Time),

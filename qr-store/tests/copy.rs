@@ -1,4 +1,4 @@
-//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's passwords, tokens, sessions, plan requests and daily counts included), and answers the same there.
+//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's users, memberships, passwords, tokens, sessions, plan requests and daily counts included), and answers the same there.
 
 use std::sync::Arc;
 
@@ -66,6 +66,7 @@ fn a_deployment_moves_to_postgres_without_loss() {
     // The dashboard's records: a customer with a password who asked for Pro (a plan request),
     // has a verification link waiting (a token) and is logged in (a session).
     let SignUp::Created {
+        user: customer_user,
         account: customer,
         requested: Some(Plan::Pro),
     } = sqlite
@@ -75,7 +76,7 @@ fn a_deployment_moves_to_postgres_without_loss() {
         panic!("a new account with a plan request");
     };
     let (_, verification) = sqlite
-        .issue_token(customer.id, TokenPurpose::Verify)
+        .issue_token(customer_user.id, TokenPurpose::Verify)
         .unwrap();
     let (_, session) = sqlite
         .log_in("customer@example.com", PASSWORD, None, Some(DESKTOP))
@@ -98,6 +99,8 @@ fn a_deployment_moves_to_postgres_without_loss() {
         assert_eq!(rows(table), 1, "{table}");
     }
     assert_eq!(rows("accounts"), 3);
+    assert_eq!(rows("users"), 3);
+    assert_eq!(rows("memberships"), 3);
     // The scans landed in their days' partitions, which retention drops whole.
     let Location::Postgres(url) = &to else {
         unreachable!("the destination is PostgreSQL")
@@ -158,7 +161,12 @@ fn a_deployment_moves_to_postgres_without_loss() {
     let (logged_in, _) = pg
         .log_in("customer@example.com", PASSWORD, None, Some(PHONE))
         .unwrap();
-    assert_eq!(logged_in.id, customer.id);
+    assert_eq!(logged_in.id, customer_user.id);
+    assert_eq!(
+        pg.workspaces_of(customer_user.id).unwrap().len(),
+        1,
+        "her membership moved"
+    );
     assert_eq!(pg.analytics(&owner, kept.id, &query).unwrap(), before);
     assert_eq!(
         pg.resolve(None, gone.short_code.as_str()).unwrap(),

@@ -705,7 +705,11 @@ fn dashboard_administration() {
             .account_by_email(&qr_domain::Email::parse("a@example.com").unwrap())
             .unwrap()
             .unwrap();
-        svc.request_plan(account.id, Plan::Pro).unwrap();
+        svc.request_plan(
+            &qr_domain::accounts::caller::Caller::operator(account.id),
+            Plan::Pro,
+        )
+        .unwrap();
     }
     let pending = json(&ws.ok(&["accounts", "requests", "--json"]));
     assert_eq!(pending[0]["email"], "a@example.com");

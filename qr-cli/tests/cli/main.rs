@@ -14,6 +14,7 @@ mod generate;
 mod geoip;
 mod import;
 mod json;
+mod members;
 mod ops;
 mod postgres;
 mod print;

@@ -1,4 +1,4 @@
-//! Accounts: who owns keys, links and usage, on which plan, with which role and password; plan requests and the operator's sign-up policy.
+//! Accounts (workspaces): who owns keys, links and usage, on which plan; the operator's roles for users; plan requests and the sign-up policy.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -9,16 +9,18 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::accounts::plan::{EnterpriseOverrides, Plan, PlanLimits};
-use crate::dashboard::password::PasswordHash;
 use crate::ids::AccountId;
 
-/// An account.
+/// An account: the billing unit, shown to people as a workspace. It holds the plan, quotas,
+/// keys, links, domains, designs, webhooks and analytics; users belong to it through
+/// memberships (`accounts::user`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Account {
     /// The account's id.
     pub id: AccountId,
-    /// The contact e-mail address.
+    /// The workspace's address: its creator's login address, moved along when its owner changes
+    /// that address; it stays when the workspace is handed over. Several may share one.
     pub email: Email,
     /// The current plan.
     pub plan: Plan,
@@ -26,16 +28,8 @@ pub struct Account {
     pub overrides: EnterpriseOverrides,
     /// When the account was created.
     pub created_at: DateTime<Utc>,
-    /// The dashboard password's hash; `None` until one is set (accounts made by the operator).
-    /// Never serialized.
-    #[serde(skip)]
-    pub password_hash: Option<PasswordHash>,
-    /// When the owner proved the address (a verification or password-reset link), if ever.
-    pub email_verified_at: Option<DateTime<Utc>>,
-    /// Whether the account may log in and its keys work.
+    /// Whether the account may be used and its keys work.
     pub status: AccountStatus,
-    /// What the account may do in the dashboard.
-    pub role: Role,
 }
 
 /// Whether an account is in use.
@@ -45,17 +39,17 @@ pub enum AccountStatus {
     /// Logs in, and its keys work.
     #[default]
     Active,
-    /// Disabled by the operator or an admin: no login, no session, its keys answer 401.
+    /// Disabled by the operator or an admin: nobody opens it in the dashboard, its keys answer 401.
     Disabled,
 }
 
-/// What an account may do beyond its own keys, links and analytics.
+/// What a user may do to the service itself, beyond their workspaces.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
-    /// A customer: its own objects only.
+    /// A customer: their workspaces only.
     #[default]
     Customer,
     /// An admin: the admin pages (accounts, plan requests, plans, disabling).
@@ -88,7 +82,7 @@ pub struct SignupPolicy {
 struct PlanKey(usize);
 
 impl Account {
-    /// A new active customer account without a password, not yet verified.
+    /// A new active account.
     pub fn new(id: AccountId, email: Email, plan: Plan, created_at: DateTime<Utc>) -> Self {
         Self {
             id,
@@ -96,10 +90,7 @@ impl Account {
             plan,
             overrides: EnterpriseOverrides::default(),
             created_at,
-            password_hash: None,
-            email_verified_at: None,
             status: AccountStatus::Active,
-            role: Role::Customer,
         }
     }
 
@@ -108,14 +99,9 @@ impl Account {
         self.plan.limits(&self.overrides)
     }
 
-    /// Whether the account may use the admin pages.
-    pub fn is_admin(&self) -> bool {
-        self.role >= Role::Admin
-    }
-
-    /// Whether the address has been proved.
-    pub fn is_verified(&self) -> bool {
-        self.email_verified_at.is_some()
+    /// Whether the account is in use.
+    pub fn is_active(&self) -> bool {
+        self.status == AccountStatus::Active
     }
 }
 

@@ -1,11 +1,14 @@
-//! Administration for the owner, admins and the operator's CLI: who may act, the accounts overview, plan requests, plans, disabling, roles and verification by hand.
+//! Administration of the service for its owner, admins and the operator's CLI: who may act, the workspaces overview, plan requests, plans, disabling, users' roles and verification by hand.
 
 use crate::accounts::account::{Account, AccountStatus, Email, PlanRequest, Role};
 use crate::accounts::limits::UsageMonth;
+use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::Plan;
 use crate::accounts::service::AdminError;
+use crate::accounts::user::User;
 use crate::clock::Clock;
-use crate::ids::AccountId;
+use crate::error::StoreError;
+use crate::ids::{AccountId, UserId};
 use crate::service::Service;
 use crate::store::{ReadTx, Store};
 
@@ -14,8 +17,8 @@ use crate::store::{ReadTx, Store};
 pub enum Actor {
     /// The operator at the command line, with every power (the database file is theirs).
     Operator,
-    /// A dashboard account; it must be an admin, and some changes need the owner.
-    Account(AccountId),
+    /// A dashboard user; they must be an admin, and some changes need the owner.
+    User(UserId),
 }
 
 /// An account as the admin pages list it.
@@ -23,6 +26,8 @@ pub enum Actor {
 pub struct AccountSummary {
     /// The account.
     pub account: Account,
+    /// Its owner (none only while a hand-over is broken off by a deleted user).
+    pub owner: Option<User>,
     /// API requests counted this month (from this process's counters).
     pub requests_this_month: u64,
     /// Its pending plan request, if any.
@@ -30,13 +35,13 @@ pub struct AccountSummary {
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// The acting account when it may administer (`None` for the operator); an account that is
-    /// not an active admin gets [`AdminError::NotAllowed`].
-    fn admin(&self, tx: &dyn ReadTx, actor: Actor) -> Result<Option<Account>, AdminError> {
+    /// The acting user when they may administer (`None` for the operator); a user who is not
+    /// an admin gets [`AdminError::NotAllowed`].
+    fn admin(&self, tx: &dyn ReadTx, actor: Actor) -> Result<Option<User>, AdminError> {
         match actor {
             Actor::Operator => Ok(None),
-            Actor::Account(id) => match tx.account(id)? {
-                Some(a) if a.is_admin() && a.status == AccountStatus::Active => Ok(Some(a)),
+            Actor::User(id) => match tx.user(id)? {
+                Some(u) if u.is_admin() => Ok(Some(u)),
                 _ => Err(AdminError::NotAllowed),
             },
         }
@@ -56,11 +61,17 @@ impl<S: Store, C: Clock> Service<S, C> {
         let month = UsageMonth::of(self.clock.now());
         let (accounts, requests) = self.store.read(|tx| {
             self.admin(tx, actor)?;
-            Ok::<_, AdminError>((tx.accounts()?, tx.plan_requests()?))
+            let mut accounts = Vec::new();
+            for account in tx.accounts()? {
+                let owner = workspace_owner(tx, account.id)?;
+                accounts.push((account, owner));
+            }
+            Ok::<_, AdminError>((accounts, tx.plan_requests()?))
         })?;
         Ok(accounts
             .into_iter()
-            .map(|account| AccountSummary {
+            .map(|(account, owner)| AccountSummary {
+                owner,
                 requests_this_month: self.meter.used(account.id, month),
                 plan_request: requests
                     .iter()
@@ -117,27 +128,34 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Deletes an account and everything it owns (keys, links with their codes tombstoned so
-    /// printed codes answer 410, scans, rollups, usage, sessions, tokens, plan request) for a
-    /// data-protection request. Nobody deletes the owner's account; an admin's account only the
-    /// owner or the operator; an admin never their own (the account page does, with the password).
+    /// printed codes answer 410, scans, rollups, usage, memberships, plan request) for a
+    /// data-protection request; members left without any workspace are deleted too. Nobody
+    /// deletes a workspace the service's owner owns; one an admin owns only the owner or the
+    /// operator; an admin never one they belong to (the account page does, with the password).
     pub fn admin_delete_account(&self, actor: Actor, account: AccountId) -> Result<(), AdminError> {
         self.store.write(|tx| {
             let acting = self.admin(tx, actor)?;
-            let target = tx
-                .account(account)?
+            tx.account(account)?
                 .ok_or(AdminError::AccountNotFound(account))?;
-            if target.role == Role::Owner {
+            let owner = workspace_owner(tx, account)?;
+            if owner.as_ref().is_some_and(|o| o.role == Role::Owner) {
                 return Err(AdminError::OwnerProtected);
             }
+            let members = tx.members_of(account)?;
             if let Some(acting) = acting {
-                if acting.id == account {
+                if members.iter().any(|m| m.user_id == acting.id) {
                     return Err(AdminError::OwnAccount);
                 }
-                if target.is_admin() && acting.role != Role::Owner {
+                if owner.as_ref().is_some_and(User::is_admin) && acting.role != Role::Owner {
                     return Err(AdminError::NotAllowed);
                 }
             }
             tx.delete_account(account)?;
+            for member in members {
+                if tx.memberships_of_user(member.user_id)?.is_empty() {
+                    tx.delete_user(member.user_id)?;
+                }
+            }
             Ok::<_, AdminError>(())
         })?;
         self.forget_cached_account(account);
@@ -166,9 +184,10 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ok(changed)
     }
 
-    /// Disables an account (its sessions end and its keys answer 401 from the next request, on
-    /// every server sharing the store) or enables it again. Nobody disables the owner or their
-    /// own account.
+    /// Disables an account (nobody opens it in the dashboard any more, so a user with no other
+    /// workspace is logged out, and its keys answer 401 from the next request, on every server
+    /// sharing the store) or enables it again. Nobody disables a workspace the service's owner
+    /// owns, nor one they belong to.
     pub fn set_status(
         &self,
         actor: Actor,
@@ -177,104 +196,100 @@ impl<S: Store, C: Clock> Service<S, C> {
     ) -> Result<Account, AdminError> {
         let changed = self.store.write(|tx| {
             let me = self.admin(tx, actor)?;
-            if me.as_ref().is_some_and(|m| m.id == account) {
+            if let Some(me) = me
+                && tx.membership(account, me.id)?.is_some()
+            {
                 return Err(AdminError::OwnAccount);
             }
             let mut target = tx
                 .account(account)?
                 .ok_or(AdminError::AccountNotFound(account))?;
-            if target.role == Role::Owner && status == AccountStatus::Disabled {
+            let owner = workspace_owner(tx, account)?;
+            if owner.is_some_and(|o| o.role == Role::Owner) && status == AccountStatus::Disabled {
                 return Err(AdminError::OwnerProtected);
             }
             target.status = status;
             tx.update_account(&target)?;
-            if status == AccountStatus::Disabled {
-                tx.delete_sessions_of(account, None)?;
-            }
             Ok(target)
         })?;
         self.forget_cached_account(account);
         Ok(changed)
     }
 
-    /// Makes an account an admin or a customer again: the owner's (or the operator's) decision.
+    /// Makes a user an admin or a customer again: the owner's (or the operator's) decision.
     /// The owner's own role never changes, and nobody else becomes the owner.
-    pub fn set_role(
-        &self,
-        actor: Actor,
-        account: AccountId,
-        role: Role,
-    ) -> Result<Account, AdminError> {
-        let changed = self.store.write(|tx| {
+    pub fn set_role(&self, actor: Actor, user: UserId, role: Role) -> Result<User, AdminError> {
+        self.store.write(|tx| {
             if let Some(me) = self.admin(tx, actor)?
                 && me.role != Role::Owner
             {
                 return Err(AdminError::NotAllowed);
             }
-            let mut target = tx
-                .account(account)?
-                .ok_or(AdminError::AccountNotFound(account))?;
+            let mut target = tx.user(user)?.ok_or(AdminError::UserNotFound(user))?;
             if target.role == Role::Owner || role == Role::Owner {
                 return Err(AdminError::OwnerProtected);
             }
             target.role = role;
-            tx.update_account(&target)?;
+            tx.update_user(&target)?;
             Ok(target)
-        })?;
-        self.forget_cached_account(account);
-        Ok(changed)
+        })
     }
 
-    /// Marks an account's address as verified by hand (when no mail can reach it).
-    pub fn mark_verified(&self, actor: Actor, account: AccountId) -> Result<Account, AdminError> {
+    /// Marks a user's address as verified by hand (when no mail can reach it).
+    pub fn mark_verified(&self, actor: Actor, user: UserId) -> Result<User, AdminError> {
         let now = self.clock.now();
-        let changed = self.store.write(|tx| {
+        self.store.write(|tx| {
             self.admin(tx, actor)?;
-            let mut target = tx
-                .account(account)?
-                .ok_or(AdminError::AccountNotFound(account))?;
+            let mut target = tx.user(user)?.ok_or(AdminError::UserNotFound(user))?;
             target.email_verified_at.get_or_insert(now);
-            tx.update_account(&target)?;
+            tx.update_user(&target)?;
             Ok::<_, AdminError>(target)
-        })?;
-        self.forget_cached_account(account);
-        Ok(changed)
+        })
     }
 
-    /// The owner account of a new installation: Enterprise, verified (the operator made it), the
-    /// owner role, no password yet.
-    pub fn create_owner(&self, email: &str) -> Result<Account, AdminError> {
-        let mut owner = Account::new(
-            AccountId::random(),
-            Email::parse(email)?,
-            Plan::Enterprise,
-            self.clock.now(),
-        );
-        owner.role = Role::Owner;
-        owner.email_verified_at = Some(owner.created_at);
-        self.insert_new_account(&owner)?;
-        Ok(owner)
-    }
-
-    /// Gives a database made before roles existed its owner: when no account is the owner, the
-    /// account with `email` (the one the first start created) becomes it. Returns it if so.
-    pub fn adopt_owner(&self, email: &str) -> Result<Option<Account>, AdminError> {
+    /// The owner of a new installation: a user with the owner role, verified (the operator made
+    /// them), no password yet, owning an Enterprise workspace.
+    pub fn create_owner(&self, email: &str) -> Result<(User, Account), AdminError> {
         let email = Email::parse(email)?;
-        let adopted = self.store.write(|tx| {
-            if tx.accounts()?.iter().any(|a| a.role == Role::Owner) {
+        let now = self.clock.now();
+        let mut owner = User::new(UserId::random(), email.clone(), now);
+        owner.role = Role::Owner;
+        owner.email_verified_at = Some(now);
+        let account = Account::new(AccountId::random(), email, Plan::Enterprise, now);
+        self.insert_user_with_workspace(&owner, &account)?;
+        Ok((owner, account))
+    }
+
+    /// Gives a database made before roles existed its owner: when no user is the owner, the
+    /// user with `email` (the one the first start created) becomes it. Returns them if so.
+    pub fn adopt_owner(&self, email: &str) -> Result<Option<User>, AdminError> {
+        let email = Email::parse(email)?;
+        self.store.write(|tx| {
+            if tx.users()?.iter().any(|u| u.role == Role::Owner) {
                 return Ok::<_, AdminError>(None);
             }
-            let Some(mut account) = tx.account_by_email(&email)? else {
+            let Some(mut user) = tx.user_by_email(&email)? else {
                 return Ok(None);
             };
-            account.role = Role::Owner;
-            account.email_verified_at.get_or_insert(account.created_at);
-            tx.update_account(&account)?;
-            Ok(Some(account))
-        })?;
-        if let Some(account) = &adopted {
-            self.forget_cached_account(account.id);
-        }
-        Ok(adopted)
+            user.role = Role::Owner;
+            user.email_verified_at.get_or_insert(user.created_at);
+            tx.update_user(&user)?;
+            Ok(Some(user))
+        })
+    }
+}
+
+/// The user who owns a workspace.
+pub(crate) fn workspace_owner(
+    tx: &dyn ReadTx,
+    account: AccountId,
+) -> Result<Option<User>, StoreError> {
+    match tx
+        .members_of(account)?
+        .into_iter()
+        .find(|m| m.role == MemberRole::Owner)
+    {
+        Some(m) => tx.user(m.user_id),
+        None => Ok(None),
     }
 }

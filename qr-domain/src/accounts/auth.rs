@@ -16,6 +16,7 @@ use crate::accounts::key::{
 };
 use crate::accounts::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
 use crate::accounts::plan::{Feature, PlanLimits};
+use crate::accounts::user::User;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
@@ -166,10 +167,10 @@ impl<S: Store, C: Clock> Service<S, C> {
         account: AccountId,
         mode: KeyMode,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
-        self.insert_key(account, DEFAULT_KEY_NAME.to_owned(), mode, |_| Ok(()))
+        self.insert_key(account, DEFAULT_KEY_NAME.to_owned(), mode, |_, _| Ok(()))
     }
 
-    /// Creates a key named `name` for the account's owner in the dashboard: only once the
+    /// Creates a key named `name` for the account in the dashboard: only once its owner's
     /// address is verified, and only for an active account.
     pub fn create_own_key(
         &self,
@@ -178,10 +179,10 @@ impl<S: Store, C: Clock> Service<S, C> {
         mode: KeyMode,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let name = parse_key_name(name)?;
-        self.insert_key(account, name, mode, |owner| {
-            if owner.status != AccountStatus::Active {
+        self.insert_key(account, name, mode, |account, owner| {
+            if account.status != AccountStatus::Active {
                 Err(AdminError::NotAllowed)
-            } else if !owner.is_verified() {
+            } else if !owner.is_some_and(User::is_verified) {
                 Err(AdminError::NotVerified)
             } else {
                 Ok(())
@@ -194,7 +195,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         account: AccountId,
         name: String,
         mode: KeyMode,
-        allowed: impl FnOnce(&Account) -> Result<(), AdminError>,
+        allowed: impl FnOnce(&Account, Option<&User>) -> Result<(), AdminError>,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let secret = ApiKeySecret::generate(mode)?;
         let key = ApiKey {
@@ -210,10 +211,11 @@ impl<S: Store, C: Clock> Service<S, C> {
             settings: KeySettings::default(),
         };
         self.store.write(|tx| {
-            let owner = tx
+            let found = tx
                 .account(account)?
                 .ok_or(AdminError::AccountNotFound(account))?;
-            allowed(&owner)?;
+            let owner = crate::accounts::admin::workspace_owner(tx, account)?;
+            allowed(&found, owner.as_ref())?;
             tx.insert_key(&key)?;
             Ok::<_, AdminError>(())
         })?;

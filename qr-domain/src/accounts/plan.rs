@@ -166,6 +166,10 @@ pub struct PlanLimits {
     /// The link fields the plan may set (left out of the JSON form, like `logo`).
     #[serde(skip_serializing)]
     pub link_features: &'static [LinkFeature],
+    /// Members the workspace may have, its owner and pending invitations included (left out
+    /// of the JSON form, like `logo`).
+    #[serde(skip_serializing)]
+    pub seats: Limit,
     /// Scan retention.
     pub retention: Retention,
 }
@@ -218,25 +222,28 @@ impl Plan {
     /// The limits of this plan; `overrides` only apply to Enterprise.
     pub fn limits(self, overrides: &EnterpriseOverrides) -> PlanLimits {
         let fixed =
-            |monthly, rate, batch: Option<BatchLimits>, logo, links, domains, days| PlanLimits {
-                monthly_requests: Limit::Max(monthly),
-                per_second: PerSecond(rate),
-                batch,
-                // Pro: its batch size (100 links, a fifth of its 500-link limit per request).
-                bulk_links: batch.map(|b| b.max_items),
-                logo,
-                links: Limit::Max(links),
-                domains: Limit::Max(domains),
-                link_features: match self {
-                    Plan::Free => &[],
-                    Plan::Starter => STARTER_LINK_FEATURES,
-                    Plan::Pro | Plan::Enterprise => PRO_LINK_FEATURES,
-                },
-                retention: Retention::Days(days),
+            |monthly, rate, batch: Option<BatchLimits>, logo, links, domains, days, seats| {
+                PlanLimits {
+                    monthly_requests: Limit::Max(monthly),
+                    per_second: PerSecond(rate),
+                    batch,
+                    // Pro: its batch size (100 links, a fifth of its 500-link limit per request).
+                    bulk_links: batch.map(|b| b.max_items),
+                    logo,
+                    links: Limit::Max(links),
+                    domains: Limit::Max(domains),
+                    link_features: match self {
+                        Plan::Free => &[],
+                        Plan::Starter => STARTER_LINK_FEATURES,
+                        Plan::Pro | Plan::Enterprise => PRO_LINK_FEATURES,
+                    },
+                    seats: Limit::Max(seats),
+                    retention: Retention::Days(days),
+                }
             };
         match self {
-            Plan::Free => fixed(1_000, 2, None, false, 5, 0, 30),
-            Plan::Starter => fixed(10_000, 10, None, false, 50, 1, 90),
+            Plan::Free => fixed(1_000, 2, None, false, 5, 0, 30, 1),
+            Plan::Starter => fixed(10_000, 10, None, false, 50, 1, 90, 3),
             Plan::Pro => fixed(
                 100_000,
                 50,
@@ -248,6 +255,7 @@ impl Plan {
                 500,
                 5,
                 365,
+                10,
             ),
             Plan::Enterprise => PlanLimits {
                 monthly_requests: overrides
@@ -266,6 +274,7 @@ impl Plan {
                 links: overrides.links.map_or(Limit::Unlimited, Limit::Max),
                 domains: overrides.domains.map_or(Limit::Unlimited, Limit::Max),
                 link_features: PRO_LINK_FEATURES,
+                seats: Limit::Unlimited,
                 retention: overrides
                     .retention_days
                     .map_or(Retention::Unlimited, |d| Retention::Days(d.max(1))),

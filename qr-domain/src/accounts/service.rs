@@ -1,16 +1,18 @@
-//! Accounts: creation, lookup (by id or e-mail address, one account per address), and changes of plan, e-mail address and enterprise overrides.
+//! Accounts (workspaces) and users: creation (a user owning a workspace), lookup (by id or address), and changes of plan, address and enterprise overrides.
 
 use thiserror::Error;
 
 use crate::accounts::access::SettingsError;
 use crate::accounts::account::{Account, Email, EmailError};
 use crate::accounts::key::{KeyGenError, KeyNameError};
+use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::{EnterpriseOverrides, Plan, PlanError};
+use crate::accounts::user::{Membership, User};
 use crate::clock::Clock;
 use crate::error::StoreError;
-use crate::ids::{AccountId, KeyId};
+use crate::ids::{AccountId, KeyId, UserId};
 use crate::service::Service;
-use crate::store::{ReadTx, Store};
+use crate::store::Store;
 
 /// Errors of account and key administration.
 #[derive(Debug, Clone, Error)]
@@ -24,12 +26,15 @@ pub enum AdminError {
     /// Key settings the plan does not allow.
     #[error(transparent)]
     Settings(#[from] SettingsError),
-    /// Another account has this e-mail address (compared by [`Email::lookup_key`]).
+    /// Another user has this e-mail address (compared by [`Email::lookup_key`]).
     #[error("an account with the e-mail address {0} already exists")]
     EmailTaken(Email),
     /// No account with this id.
     #[error("account {0} not found")]
     AccountNotFound(AccountId),
+    /// No user with this id.
+    #[error("user {0} not found")]
+    UserNotFound(UserId),
     /// No key with this id (or not one of the account's own).
     #[error("API key {0} not found")]
     KeyNotFound(KeyId),
@@ -61,28 +66,57 @@ pub enum AdminError {
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Creates an account (the operator's way: no password, not verified); its e-mail address
-    /// must not belong to another account.
+    /// Creates a workspace with a new user owning it (the operator's way: no password, not
+    /// verified); the address must not belong to another user.
     pub fn create_account(&self, email: &str, plan: Plan) -> Result<Account, AdminError> {
-        let account = Account::new(
-            AccountId::random(),
-            Email::parse(email)?,
-            plan,
-            self.clock.now(),
-        );
-        self.insert_new_account(&account)?;
+        let email = Email::parse(email)?;
+        let now = self.clock.now();
+        let user = User::new(UserId::random(), email.clone(), now);
+        let account = Account::new(AccountId::random(), email, plan, now);
+        self.insert_user_with_workspace(&user, &account)?;
         Ok(account)
     }
 
-    /// Stores a new account whose address must be free.
-    pub(crate) fn insert_new_account(&self, account: &Account) -> Result<(), AdminError> {
+    /// Stores a new user, whose address must be free, owning a new workspace.
+    pub(crate) fn insert_user_with_workspace(
+        &self,
+        user: &User,
+        account: &Account,
+    ) -> Result<(), AdminError> {
         self.store.write(|tx| {
-            ensure_email_free(tx, account)?;
+            if tx.user_by_email(&user.email)?.is_some() {
+                return Err(AdminError::EmailTaken(user.email.clone()));
+            }
+            tx.insert_user(user)?;
             tx.insert_account(account)?;
+            tx.put_membership(&Membership {
+                account_id: account.id,
+                user_id: user.id,
+                role: MemberRole::Owner,
+                created_at: account.created_at,
+            })?;
             Ok::<_, AdminError>(())
         })?;
         self.forget_cached_account(account.id);
         Ok(())
+    }
+
+    /// The user with this login address, compared by [`Email::lookup_key`].
+    pub fn user_by_email(&self, email: &Email) -> Result<Option<User>, StoreError> {
+        self.store.read(|tx| tx.user_by_email(email))
+    }
+
+    /// The user with this id.
+    pub fn user(&self, id: UserId) -> Result<User, AdminError> {
+        self.store
+            .read(|tx| tx.user(id))?
+            .ok_or(AdminError::UserNotFound(id))
+    }
+
+    /// The user who owns a workspace.
+    pub fn owner_of(&self, account: AccountId) -> Result<Option<User>, StoreError> {
+        self.store
+            .read(|tx| crate::accounts::admin::workspace_owner(tx, account))
     }
 
     /// The account with this id.
@@ -97,13 +131,12 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.read(|tx| tx.accounts())
     }
 
-    /// The account with this e-mail address, compared by [`Email::lookup_key`].
+    /// The oldest workspace with this address, compared by [`Email::lookup_key`].
     pub fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError> {
         self.store.read(|tx| tx.account_by_email(email))
     }
 
-    /// Changes an account in one write transaction (the e-mail address stays unique) and drops
-    /// its cached keys.
+    /// Changes an account in one write transaction and drops its cached keys.
     pub(crate) fn change_account(
         &self,
         id: AccountId,
@@ -111,11 +144,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     ) -> Result<Account, AdminError> {
         let account = self.store.write(|tx| {
             let mut account = tx.account(id)?.ok_or(AdminError::AccountNotFound(id))?;
-            let before = account.email.lookup_key();
             change(&mut account)?;
-            if account.email.lookup_key() != before {
-                ensure_email_free(tx, &account)?;
-            }
             tx.update_account(&account)?;
             Ok::<_, AdminError>(account)
         })?;
@@ -131,13 +160,27 @@ impl<S: Store, C: Clock> Service<S, C> {
         })
     }
 
-    /// Changes an account's e-mail address; the new one must not belong to another account.
+    /// Changes the login address of a workspace's owner, and the workspace's address with it
+    /// (the operator's way: no confirmation mail); the new one must not belong to another user.
     pub fn set_email(&self, id: AccountId, email: &str) -> Result<Account, AdminError> {
         let email = Email::parse(email)?;
-        self.change_account(id, |a| {
-            a.email = email;
-            Ok(())
-        })
+        let account = self.store.write(|tx| {
+            let mut account = tx.account(id)?.ok_or(AdminError::AccountNotFound(id))?;
+            if let Some(mut owner) = crate::accounts::admin::workspace_owner(tx, id)? {
+                if let Some(other) = tx.user_by_email(&email)?
+                    && other.id != owner.id
+                {
+                    return Err(AdminError::EmailTaken(email));
+                }
+                owner.email = email.clone();
+                tx.update_user(&owner)?;
+            }
+            account.email = email;
+            tx.update_account(&account)?;
+            Ok::<_, AdminError>(account)
+        })?;
+        self.forget_cached_account(account.id);
+        Ok(account)
     }
 
     /// Sets the enterprise overrides of an account (they apply while it is on Enterprise).
@@ -151,14 +194,5 @@ impl<S: Store, C: Clock> Service<S, C> {
             a.overrides = overrides;
             Ok(())
         })
-    }
-}
-
-/// Refuses `account`'s e-mail address when another account has it. The store's unique index
-/// backs this up, but would only answer with a generic conflict.
-pub(crate) fn ensure_email_free(tx: &dyn ReadTx, account: &Account) -> Result<(), AdminError> {
-    match tx.account_by_email(&account.email)? {
-        Some(other) if other.id != account.id => Err(AdminError::EmailTaken(account.email.clone())),
-        _ => Ok(()),
     }
 }

@@ -13,7 +13,9 @@ pub trait AccountReads {
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError>;
     /// All accounts, oldest first.
     fn accounts(&self) -> Result<Vec<Account>, StoreError>;
-    /// The account with this e-mail address, compared by [`Email::lookup_key`].
+    /// The oldest account whose workspace address is this one, compared by
+    /// [`Email::lookup_key`] (several may share an address; the operator's commands name a
+    /// workspace by it).
     fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError>;
     /// The persisted usage counts of a month.
     fn usage(&self, month: UsageMonth) -> Result<Vec<(AccountId, u64)>, StoreError>;
@@ -31,17 +33,15 @@ pub trait AccountReads {
 
 /// Account writes, available in write transactions.
 pub trait AccountWrites {
-    /// Adds an account. An e-mail address another account has (compared by
-    /// [`Email::lookup_key`]) is a [`StoreError::Conflict`].
+    /// Adds an account.
     fn insert_account(&mut self, account: &Account) -> Result<(), StoreError>;
-    /// Replaces an account's e-mail, plan, overrides, password hash, verification time, status and
-    /// role (everything but its id and creation time); `false` if there is no such account.
-    /// An e-mail address another account has is a [`StoreError::Conflict`].
+    /// Replaces an account's address, plan, overrides and status (everything but its id and
+    /// creation time); `false` if there is no such account.
     fn update_account(&mut self, account: &Account) -> Result<bool, StoreError>;
     /// Deletes an account and everything it owns: keys, links (their short codes tombstoned)
-    /// with their scans, rollups and visitors, usage and daily usage, sessions, tokens, its plan
-    /// request, and its webhooks with their outbox events and quota thresholds; `false` if
-    /// there is no such account.
+    /// with their scans, rollups and visitors, usage and daily usage, memberships, its plan
+    /// request, and its webhooks with their outbox events and quota thresholds; sessions that
+    /// showed it show none (their users stay); `false` if there is no such account.
     fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError>;
     /// Stores usage counts of a month; a stored count is never lowered.
     fn save_usage(

@@ -14,7 +14,7 @@
 pub mod store;
 
 // Short names for the aggregates' check modules, so the macro's list names each by one word.
-pub use crate::accounts::contract::{accounts, keys};
+pub use crate::accounts::contract::{accounts, keys, users};
 pub use crate::dashboard::contract::credentials;
 pub use crate::dashboard::contract::rules as dashboard;
 pub use crate::designs::contract as designs;
@@ -30,9 +30,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crate::accounts::access::KeySettings;
 use crate::accounts::account::{Account, Email};
 use crate::accounts::key::{ApiKey, ApiKeySecret, KeyMode};
+use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::Plan;
+use crate::accounts::user::{Membership, User};
 use crate::clock::TestClock;
-use crate::ids::{AccountId, KeyId, LinkId};
+use crate::ids::{AccountId, KeyId, LinkId, UserId};
 use crate::links::link::{Link, LinkName, TargetUrl};
 use crate::links::shortcode::ShortCode;
 use crate::scans::analytics::AnalyticsQuery;
@@ -61,13 +63,18 @@ macro_rules! contract_suite {
             @$then $($make)?;
             accounts:
                 accounts_roundtrip,
-                accounts_are_unique_by_email,
+                accounts_may_share_an_address,
                 usage_is_never_lowered,
                 service_month_rollover_resets_quota,
                 service_rate_limit_edges,
                 service_usage_and_unlimited_headers,
                 service_plan_link_limits,
                 service_one_account_per_email;
+            users:
+                users_roundtrip_and_are_unique_by_email,
+                memberships_roundtrip_and_follow_deletions,
+                service_workspaces_and_sessions,
+                service_members_roles_seats_and_transfer;
             keys:
                 keys_roundtrip_and_hash_lookup,
                 config_version_tracks_accounts_and_keys,
@@ -216,6 +223,33 @@ pub(crate) fn scan(
     }
 }
 
+/// A new user (not stored).
+pub(crate) fn user() -> User {
+    let id = UserId::random();
+    User::new(
+        id,
+        Email::parse(&format!("user-{id}@example.com")).expect("valid"),
+        t("2024-01-01T00:00:00Z"),
+    )
+}
+
+/// A stored user who is a member of `account` with `role`.
+pub(crate) fn member_of<S: Store>(store: &S, account: AccountId, role: MemberRole) -> User {
+    let u = user();
+    store
+        .write(|tx| {
+            tx.insert_user(&u)?;
+            tx.put_membership(&Membership {
+                account_id: account,
+                user_id: u.id,
+                role,
+                created_at: t("2024-01-01T00:00:00Z"),
+            })
+        })
+        .expect("insert member");
+    u
+}
+
 pub(crate) fn setup<S: Store>(store: &S, plan: Plan) -> Account {
     let a = account(plan);
     store
@@ -285,6 +319,7 @@ mod tests {
         match module {
             "accounts" => include_str!("../accounts/contract/accounts.rs"),
             "keys" => include_str!("../accounts/contract/keys.rs"),
+            "users" => include_str!("../accounts/contract/users.rs"),
             "links" => include_str!("../links/contract/links.rs"),
             "campaigns" => include_str!("../links/contract/campaigns.rs"),
             "bulk" => include_str!("../links/contract/bulk.rs"),
@@ -307,7 +342,7 @@ mod tests {
     #[test]
     fn every_check_is_in_the_suite() {
         let listed = crate::contract_suite!(@list names);
-        assert_eq!(listed.len(), 12, "every contract module is listed once");
+        assert_eq!(listed.len(), 13, "every contract module is listed once");
         for (module, names) in listed {
             let mut names = names.to_vec();
             names.sort_unstable();

@@ -5,7 +5,7 @@ use std::fmt;
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 
-use crate::ids::AccountId;
+use crate::ids::{AccountId, UserId};
 use crate::random::{self, RandomError};
 
 /// A session ends after this long without a request (a working day and then some).
@@ -31,8 +31,11 @@ pub struct Session {
     /// The hash of the cookie's secret.
     pub hash: SessionHash,
     /// Whose session it is.
-    pub account_id: AccountId,
-    /// When the account logged in.
+    pub user_id: UserId,
+    /// The workspace the session shows (the switcher changes it); `None` once that workspace
+    /// is gone, and then the user's first workspace is shown.
+    pub account_id: Option<AccountId>,
+    /// When the user logged in.
     pub created_at: DateTime<Utc>,
     /// The last request seen (written at most every [`SESSION_TOUCH_INTERVAL`]).
     pub last_seen_at: DateTime<Utc>,
@@ -142,7 +145,8 @@ mod tests {
         let t0: DateTime<Utc> = "2024-05-01T08:00:00Z".parse().unwrap();
         let mut s = Session {
             hash: SessionHash([0; 32]),
-            account_id: AccountId::random(),
+            user_id: UserId::random(),
+            account_id: Some(AccountId::random()),
             created_at: t0,
             last_seen_at: t0,
             user_agent: String::new(),

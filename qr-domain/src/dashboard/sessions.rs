@@ -1,12 +1,13 @@
-//! Dashboard login and sessions: throttled password checks with one answer for a wrong address or password, a new session at each login, idle and absolute expiry, logging out (everywhere).
+//! Dashboard login and sessions: throttled password checks with one answer for a wrong address or password, a new session at each login showing one of the user's workspaces (the switcher changes it), idle and absolute expiry, logging out (everywhere).
 
 use std::net::IpAddr;
 
 use thiserror::Error;
 
-use crate::accounts::account::{Account, AccountStatus, Email};
+use crate::accounts::account::{Account, Email};
 use crate::accounts::caller::Caller;
-use crate::accounts::permissions::MemberRole;
+use crate::accounts::permissions::{MemberRole, Operation};
+use crate::accounts::user::{Membership, User};
 use crate::clock::Clock;
 use crate::dashboard::password;
 use crate::dashboard::session::{Session, SessionSecret, user_agent_label};
@@ -15,6 +16,7 @@ use crate::ids::{AccountId, UserId};
 use crate::random::RandomError;
 use crate::service::Service;
 use crate::service::throttle::bucket;
+use crate::store::ReadTx;
 use crate::store::Store;
 
 /// Why a login failed.
@@ -30,7 +32,7 @@ pub enum LoginError {
         /// Seconds to wait.
         retry_after_secs: u64,
     },
-    /// The password is right but the account is disabled.
+    /// The password is right but every workspace of the user is disabled.
     #[error("this account is disabled; contact the operator of the service")]
     Disabled,
     /// The OS random number generator failed.
@@ -41,11 +43,18 @@ pub enum LoginError {
     Store(#[from] StoreError),
 }
 
-/// A live session with its account, as of this request.
+/// A live session with its user and the workspace it shows, as of this request.
 #[derive(Debug, Clone)]
 pub struct SessionContext {
-    /// The logged-in account.
+    /// The logged-in user.
+    pub user: User,
+    /// The workspace the session shows: one the user belongs to, active.
     pub account: Account,
+    /// The user's membership of that workspace (their role there).
+    pub membership: Membership,
+    /// Every active workspace of the user with their membership, oldest membership first (the
+    /// switcher lists them).
+    pub workspaces: Vec<(Account, Membership)>,
     /// The session record.
     pub session: Session,
     secret: SessionSecret,
@@ -62,31 +71,56 @@ impl SessionContext {
         self.secret.check_csrf(presented)
     }
 
-    /// The logged-in person as the caller of workspace operations, from `client`. Until
-    /// accounts have members, the account's own login is its user (the same id) and its owner.
+    /// The logged-in person as the caller of workspace operations, from `client`.
     pub fn caller(&self, client: Option<IpAddr>) -> Caller {
         Caller::member(
             self.account.id,
-            UserId::from_uuid(self.account.id.as_uuid()),
-            self.account.email.as_str(),
-            MemberRole::Owner,
+            self.user.id,
+            self.user.email.as_str(),
+            self.membership.role,
             client,
         )
     }
+
+    /// The user's role in the workspace shown.
+    pub fn role(&self) -> MemberRole {
+        self.membership.role
+    }
+
+    /// Whether the user may do `op` in the workspace shown.
+    pub fn may(&self, op: Operation) -> bool {
+        self.membership.role.allows(op)
+    }
+}
+
+/// The active workspaces of a user with their memberships, oldest membership first.
+fn active_workspaces(
+    tx: &dyn ReadTx,
+    user: UserId,
+) -> Result<Vec<(Account, Membership)>, StoreError> {
+    let mut out = Vec::new();
+    for membership in tx.memberships_of_user(user)? {
+        if let Some(account) = tx.account(membership.account_id)?
+            && account.is_active()
+        {
+            out.push((account, membership));
+        }
+    }
+    Ok(out)
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
     /// Checks an address and password and starts a new session. Failures are counted per client
-    /// address and per address typed (whether or not it has an account); once either is over
-    /// its budget, attempts are refused unchecked. Without an account a dummy hash is verified,
-    /// so the answer takes as long either way.
+    /// address and per address typed (whether or not it has a user); once either is over its
+    /// budget, attempts are refused unchecked. Without a user a dummy hash is verified, so the
+    /// answer takes as long either way. The session shows the user's first active workspace.
     pub fn log_in(
         &self,
         email: &str,
         password: &str,
         client: Option<IpAddr>,
         user_agent: Option<&str>,
-    ) -> Result<(Account, SessionSecret), LoginError> {
+    ) -> Result<(User, SessionSecret), LoginError> {
         let now = self.clock.now();
         let by_account = email.trim().to_ascii_lowercase();
         let throttled = [
@@ -96,43 +130,74 @@ impl<S: Store, C: Clock> Service<S, C> {
         if let Some(retry_after_secs) = throttled.into_iter().flatten().max() {
             return Err(LoginError::Throttled { retry_after_secs });
         }
-        let account = match Email::parse(email) {
-            Ok(parsed) => self.store.read(|tx| tx.account_by_email(&parsed))?,
+        let user = match Email::parse(email) {
+            Ok(parsed) => self.store.read(|tx| tx.user_by_email(&parsed))?,
             Err(_) => None,
         };
-        let matches = match account.as_ref().and_then(|a| a.password_hash.as_ref()) {
+        let matches = match user.as_ref().and_then(|u| u.password_hash.as_ref()) {
             Some(hash) => hash.verify(password),
             None => {
                 password::verify_nothing(password);
                 false
             }
         };
-        let account = match account {
-            Some(account) if matches => account,
+        let user = match user {
+            Some(user) if matches => user,
             _ => {
                 self.dashboard.login_address.count(bucket(client), now);
                 self.dashboard.login_account.count(by_account, now);
                 return Err(LoginError::Invalid);
             }
         };
-        if account.status == AccountStatus::Disabled {
-            return Err(LoginError::Disabled);
-        }
         let secret = SessionSecret::generate()?;
-        let session = Session {
-            hash: secret.hash(),
-            account_id: account.id,
-            created_at: now,
-            last_seen_at: now,
-            user_agent: user_agent_label(user_agent),
-        };
-        self.store.write(|tx| tx.save_session(&session))?;
-        Ok((account, secret))
+        let hash = secret.hash();
+        self.store.write(|tx| {
+            let (account, _) = self
+                .first_workspace(&*tx, user.id)?
+                .ok_or(LoginError::Disabled)?;
+            tx.save_session(&Session {
+                hash,
+                user_id: user.id,
+                account_id: Some(account.id),
+                created_at: now,
+                last_seen_at: now,
+                user_agent: user_agent_label(user_agent),
+            })?;
+            Ok::<_, LoginError>(())
+        })?;
+        Ok((user, secret))
     }
 
-    /// The live session of a cookie's secret with its account, or `None` (malformed, unknown,
-    /// expired, or its account disabled). Notes the request as the session's last one, writing
-    /// at most every five minutes.
+    /// The user's oldest membership of an active workspace, with the workspace.
+    fn first_workspace(
+        &self,
+        tx: &dyn ReadTx,
+        user: UserId,
+    ) -> Result<Option<(Account, Membership)>, StoreError> {
+        Ok(active_workspaces(tx, user)?.into_iter().next())
+    }
+
+    /// The workspace a session shows and the user's membership of it: the one it names while
+    /// the user belongs to it and it is active, else the user's first active one.
+    fn shown_workspace(
+        &self,
+        tx: &dyn ReadTx,
+        session: &Session,
+    ) -> Result<Option<(Account, Membership)>, StoreError> {
+        if let Some(id) = session.account_id
+            && let Some(membership) = tx.membership(id, session.user_id)?
+            && let Some(account) = tx.account(id)?
+            && account.is_active()
+        {
+            return Ok(Some((account, membership)));
+        }
+        self.first_workspace(tx, session.user_id)
+    }
+
+    /// The live session of a cookie's secret with its user and workspace, or `None`
+    /// (malformed, unknown, expired, or no active workspace left to show). Notes the request
+    /// as the session's last one, writing at most every five minutes, or at once when the
+    /// workspace it showed is no longer the user's.
     pub fn session(&self, presented: &str) -> Result<Option<SessionContext>, StoreError> {
         let Some(secret) = SessionSecret::parse(presented) else {
             return Ok(None);
@@ -143,25 +208,59 @@ impl<S: Store, C: Clock> Service<S, C> {
             let Some(session) = tx.session(&hash)? else {
                 return Ok::<_, StoreError>(None);
             };
-            Ok(tx
-                .account(session.account_id)?
-                .map(|account| (session, account)))
+            let Some(user) = tx.user(session.user_id)? else {
+                return Ok(None);
+            };
+            let workspaces = active_workspaces(tx, user.id)?;
+            Ok(self
+                .shown_workspace(tx, &session)?
+                .map(|shown| (session, user, shown, workspaces)))
         })?;
-        let Some((mut session, account)) = found else {
+        let Some((mut session, user, (account, membership), workspaces)) = found else {
             return Ok(None);
         };
-        if session.expired(now) || account.status != AccountStatus::Active {
+        if session.expired(now) {
             return Ok(None);
         }
-        if session.needs_touch(now) {
+        if session.needs_touch(now) || session.account_id != Some(account.id) {
             session.last_seen_at = now;
+            session.account_id = Some(account.id);
             self.store.write(|tx| tx.save_session(&session))?;
         }
         Ok(Some(SessionContext {
+            user,
             account,
+            membership,
+            workspaces,
             session,
             secret,
         }))
+    }
+
+    /// Shows another workspace of the user in this session; `false` (nothing changes) when
+    /// the user does not belong to it or it is disabled, so another workspace's id answers as
+    /// one that does not exist.
+    pub fn switch_workspace(
+        &self,
+        ctx: &SessionContext,
+        account: AccountId,
+    ) -> Result<bool, StoreError> {
+        self.store.write(|tx| {
+            let usable = tx.membership(account, ctx.user.id)?.is_some()
+                && tx.account(account)?.is_some_and(|a| a.is_active());
+            if usable {
+                let mut session = ctx.session.clone();
+                session.account_id = Some(account);
+                tx.save_session(&session)?;
+            }
+            Ok(usable)
+        })
+    }
+
+    /// The workspaces a user belongs to with their role in each, oldest membership first;
+    /// disabled ones are left out.
+    pub fn workspaces_of(&self, user: UserId) -> Result<Vec<(Account, Membership)>, StoreError> {
+        self.store.read(|tx| active_workspaces(tx, user))
     }
 
     /// Ends this session.
@@ -171,17 +270,17 @@ impl<S: Store, C: Clock> Service<S, C> {
             .map(drop)
     }
 
-    /// The account's sessions, oldest first, ended ones left out.
-    pub fn sessions(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
+    /// The user's sessions, oldest first, ended ones left out.
+    pub fn sessions(&self, user: UserId) -> Result<Vec<Session>, StoreError> {
         let now = self.clock.now();
-        let mut sessions = self.store.read(|tx| tx.sessions_of(account))?;
+        let mut sessions = self.store.read(|tx| tx.sessions_of(user))?;
         sessions.retain(|s| !s.expired(now));
         Ok(sessions)
     }
 
-    /// Ends every session of the account, this one included; returns how many records went
+    /// Ends every session of the user, this one included; returns how many records went
     /// (ended ones not yet pruned included).
-    pub fn log_out_everywhere(&self, account: AccountId) -> Result<u64, StoreError> {
-        self.store.write(|tx| tx.delete_sessions_of(account, None))
+    pub fn log_out_everywhere(&self, user: UserId) -> Result<u64, StoreError> {
+        self.store.write(|tx| tx.delete_sessions_of(user, None))
     }
 }

@@ -5,32 +5,33 @@ use chrono::{DateTime, Utc};
 use crate::dashboard::session::{Session, SessionHash};
 use crate::dashboard::token::{OneTimeToken, TokenHash};
 use crate::error::StoreError;
-use crate::ids::AccountId;
+use crate::ids::UserId;
 
 /// Credential reads, available in every transaction.
 pub trait CredentialReads {
     /// The session with this hash, expired or not (the service decides).
     fn session(&self, hash: &SessionHash) -> Result<Option<Session>, StoreError>;
-    /// The sessions of an account, oldest first.
-    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError>;
+    /// The sessions of a user, oldest first.
+    fn sessions_of(&self, user: UserId) -> Result<Vec<Session>, StoreError>;
 }
 
 /// Credential writes, available in write transactions.
 pub trait CredentialWrites {
-    /// Stores a one-time token, replacing any token of the same account and purpose (only the
-    /// newest link works). The account must exist ([`StoreError::Conflict`] otherwise).
+    /// Stores a one-time token, replacing any token of the same user and purpose (only the
+    /// newest link works). The user must exist ([`StoreError::Conflict`] otherwise).
     fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError>;
     /// Removes and returns the token with this hash (single use), expired or not.
     fn take_token(&mut self, hash: &TokenHash) -> Result<Option<OneTimeToken>, StoreError>;
-    /// Adds a session, or replaces the one with the same hash (its last-seen time). The account
-    /// must exist ([`StoreError::Conflict`] otherwise).
+    /// Adds a session, or replaces the one with the same hash (its last-seen time and the
+    /// workspace it shows). The user, and the workspace when one is named, must exist
+    /// ([`StoreError::Conflict`] otherwise).
     fn save_session(&mut self, session: &Session) -> Result<(), StoreError>;
     /// Removes one session; `false` if there is none with this hash.
     fn delete_session(&mut self, hash: &SessionHash) -> Result<bool, StoreError>;
-    /// Removes every session of an account but `keep`; returns how many.
+    /// Removes every session of a user but `keep`; returns how many.
     fn delete_sessions_of(
         &mut self,
-        account: AccountId,
+        user: UserId,
         keep: Option<&SessionHash>,
     ) -> Result<u64, StoreError>;
     /// Deletes tokens that expired before `now`, and sessions last seen before `seen_before` or

@@ -1,4 +1,4 @@
-//! One-time tokens sent by e-mail (address verification, password reset, e-mail change): random, single use, 24 hours, bound to an account and a purpose, stored only as their SHA-256.
+//! One-time tokens sent by e-mail (address verification, password reset, e-mail change): random, single use, 24 hours, bound to a user and a purpose, stored only as their SHA-256.
 
 use std::fmt;
 
@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 
 use crate::accounts::account::Email;
-use crate::ids::AccountId;
+use crate::ids::UserId;
 use crate::random::{self, RandomError};
 
 /// How long an e-mailed link works.
@@ -15,11 +15,11 @@ pub const TOKEN_LIFETIME: Duration = Duration::hours(24);
 /// What a token may be used for; a token of one purpose never does another's job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TokenPurpose {
-    /// Confirms the address an account signed up with.
+    /// Confirms the address a user signed up with.
     Verify,
     /// Lets the holder choose a new password (and so proves the address too).
     Reset,
-    /// Confirms a new address before the account moves to it.
+    /// Confirms a new address before the user moves to it.
     EmailChange,
 }
 
@@ -36,11 +36,11 @@ pub struct TokenHash(pub [u8; 32]);
 pub struct OneTimeToken {
     /// The hash of the secret.
     pub hash: TokenHash,
-    /// The account it acts on.
-    pub account_id: AccountId,
+    /// The user it acts on.
+    pub user_id: UserId,
     /// What it is for.
     pub purpose: TokenPurpose,
-    /// The address an [`TokenPurpose::EmailChange`] token moves the account to.
+    /// The address an [`TokenPurpose::EmailChange`] token moves the user to.
     pub new_email: Option<Email>,
     /// When it was issued.
     pub created_at: DateTime<Utc>,

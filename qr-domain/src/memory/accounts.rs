@@ -10,23 +10,6 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, LinkId};
 use crate::store::{AccountReads, AccountWrites, LinkWrites};
 
-impl Data {
-    /// Records `account`'s e-mail address as its own, unless another account has it.
-    fn claim_email(&mut self, account: &Account) -> Result<(), StoreError> {
-        let key = account.email.lookup_key();
-        match self.emails.get(&key) {
-            Some(owner) if *owner != account.id => Err(StoreError::Conflict(format!(
-                "the e-mail address {} belongs to account {owner}",
-                account.email
-            ))),
-            _ => {
-                self.emails.insert(key, account.id);
-                Ok(())
-            }
-        }
-    }
-}
-
 impl AccountReads for Data {
     fn account(&self, id: AccountId) -> Result<Option<Account>, StoreError> {
         Ok(self.accounts.get(&id).cloned())
@@ -40,10 +23,12 @@ impl AccountReads for Data {
     }
 
     fn account_by_email(&self, email: &Email) -> Result<Option<Account>, StoreError> {
+        let key = email.lookup_key();
         Ok(self
-            .emails
-            .get(&email.lookup_key())
-            .and_then(|id| self.accounts.get(id))
+            .accounts
+            .values()
+            .filter(|a| a.email.lookup_key() == key)
+            .min_by_key(|a| (a.created_at, a.id.as_uuid()))
             .cloned())
     }
 
@@ -84,19 +69,14 @@ impl AccountWrites for Data {
                 account.id
             )));
         }
-        self.claim_email(account)?;
         self.accounts.insert(account.id, account.clone());
         self.config_changed_by(ConfigChange::Account(account.id));
         Ok(())
     }
 
     fn update_account(&mut self, account: &Account) -> Result<bool, StoreError> {
-        let Some(old) = self.accounts.get(&account.id).map(|a| a.email.lookup_key()) else {
+        if !self.accounts.contains_key(&account.id) {
             return Ok(false);
-        };
-        self.claim_email(account)?;
-        if old != account.email.lookup_key() {
-            self.emails.remove(&old);
         }
         if let Some(slot) = self.accounts.get_mut(&account.id) {
             *slot = Account {
@@ -110,10 +90,9 @@ impl AccountWrites for Data {
     }
 
     fn delete_account(&mut self, account: AccountId) -> Result<bool, StoreError> {
-        let Some(removed) = self.accounts.remove(&account) else {
+        if self.accounts.remove(&account).is_none() {
             return Ok(false);
-        };
-        self.emails.remove(&removed.email.lookup_key());
+        }
         self.keys.retain(|_, k| k.account_id != account);
         let links: Vec<LinkId> = self
             .links
@@ -126,8 +105,12 @@ impl AccountWrites for Data {
         }
         self.usage.retain(|(a, _), _| *a != account);
         self.daily_usage.retain(|(a, _), _| *a != account);
-        self.sessions.retain(|_, s| s.account_id != account);
-        self.tokens.retain(|_, t| t.account_id != account);
+        self.memberships.retain(|(a, _), _| *a != account);
+        for session in self.sessions.values_mut() {
+            if session.account_id == Some(account) {
+                session.account_id = None;
+            }
+        }
         self.plan_requests.remove(&account);
         webhooks::forget_account(self, account);
         idempotency::forget_account(self, account);

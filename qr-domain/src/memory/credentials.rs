@@ -6,7 +6,7 @@ use super::Data;
 use crate::dashboard::session::{Session, SessionHash};
 use crate::dashboard::token::{OneTimeToken, TokenHash};
 use crate::error::StoreError;
-use crate::ids::AccountId;
+use crate::ids::UserId;
 use crate::store::{CredentialReads, CredentialWrites};
 
 impl CredentialReads for Data {
@@ -14,11 +14,11 @@ impl CredentialReads for Data {
         Ok(self.sessions.get(hash).cloned())
     }
 
-    fn sessions_of(&self, account: AccountId) -> Result<Vec<Session>, StoreError> {
+    fn sessions_of(&self, user: UserId) -> Result<Vec<Session>, StoreError> {
         let mut v: Vec<Session> = self
             .sessions
             .values()
-            .filter(|s| s.account_id == account)
+            .filter(|s| s.user_id == user)
             .cloned()
             .collect();
         v.sort_by_key(|s| (s.created_at, s.hash));
@@ -28,9 +28,9 @@ impl CredentialReads for Data {
 
 impl CredentialWrites for Data {
     fn insert_token(&mut self, token: &OneTimeToken) -> Result<(), StoreError> {
-        self.require_account(token.account_id)?;
+        self.require_user(token.user_id)?;
         self.tokens
-            .retain(|_, t| !(t.account_id == token.account_id && t.purpose == token.purpose));
+            .retain(|_, t| !(t.user_id == token.user_id && t.purpose == token.purpose));
         self.tokens.insert(token.hash, token.clone());
         Ok(())
     }
@@ -40,7 +40,10 @@ impl CredentialWrites for Data {
     }
 
     fn save_session(&mut self, session: &Session) -> Result<(), StoreError> {
-        self.require_account(session.account_id)?;
+        self.require_user(session.user_id)?;
+        if let Some(account) = session.account_id {
+            self.require_account(account)?;
+        }
         self.sessions.insert(session.hash, session.clone());
         Ok(())
     }
@@ -51,12 +54,12 @@ impl CredentialWrites for Data {
 
     fn delete_sessions_of(
         &mut self,
-        account: AccountId,
+        user: UserId,
         keep: Option<&SessionHash>,
     ) -> Result<u64, StoreError> {
         let before = self.sessions.len();
         self.sessions
-            .retain(|h, s| s.account_id != account || Some(h) == keep);
+            .retain(|h, s| s.user_id != user || Some(h) == keep);
         Ok((before - self.sessions.len()) as u64)
     }
 

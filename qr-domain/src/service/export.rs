@@ -3,11 +3,12 @@
 use chrono::{DateTime, Utc};
 
 use super::Service;
+use crate::accounts::account::Role;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::export::{
-    ExportError, ExportHeader, ExportSink, ExportedKey, ExportedPlanRequest, ExportedSession,
-    LinkAnalytics, SCAN_PAGE, retention_days,
+    ExportError, ExportHeader, ExportSink, ExportedAccount, ExportedKey, ExportedMember,
+    ExportedPlanRequest, ExportedSession, LinkAnalytics, SCAN_PAGE, retention_days,
 };
 use crate::ids::AccountId;
 use crate::links::link::Link;
@@ -17,8 +18,8 @@ use crate::scans::scan_export::ScanPager;
 use crate::store::{ReadTx, Store};
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Hands everything the account owns to `sink`: the account (no password hash), its keys'
-    /// metadata (no secret or hash), its sessions (no secret), its API requests per day, its
+    /// Hands everything the account owns to `sink`: the account (no password hash), its
+    /// members, its keys' metadata (no secret or hash), its owner's sessions (no secret), its API requests per day, its
     /// links, and per link the retained daily counts and scans. Only the account's own records
     /// are read (every link query is by the account), all in one read transaction, so the export
     /// is consistent; scans arrive in pages of [`SCAN_PAGE`].
@@ -41,12 +42,28 @@ impl<S: Store, C: Clock> Service<S, C> {
                     plan: r.plan,
                     requested_at: r.created_at,
                 });
+            let owner = crate::accounts::admin::workspace_owner(tx, account.id)?;
+            let mut members = Vec::new();
+            for m in tx.members_of(account.id)? {
+                if let Some(user) = tx.user(m.user_id)? {
+                    members.push(ExportedMember {
+                        email: user.email.to_string(),
+                        role: m.role,
+                        joined_at: m.created_at,
+                    });
+                }
+            }
             sink.header(&ExportHeader {
                 exported_at: now,
-                has_password: account.password_hash.is_some(),
+                has_password: owner.as_ref().is_some_and(|o| o.password_hash.is_some()),
+                members,
                 plan_request,
                 retention_days: retention_days(retention),
-                account: account.clone(),
+                account: ExportedAccount {
+                    account: account.clone(),
+                    email_verified_at: owner.as_ref().and_then(|o| o.email_verified_at),
+                    role: owner.as_ref().map_or(Role::Customer, |o| o.role),
+                },
             })?;
             let keys: Vec<ExportedKey> = tx
                 .keys_of(account.id)?
@@ -54,11 +71,14 @@ impl<S: Store, C: Clock> Service<S, C> {
                 .map(ExportedKey::of)
                 .collect();
             sink.keys(&keys)?;
-            let sessions: Vec<ExportedSession> = tx
-                .sessions_of(account.id)?
-                .iter()
-                .map(ExportedSession::of)
-                .collect();
+            let sessions: Vec<ExportedSession> = match &owner {
+                Some(owner) => tx
+                    .sessions_of(owner.id)?
+                    .iter()
+                    .map(ExportedSession::of)
+                    .collect(),
+                None => Vec::new(),
+            };
             sink.sessions(&sessions)?;
             sink.usage(&tx.daily_usage(
                 account.id,

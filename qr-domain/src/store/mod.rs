@@ -5,7 +5,7 @@
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 //!
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
-//! that aggregate's folder (`accounts/store.rs` and `accounts/key_store.rs`, `links/store.rs` and
+//! that aggregate's folder (`accounts/store.rs`, `accounts/user_store.rs` and `accounts/key_store.rs`, `links/store.rs` and
 //! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
 //! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`) and re-exported here, and each adapter implements them in the file that
 //! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
@@ -20,6 +20,7 @@ use crate::scans::scan::{NewScan, ScanFate};
 
 pub use crate::accounts::key_store::{KeyReads, KeyWrites};
 pub use crate::accounts::store::{AccountReads, AccountWrites};
+pub use crate::accounts::user_store::{UserReads, UserWrites};
 pub use crate::dashboard::store::{CredentialReads, CredentialWrites};
 pub use crate::designs::store::{DesignReads, DesignWrites};
 pub use crate::domains::store::{DomainReads, DomainWrites};
@@ -84,6 +85,7 @@ pub trait Store: Send + Sync + 'static {
 /// transaction as `&dyn ReadTx`.
 pub trait ReadTx:
     AccountReads
+    + UserReads
     + KeyReads
     + LinkReads
     + ScanReads
@@ -98,6 +100,7 @@ pub trait ReadTx:
 impl<T> ReadTx for T where
     T: ?Sized
         + AccountReads
+        + UserReads
         + KeyReads
         + LinkReads
         + ScanReads
@@ -114,6 +117,7 @@ impl<T> ReadTx for T where
 pub trait WriteTx:
     ReadTx
     + AccountWrites
+    + UserWrites
     + KeyWrites
     + LinkWrites
     + ScanWrites
@@ -129,6 +133,7 @@ impl<T> WriteTx for T where
     T: ?Sized
         + ReadTx
         + AccountWrites
+        + UserWrites
         + KeyWrites
         + LinkWrites
         + ScanWrites

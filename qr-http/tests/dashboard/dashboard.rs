@@ -484,7 +484,7 @@ async fn pages_carry_the_security_headers_and_https_cookies_are_host_only() {
             s.handle
                 .app()
                 .service()
-                .account_by_email(&qr_domain::Email::parse("h@example.com").unwrap())
+                .user_by_email(&qr_domain::Email::parse("h@example.com").unwrap())
                 .unwrap()
                 .unwrap()
                 .id,

@@ -562,8 +562,9 @@ async fn closed_sign_up_and_log_out_everywhere() {
     let a = svc
         .create_account("op@example.com", qr_domain::Plan::Starter)
         .unwrap();
+    let owner = svc.owner_of(a.id).unwrap().unwrap();
     let (_, token) = svc
-        .issue_token(a.id, qr_domain::TokenPurpose::Reset)
+        .issue_token(owner.id, qr_domain::TokenPurpose::Reset)
         .unwrap();
     svc.reset_password(token.expose(), PASSWORD).unwrap();
     let mut one = Client::new(s.addr);

@@ -71,7 +71,7 @@ fn view<S: Store, C: Clock>(web: &Web<S, C>, user: &User<'_>) -> Result<AccountP
             .collect(),
         sessions: web
             .service
-            .sessions(account.id)?
+            .sessions(user.ctx.user.id)?
             .into_iter()
             .map(|s| SessionRow {
                 current: s.hash == user.ctx.session.hash,
@@ -80,7 +80,7 @@ fn view<S: Store, C: Clock>(web: &Web<S, C>, user: &User<'_>) -> Result<AccountP
                 last_seen: when(s.last_seen_at),
             })
             .collect(),
-        owner: account.role == qr_domain::Role::Owner,
+        owner: user.ctx.user.role == qr_domain::Role::Owner,
         email_error: None,
         password_error: None,
         delete_error: None,
@@ -131,11 +131,11 @@ pub(super) fn change_email<S: Store, C: Clock>(
         return Ok(redirect("/dashboard/account"));
     }
     let form = user.form()?;
-    let account = user.ctx.account.id;
-    match web
-        .service
-        .request_email_change(account, form.text("password"), form.text("email"))
-    {
+    match web.service.request_email_change(
+        user.ctx.user.id,
+        form.text("password"),
+        form.text("email"),
+    ) {
         Ok((_, token)) => {
             let to = form.text("email").trim().to_owned();
             let link = web.link(&format!(
@@ -161,7 +161,7 @@ pub(super) fn change_password<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     let form = user.form()?;
     match web.service.change_password(
-        user.ctx.account.id,
+        user.ctx.user.id,
         form.text("current"),
         form.text("password"),
         &user.ctx.session.hash,
@@ -182,7 +182,7 @@ pub(super) fn log_out_everywhere<S: Store, C: Clock>(
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
     user.form()?;
-    web.service.log_out_everywhere(user.ctx.account.id)?;
+    web.service.log_out_everywhere(user.ctx.user.id)?;
     let mut response = redirect("/dashboard/login");
     web.clear_session(&mut response);
     Ok(response)
@@ -217,22 +217,23 @@ pub(super) fn request_plan<S: Store, C: Clock>(
         .text("plan")
         .parse::<Plan>()
         .map_err(|_| Failure::NotFound)?;
-    match web.service.request_plan(user.ctx.account.id, plan) {
+    match web.service.request_plan(&user.caller(), plan) {
         Ok(PlanChange::Changed(_)) => Ok(redirect("/dashboard/account?done=plan")),
         Ok(PlanChange::Requested(_)) => Ok(redirect("/dashboard/account?done=plan-requested")),
         Err(AccountError::Store(e)) => Err(e.into()),
+        Err(AccountError::NotPermitted(_)) => Err(Failure::Forbidden),
         Err(e) => Err(Failure::Internal(e.to_string())),
     }
 }
 
-/// Deletes the account and everything it owns, after its password.
+/// Deletes the workspace and everything in it, after its owner's password.
 pub(super) fn delete<S: Store, C: Clock>(
     web: &Web<S, C>,
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
     let form = user.form()?;
     let service = Arc::clone(&web.service);
-    match service.delete_own_account(user.ctx.account.id, form.text("password")) {
+    match service.delete_workspace(&user.ctx, form.text("password")) {
         Ok(()) => {
             let mut response = redirect("/?deleted=1");
             web.clear_session(&mut response);

@@ -1,6 +1,7 @@
 //! `/dashboard/admin`, for the owner and admins only (404 for everyone else): every account with its plan and usage, pending plan requests to approve or decline, changing plans, disabling and enabling accounts, verifying addresses and, for the owner, making admins.
 
 use askama::Template;
+use qr_domain::ids::UserId;
 use qr_domain::service::{Actor, AdminError};
 use qr_domain::{AccountId, AccountStatus, Clock, Plan, Role, Store};
 
@@ -56,8 +57,8 @@ pub(super) fn show<S: Store, C: Clock>(
     web: &Web<S, C>,
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
-    let me = &user.ctx.account;
-    let actor = Actor::Account(me.id);
+    let me = &user.ctx.user;
+    let actor = Actor::User(me.id);
     let summaries = web.service.admin_accounts(actor).map_err(admin_failure)?;
     let requests = web
         .service
@@ -71,6 +72,7 @@ pub(super) fn show<S: Store, C: Clock>(
             .into_iter()
             .map(|s| {
                 let a = &s.account;
+                let owner = s.owner.as_ref();
                 AccountRow {
                     id: a.id.to_string(),
                     email: a.email.to_string(),
@@ -85,11 +87,11 @@ pub(super) fn show<S: Store, C: Clock>(
                     },
                     status: a.status.as_str(),
                     active: a.status == AccountStatus::Active,
-                    role: a.role.as_str(),
-                    verified: a.is_verified(),
+                    role: owner.map_or(Role::Customer, |o| o.role).as_str(),
+                    verified: owner.is_some_and(qr_domain::accounts::user::User::is_verified),
                     created: when(a.created_at),
-                    is_me: a.id == me.id,
-                    is_owner: a.role == Role::Owner,
+                    is_me: owner.is_some_and(|o| o.id == me.id),
+                    is_owner: owner.is_some_and(|o| o.role == Role::Owner),
                 }
             })
             .collect(),
@@ -110,6 +112,15 @@ fn account_id(raw: &str) -> Result<AccountId, Failure> {
     raw.parse().map_err(|_| Failure::NotFound)
 }
 
+/// The user owning a workspace of the list: the role and verification buttons of its row act
+/// on them.
+fn owner_of<S: Store, C: Clock>(web: &Web<S, C>, account: AccountId) -> Result<UserId, Failure> {
+    web.service
+        .owner_of(account)?
+        .map(|o| o.id)
+        .ok_or(Failure::NotFound)
+}
+
 /// Admin changes: `plan`, `status`, `role`, `verify`.
 pub(super) fn account_action<S: Store, C: Clock>(
     web: &Web<S, C>,
@@ -117,7 +128,7 @@ pub(super) fn account_action<S: Store, C: Clock>(
     id: &str,
     action: &str,
 ) -> Result<WebResponse, Failure> {
-    let actor = Actor::Account(user.ctx.account.id);
+    let actor = Actor::User(user.ctx.user.id);
     // Non-admins learn nothing, not even whether their token was right.
     if !web.service.may_administer(actor).map_err(admin_failure)? {
         return Err(Failure::NotFound);
@@ -131,7 +142,7 @@ pub(super) fn account_action<S: Store, C: Clock>(
                 .text("plan")
                 .parse::<Plan>()
                 .map_err(|_| Failure::NotFound)?;
-            svc.admin_set_plan(actor, target, plan)
+            svc.admin_set_plan(actor, target, plan).map(drop)
         }
         "status" => {
             let status = match form.text("status") {
@@ -139,7 +150,7 @@ pub(super) fn account_action<S: Store, C: Clock>(
                 "disabled" => AccountStatus::Disabled,
                 _ => return Err(Failure::NotFound),
             };
-            svc.set_status(actor, target, status)
+            svc.set_status(actor, target, status).map(drop)
         }
         "role" => {
             let role = match form.text("role") {
@@ -147,9 +158,13 @@ pub(super) fn account_action<S: Store, C: Clock>(
                 "customer" => Role::Customer,
                 _ => return Err(Failure::NotFound),
             };
-            svc.set_role(actor, target, role)
+            let owner = owner_of(web, target)?;
+            svc.set_role(actor, owner, role).map(drop)
         }
-        "verify" => svc.mark_verified(actor, target),
+        "verify" => {
+            let owner = owner_of(web, target)?;
+            svc.mark_verified(actor, owner).map(drop)
+        }
         _ => return Err(Failure::NotFound),
     };
     match done {
@@ -168,7 +183,7 @@ pub(super) fn decide<S: Store, C: Clock>(
     id: &str,
     decision: &str,
 ) -> Result<WebResponse, Failure> {
-    let actor = Actor::Account(user.ctx.account.id);
+    let actor = Actor::User(user.ctx.user.id);
     if !web.service.may_administer(actor).map_err(admin_failure)? {
         return Err(Failure::NotFound);
     }

@@ -76,7 +76,7 @@ fn list<S: Store, C: Clock>(
             }),
             name: String::new(),
             error,
-            verified: user.ctx.account.is_verified(),
+            verified: user.ctx.user.is_verified(),
         },
     )
 }

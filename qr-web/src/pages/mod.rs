@@ -1,7 +1,7 @@
 //! Routing of the dashboard's paths, the layout every page shares, the session and CSRF checks, and the failure pages.
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
-//! `overview`, `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
+//! `overview`, `workspaces` (the switcher), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
 //! delete, code images) with `link_form` (the link form's fields and errors) and `link_import`
 //! (another service's export), `analytics`, `design`, `account`, `admin` and `api_reference`
 //! (the API reference, public).
@@ -22,9 +22,12 @@ mod overview;
 mod print;
 mod public;
 mod webhooks;
+mod workspaces;
 
 use askama::Template;
 use http::StatusCode;
+use qr_domain::accounts::caller::Caller;
+use qr_domain::accounts::permissions::Operation;
 use qr_domain::dashboard::session::{SESSION_ABSOLUTE, csrf_of};
 use qr_domain::service::SessionContext;
 use qr_domain::{Clock, Store, StoreError, random};
@@ -46,6 +49,8 @@ pub(crate) enum Failure {
     Method(&'static str),
     /// A state-changing form without this session's (or form cookie's) CSRF token (403).
     Csrf,
+    /// The user's role in the workspace shown does not allow this page or form (403).
+    Forbidden,
     /// The store failed (503 when it may pass, else 500).
     Store(StoreError),
     /// A bug; the detail is logged, not shown (500).
@@ -75,12 +80,42 @@ pub(crate) struct Layout {
     pub(crate) notice: Option<&'static str>,
 }
 
-/// The navigation's view of the logged-in account.
+/// The navigation's view of the logged-in user and the workspace shown.
 pub(crate) struct NavUser {
     pub(crate) email: String,
     pub(crate) admin: bool,
     pub(crate) csrf: String,
     pub(crate) verified: bool,
+    /// The workspace shown: its address and the user's role there.
+    pub(crate) workspace: String,
+    pub(crate) role: &'static str,
+    /// The user's other workspaces for the switcher: id and label (address and role).
+    pub(crate) others: Vec<(String, String)>,
+    /// Which areas the role opens (the navigation shows only those).
+    pub(crate) can: Areas,
+}
+
+/// The dashboard's areas a role opens, read from the domain's permission table.
+pub(crate) struct Areas {
+    pub(crate) keys: bool,
+    pub(crate) webhooks: bool,
+    pub(crate) domains: bool,
+    pub(crate) design: bool,
+    pub(crate) write_links: bool,
+    pub(crate) write_designs: bool,
+}
+
+impl Areas {
+    fn of(ctx: &SessionContext) -> Self {
+        Self {
+            keys: ctx.may(Operation::WriteKeys),
+            webhooks: ctx.may(Operation::WriteWebhooks),
+            domains: ctx.may(Operation::WriteDomains),
+            design: ctx.may(Operation::Generate),
+            write_links: ctx.may(Operation::WriteLinks),
+            write_designs: ctx.may(Operation::WriteDesigns),
+        }
+    }
 }
 
 impl Layout {
@@ -107,10 +142,24 @@ impl Layout {
     ) -> Self {
         Self {
             user: Some(NavUser {
-                email: ctx.account.email.to_string(),
-                admin: ctx.account.is_admin(),
+                email: ctx.user.email.to_string(),
+                admin: ctx.user.is_admin(),
                 csrf: ctx.csrf_token(),
-                verified: ctx.account.is_verified(),
+                verified: ctx.user.is_verified(),
+                workspace: ctx.account.email.to_string(),
+                role: ctx.role().title(),
+                others: ctx
+                    .workspaces
+                    .iter()
+                    .filter(|(a, _)| a.id != ctx.account.id)
+                    .map(|(a, m)| {
+                        (
+                            a.id.to_string(),
+                            format!("{} ({})", a.email, m.role.title()),
+                        )
+                    })
+                    .collect(),
+                can: Areas::of(ctx),
             }),
             active,
             notice: req.query().get("done").and_then(notice),
@@ -239,6 +288,10 @@ fn render_failure(failure: Failure) -> WebResponse {
             StatusCode::FORBIDDEN,
             "This form has expired or did not come from this site. Go back, reload the page and try again.",
         ),
+        Failure::Forbidden => (
+            StatusCode::FORBIDDEN,
+            "Your role in this workspace does not allow this. Ask one of its owners or admins.",
+        ),
         Failure::Store(e) if e == StoreError::Busy || e.is_unavailable() => {
             tracing::warn!(error = %e, "dashboard request failed");
             (
@@ -290,6 +343,11 @@ impl User<'_> {
         } else {
             Err(Failure::Csrf)
         }
+    }
+
+    /// The logged-in user as the caller of workspace operations.
+    pub(crate) fn caller(&self) -> Caller {
+        self.ctx.caller(self.req.client_ip)
     }
 
     /// The CSRF token for this session's forms.
@@ -411,10 +469,16 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         return Ok(redirect("/dashboard/login"));
     };
     let user = User { ctx, req };
+    if let Some(op) = operation_of(&segments, req.is_read())
+        && !user.ctx.may(op)
+    {
+        return Err(Failure::Forbidden);
+    }
     match segments.as_slice() {
         [] => read_only(req).and_then(|()| overview::show(web, &user)),
         ["logout"] => post_only(req).and_then(|()| public::logout(web, &user)),
         ["verify", "resend"] => post_only(req).and_then(|()| public::resend(web, &user)),
+        ["workspaces", "switch"] => post_only(req).and_then(|()| workspaces::switch(web, &user)),
         ["keys"] => keys::index(web, &user),
         ["keys", id] => keys::settings(web, &user, id),
         ["keys", id, "regenerate"] => {
@@ -480,6 +544,36 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         }
         _ => Err(Failure::NotFound),
     }
+}
+
+/// What the role must allow to open a page (`read`: GET or HEAD) or post its form: the
+/// dashboard's column of the domain's permission table. `None`: the user's own settings, the
+/// switcher, logging out, and the service's admin pages (which check the service role).
+/// Keys, webhooks and domains are managed on their pages, so even reading them there needs
+/// the right to change them (a member reads the domains through the link form).
+fn operation_of(segments: &[&str], read: bool) -> Option<Operation> {
+    use Operation as O;
+    let write_or = |read_op: O, write_op: O| if read { read_op } else { write_op };
+    Some(match segments {
+        [] => O::ReadUsage,
+        ["keys", ..] => O::WriteKeys,
+        ["webhooks", ..] => O::WriteWebhooks,
+        ["domains", ..] => O::WriteDomains,
+        ["links", "import"] => O::WriteLinks,
+        ["links", "print"] => O::Batch,
+        ["links"] => write_or(O::ReadLinks, O::WriteLinks),
+        ["links", _] | ["links", _, "scans.csv"] => O::ReadAnalytics,
+        ["links", _, "edit" | "delete"] => O::WriteLinks,
+        ["links", _, _] => O::ReadLinks,
+        ["design", "save"] => O::WriteDesigns,
+        ["design", ..] => O::Generate,
+        ["designs"] | ["designs", _, "preview.png"] => O::ReadDesigns,
+        ["designs", ..] => O::WriteDesigns,
+        ["account", "plan"] => O::ChangePlan,
+        ["account", "export"] => O::Export,
+        ["account", "delete"] => O::DeleteWorkspace,
+        _ => return None,
+    })
 }
 
 fn read_only(req: &WebRequest) -> Result<(), Failure> {

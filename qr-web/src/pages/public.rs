@@ -188,13 +188,13 @@ pub(super) fn signup<S: Store, C: Clock>(
                 .sign_up(fields.text("email"), fields.text("password"), plan)
         });
         match outcome {
-            Ok(SignUp::Created { account, .. }) => {
-                web.outbox.enqueue(verification_mail(web, account.id));
+            Ok(SignUp::Created { user, .. }) => {
+                web.outbox.enqueue(verification_mail(web, user.id));
                 return ok(&check_inbox());
             }
-            Ok(SignUp::Existing(account)) => {
+            Ok(SignUp::Existing(user)) => {
                 web.outbox
-                    .enqueue(existing_account_mail(web, account.email.to_string()));
+                    .enqueue(existing_account_mail(web, user.email.to_string()));
                 return ok(&check_inbox());
             }
             Err(AccountError::Email(e)) => form.email_error = Some(e.to_string()),
@@ -247,14 +247,14 @@ fn check_inbox() -> Message {
 /// The job that issues a verification token and composes its mail.
 pub(crate) fn verification_mail<S: Store, C: Clock>(
     web: &Web<S, C>,
-    account: qr_domain::AccountId,
+    user: qr_domain::ids::UserId,
 ) -> MailJob {
     let service = Arc::clone(&web.service);
     let link = web.link("/dashboard/verify?token=");
     Box::new(
-        move || match service.issue_token(account, TokenPurpose::Verify) {
-            Ok((account, token)) => Some(OutgoingMail {
-                to: account.email.to_string(),
+        move || match service.issue_token(user, TokenPurpose::Verify) {
+            Ok((user, token)) => Some(OutgoingMail {
+                to: user.email.to_string(),
                 subject: "Verify your e-mail address".to_owned(),
                 body: format!(
                     "Welcome to QR Platform.\n\nOpen this link within 24 hours to verify your e-mail address:\n\n{link}{}\n\nIf you did not sign up, ignore this message.\n",
@@ -366,11 +366,9 @@ pub(super) fn resend<S: Store, C: Clock>(
     user: &User<'_>,
 ) -> Result<WebResponse, Failure> {
     user.form()?;
-    if !user.ctx.account.is_verified() {
+    if !user.ctx.user.is_verified() {
         match web.service.admit_form(user.req.client_ip) {
-            Ok(()) => web
-                .outbox
-                .enqueue(verification_mail(web, user.ctx.account.id)),
+            Ok(()) => web.outbox.enqueue(verification_mail(web, user.ctx.user.id)),
             Err(AccountError::Throttled { .. }) => {}
             Err(e) => return Err(Failure::Internal(e.to_string())),
         }

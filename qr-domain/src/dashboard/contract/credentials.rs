@@ -1,27 +1,22 @@
-//! Contract checks of the dashboard's records in the store: accounts' passwords, roles and status, one-time tokens, sessions, plan requests, daily usage, deleting accounts and pruning credentials.
+//! Contract checks of the dashboard's records in the store: accounts' status, one-time tokens, sessions, plan requests, daily usage, deleting accounts and pruning credentials.
 
-use crate::accounts::account::{AccountStatus, Email, PlanRequest, Role};
+use crate::accounts::account::{AccountStatus, Email, PlanRequest};
+use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::Plan;
-use crate::contract::{key_for, link_for, scan, setup, t};
-use crate::dashboard::password::{Password, PasswordHash};
+use crate::contract::{key_for, link_for, member_of, scan, setup, t, user};
 use crate::dashboard::session::{SESSION_ABSOLUTE, Session, SessionSecret};
 use crate::dashboard::token::{OneTimeToken, TokenPurpose, TokenSecret};
 use crate::error::StoreError;
+use crate::ids::UserId;
 use crate::scans::scan::Device;
 use crate::store::Store;
 use chrono::Duration;
 
-const PASSWORD: &str = "plum tree at dawn";
-
-fn token(
-    account: crate::ids::AccountId,
-    purpose: TokenPurpose,
-    at: &str,
-) -> (OneTimeToken, TokenSecret) {
+fn token(user: UserId, purpose: TokenPurpose, at: &str) -> (OneTimeToken, TokenSecret) {
     let secret = TokenSecret::generate().unwrap();
     let token = OneTimeToken {
         hash: secret.hash(),
-        account_id: account,
+        user_id: user,
         purpose,
         new_email: None,
         created_at: t(at),
@@ -30,42 +25,32 @@ fn token(
     (token, secret)
 }
 
-fn session(account: crate::ids::AccountId, at: &str) -> Session {
+fn session(user: UserId, at: &str) -> Session {
     let secret = SessionSecret::generate().unwrap();
     Session {
         hash: secret.hash(),
-        account_id: account,
+        user_id: user,
+        account_id: None,
         created_at: t(at),
         last_seen_at: t(at),
         user_agent: "Firefox on Linux".to_owned(),
     }
 }
 
-/// Accounts keep their password hash, verification time, status and role through insert and update.
+/// Accounts keep their status through insert and update.
 pub fn accounts_keep_dashboard_fields<S: Store>(store: S) {
     let mut a = setup(&store, Plan::Free);
     assert_eq!(store.read(|tx| tx.account(a.id)).unwrap(), Some(a.clone()));
-    a.password_hash = Some(PasswordHash::of(&Password::new(PASSWORD).unwrap()).unwrap());
-    a.email_verified_at = Some(t("2024-01-02T03:04:05.123456Z"));
     a.status = AccountStatus::Disabled;
-    a.role = Role::Admin;
     assert!(store.write(|tx| tx.update_account(&a)).unwrap());
-    let back = store.read(|tx| tx.account(a.id)).unwrap().unwrap();
-    assert_eq!(back, a);
-    assert!(back.password_hash.unwrap().verify(PASSWORD));
-    let mut owner = crate::contract::account(Plan::Enterprise);
-    owner.role = Role::Owner;
-    store.write(|tx| tx.insert_account(&owner)).unwrap();
-    assert_eq!(
-        store.read(|tx| tx.account(owner.id)).unwrap().unwrap().role,
-        Role::Owner
-    );
+    assert_eq!(store.read(|tx| tx.account(a.id)).unwrap(), Some(a));
 }
 
-/// A token is taken once; a newer token of the same account and purpose replaces the older one;
-/// tokens of other purposes stay; a token needs an existing account.
+/// A token is taken once; a newer token of the same user and purpose replaces the older one;
+/// tokens of other purposes stay; a token needs an existing user.
 pub fn tokens_are_single_use_and_replaced<S: Store>(store: S) {
-    let a = setup(&store, Plan::Free);
+    let w = setup(&store, Plan::Free);
+    let a = member_of(&store, w.id, MemberRole::Owner);
     let (verify, verify_secret) = token(a.id, TokenPurpose::Verify, "2024-01-02T00:00:00Z");
     let (mut reset, reset_secret) = token(a.id, TokenPurpose::Reset, "2024-01-02T00:00:00Z");
     reset.new_email = Some(Email::parse("new@example.com").unwrap());
@@ -98,21 +83,19 @@ pub fn tokens_are_single_use_and_replaced<S: Store>(store: S) {
             .unwrap(),
         Some(newer)
     );
-    let (orphan, _) = token(
-        crate::contract::account(Plan::Free).id,
-        TokenPurpose::Verify,
-        "2024-01-02T00:00:00Z",
-    );
+    let (orphan, _) = token(user().id, TokenPurpose::Verify, "2024-01-02T00:00:00Z");
     assert!(matches!(
         store.write(|tx| tx.insert_token(&orphan)),
         Err(StoreError::Conflict(_))
     ));
 }
 
-/// Sessions are saved, found, listed oldest first, touched, and ended one or all but one.
+/// Sessions are saved, found, listed oldest first, touched, moved to another workspace, and
+/// ended one or all but one; a session needs an existing user and workspace.
 pub fn sessions_roundtrip_and_end<S: Store>(store: S) {
-    let a = setup(&store, Plan::Free);
-    let b = setup(&store, Plan::Free);
+    let w = setup(&store, Plan::Free);
+    let a = member_of(&store, w.id, MemberRole::Owner);
+    let b = member_of(&store, w.id, MemberRole::Member);
     let mut first = session(a.id, "2024-01-02T00:00:00Z");
     let second = session(a.id, "2024-01-03T00:00:00Z");
     let other = session(b.id, "2024-01-01T00:00:00Z");
@@ -128,6 +111,7 @@ pub fn sessions_roundtrip_and_end<S: Store>(store: S) {
         vec![first.clone(), second.clone()]
     );
     first.last_seen_at = t("2024-01-02T05:00:00Z");
+    first.account_id = Some(w.id);
     store.write(|tx| tx.save_session(&first)).unwrap();
     assert_eq!(
         store.read(|tx| tx.session(&first.hash)).unwrap(),
@@ -152,11 +136,11 @@ pub fn sessions_roundtrip_and_end<S: Store>(store: S) {
         1
     );
     assert_eq!(store.read(|tx| tx.sessions_of(b.id)).unwrap(), vec![other]);
-    let orphan = session(
-        crate::contract::account(Plan::Free).id,
-        "2024-01-02T00:00:00Z",
-    );
+    let orphan = session(user().id, "2024-01-02T00:00:00Z");
     assert!(store.write(|tx| tx.save_session(&orphan)).is_err());
+    let mut nowhere = session(b.id, "2024-01-02T00:00:00Z");
+    nowhere.account_id = Some(crate::contract::account(Plan::Free).id);
+    assert!(store.write(|tx| tx.save_session(&nowhere)).is_err());
 }
 
 /// Plan requests: one per account, replaced by a newer one, listed oldest first, removed.
@@ -219,15 +203,18 @@ pub fn daily_usage_adds_up<S: Store>(store: S) {
 }
 
 /// Deleting an account removes everything it owns and tombstones its codes; others keep theirs.
+/// Its members stay users (their sessions and tokens with them).
 pub fn delete_account_removes_everything<S: Store>(store: S) {
     let a = setup(&store, Plan::Free);
     let b = setup(&store, Plan::Free);
+    let owner = member_of(&store, a.id, MemberRole::Owner);
     let (ka, secret_a) = key_for(a.id);
     let (kb, _) = key_for(b.id);
     let la = link_for(a.id, "2024-01-02T00:00:00Z");
     let lb = link_for(b.id, "2024-01-02T00:00:00Z");
-    let sa = session(a.id, "2024-01-02T00:00:00Z");
-    let (ta, ta_secret) = token(a.id, TokenPurpose::Reset, "2024-01-02T00:00:00Z");
+    let mut sa = session(owner.id, "2024-01-02T00:00:00Z");
+    sa.account_id = Some(a.id);
+    let (ta, ta_secret) = token(owner.id, TokenPurpose::Reset, "2024-01-02T00:00:00Z");
     let day = crate::contract::day("2024-01-02");
     store
         .write(|tx| {
@@ -270,7 +257,8 @@ pub fn delete_account_removes_everything<S: Store>(store: S) {
                 "printed codes never come back"
             );
             assert_eq!(tx.link_by_code(None, &la.short_code)?, None);
-            assert_eq!(tx.session(&sa.hash)?, None);
+            assert_eq!(tx.session(&sa.hash)?.map(|s| s.account_id), Some(None));
+            assert_eq!(tx.membership(a.id, owner.id)?, None);
             assert!(tx.plan_requests()?.is_empty());
             assert!(tx.daily_usage(a.id, day, day)?.is_empty());
             assert!(
@@ -296,15 +284,15 @@ pub fn delete_account_removes_everything<S: Store>(store: S) {
         .unwrap();
     assert_eq!(
         store.write(|tx| tx.take_token(&ta_secret.hash())).unwrap(),
-        None
+        Some(ta),
+        "the user's token is theirs, not the workspace's"
     );
-    // The address is free again.
-    store.write(|tx| tx.insert_account(&a)).unwrap();
 }
 
 /// Pruning removes expired tokens and sessions idle or old past their limits, nothing else.
 pub fn prune_credentials_removes_ended<S: Store>(store: S) {
-    let a = setup(&store, Plan::Free);
+    let w = setup(&store, Plan::Free);
+    let a = member_of(&store, w.id, MemberRole::Owner);
     let (expired, expired_secret) = token(a.id, TokenPurpose::Verify, "2024-01-01T00:00:00Z");
     let (fresh, fresh_secret) = token(a.id, TokenPurpose::Reset, "2024-01-02T12:00:00Z");
     let idle = session(a.id, "2024-01-01T00:00:00Z");

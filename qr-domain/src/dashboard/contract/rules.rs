@@ -1,10 +1,16 @@
 //! Contract checks of the dashboard's rules over a store: sign-up policy and plan requests, verification, password reset, login and sessions, e-mail changes, disabling and roles, deletion, daily usage, renders and own keys.
 
 use crate::accounts::account::{AccountStatus, Role, SignupPolicy};
+use crate::accounts::caller::Caller;
 use crate::accounts::key::KeyMode;
+use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::Plan;
+use crate::accounts::user::Membership;
+use crate::clock::Clock;
 use crate::contract::{service, t};
 use crate::dashboard::token::TokenPurpose;
+use crate::ids::{AccountId, UserId};
+use crate::service::Service;
 use crate::service::{
     AccountError, Actor, AdminError, AuthError, LOGIN_ACCOUNT_BURST, LOGIN_ADDRESS_BURST,
     LoginError, Resolution, SignUp,
@@ -14,13 +20,19 @@ use chrono::Duration;
 
 const PASSWORD: &str = "plum tree at dawn";
 
+/// The user who owns a workspace the operator made.
+fn owner_id<S: Store, C: Clock>(svc: &Service<S, C>, account: AccountId) -> UserId {
+    svc.owner_of(account).unwrap().expect("an owner").id
+}
+
 /// Sign-up follows the operator's policy: closed, self-service plans, requests for others, the
 /// same outcome for a taken address, password rules; admins approve and decline requests.
 pub fn dashboard_signup_and_plan_requests<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
     let svc = svc.with_signup_policy(SignupPolicy::new(true, [Plan::Starter]));
-    let owner = svc.create_owner("owner@example.com").unwrap();
+    let (owner, _) = svc.create_owner("owner@example.com").unwrap();
     let SignUp::Created {
+        user: su,
         account: s,
         requested,
     } = svc
@@ -30,12 +42,13 @@ pub fn dashboard_signup_and_plan_requests<S: Store>(store: S) {
         panic!("a new address makes an account");
     };
     assert_eq!(
-        (s.plan, requested, s.is_verified()),
+        (s.plan, requested, su.is_verified()),
         (Plan::Starter, None, false)
     );
     let SignUp::Created {
         account: p,
         requested,
+        ..
     } = svc.sign_up("p@example.com", PASSWORD, Plan::Pro).unwrap()
     else {
         panic!("a new address makes an account");
@@ -44,7 +57,7 @@ pub fn dashboard_signup_and_plan_requests<S: Store>(store: S) {
     assert_eq!(
         svc.sign_up("S@EXAMPLE.com", "another fine password", Plan::Free)
             .unwrap(),
-        SignUp::Existing(s.clone())
+        SignUp::Existing(su.clone())
     );
     assert!(matches!(
         svc.sign_up("x@example.com", "password12", Plan::Free),
@@ -55,23 +68,30 @@ pub fn dashboard_signup_and_plan_requests<S: Store>(store: S) {
         Err(AccountError::Email(_))
     ));
     assert!(matches!(
-        svc.decide_plan_request(Actor::Account(s.id), p.id, true),
+        svc.decide_plan_request(Actor::User(su.id), p.id, true),
         Err(AdminError::NotAllowed)
     ));
-    let requests = svc.admin_plan_requests(Actor::Account(owner.id)).unwrap();
+    let requests = svc.admin_plan_requests(Actor::User(owner.id)).unwrap();
     assert_eq!(requests.len(), 1);
     assert_eq!((requests[0].0.plan, requests[0].1.id), (Plan::Pro, p.id));
     let approved = svc
-        .decide_plan_request(Actor::Account(owner.id), p.id, true)
+        .decide_plan_request(Actor::User(owner.id), p.id, true)
         .unwrap();
     assert_eq!(approved.plan, Plan::Pro);
     assert!(matches!(
-        svc.decide_plan_request(Actor::Account(owner.id), p.id, false),
+        svc.decide_plan_request(Actor::User(owner.id), p.id, false),
         Err(AdminError::NoPlanRequest(_))
     ));
-    // A customer asks for a plan later: self-service at once, others as a request.
+    // A customer asks for a plan later: self-service at once, others as a request; only the
+    // workspace's owner may.
+    let as_owner = Caller::member(s.id, su.id, "s@example.com", MemberRole::Owner, None);
+    let as_admin = Caller::member(s.id, su.id, "s@example.com", MemberRole::Admin, None);
     assert!(matches!(
-        svc.request_plan(s.id, Plan::Enterprise).unwrap(),
+        svc.request_plan(&as_admin, Plan::Free),
+        Err(AccountError::NotPermitted(_))
+    ));
+    assert!(matches!(
+        svc.request_plan(&as_owner, Plan::Enterprise).unwrap(),
         crate::service::PlanChange::Requested(_)
     ));
     assert_eq!(
@@ -82,7 +102,7 @@ pub fn dashboard_signup_and_plan_requests<S: Store>(store: S) {
         .unwrap();
     assert_eq!(svc.account(s.id).unwrap().plan, Plan::Starter);
     assert!(matches!(
-        svc.request_plan(s.id, Plan::Free).unwrap(),
+        svc.request_plan(&as_owner, Plan::Free).unwrap(),
         crate::service::PlanChange::Changed(a) if a.plan == Plan::Free
     ));
     let closed = svc.with_signup_policy(SignupPolicy::new(false, []));
@@ -96,8 +116,11 @@ pub fn dashboard_signup_and_plan_requests<S: Store>(store: S) {
 /// purpose, and a newer token replaces the older.
 pub fn dashboard_verification_tokens<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-05-01T10:00:00Z");
-    let SignUp::Created { account: a, .. } =
-        svc.sign_up("a@example.com", PASSWORD, Plan::Free).unwrap()
+    let SignUp::Created {
+        user: u,
+        account: a,
+        ..
+    } = svc.sign_up("a@example.com", PASSWORD, Plan::Free).unwrap()
     else {
         panic!("new account");
     };
@@ -105,13 +128,13 @@ pub fn dashboard_verification_tokens<S: Store>(store: S) {
         svc.create_own_key(a.id, "Server", KeyMode::Live),
         Err(AdminError::NotVerified)
     ));
-    let (_, first) = svc.issue_token(a.id, TokenPurpose::Verify).unwrap();
-    let (_, second) = svc.issue_token(a.id, TokenPurpose::Verify).unwrap();
+    let (_, first) = svc.issue_token(u.id, TokenPurpose::Verify).unwrap();
+    let (_, second) = svc.issue_token(u.id, TokenPurpose::Verify).unwrap();
     assert!(matches!(
         svc.verify_email(first.expose()),
         Err(AccountError::InvalidToken)
     ));
-    let (_, reset) = svc.issue_token(a.id, TokenPurpose::Reset).unwrap();
+    let (_, reset) = svc.issue_token(u.id, TokenPurpose::Reset).unwrap();
     assert!(matches!(
         svc.verify_email(reset.expose()),
         Err(AccountError::InvalidToken)
@@ -136,7 +159,7 @@ pub fn dashboard_verification_tokens<S: Store>(store: S) {
     let (key, secret) = svc.create_own_key(a.id, "Server", KeyMode::Live).unwrap();
     assert_eq!(key.name, "Server");
     assert!(secret.expose_secret().ends_with(&key.last_four));
-    let (_, late) = svc.issue_token(a.id, TokenPurpose::Verify).unwrap();
+    let (_, late) = svc.issue_token(u.id, TokenPurpose::Verify).unwrap();
     clock.advance(Duration::hours(24));
     assert!(matches!(
         svc.verify_email(late.expose()),
@@ -149,6 +172,7 @@ pub fn dashboard_verification_tokens<S: Store>(store: S) {
 pub fn dashboard_password_reset<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let ua = owner_id(&svc, a.id);
     assert!(
         svc.password_reset_token("nobody@example.com")
             .unwrap()
@@ -163,7 +187,7 @@ pub fn dashboard_password_reset<S: Store>(store: S) {
     assert!(changed.is_verified(), "the link reached the address");
     let (_, session) = svc.log_in("a@example.com", PASSWORD, None, None).unwrap();
     assert!(svc.session(session.expose()).unwrap().is_some());
-    let (_, again) = svc.issue_token(a.id, TokenPurpose::Reset).unwrap();
+    let (_, again) = svc.issue_token(ua, TokenPurpose::Reset).unwrap();
     svc.reset_password(again.expose(), "an even better password")
         .unwrap();
     assert!(
@@ -186,7 +210,8 @@ pub fn dashboard_password_reset<S: Store>(store: S) {
 pub fn dashboard_login_and_sessions<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let (_, t1) = svc.issue_token(a.id, TokenPurpose::Reset).unwrap();
+    let ua = owner_id(&svc, a.id);
+    let (_, t1) = svc.issue_token(ua, TokenPurpose::Reset).unwrap();
     svc.reset_password(t1.expose(), PASSWORD).unwrap();
     let ip = Some("192.0.2.7".parse().unwrap());
     assert_eq!(
@@ -208,7 +233,7 @@ pub fn dashboard_login_and_sessions<S: Store>(store: S) {
     assert_eq!(ctx.account.id, a.id);
     assert_eq!(ctx.session.user_agent, "Firefox on Linux");
     assert!(ctx.check_csrf(&ctx.csrf_token()) && !ctx.check_csrf("forged"));
-    assert_eq!(svc.sessions(a.id).unwrap().len(), 2);
+    assert_eq!(svc.sessions(ua).unwrap().len(), 2);
     // Idle expiry: 11 hours quiet is fine, 12 is not.
     clock.advance(Duration::hours(11));
     assert!(svc.session(s1.expose()).unwrap().is_some());
@@ -230,8 +255,8 @@ pub fn dashboard_login_and_sessions<S: Store>(store: S) {
     assert!(svc.session(s4.expose()).unwrap().is_none());
     assert!(svc.session(s5.expose()).unwrap().is_some());
     svc.log_in("a@example.com", PASSWORD, ip, None).unwrap();
-    assert!(svc.log_out_everywhere(a.id).unwrap() >= 2);
-    assert!(svc.sessions(a.id).unwrap().is_empty());
+    assert!(svc.log_out_everywhere(ua).unwrap() >= 2);
+    assert!(svc.sessions(ua).unwrap().is_empty());
     assert!(svc.session(s5.expose()).unwrap().is_none());
     // Per account: after the burst even the right password is refused unchecked, from anywhere.
     for i in 0..LOGIN_ACCOUNT_BURST {
@@ -268,19 +293,20 @@ pub fn dashboard_login_and_sessions<S: Store>(store: S) {
 pub fn dashboard_email_change<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
+    let ua = owner_id(&svc, a.id);
     svc.create_account("taken@example.com", Plan::Free).unwrap();
-    let (_, t1) = svc.issue_token(a.id, TokenPurpose::Reset).unwrap();
+    let (_, t1) = svc.issue_token(ua, TokenPurpose::Reset).unwrap();
     svc.reset_password(t1.expose(), PASSWORD).unwrap();
     assert!(matches!(
-        svc.request_email_change(a.id, "wrong password", "new@example.com"),
+        svc.request_email_change(ua, "wrong password", "new@example.com"),
         Err(AccountError::WrongPassword)
     ));
     assert!(matches!(
-        svc.request_email_change(a.id, PASSWORD, "TAKEN@example.com"),
+        svc.request_email_change(ua, PASSWORD, "TAKEN@example.com"),
         Err(AccountError::EmailTaken(_))
     ));
     let (_, token) = svc
-        .request_email_change(a.id, PASSWORD, "new@example.com")
+        .request_email_change(ua, PASSWORD, "new@example.com")
         .unwrap();
     assert_eq!(svc.account(a.id).unwrap().email.as_str(), "a@example.com");
     let moved = svc.confirm_email_change(token.expose()).unwrap();
@@ -291,26 +317,33 @@ pub fn dashboard_email_change<S: Store>(store: S) {
         Err(AccountError::InvalidToken)
     ));
     assert!(svc.log_in("new@example.com", PASSWORD, None, None).is_ok());
+    assert_eq!(
+        svc.account(a.id).unwrap().email.as_str(),
+        "new@example.com",
+        "the workspace she owns moves along"
+    );
 }
 
-/// Disabling ends sessions, refuses logins and fails keys at once; enabling restores the keys.
-/// Only admins administer, only the owner makes admins, and the owner is protected.
+/// Disabling a workspace ends its only member's sessions, refuses their logins and fails keys at
+/// once; enabling restores the keys. Only admins administer, only the owner makes admins, and
+/// the owner is protected.
 pub fn dashboard_disable_and_roles<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
-    let owner = svc.create_owner("owner@example.com").unwrap();
+    let (owner, owner_ws) = svc.create_owner("owner@example.com").unwrap();
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let b = svc.create_account("b@example.com", Plan::Free).unwrap();
-    let (_, token) = svc.issue_token(a.id, TokenPurpose::Reset).unwrap();
+    let (ua, ub) = (owner_id(&svc, a.id), owner_id(&svc, b.id));
+    let (_, token) = svc.issue_token(ua, TokenPurpose::Reset).unwrap();
     svc.reset_password(token.expose(), PASSWORD).unwrap();
     let (_, key) = svc.create_key(a.id, KeyMode::Live).unwrap();
     assert!(svc.authenticate(Some(key.expose_secret()), None).is_ok());
     let (_, session) = svc.log_in("a@example.com", PASSWORD, None, None).unwrap();
     assert!(matches!(
-        svc.set_status(Actor::Account(b.id), a.id, AccountStatus::Disabled),
+        svc.set_status(Actor::User(ub), a.id, AccountStatus::Disabled),
         Err(AdminError::NotAllowed)
     ));
-    assert!(!svc.may_administer(Actor::Account(b.id)).unwrap());
-    svc.set_status(Actor::Account(owner.id), a.id, AccountStatus::Disabled)
+    assert!(!svc.may_administer(Actor::User(ub)).unwrap());
+    svc.set_status(Actor::User(owner.id), a.id, AccountStatus::Disabled)
         .unwrap();
     assert_eq!(
         svc.authenticate(Some(key.expose_secret()), None)
@@ -327,20 +360,20 @@ pub fn dashboard_disable_and_roles<S: Store>(store: S) {
         .unwrap();
     assert!(svc.authenticate(Some(key.expose_secret()), None).is_ok());
     // Roles: the owner makes an admin, who administers but makes no admins.
-    svc.set_role(Actor::Account(owner.id), b.id, Role::Admin)
+    svc.set_role(Actor::User(owner.id), ub, Role::Admin)
         .unwrap();
-    assert!(svc.may_administer(Actor::Account(b.id)).unwrap());
-    assert_eq!(svc.admin_accounts(Actor::Account(b.id)).unwrap().len(), 3);
+    assert!(svc.may_administer(Actor::User(ub)).unwrap());
+    assert_eq!(svc.admin_accounts(Actor::User(ub)).unwrap().len(), 3);
     assert!(matches!(
-        svc.set_role(Actor::Account(b.id), a.id, Role::Admin),
+        svc.set_role(Actor::User(ub), ua, Role::Admin),
         Err(AdminError::NotAllowed)
     ));
     assert!(matches!(
-        svc.set_status(Actor::Account(b.id), owner.id, AccountStatus::Disabled),
+        svc.set_status(Actor::User(ub), owner_ws.id, AccountStatus::Disabled),
         Err(AdminError::OwnerProtected)
     ));
     assert!(matches!(
-        svc.set_status(Actor::Account(b.id), b.id, AccountStatus::Disabled),
+        svc.set_status(Actor::User(ub), b.id, AccountStatus::Disabled),
         Err(AdminError::OwnAccount)
     ));
     assert!(matches!(
@@ -348,11 +381,11 @@ pub fn dashboard_disable_and_roles<S: Store>(store: S) {
         Err(AdminError::OwnerProtected)
     ));
     let changed = svc
-        .admin_set_plan(Actor::Account(b.id), a.id, Plan::Pro)
+        .admin_set_plan(Actor::User(ub), a.id, Plan::Pro)
         .unwrap();
     assert_eq!(changed.plan, Plan::Pro);
     assert!(
-        svc.mark_verified(Actor::Operator, b.id)
+        svc.mark_verified(Actor::Operator, ub)
             .unwrap()
             .is_verified()
     );
@@ -362,25 +395,50 @@ pub fn dashboard_disable_and_roles<S: Store>(store: S) {
     );
 }
 
-/// Deleting one's account needs the password and takes its keys, links and sessions with it;
-/// the owner cannot delete theirs.
+/// Deleting a workspace needs its owner's password and takes its keys, links and sessions with
+/// it (a user left without workspaces goes too); other members may not; the service's owner
+/// cannot delete theirs.
 pub fn dashboard_account_deletion<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
-    let owner = svc.create_owner("owner@example.com").unwrap();
+    let (owner, _) = svc.create_owner("owner@example.com").unwrap();
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let (_, token) = svc.issue_token(a.id, TokenPurpose::Reset).unwrap();
+    let ua = owner_id(&svc, a.id);
+    let (_, token) = svc.issue_token(ua, TokenPurpose::Reset).unwrap();
+    svc.reset_password(token.expose(), PASSWORD).unwrap();
+    let viewer = svc.create_account("v@example.com", Plan::Free).unwrap();
+    let uv = owner_id(&svc, viewer.id);
+    svc.store
+        .write(|tx| {
+            tx.put_membership(&Membership {
+                account_id: a.id,
+                user_id: uv,
+                role: MemberRole::Viewer,
+                created_at: t("2024-05-01T10:00:00Z"),
+            })
+        })
+        .unwrap();
+    let (_, token) = svc.issue_token(uv, TokenPurpose::Reset).unwrap();
     svc.reset_password(token.expose(), PASSWORD).unwrap();
     let (_, key) = svc.create_key(a.id, KeyMode::Live).unwrap();
     let link = svc
         .create_link(&a, "Flyer", "https://example.com/")
         .unwrap();
     let (_, session) = svc.log_in("a@example.com", PASSWORD, None, None).unwrap();
+    let ctx = svc.session(session.expose()).unwrap().unwrap();
     assert!(svc.authenticate(Some(key.expose_secret()), None).is_ok());
+    let (_, viewing) = svc.log_in("v@example.com", PASSWORD, None, None).unwrap();
+    let vctx = svc.session(viewing.expose()).unwrap().unwrap();
+    assert!(svc.switch_workspace(&vctx, a.id).unwrap());
+    let vctx = svc.session(viewing.expose()).unwrap().unwrap();
     assert!(matches!(
-        svc.delete_own_account(a.id, "wrong password"),
+        svc.delete_workspace(&vctx, PASSWORD),
+        Err(AccountError::NotPermitted(_))
+    ));
+    assert!(matches!(
+        svc.delete_workspace(&ctx, "wrong password"),
         Err(AccountError::WrongPassword)
     ));
-    svc.delete_own_account(a.id, PASSWORD).unwrap();
+    svc.delete_workspace(&ctx, PASSWORD).unwrap();
     assert_eq!(
         svc.authenticate(Some(key.expose_secret()), None)
             .unwrap_err(),
@@ -392,10 +450,20 @@ pub fn dashboard_account_deletion<S: Store>(store: S) {
     );
     assert!(svc.session(session.expose()).unwrap().is_none());
     assert!(svc.account_by_email(&a.email).unwrap().is_none());
+    assert!(
+        matches!(svc.user(ua), Err(AdminError::UserNotFound(_))),
+        "no workspace left"
+    );
+    let vctx = svc.session(viewing.expose()).unwrap().unwrap();
+    assert_eq!(vctx.account.id, viewer.id, "the viewer is back in her own");
     let (_, token) = svc.issue_token(owner.id, TokenPurpose::Reset).unwrap();
     svc.reset_password(token.expose(), PASSWORD).unwrap();
+    let (_, own) = svc
+        .log_in("owner@example.com", PASSWORD, None, None)
+        .unwrap();
+    let octx = svc.session(own.expose()).unwrap().unwrap();
     assert!(matches!(
-        svc.delete_own_account(owner.id, PASSWORD),
+        svc.delete_workspace(&octx, PASSWORD),
         Err(AccountError::OwnerProtected)
     ));
 }
