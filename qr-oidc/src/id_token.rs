@@ -139,8 +139,9 @@ fn family_fits(jwk: &Jwk, algorithm: Algorithm) -> bool {
 }
 
 /// Verifies `token`'s signature with the key of its `kid` among `keys`, its algorithm one of
-/// [`ACCEPTED`] and of the provider's `signing_algorithms`, and reads its claims. The claims are
-/// not judged here ([`qr_domain::sso::check_claims`] does that).
+/// RS256/384/512, PS256/384/512, ES256/384 or EdDSA and one of the provider's
+/// `signing_algorithms`, and reads its claims. The claims are not judged here
+/// ([`qr_domain::sso::check_claims`] does that).
 pub fn verify_signature(
     token: &RawIdToken,
     keys: &KeySet,

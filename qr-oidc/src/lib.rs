@@ -1,6 +1,6 @@
 //! The OpenID Connect client behind qr-domain's single sign-on seam ([`IdentityProvider`]): discovery, the provider's key set, the token request with the PKCE verifier, and the ID token's signature; every rule about what is accepted stays in `qr_domain::sso`.
 //!
-//! Network: every request goes through [`fetch`]: `http` or `https` only, the host's addresses
+//! Network: every request goes through `fetch.rs`: `http` or `https` only, the host's addresses
 //! checked before connecting (public only, unless [`OidcConfig::addresses`] is
 //! [`IssuerAddresses::Any`], as tests and private deployments set, like the webhook deliverer's
 //! `allow_private`), no redirects followed, each request cut at [`OidcConfig::timeout`] (5 s

@@ -35,8 +35,8 @@ pub use provider::{
     SignatureError, TokenEndpointAuth,
 };
 pub use settings::{
-    ClientId, ClientSecret, DefaultRole, EmailDomains, IssuerAddresses, IssuerUrl, RedirectUri,
-    SsoSettings, SsoSettingsError, SsoSettingsInput,
+    ClientId, ClientSecret, DefaultRole, EmailDomains, IssuerAddresses, IssuerUrl,
+    MAX_EMAIL_DOMAINS, RedirectUri, SsoSettings, SsoSettingsError, SsoSettingsInput,
 };
 
 use thiserror::Error;

@@ -5,7 +5,7 @@
 //! `QR_REQUIRE_SUITES`).
 //!
 //! The provider prints `ready <issuer>` once it listens; until then [`OidcProviderServer::start`]
-//! waits (up to [`START_TIMEOUT`]). The process is the test's child, killed when the guard drops,
+//! waits (up to 30 s). The process is the test's child, killed when the guard drops,
 //! and by the watchdog through its pid file should the test process die first.
 
 use std::collections::BTreeMap;
