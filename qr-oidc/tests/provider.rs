@@ -105,7 +105,9 @@ fn sign_in(
 ) -> SignedIn {
     let metadata = oidc.discover(&settings.issuer).expect("discovery");
     let attempt = SsoAttempt::begin(AccountId::random(), Utc::now()).unwrap();
-    let url = attempt.authorization_url(&metadata, &settings.client_id, &redirect_uri());
+    let url = attempt
+        .authorization_url(&metadata, &settings.client_id, &redirect_uri())
+        .unwrap();
     let landed = provider
         .sign_in(&url, login)
         .unwrap_or_else(|e| panic!("{e}\n{}", provider.log()));

@@ -10,7 +10,7 @@ use super::SsoError;
 use super::callback::{Callback, CallbackOutcome};
 use super::claims::{ClaimExpectations, VerifiedIdentity, check_claims};
 use super::encoding::{base64url, is_base64url};
-use super::provider::{IdentityProvider, ProviderMetadata};
+use super::provider::{IdentityProvider, ProviderError, ProviderMetadata, ProviderStep};
 use super::settings::{ClientId, RedirectUri, SsoSettings};
 use crate::ids::AccountId;
 use crate::random::{self, RandomError};
@@ -169,15 +169,20 @@ impl SsoAttempt {
 
     /// Where to send the browser: the provider's authorization endpoint with `response_type=code`,
     /// `scope=openid email`, the client id, the redirect URI, the state, the nonce and the S256
-    /// challenge (parameters the endpoint URL already carries are kept).
+    /// challenge (parameters the endpoint URL already carries are kept). Metadata from
+    /// [`ProviderMetadata::from_discovery`] always has a valid endpoint; one built otherwise
+    /// with an invalid URL is refused rather than trusted.
     pub fn authorization_url(
         &self,
         metadata: &ProviderMetadata,
         client_id: &ClientId,
         redirect_uri: &RedirectUri,
-    ) -> String {
-        let mut url = Url::parse(&metadata.authorization_endpoint)
-            .expect("ProviderMetadata holds an absolute authorization endpoint");
+    ) -> Result<String, ProviderError> {
+        let mut url =
+            Url::parse(&metadata.authorization_endpoint).map_err(|_| ProviderError::Invalid {
+                step: ProviderStep::Discovery,
+                detail: "authorization_endpoint is not a URL".to_owned(),
+            })?;
         url.query_pairs_mut()
             .append_pair("response_type", "code")
             .append_pair("scope", "openid email")
@@ -187,7 +192,7 @@ impl SsoAttempt {
             .append_pair("nonce", self.nonce.as_str())
             .append_pair("code_challenge", &self.verifier.s256_challenge())
             .append_pair("code_challenge_method", "S256");
-        url.into()
+        Ok(url.into())
     }
 
     /// Refuses a callback whose `state` is not this attempt's (compared in constant time). The
@@ -250,6 +255,7 @@ impl SsoAttempt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sso::{AuthorizationCode, IdTokenClaims};
 
     fn at(seconds: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap()
@@ -336,11 +342,13 @@ mod tests {
             "https://id.example",
             "https://id.example/authorize?tenant=7",
         );
-        let url = attempt.authorization_url(
-            &metadata,
-            &ClientId::parse("qr app").unwrap(),
-            &RedirectUri::parse("https://qr.example/sso/callback").unwrap(),
-        );
+        let url = attempt
+            .authorization_url(
+                &metadata,
+                &ClientId::parse("qr app").unwrap(),
+                &RedirectUri::parse("https://qr.example/sso/callback").unwrap(),
+            )
+            .unwrap();
         let parsed = Url::parse(&url).unwrap();
         assert_eq!(parsed.path(), "/authorize");
         let pairs: Vec<(String, String)> = parsed.query_pairs().into_owned().collect();
@@ -361,5 +369,167 @@ mod tests {
         assert_eq!(get("code_challenge"), attempt.verifier().s256_challenge());
         assert_eq!(get("code_challenge_method"), "S256");
         assert!(!url.contains(attempt.verifier().as_str()));
+    }
+
+    /// A provider that answers `claims` and counts its exchanges.
+    struct FakeProvider {
+        claims: IdTokenClaims,
+        exchanges: std::sync::atomic::AtomicUsize,
+    }
+
+    impl IdentityProvider for FakeProvider {
+        fn discover(&self, _: &super::super::IssuerUrl) -> Result<ProviderMetadata, ProviderError> {
+            Ok(ProviderMetadata::for_tests(
+                "https://id.example",
+                "https://id.example/authorize",
+            ))
+        }
+
+        fn exchange_code(
+            &self,
+            _: &ProviderMetadata,
+            _: &SsoSettings,
+            _: &AuthorizationCode,
+            _: &PkceVerifier,
+            _: &RedirectUri,
+        ) -> Result<IdTokenClaims, ProviderError> {
+            self.exchanges
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(self.claims.clone())
+        }
+    }
+
+    fn settings() -> SsoSettings {
+        SsoSettings::parse(
+            super::super::SsoSettingsInput {
+                issuer: "https://id.example",
+                client_id: "qr-app",
+                client_secret: "secret",
+                allowed_domains: "example.com",
+                default_role: "viewer",
+            },
+            super::super::IssuerAddresses::PublicOnly,
+        )
+        .unwrap()
+    }
+
+    /// An attempt begun at `at(0)`, a provider vouching for jane with its nonce, and a
+    /// callback carrying `query` (the attempt's state when `state` is `None`).
+    fn setup(state: Option<&str>, extra: &[(&str, &str)]) -> (SsoAttempt, FakeProvider, Callback) {
+        let attempt = SsoAttempt::begin(AccountId::random(), at(0)).unwrap();
+        let provider = FakeProvider {
+            claims: IdTokenClaims {
+                issuer: "https://id.example".to_owned(),
+                audiences: vec!["qr-app".to_owned()],
+                authorized_party: None,
+                subject: "jane-1".to_owned(),
+                expires_at: at(300),
+                issued_at: at(0),
+                nonce: Some(attempt.nonce().as_str().to_owned()),
+                email: Some("jane@example.com".to_owned()),
+                email_verified: Some(true),
+            },
+            exchanges: std::sync::atomic::AtomicUsize::new(0),
+        };
+        let state = state.unwrap_or(attempt.state().as_str()).to_owned();
+        let mut pairs = vec![("state", state.as_str())];
+        pairs.extend_from_slice(extra);
+        let callback = Callback::from_query_pairs(pairs).unwrap();
+        (attempt, provider, callback)
+    }
+
+    fn complete(
+        attempt: SsoAttempt,
+        provider: &FakeProvider,
+        callback: &Callback,
+        now: DateTime<Utc>,
+    ) -> Result<VerifiedIdentity, SsoError> {
+        let metadata =
+            ProviderMetadata::for_tests("https://id.example", "https://id.example/authorize");
+        let redirect = RedirectUri::parse("https://qr.example/sso/callback").unwrap();
+        attempt.complete(callback, provider, &metadata, &settings(), &redirect, now)
+    }
+
+    #[test]
+    fn completion_gives_the_identity_once_every_check_passes() {
+        let (attempt, provider, callback) = setup(None, &[("code", "c")]);
+        let identity = complete(attempt, &provider, &callback, at(5)).unwrap();
+        assert_eq!(identity.email.as_str(), "jane@example.com");
+        assert_eq!(
+            provider.exchanges.load(std::sync::atomic::Ordering::SeqCst),
+            1
+        );
+    }
+
+    /// A callback's state (`None`: the attempt's), its other parameters, the time of completion
+    /// and the refusal expected.
+    type Case<'a> = (
+        Option<&'a str>,
+        &'a [(&'a str, &'a str)],
+        DateTime<Utc>,
+        SsoError,
+    );
+
+    #[test]
+    fn refusals_before_the_exchange_never_reach_the_provider() {
+        let cases: [Case<'_>; 4] = [
+            (
+                Some("forged"),
+                &[("code", "c")],
+                at(5),
+                SsoError::StateMismatch,
+            ),
+            (None, &[("code", "c")], at(601), SsoError::AttemptExpired),
+            (
+                None,
+                &[("code", "c"), ("iss", "https://evil.example")],
+                at(5),
+                SsoError::Provider(ProviderError::IssuerMismatch {
+                    expected: "https://id.example".to_owned(),
+                    found: "https://evil.example".to_owned(),
+                }),
+            ),
+            (
+                None,
+                &[("error", "access_denied"), ("error_description", "no")],
+                at(5),
+                SsoError::Denied {
+                    error: "access_denied".to_owned(),
+                    description: Some("no".to_owned()),
+                },
+            ),
+        ];
+        for (state, extra, now, expected) in cases {
+            let (attempt, provider, callback) = setup(state, extra);
+            assert_eq!(
+                complete(attempt, &provider, &callback, now),
+                Err(expected.clone())
+            );
+            assert_eq!(
+                provider.exchanges.load(std::sync::atomic::Ordering::SeqCst),
+                0,
+                "{expected}"
+            );
+        }
+        assert_eq!(
+            SsoError::Denied {
+                error: "access_denied".to_owned(),
+                description: Some("no".to_owned())
+            }
+            .to_string(),
+            "the identity provider refused the sign-in: access_denied: no"
+        );
+    }
+
+    #[test]
+    fn the_claims_are_checked_after_the_exchange() {
+        let (attempt, mut provider, callback) = setup(None, &[("code", "c")]);
+        provider.claims.email_verified = Some(false);
+        assert!(matches!(
+            complete(attempt, &provider, &callback, at(5)),
+            Err(SsoError::Claims(
+                super::super::ClaimError::EmailUnverified { .. }
+            ))
+        ));
     }
 }
