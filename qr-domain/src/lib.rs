@@ -22,6 +22,7 @@ pub mod public_address;
 pub mod random;
 pub mod scans;
 pub mod service;
+pub mod sso;
 pub mod stats;
 pub mod store;
 pub mod webhooks;

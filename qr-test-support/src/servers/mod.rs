@@ -1,4 +1,4 @@
-//! Real outside servers for tests: a throwaway PostgreSQL cluster, Redis servers, dnsmasq DNS servers and Caddy reverse proxies, started in temporary directories and stopped by their guards.
+//! Real outside servers for tests: a throwaway PostgreSQL cluster, Redis servers, dnsmasq DNS servers, Caddy reverse proxies and an OpenID Connect provider, started in temporary directories and stopped by their guards.
 //!
 //! Each server has a watchdog: a `sh` process whose standard input is a pipe from the test
 //! process. When the guard is dropped (a test ending, or panicking) or the test process exits
@@ -11,6 +11,7 @@
 
 pub mod caddy;
 pub mod dnsmasq;
+pub mod oidc;
 pub mod postgres;
 pub mod redis;
 
