@@ -16,3 +16,4 @@ mod dashboard_links;
 mod dashboard_pages;
 mod dashboard_print;
 mod dashboard_webhooks;
+mod teams;
