@@ -32,6 +32,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::writers::V11_WRITER_ROWS),
     // Version 12: scans and visitors partitioned by day, so retention drops whole days (`partitions.rs`).
     Step::Backfill(crate::partitions::partition_scans_and_visitors),
+    // Version 13: the audit log (`audit.rs`).
+    Step::Sql(crate::audit::V13_AUDIT),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

@@ -95,6 +95,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 11: the audit log (`audit.rs`).
+    Migration {
+        sql: crate::audit::V11_AUDIT,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

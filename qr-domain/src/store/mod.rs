@@ -7,7 +7,7 @@
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
 //! that aggregate's folder (`accounts/store.rs` and `accounts/key_store.rs`, `links/store.rs` and
 //! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
-//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`) and re-exported here, and each adapter implements them in the file that
+//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`, `audit/store.rs`) and re-exported here, and each adapter implements them in the file that
 //! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
 //! two alone.
 
@@ -20,6 +20,7 @@ use crate::scans::scan::{NewScan, ScanFate};
 
 pub use crate::accounts::key_store::{KeyReads, KeyWrites};
 pub use crate::accounts::store::{AccountReads, AccountWrites};
+pub use crate::audit::store::{AuditReads, AuditWrites};
 pub use crate::dashboard::store::{CredentialReads, CredentialWrites};
 pub use crate::designs::store::{DesignReads, DesignWrites};
 pub use crate::domains::store::{DomainReads, DomainWrites};
@@ -92,6 +93,7 @@ pub trait ReadTx:
     + IdempotencyReads
     + DomainReads
     + DesignReads
+    + AuditReads
 {
 }
 
@@ -106,6 +108,7 @@ impl<T> ReadTx for T where
         + IdempotencyReads
         + DomainReads
         + DesignReads
+        + AuditReads
 {
 }
 
@@ -122,6 +125,7 @@ pub trait WriteTx:
     + IdempotencyWrites
     + DomainWrites
     + DesignWrites
+    + AuditWrites
 {
 }
 
@@ -137,5 +141,6 @@ impl<T> WriteTx for T where
         + IdempotencyWrites
         + DomainWrites
         + DesignWrites
+        + AuditWrites
 {
 }

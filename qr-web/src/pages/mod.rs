@@ -10,6 +10,7 @@ mod account;
 mod admin;
 mod analytics;
 mod api_reference;
+mod audit;
 mod design;
 mod designs;
 mod domains;
@@ -145,6 +146,7 @@ fn area_description(active: &str) -> &'static str {
         "design" => {
             "Design a QR code with every option of the API and download it as PNG, SVG, PDF or EPS."
         }
+        "audit" => "Who changed what in your QR Platform workspace, when and from which network.",
         "account" => {
             "Your QR Platform account: e-mail address, password, sessions, plan, export and deletion."
         }
@@ -422,6 +424,8 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         }
         ["keys", id, "revoke"] => post_only(req).and_then(|()| keys::revoke(web, &user, id)),
         ["webhooks"] => webhooks::index(web, &user),
+        ["audit"] => read_only(req).and_then(|()| audit::show(web, &user)),
+        ["audit.csv"] => read_only(req).and_then(|()| audit::csv(web, &user)),
         ["webhooks", id, "delete"] => {
             post_only(req).and_then(|()| webhooks::delete(web, &user, id))
         }

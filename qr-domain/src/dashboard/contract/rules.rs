@@ -1,6 +1,7 @@
 //! Contract checks of the dashboard's rules over a store: sign-up policy and plan requests, verification, password reset, login and sessions, e-mail changes, disabling and roles, deletion, daily usage, renders and own keys.
 
 use crate::accounts::account::{AccountStatus, Role, SignupPolicy};
+use crate::accounts::caller::Caller;
 use crate::accounts::key::KeyMode;
 use crate::accounts::plan::Plan;
 use crate::contract::{service, t};
@@ -372,7 +373,7 @@ pub fn dashboard_account_deletion<S: Store>(store: S) {
     svc.reset_password(token.expose(), PASSWORD).unwrap();
     let (_, key) = svc.create_key(a.id, KeyMode::Live).unwrap();
     let link = svc
-        .create_link(&a, "Flyer", "https://example.com/")
+        .create_link(&Caller::operator(a.id), "Flyer", "https://example.com/")
         .unwrap();
     let (_, session) = svc.log_in("a@example.com", PASSWORD, None, None).unwrap();
     assert!(svc.authenticate(Some(key.expose_secret()), None).is_ok());
@@ -461,7 +462,9 @@ pub fn dashboard_link_search<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-03-10T12:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let b = svc.create_account("b@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "Mine", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "Mine", "https://example.com")
+        .unwrap();
     assert_eq!(svc.count_links(a.id).unwrap(), 1);
     let page = crate::service::LinkPage {
         number: 1,
@@ -470,7 +473,11 @@ pub fn dashboard_link_search<S: Store>(store: S) {
     assert_eq!(svc.search_links(b.id, "", page).unwrap(), (vec![], 0));
     clock.advance(Duration::seconds(1));
     let second = svc
-        .create_link(&a, "Menu card", "https://menu.example/")
+        .create_link(
+            &Caller::operator(a.id),
+            "Menu card",
+            "https://menu.example/",
+        )
         .unwrap();
     assert_eq!(
         svc.search_links(a.id, "", page).unwrap().0,
