@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use qr_domain::accounts::access::AccessRequest;
+use qr_domain::accounts::caller::Caller;
 use qr_domain::chrono::{DateTime, Duration, Utc};
 use qr_domain::memory::MemoryStore;
 use qr_domain::service::{Resolution, ScanOutcome, Visit};
@@ -49,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A dynamic link, then visits to its short code as a redirect handler would record them.
     let link = service.create_link(
-        &caller.account,
+        &Caller::operator(caller.account.id),
         "Spring flyer",
         "https://shop.example.com/spring",
     )?;

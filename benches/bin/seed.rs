@@ -9,6 +9,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::accounts::plan::PerSecond;
 use qr_domain::chrono::{Duration, SubsecRound, Utc};
 use qr_domain::designs::service::DesignUpdate;
@@ -102,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut first_code = None;
     for i in 0..LINKS {
         let link = service.create_link(
-            &lister,
+            &Caller::operator(lister.id),
             &format!("Flyer {i}"),
             &format!("https://example.com/campaign/{i}?utm_source=qr"),
         )?;
@@ -110,10 +111,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // The domain case: the same target as the first link, on a domain verified by its TXT
     // record, so the two redirects differ only in how the code is found.
-    let domain = service.add_domain(&lister, DOMAIN)?;
+    let domain = service.add_domain(&Caller::operator(lister.id), DOMAIN)?;
     *zone.txt.lock().expect("zone lock") =
         Some((domain.name.verification_name(), domain.token.txt_value()));
-    let domain = service.check_domain(lister.id, domain.id)?;
+    let domain = service.check_domain(&Caller::operator(lister.id), domain.id)?;
     if !domain.serves_requests() {
         return Err(format!("{DOMAIN} was not verified: {:?}", domain.reason()).into());
     }
@@ -122,13 +123,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("https://example.com/campaign/0?utm_source=qr"),
     )?;
     on_domain.set_domain(DOMAIN)?;
-    let domain_link = service.create_link_with(&lister, on_domain)?;
+    let domain_link = service.create_link_with(&Caller::operator(lister.id), on_domain)?;
 
     let analyst = service.create_account("analytics@load.example", Plan::Enterprise)?;
     service.set_overrides(analyst.id, generous)?;
     let analyst = service.account(analyst.id)?;
     let (_, key_analytics) = service.create_key(analyst.id, KeyMode::Live)?;
-    let scanned = service.create_link(&analyst, "Poster", "https://example.com/poster")?;
+    let scanned = service.create_link(
+        &Caller::operator(analyst.id),
+        "Poster",
+        "https://example.com/poster",
+    )?;
     // The link-code case: a link drawn in a saved design, measured against generate drawing
     // the same image from the same parameters (issue 27: within 5 %).
     let mut brand = DesignUpdate::default();
@@ -138,13 +143,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .split('&')
             .filter_map(|pair| pair.split_once('=')),
     )?;
-    let brand = service.create_design(analyst.id, &brand)?;
+    let brand = service.create_design(&Caller::operator(analyst.id), &brand)?;
     let mut in_design = LinkUpdate::parse(
         Some("Flyer in a design"),
         Some("https://example.com/campaign/0?utm_source=qr"),
     )?;
     in_design.set_design(brand.id);
-    let design_link = service.create_link_with(&analyst, in_design)?;
+    let design_link = service.create_link_with(&Caller::operator(analyst.id), in_design)?;
     // The campaign case (in this account, so the links case still lists 500 links): two rules
     // an iPhone matches neither of (so both are evaluated), an A/B split and UTM parameters,
     // measured against the plain redirect of `first_code`.
@@ -177,7 +182,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (UtmPart::Medium, "print"),
         (UtmPart::Campaign, "load"),
     ]))?;
-    let campaign = service.create_link_with(&analyst, fields)?;
+    let campaign = service.create_link_with(&Caller::operator(analyst.id), fields)?;
 
     let span_micros = DAYS * 86_400_000_000;
     let step = span_micros / i64::try_from(scans.max(1))?;

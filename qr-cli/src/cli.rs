@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 use crate::accounts::AccountsArgs;
 use crate::analytics::AnalyticsArgs;
+use crate::audit::AuditArgs;
 use crate::backup::{BackupArgs, RestoreArgs};
 use crate::batch::BatchArgs;
 use crate::db_admin::DbAdminArgs;
@@ -99,6 +100,9 @@ pub enum Command {
     Analytics(AnalyticsArgs),
     /// Shows an account's requests this month against its plan's limit.
     Usage(UsageArgs),
+    /// Shows an account's audit log (who changed what, when, from which network), as a table,
+    /// JSON or CSV.
+    Audit(AuditArgs),
     /// Migrates a database's schema, or copies an SQLite database into PostgreSQL.
     Db(DbAdminArgs),
     /// Writes one account's data (account, keys' metadata, links, analytics, scans) as a ZIP of

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
+use qr_domain::accounts::caller::Caller;
 use qr_domain::designs::design::{Design, MAX_LOGO_BYTES};
 use qr_domain::designs::service::{DesignError, DesignUpdate, parse_design_id};
 use qr_domain::ids::DesignId;
@@ -154,7 +155,7 @@ pub fn run(args: DesignsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             update.set_name(&name).map_err(refusal)?;
             read_fields(&mut update, &fields)?;
             let design = service
-                .create_design(account.id, &update)
+                .create_design(&Caller::operator(account.id), &update)
                 .map_err(refusal)?;
             write_design(out, &design, fields.json)
         }
@@ -171,7 +172,7 @@ pub fn run(args: DesignsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
             read_fields(&mut update, &fields)?;
             let design = service
-                .update_design(account.id, design_id(&id)?, &update)
+                .update_design(&Caller::operator(account.id), design_id(&id)?, &update)
                 .map_err(refusal)?;
             write_design(out, &design, fields.json)
         }
@@ -179,7 +180,9 @@ pub fn run(args: DesignsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let account = db::account_by_email(&service, &email)?;
             let id = design_id(&id)?;
             let design = service.design(account.id, id).map_err(refusal)?;
-            service.delete_design(account.id, id).map_err(refusal)?;
+            service
+                .delete_design(&Caller::operator(account.id), id)
+                .map_err(refusal)?;
             eprintln!("qr: deleted design {} ({})", design.name, design.id);
             Ok(())
         }
@@ -187,7 +190,7 @@ pub fn run(args: DesignsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let account = db::account_by_email(&service, &email)?;
             let id = id.as_deref().map(design_id).transpose()?;
             match service
-                .set_default_design(account.id, id)
+                .set_default_design(&Caller::operator(account.id), id)
                 .map_err(refusal)?
             {
                 Some(design) => eprintln!("qr: {} is the default design", design.name),

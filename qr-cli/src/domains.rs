@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use qr_dns::{DnsClient, QueryTimeout};
 use qr_domain::Account;
+use qr_domain::accounts::caller::Caller;
 use qr_domain::domains::domain::{Domain, DomainStatus, Routing};
 use qr_domain::domains::name::DomainName;
 use qr_domain::domains::service::{DomainConfig, DomainError, DomainSetting, DomainUpdate};
@@ -145,7 +146,9 @@ pub fn run(args: DomainsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         } => {
             let service = with_config(service, service_host, None, None);
             let account = db::account_by_email(&service, &email)?;
-            let added = service.add_domain(&account, &domain).map_err(refusal)?;
+            let added = service
+                .add_domain(&Caller::operator(account.id), &domain)
+                .map_err(refusal)?;
             if json {
                 return output::write_json(out, &view(&added));
             }
@@ -207,7 +210,7 @@ pub fn run(args: DomainsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let account = db::account_by_email(&service, &email)?;
             let found = find(&service, &account, &domain)?;
             let checked = service
-                .check_domain(account.id, found.id)
+                .check_domain(&Caller::operator(account.id), found.id)
                 .map_err(refusal)?;
             if json {
                 output::write_json(out, &view(&checked))?;
@@ -274,7 +277,7 @@ pub fn run(args: DomainsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 update.set_app_schemes(&schemes).map_err(refusal)?;
             }
             let saved = service
-                .update_domain(account.id, found.id, &update)
+                .update_domain(&Caller::operator(account.id), found.id, &update)
                 .map_err(refusal)?;
             if json {
                 return output::write_json(out, &view(&saved));
@@ -285,7 +288,7 @@ pub fn run(args: DomainsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let account = db::account_by_email(&service, &email)?;
             let found = find(&service, &account, &domain)?;
             service
-                .delete_domain(account.id, found.id)
+                .delete_domain(&Caller::operator(account.id), found.id)
                 .map_err(refusal)?;
             eprintln!("qr: removed domain {}", found.name);
             Ok(())

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
+use qr_domain::accounts::caller::Caller;
 use qr_domain::links::bulk::{BulkFailure, BulkRequest, ItemError, ItemFailure};
 use qr_domain::links::campaign::{FieldError, LinkField, UtmPart, rules};
 use qr_domain::links::link::LinkError;
@@ -168,7 +169,7 @@ pub fn run(
         let offset = chunk_number * CHUNK;
         let outcome = service
             .create_links_bulk(
-                &account,
+                &Caller::operator(account.id),
                 BulkRequest {
                     items: chunk.iter().map(|i| i.fields.clone()).collect(),
                     data: chunk.iter().map(|i| i.data.clone()).collect(),

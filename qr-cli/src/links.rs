@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use clap::{Args, Subcommand};
+use qr_domain::accounts::caller::Caller;
 use qr_domain::designs::link_code::LinkCodeError;
 use qr_domain::links::listing::LinkListQuery;
 use qr_domain::{Link, LinkUpdate};
@@ -218,7 +219,7 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let campaign = campaign.read()?;
             let mut fields = LinkUpdate::parse(Some(&name), Some(&url))?;
             campaign.apply(&mut fields)?;
-            let link = service.create_link_with(&account, fields)?;
+            let link = service.create_link_with(&Caller::operator(account.id), fields)?;
             print_link(&link, base, json, out)
         }
         LinksCommand::Update {
@@ -238,7 +239,7 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 ));
             }
             let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
-            let link = service.update_link(account.id, link.id, &update)?;
+            let link = service.update_link(&Caller::operator(account.id), link.id, &update)?;
             print_link(&link, base, json, out)
         }
         LinksCommand::Code {
@@ -279,7 +280,7 @@ pub fn run(args: LinksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         LinksCommand::Import(import) => crate::import::run(&service, *import, base, out),
         LinksCommand::Delete { id, email } => {
             let (account, link) = db::find_link(&service, email.as_deref(), &id)?;
-            service.delete_link(account.id, link.id)?;
+            service.delete_link(&Caller::operator(account.id), link.id)?;
             eprintln!(
                 "qr: deleted link {} (short code {}); codes pointing to it no longer redirect",
                 link.id, link.short_code

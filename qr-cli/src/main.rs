@@ -3,6 +3,7 @@
 mod accounts;
 mod analytics;
 mod analytics_export;
+mod audit;
 mod backup;
 mod batch;
 mod cli;
@@ -76,6 +77,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Webhooks(args) => webhooks::run(args, out),
         Command::Analytics(args) => analytics::run(args, out),
         Command::Usage(args) => usage::run(args, out),
+        Command::Audit(args) => audit::run(args, out),
         Command::Db(args) => db_admin::run(args, out),
         Command::Export(args) => export::run(args, out),
         Command::Geoip(args) => geoip::run(args, out),

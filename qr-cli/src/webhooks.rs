@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use clap::{Args, Subcommand};
+use qr_domain::accounts::caller::Caller;
 use qr_domain::service::WebhookSettings;
 use qr_domain::webhooks::webhook::{EndpointAddresses, WebhookError, WebhookId};
 use serde_json::json;
@@ -109,7 +110,12 @@ pub fn run(args: WebhooksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             let account = db::account_by_email(&service, &email)?;
             let events: Vec<&str> = events.iter().map(String::as_str).collect();
             let hook = service
-                .create_webhook(account.id, &url, &events, secret.as_deref())
+                .create_webhook(
+                    &Caller::operator(account.id),
+                    &url,
+                    &events,
+                    secret.as_deref(),
+                )
                 .map_err(refusal)?;
             if json {
                 let mut value = serde_json::to_value(&hook)?;
@@ -151,7 +157,9 @@ pub fn run(args: WebhooksArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         WebhooksCommand::Remove { id, email } => {
             let account = db::account_by_email(&service, &email)?;
             let id: WebhookId = id.parse().map_err(refusal)?;
-            service.delete_webhook(account.id, id).map_err(refusal)?;
+            service
+                .delete_webhook(&Caller::operator(account.id), id)
+                .map_err(refusal)?;
             eprintln!("qr: removed webhook {id}");
             Ok(())
         }

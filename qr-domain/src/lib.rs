@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod accounts;
+pub mod audit;
 pub mod clock;
 pub mod dashboard;
 pub mod designs;

@@ -5,6 +5,7 @@
 //! `Arc`s so that copy stays cheap; scan batches are applied in place under the lock.
 
 mod accounts;
+mod audit;
 mod credentials;
 mod designs;
 mod domains;
@@ -77,6 +78,10 @@ struct Data {
     domains: HashMap<DomainId, Domain>,
     orphans: HashMap<DomainId, domains::Orphans>,
     designs: HashMap<DesignId, Design>,
+    /// Audit log entries in append order.
+    audit: Arc<Vec<crate::audit::entry::AuditEntry>>,
+    /// The last audit entry id assigned.
+    next_audit: i64,
     next_scan: i64,
     config_version: u64,
     /// Whether the transaction changed what moves the configuration version.

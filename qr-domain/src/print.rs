@@ -151,6 +151,7 @@ mod tests {
     use qr_generate::print::{LabelStock, Layout, PrintSheet};
 
     use super::*;
+    use crate::accounts::caller::Caller;
     use crate::accounts::key::KeyMode;
     use crate::accounts::plan::Plan;
     use crate::clock::TestClock;
@@ -195,10 +196,18 @@ mod tests {
             .create_account("free@example.com", Plan::Free)
             .expect("account");
         let menu = svc
-            .create_link(&pro, "Café menu ☕", "https://example.com/menu")
+            .create_link(
+                &Caller::operator(pro.id),
+                "Café menu ☕",
+                "https://example.com/menu",
+            )
             .expect("link");
         let theirs = svc
-            .create_link(&other, "Theirs", "https://example.com/t")
+            .create_link(
+                &Caller::operator(other.id),
+                "Theirs",
+                "https://example.com/t",
+            )
             .expect("link");
         let ids = |links: &[&Link]| {
             PrintSelection::LinkIds(links.iter().map(|l| l.id.to_string()).collect())
@@ -245,8 +254,12 @@ mod tests {
         let pro = svc
             .create_account("pro@example.com", Plan::Pro)
             .expect("account");
-        svc.create_link(&pro, "Menu", "https://example.com/menu")
-            .expect("link");
+        svc.create_link(
+            &Caller::operator(pro.id),
+            "Menu",
+            "https://example.com/menu",
+        )
+        .expect("link");
         let (key, _) = svc.create_key(pro.id, KeyMode::Live).expect("key");
         let mut settings = key.settings.clone();
         settings.disabled_endpoints.insert(Endpoint::Links);

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::chrono::NaiveDate;
 use qr_domain::export::{
     ExportError, ExportHeader, ExportSink, ExportedKey, ExportedSession, LinkAnalytics, SCAN_PAGE,
@@ -89,15 +90,19 @@ fn every_scan_once_in_pages_even_when_they_share_one_instant() {
     let other = svc.create_account("other@example.com", Plan::Pro).unwrap();
     svc.create_key(mine.id, KeyMode::Live).unwrap();
     let busy = svc
-        .create_link(&mine, "Busy", "https://example.com/a")
+        .create_link(&Caller::operator(mine.id), "Busy", "https://example.com/a")
         .unwrap();
     // Links created in the same instant are ordered by their random ids; one second apart
     // makes the export's oldest-first order checkable. The scans below still share one instant.
     clock.advance(qr_domain::chrono::Duration::seconds(1));
-    svc.create_link(&mine, "Quiet", "https://example.com/b")
+    svc.create_link(&Caller::operator(mine.id), "Quiet", "https://example.com/b")
         .unwrap();
     let theirs = svc
-        .create_link(&other, "Theirs", "https://example.com/c")
+        .create_link(
+            &Caller::operator(other.id),
+            "Theirs",
+            "https://example.com/c",
+        )
         .unwrap();
     let total = 2 * SCAN_PAGE + 500;
     for n in 0..total {

@@ -4,6 +4,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::scans::geo::{GeoError, GeoHint};
 use qr_domain::service::{ScanOutcome, Visit};
 use qr_domain::{
@@ -96,7 +97,7 @@ fn scans_store_the_location_and_never_the_ip() {
     let svc = Service::new(store, clock, locator).unwrap();
     let account = svc.create_account("a@example.com", Plan::Pro).unwrap();
     let link = svc
-        .create_link(&account, "Geo", "https://example.com")
+        .create_link(&Caller::operator(account.id), "Geo", "https://example.com")
         .unwrap();
     let visit = |ip: &str, hint: GeoHint| {
         Visit {

@@ -15,8 +15,10 @@
 //! analytics/<shortCode>/scans.csv   id,timestamp,country,city,device,browser,os,referrer
 //! ```
 //!
-//! [`bulk`] writes the other archive of links: the codes of a bulk request's new links.
+//! [`bulk`] writes the other archive of links: the codes of a bulk request's new links;
+//! [`audit`] the audit log as CSV and JSON.
 
+pub mod audit;
 pub mod bulk;
 mod download;
 mod scans;

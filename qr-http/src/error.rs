@@ -3,6 +3,7 @@
 use hyper::StatusCode;
 use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use qr_domain::accounts::access::AccessError;
+use qr_domain::audit::query::{AuditError, AuditQueryError};
 use qr_domain::designs::link_code::LinkCodeError;
 use qr_domain::designs::service::DesignError;
 use qr_domain::domains::service::DomainError;
@@ -68,6 +69,10 @@ pub(crate) enum ApiError {
     Domain(DomainError),
     /// A design operation failed.
     Design(DesignError),
+    /// The audit log's parameters are invalid.
+    AuditQuery(AuditQueryError),
+    /// The audit log could not be read (a key never may).
+    Audit(AuditError),
     /// Any other invalid input, with its message.
     BadRequest(String),
     /// The body is larger than the endpoint's limit (bytes).
@@ -131,6 +136,7 @@ impl ApiError {
                 }
                 LinkError::CodeTaken(_) => (S::CONFLICT, link_message(e)),
                 LinkError::NotFound => (S::NOT_FOUND, link_message(e)),
+                LinkError::NotPermitted(_) => (S::FORBIDDEN, link_message(e)),
                 LinkError::Hash(_) => (S::INTERNAL_SERVER_ERROR, link_message(e)),
                 LinkError::CodeSpace | LinkError::Random(_) => {
                     (S::SERVICE_UNAVAILABLE, link_message(e))
@@ -151,13 +157,21 @@ impl ApiError {
                 DesignError::NotFound => (S::NOT_FOUND, e.to_string()),
                 DesignError::InUse { .. } => (S::CONFLICT, e.to_string()),
                 DesignError::Store(e) => store_status(e),
+                DesignError::NotPermitted(_) => (S::FORBIDDEN, e.to_string()),
+            },
+            ApiError::AuditQuery(e) => (S::BAD_REQUEST, e.to_string()),
+            ApiError::Audit(e) => match e {
+                AuditError::NotPermitted(_) => (S::FORBIDDEN, e.to_string()),
+                AuditError::Store(e) => store_status(e),
             },
             ApiError::LinkList(e) => (S::BAD_REQUEST, format!("Invalid {}: {}", e.param, e.rule)),
             ApiError::Bulk(e) => match e {
                 BulkError::LinksRequired | BulkError::TooMany(_) | BulkError::InvalidKey => {
                     (S::BAD_REQUEST, e.to_string())
                 }
-                BulkError::PlanRequired(_) => (S::FORBIDDEN, e.to_string()),
+                BulkError::PlanRequired(_) | BulkError::NotPermitted(_) => {
+                    (S::FORBIDDEN, e.to_string())
+                }
                 BulkError::KeyReused => (S::UNPROCESSABLE_ENTITY, e.to_string()),
                 // The key's account was deleted while the request ran.
                 BulkError::AccountNotFound => (S::UNAUTHORIZED, text("Invalid API key")),
@@ -184,7 +198,9 @@ impl ApiError {
                 | WebhookError::NonPublicHost { .. }
                 | WebhookError::InvalidEvents(_)
                 | WebhookError::InvalidSecret => (S::BAD_REQUEST, e.to_string()),
-                WebhookError::LimitReached(_) => (S::FORBIDDEN, e.to_string()),
+                WebhookError::LimitReached(_) | WebhookError::NotPermitted(_) => {
+                    (S::FORBIDDEN, e.to_string())
+                }
                 WebhookError::NotFound => (S::NOT_FOUND, e.to_string()),
                 WebhookError::Store(e) => store_status(e),
                 WebhookError::Random(_) => (
@@ -197,7 +213,9 @@ impl ApiError {
                 | DomainError::Url { .. }
                 | DomainError::AppFile { .. }
                 | DomainError::AppSchemes(_) => (S::BAD_REQUEST, e.to_string()),
-                DomainError::LimitReached { .. } => (S::FORBIDDEN, e.to_string()),
+                DomainError::LimitReached { .. } | DomainError::NotPermitted(_) => {
+                    (S::FORBIDDEN, e.to_string())
+                }
                 DomainError::Taken(_) | DomainError::InUse { .. } => (S::CONFLICT, e.to_string()),
                 DomainError::NotFound => (S::NOT_FOUND, e.to_string()),
                 DomainError::DnsUnavailable => (S::SERVICE_UNAVAILABLE, e.to_string()),
@@ -314,6 +332,7 @@ pub(crate) fn link_message(e: &LinkError) -> String {
         LinkError::LimitReached { plan, limit } => limit_message(plan, *limit),
         LinkError::PlanRequired { .. } | LinkError::CodeTaken(_) => e.to_string(),
         LinkError::NotFound => "Link not found".to_owned(),
+        LinkError::NotPermitted(e) => e.to_string(),
         LinkError::DesignNotFound => e.to_string(),
         LinkError::CodeSpace | LinkError::Random(_) => RETRY_CREATION.to_owned(),
         LinkError::Hash(_) => INTERNAL.to_owned(),
@@ -466,5 +485,7 @@ from_error!(
     Webhook(WebhookError),
     Domain(DomainError),
     Design(DesignError),
+    AuditQuery(AuditQueryError),
+    Audit(AuditError),
     Store(StoreError),
 );

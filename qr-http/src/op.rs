@@ -1,5 +1,6 @@
 //! Typed API operations, built at the edge from the route, the method and the query once a request is admitted, so handlers never read raw parameters.
 
+use qr_domain::audit::query::{AuditQuery, AuditQueryError};
 use qr_domain::designs::service::parse_design_id;
 use qr_domain::domains::service::parse_domain_id;
 use qr_domain::links::link::{LinkError, parse_link_id};
@@ -50,6 +51,9 @@ pub(crate) enum ApiOp {
     /// `GET /api/links/qr?id=`: the link and the request's own parameters (`format`, `size`,
     /// print settings and look overrides), checked when the link's design is known.
     LinkCode(LinkCodeParams),
+    /// `GET /api/audit`: its filters, or why they are malformed. Kept as a result so the
+    /// handler asks the permission first: a key hears 403 whatever it sends.
+    Audit(Result<AuditQuery, AuditQueryError>),
 }
 
 /// The designs operations, with their ids parsed (a malformed id is a design not found).
@@ -203,6 +207,14 @@ impl ApiOp {
             }
             Kind::Designs => ApiOp::Designs(DesignsOp::parse(method, query)?),
             Kind::LinkCode => ApiOp::LinkCode(LinkCodeParams::parse(query)?),
+            Kind::Audit => ApiOp::Audit(AuditQuery::parse(
+                query.get("actor"),
+                query.get("object"),
+                query.get("since"),
+                query.get("until"),
+                query.get("cursor"),
+                query.get("limit"),
+            )),
             Kind::OpenApi | Kind::Redirect => return Err(ApiError::NotFound),
         })
     }

@@ -323,19 +323,20 @@ impl App {
             }
             ApiOp::Batch => api::batch::handle(self, &ctx, body).await,
             ApiOp::Print => api::print::handle(self, &ctx, body).await,
-            ApiOp::Links(op) => api::links::handle(self, &ctx, op, body).await,
-            ApiOp::BulkLinks => api::bulk::handle(self, &ctx, headers, body).await,
+            ApiOp::Links(op) => api::links::handle(self, &ctx, client_ip, op, body).await,
+            ApiOp::BulkLinks => api::bulk::handle(self, &ctx, client_ip, headers, body).await,
             ApiOp::Analytics(params) => api::analytics::handle(self, &ctx, params).await,
             ApiOp::AnalyticsExport(params, format) => {
                 api::analytics_export::handle(self, &ctx, params, format).await
             }
             ApiOp::Usage => Ok(api::usage::usage(self, &ctx)),
             ApiOp::Health => api::usage::health(self).await,
-            ApiOp::Webhooks(op) => api::webhooks::handle(self, &ctx, op, body).await,
-            ApiOp::Domains(op) => api::domains::handle(self, &ctx, op, body).await,
-            ApiOp::Designs(op) => api::designs::handle(self, &ctx, op, body).await,
+            ApiOp::Webhooks(op) => api::webhooks::handle(self, &ctx, client_ip, op, body).await,
+            ApiOp::Domains(op) => api::domains::handle(self, &ctx, client_ip, op, body).await,
+            ApiOp::Designs(op) => api::designs::handle(self, &ctx, client_ip, op, body).await,
             ApiOp::LinkCode(params) => api::link_code::handle(self, &ctx, params, headers).await,
             ApiOp::Export => api::export::handle(self, &ctx).await,
+            ApiOp::Audit(query) => api::audit::handle(self, &ctx, client_ip, query).await,
         }
     }
 }

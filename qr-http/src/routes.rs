@@ -52,6 +52,8 @@ pub enum Kind {
     Designs,
     /// `GET /api/links/qr?id=`: a link's code in its design.
     LinkCode,
+    /// `GET /api/audit`: the workspace's audit log, which no key may read (403).
+    Audit,
     /// `GET /api/openapi.json` (public).
     OpenApi,
     /// `GET|HEAD|POST /r/{shortCode}` (public; POST is the password form's).
@@ -171,6 +173,11 @@ pub const ROUTES: &[RouteSpec] = &[
         kind: Kind::Export,
     },
     RouteSpec {
+        path: "/api/audit",
+        methods: &[Method::Get, Method::Head],
+        kind: Kind::Audit,
+    },
+    RouteSpec {
         path: "/api/openapi.json",
         methods: &[Method::Get, Method::Head],
         kind: Kind::OpenApi,
@@ -251,6 +258,9 @@ impl Kind {
             Kind::Webhooks => Endpoint::Webhooks,
             Kind::Export => Endpoint::Export,
             Kind::Domains | Kind::DomainCheck | Kind::DomainVisits => Endpoint::Domains,
+            // Keyed, so a wrong key is 401 as everywhere; the permission table then refuses
+            // every key the audit log (`Grant::allows`), in the handler.
+            Kind::Audit => Endpoint::Usage,
             Kind::OpenApi | Kind::Redirect => return None,
         })
     }
@@ -302,6 +312,7 @@ mod tests {
             Kind::Domains,
             Kind::DomainCheck,
             Kind::DomainVisits,
+            Kind::Audit,
             Kind::OpenApi,
             Kind::Redirect,
         ] {

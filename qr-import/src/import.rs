@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::domains::name::DomainName;
 use qr_domain::links::bulk::{BulkError, BulkRequest};
 use qr_domain::links::link::LinkError;
@@ -234,11 +235,12 @@ pub fn dry_run<S: Store, C: Clock>(
 
 /// Imports `records` for `account` onto the domains `choice` says: every record whose link can
 /// be kept is created in one write transaction (the plan's link features and link limit
-/// apply, as through the API; `caller` says whose bulk bound applies); the others are listed
-/// with their reasons.
+/// apply, as through the API; `caller` says whose bulk bound applies, `by` who imports, as the
+/// audit log records it); the others are listed with their reasons.
 pub fn run<S: Store, C: Clock>(
     service: &Service<S, C>,
     account: &Account,
+    by: &Caller,
     records: &[ForeignRecord],
     choice: &DomainChoice,
     caller: BulkCaller,
@@ -265,7 +267,7 @@ pub fn run<S: Store, C: Clock>(
             fingerprint: [0; 32],
         };
         let outcome = service
-            .create_links_bulk(account, request, None, caller)
+            .create_links_bulk(by, request, None, caller)
             .map_err(ImportError::Bulk)?;
         created.extend(outcome.created);
         failed.extend(

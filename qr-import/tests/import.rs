@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::memory::MemoryStore;
 use qr_domain::service::{BulkCaller, Resolution};
 use qr_domain::{Account, NoGeoLocator, Plan, Service, TestClock};
@@ -35,6 +36,7 @@ fn import_file(svc: &Svc, account: &Account, source: Source, name: &str) -> Impo
     import::run(
         svc,
         account,
+        &Caller::operator(account.id),
         &records,
         &DomainChoice::KeepEach,
         BulkCaller::Operator,
@@ -124,6 +126,7 @@ fn a_dry_run_writes_nothing_and_tells_every_refusal() {
     let written = import::run(
         &svc,
         &free,
+        &Caller::operator(free.id),
         &records,
         &DomainChoice::KeepEach,
         BulkCaller::Operator,
@@ -144,6 +147,7 @@ fn codes_taken_elsewhere_or_twice_in_the_file_are_refused() {
     let report = import::run(
         &svc,
         &account,
+        &Caller::operator(account.id),
         &records,
         &DomainChoice::KeepEach,
         BulkCaller::Operator,
@@ -176,6 +180,7 @@ fn codes_taken_elsewhere_or_twice_in_the_file_are_refused() {
     import::run(
         &svc,
         &account,
+        &Caller::operator(account.id),
         &future,
         &DomainChoice::KeepEach,
         BulkCaller::Operator,

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::domains::dns::{DnsFailure, DnsResolver, HostRecords};
 use qr_domain::domains::name::DomainName;
 use qr_domain::domains::service::DomainConfig;
@@ -61,12 +62,18 @@ impl World {
 
     /// Adds `name` to the account, verified through its TXT record.
     fn verified(&self, account: &Account, name: &str) {
-        let domain = self.svc.add_domain(account, name).unwrap();
+        let domain = self
+            .svc
+            .add_domain(&Caller::operator(account.id), name)
+            .unwrap();
         self.zone.txt.lock().unwrap().insert(
             domain.name.verification_name(),
             vec![domain.token.txt_value()],
         );
-        let checked = self.svc.check_domain(account.id, domain.id).unwrap();
+        let checked = self
+            .svc
+            .check_domain(&Caller::operator(account.id), domain.id)
+            .unwrap();
         assert!(checked.accepts_links(self.svc.now()), "{name} verified");
     }
 
@@ -78,7 +85,15 @@ impl World {
         choice: &DomainChoice,
     ) -> ImportReport {
         let records = source.read(text).unwrap();
-        import::run(&self.svc, account, &records, choice, BulkCaller::Operator).unwrap()
+        import::run(
+            &self.svc,
+            account,
+            &Caller::operator(account.id),
+            &records,
+            choice,
+            BulkCaller::Operator,
+        )
+        .unwrap()
     }
 
     /// The link at `domain`/`code`, which must resolve.
@@ -241,7 +256,9 @@ fn a_domain_asked_for_takes_every_record_or_refuses_the_whole_import() {
         .create_account("brand@example.com", Plan::Pro)
         .unwrap();
     w.verified(&account, BRAND);
-    w.svc.add_domain(&account, "wait.brand.test").unwrap();
+    w.svc
+        .add_domain(&Caller::operator(account.id), "wait.brand.test")
+        .unwrap();
     let other = w
         .svc
         .create_account("other@example.com", Plan::Pro)
@@ -269,7 +286,14 @@ fn a_domain_asked_for_takes_every_record_or_refuses_the_whole_import() {
         let choice = DomainChoice::Every(name(asked));
         for result in [
             import::dry_run(&w.svc, &account, &records, &choice),
-            import::run(&w.svc, &account, &records, &choice, BulkCaller::Operator),
+            import::run(
+                &w.svc,
+                &account,
+                &Caller::operator(account.id),
+                &records,
+                &choice,
+                BulkCaller::Operator,
+            ),
         ] {
             match result {
                 Err(e @ ImportError::Domain(_)) => assert_eq!(e.to_string(), message),
@@ -297,12 +321,15 @@ fn a_record_on_the_accounts_domain_that_takes_no_links_is_refused() {
         .svc
         .create_account("brand@example.com", Plan::Pro)
         .unwrap();
-    w.svc.add_domain(&account, BRAND).unwrap();
+    w.svc
+        .add_domain(&Caller::operator(account.id), BRAND)
+        .unwrap();
     let records = Source::Kutt.read(&file("brand-kutt.json")).unwrap();
     let dry = import::dry_run(&w.svc, &account, &records, &DomainChoice::KeepEach).unwrap();
     let report = import::run(
         &w.svc,
         &account,
+        &Caller::operator(account.id),
         &records,
         &DomainChoice::KeepEach,
         BulkCaller::Operator,

@@ -34,6 +34,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Backfill(crate::partitions::partition_scans_and_visitors),
     // Version 13: users and their memberships of workspaces (`users.rs`).
     Step::Sql(crate::users::V13_USERS),
+    // Version 14: the audit log (`audit.rs`).
+    Step::Sql(crate::audit::V14_AUDIT),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::links::bulk::BulkRequest;
 use qr_domain::service::BulkCaller;
 use qr_domain::{LinkUpdate, NoGeoLocator, Plan, Service, SystemClock};
@@ -31,7 +32,7 @@ fn ten_thousand_links_in_one_bulk_call() {
     let started = std::time::Instant::now();
     let outcome = svc
         .create_links_bulk(
-            &account,
+            &Caller::operator(account.id),
             BulkRequest {
                 items,
                 data: targets.clone(),

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::service::{AuthError, Resolution};
 use qr_domain::{KeyMode, NoGeoLocator, Plan, Service, Store, StoreError, SystemClock};
 use qr_postgres::PgStore;
@@ -27,7 +28,11 @@ fn a_restarted_database_is_used_again_without_reopening() {
     let account = svc.create_account("a@example.com", Plan::Pro).unwrap();
     let (key, secret) = svc.create_key(account.id, KeyMode::Live).unwrap();
     let link = svc
-        .create_link(&account, "Poster", "https://example.com/poster")
+        .create_link(
+            &Caller::operator(account.id),
+            "Poster",
+            "https://example.com/poster",
+        )
         .unwrap();
     svc.authenticate(Some(secret.expose_secret()), None)
         .unwrap();
@@ -43,7 +48,11 @@ fn a_restarted_database_is_used_again_without_reopening() {
         Err(AuthError::Store(StoreError::Unreachable(_)))
     ));
     assert!(matches!(
-        svc.create_link(&account, "During", "https://example.com/"),
+        svc.create_link(
+            &Caller::operator(account.id),
+            "During",
+            "https://example.com/"
+        ),
         Err(qr_domain::links::link::LinkError::Store(
             StoreError::Unreachable(_)
         ))
@@ -66,7 +75,11 @@ fn a_restarted_database_is_used_again_without_reopening() {
         key.id
     );
     let after = svc
-        .create_link(&account, "After", "https://example.com/after")
+        .create_link(
+            &Caller::operator(account.id),
+            "After",
+            "https://example.com/after",
+        )
         .unwrap();
     assert_eq!(svc.links(account.id).unwrap().len(), 2);
     assert!(matches!(

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::chrono::Utc;
 use qr_domain::links::link::LinkUpdate;
 use qr_domain::scans::scan::{Device, NewScan, ScanFate};
@@ -399,7 +400,9 @@ fn eight_clients_over_three_servers_never_pass_a_cap_of_1000() {
     update
         .set_expired_url(Some("https://example.com/gone"))
         .unwrap();
-    let link = servers[0].create_link_with(&owner, update).unwrap();
+    let link = servers[0]
+        .create_link_with(&Caller::operator(owner.id), update)
+        .unwrap();
     let code = link.short_code.to_string();
     const CLIENTS: usize = 8;
     const VISITS: usize = 200;

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 mod accounts;
+mod audit;
 mod backfill;
 mod config_changes;
 mod credentials;

@@ -102,6 +102,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 12: the audit log (`audit.rs`).
+    Migration {
+        sql: crate::audit::V12_AUDIT,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

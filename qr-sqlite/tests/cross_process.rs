@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::service::Resolution;
 use qr_domain::{KeyMode, LinkUpdate, NoGeoLocator, Plan, Service, Store, SystemClock};
 use qr_sqlite::SqliteStore;
@@ -59,10 +60,15 @@ fn changes_by_another_process_apply_on_the_next_request() {
     );
 
     let link = server
-        .create_link(&ctx.account, "Poster", "https://example.com/a")
+        .create_link(
+            &Caller::operator(ctx.account.id),
+            "Poster",
+            "https://example.com/a",
+        )
         .unwrap();
     let update = LinkUpdate::parse(None, Some("https://example.com/b")).unwrap();
-    cli.update_link(account.id, link.id, &update).unwrap();
+    cli.update_link(&Caller::operator(account.id), link.id, &update)
+        .unwrap();
     let Resolution::Live(resolved) = server.resolve(None, link.short_code.as_str()).unwrap() else {
         panic!("the link is live");
     };

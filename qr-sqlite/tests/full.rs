@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::links::link::LinkError;
 use qr_domain::service::Resolution;
 use qr_domain::{NoGeoLocator, Plan, Service, Store, StoreError, SystemClock};
@@ -26,7 +27,11 @@ fn a_full_database_refuses_writes_keeps_reads_and_recovers() {
     let mut stored = Vec::new();
     let refusal = loop {
         let name = format!("link {} {}", stored.len(), "x".repeat(80));
-        match service.create_link(&account, &name, "https://example.com/a/long/enough/path") {
+        match service.create_link(
+            &Caller::operator(account.id),
+            &name,
+            "https://example.com/a/long/enough/path",
+        ) {
             Ok(link) => stored.push(link),
             Err(e) => break e,
         }
@@ -49,7 +54,11 @@ fn a_full_database_refuses_writes_keeps_reads_and_recovers() {
     // Space returns: the same write now succeeds.
     store.limit_size(u64::MAX / 2).unwrap();
     let after = service
-        .create_link(&account, "after", "https://example.com/after")
+        .create_link(
+            &Caller::operator(account.id),
+            "after",
+            "https://example.com/after",
+        )
         .unwrap();
     assert_eq!(service.links(account.id).unwrap().len(), stored.len() + 1);
     assert!(matches!(
@@ -75,7 +84,11 @@ fn a_read_only_database_serves_reads_and_refuses_writes() {
         let service = Service::new(store, SystemClock, Arc::new(NoGeoLocator)).unwrap();
         let account = service.create_account("ro@example.com", Plan::Pro).unwrap();
         let link = service
-            .create_link(&account, "kept", "https://example.com/kept")
+            .create_link(
+                &Caller::operator(account.id),
+                "kept",
+                "https://example.com/kept",
+            )
             .unwrap();
         service.shutdown().unwrap();
         (account, link)
@@ -91,7 +104,11 @@ fn a_read_only_database_serves_reads_and_refuses_writes() {
     );
     assert_eq!(service.links(account.id).unwrap(), vec![link]);
     assert_eq!(
-        service.create_link(&account, "new", "https://example.com/new"),
+        service.create_link(
+            &Caller::operator(account.id),
+            "new",
+            "https://example.com/new"
+        ),
         Err(LinkError::Store(StoreError::ReadOnly))
     );
     assert!(StoreError::ReadOnly.is_unavailable());

@@ -306,6 +306,22 @@ const TABLES: &[Table] = &[
             ("expires_at", Time),
         ],
     },
+    Table {
+        name: "audit_log",
+        columns: &[
+            ("id", Int8),
+            ("account_id", Kind::Uuid),
+            ("at", Time),
+            ("actor_kind", Text),
+            ("actor_id", Text),
+            ("actor_label", Text),
+            ("action", Text),
+            ("object_kind", Text),
+            ("object_id", Text),
+            ("changes", Text),
+            ("network", Text),
+        ],
+    },
 ];
 
 /// A value in canonical form.
@@ -543,6 +559,12 @@ pub fn copy(from: &Location, to: &Location) -> Result<Vec<TableReport>, CopyErro
         &[],
     )
     .map_err(pg_err("orphan_visits_seq"))?;
+    // And audit entries (newest first is highest id first).
+    tx.execute(
+        "SELECT setval('audit_log_id_seq', greatest((SELECT max(id) FROM audit_log), 1), (SELECT count(*) > 0 FROM audit_log))",
+        &[],
+    )
+    .map_err(pg_err("audit_log_id_seq"))?;
     tx.commit().map_err(pg_err("committing"))?;
     Ok(reports)
 }

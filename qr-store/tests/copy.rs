@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use qr_domain::accounts::caller::Caller;
 use qr_domain::chrono::{Duration, TimeZone, Utc};
 use qr_domain::service::{Resolution, SignUp, Visit};
 use qr_domain::{AnalyticsQuery, KeyMode, NoGeoLocator, Plan, Service, TestClock, TokenPurpose};
@@ -49,10 +50,18 @@ fn a_deployment_moves_to_postgres_without_loss() {
         sqlite.admit(&ctx, false).unwrap();
     }
     let kept = sqlite
-        .create_link(&owner, "Poster", "https://example.com/poster")
+        .create_link(
+            &Caller::operator(owner.id),
+            "Poster",
+            "https://example.com/poster",
+        )
         .unwrap();
     let gone = sqlite
-        .create_link(&other, "Old", "https://example.com/old")
+        .create_link(
+            &Caller::operator(other.id),
+            "Old",
+            "https://example.com/old",
+        )
         .unwrap();
     for _day in 0..3 {
         for i in 0..40 {
@@ -62,7 +71,9 @@ fn a_deployment_moves_to_postgres_without_loss() {
         clock.advance(Duration::days(1));
     }
     sqlite.record_scan(&gone, &visit(1, PHONE)).unwrap();
-    sqlite.delete_link(other.id, gone.id).unwrap();
+    sqlite
+        .delete_link(&Caller::operator(other.id), gone.id)
+        .unwrap();
     // The dashboard's records: a customer with a password who asked for Pro (a plan request),
     // has a verification link waiting (a token) and is logged in (a session).
     let SignUp::Created {

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use clap::ValueEnum;
+use qr_domain::accounts::caller::Caller;
 use qr_domain::domains::name::DomainName;
 use qr_domain::domains::service::DomainError;
 use qr_domain::service::BulkCaller;
@@ -142,6 +143,7 @@ pub(crate) fn run(
         import::run(
             service,
             account,
+            &Caller::operator(account.id),
             &records,
             &ask.domain,
             BulkCaller::Operator,

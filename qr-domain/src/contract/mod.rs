@@ -4,7 +4,7 @@
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks live beside what they check, in
 //! each aggregate's `contract` module (`accounts` with its keys, `links` with campaigns and bulk creation,
-//! `scans`, `dashboard` with its credentials and rules, `webhooks`, `domains`, `designs`); `store.rs` here checks the
+//! `scans`, `dashboard` with its credentials and rules, `webhooks`, `domains`, `designs`, `audit`); `store.rs` here checks the
 //! store as a whole (transactions, isolation across aggregates, restarts, health). This file
 //! holds the macro and the fixtures the checks share, so every adapter proves the same behaviour.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
@@ -15,6 +15,7 @@ pub mod store;
 
 // Short names for the aggregates' check modules, so the macro's list names each by one word.
 pub use crate::accounts::contract::{accounts, keys, users};
+pub use crate::audit::contract as audit;
 pub use crate::dashboard::contract::credentials;
 pub use crate::dashboard::contract::rules as dashboard;
 pub use crate::designs::contract as designs;
@@ -124,6 +125,12 @@ macro_rules! contract_suite {
             designs:
                 designs_roundtrip_and_isolation, links_name_designs,
                 service_designs_and_their_links, link_codes_follow_designs_and_plans;
+            audit:
+                audit_entries_read_back_as_appended, audit_filters_by_actor_object_and_time,
+                audit_pages_are_stable_under_concurrent_appends, audit_is_isolated_per_workspace,
+                audit_prune_deletes_only_old_entries_of_the_workspace,
+                service_records_changes_that_outlive_their_objects,
+                service_audit_retention_follows_the_plan;
             store:
                 write_rolls_back_on_error, service_cross_account_isolation,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,
@@ -334,6 +341,7 @@ mod tests {
             "webhooks" => include_str!("../webhooks/contract.rs"),
             "domains" => include_str!("../domains/contract.rs"),
             "designs" => include_str!("../designs/contract.rs"),
+            "audit" => include_str!("../audit/contract.rs"),
             "store" => include_str!("store.rs"),
             other => panic!("contract_suite! names {other}: add its source here"),
         }
@@ -342,7 +350,7 @@ mod tests {
     #[test]
     fn every_check_is_in_the_suite() {
         let listed = crate::contract_suite!(@list names);
-        assert_eq!(listed.len(), 13, "every contract module is listed once");
+        assert_eq!(listed.len(), 14, "every contract module is listed once");
         for (module, names) in listed {
             let mut names = names.to_vec();
             names.sort_unstable();

@@ -3,6 +3,7 @@
 //! check answers.
 
 use super::{account, query, service, t};
+use crate::accounts::caller::Caller;
 use crate::accounts::key::{ApiKeySecret, KeyMode};
 use crate::accounts::plan::Plan;
 use crate::clock::TestClock;
@@ -30,12 +31,20 @@ pub fn service_cross_account_isolation<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let b = svc.create_account("b@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "Mine", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "Mine", "https://example.com")
+        .unwrap();
     let id = l.id;
     assert_eq!(svc.link(b.id, id), Err(LinkError::NotFound));
     let upd = LinkUpdate::parse(Some("x"), None).unwrap();
-    assert_eq!(svc.update_link(b.id, id, &upd), Err(LinkError::NotFound));
-    assert_eq!(svc.delete_link(b.id, id), Err(LinkError::NotFound));
+    assert_eq!(
+        svc.update_link(&Caller::operator(b.id), id, &upd),
+        Err(LinkError::NotFound)
+    );
+    assert_eq!(
+        svc.delete_link(&Caller::operator(b.id), id),
+        Err(LinkError::NotFound)
+    );
     assert_eq!(
         svc.analytics(&b, id, &query(None, None, None)),
         Err(AnalyticsError::LinkNotFound)

@@ -2,6 +2,7 @@
 
 use chrono::Duration;
 
+use crate::accounts::caller::Caller;
 use crate::accounts::plan::Plan;
 use crate::contract::{link_for, service, setup, t};
 use crate::designs::design::{Design, DesignLogo, DesignName, LogoType, MAX_DESIGNS};
@@ -150,7 +151,7 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
     let other = svc.create_account("other@example.com", Plan::Pro).unwrap();
 
     assert!(matches!(
-        svc.create_design(free.id, &DesignUpdate::default()),
+        svc.create_design(&Caller::operator(free.id), &DesignUpdate::default()),
         Err(DesignError::NameRequired)
     ));
     let mut with_logo = named("Logo");
@@ -158,7 +159,7 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
         .set_logo(Some("image/png"), PIXEL_PNG.to_vec())
         .unwrap();
     assert_eq!(
-        svc.create_design(free.id, &with_logo)
+        svc.create_design(&Caller::operator(free.id), &with_logo)
             .unwrap_err()
             .to_string(),
         "Logos require Pro plan"
@@ -166,19 +167,25 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
     let mut looked = named("Navy");
     looked.set_look([("color", "1a237e")]).unwrap();
     looked.set_default(true);
-    let navy = svc.create_design(free.id, &looked).unwrap();
+    let navy = svc
+        .create_design(&Caller::operator(free.id), &looked)
+        .unwrap();
     assert!(navy.is_default);
     assert_eq!(navy.look.get("color"), Some("1a237e"));
 
-    let logo = svc.create_design(pro.id, &with_logo).unwrap();
+    let logo = svc
+        .create_design(&Caller::operator(pro.id), &with_logo)
+        .unwrap();
     assert_eq!(logo.logo.as_ref().map(|l| l.bytes()), Some(PIXEL_PNG));
     assert!(!logo.is_default);
     let mut first = named("First");
     first.set_default(true);
-    let first = svc.create_design(pro.id, &first).unwrap();
+    let first = svc
+        .create_design(&Caller::operator(pro.id), &first)
+        .unwrap();
     clock.advance(Duration::minutes(1));
     let second = svc
-        .set_default_design(pro.id, Some(logo.id))
+        .set_default_design(&Caller::operator(pro.id), Some(logo.id))
         .unwrap()
         .unwrap();
     assert!(second.is_default);
@@ -193,18 +200,21 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
         Err(DesignError::NotFound)
     ));
     assert!(matches!(
-        svc.update_design(other.id, logo.id, &named("Mine")),
+        svc.update_design(&Caller::operator(other.id), logo.id, &named("Mine")),
         Err(DesignError::NotFound)
     ));
     let mut rename = named("Renamed");
     rename.clear_logo();
-    let renamed = svc.update_design(pro.id, logo.id, &rename).unwrap();
+    let renamed = svc
+        .update_design(&Caller::operator(pro.id), logo.id, &rename)
+        .unwrap();
     assert_eq!(
         (renamed.name.as_str(), renamed.logo.is_none()),
         ("Renamed", true)
     );
     assert!(renamed.is_default, "a change keeps the default");
-    svc.set_default_design(pro.id, None).unwrap();
+    svc.set_default_design(&Caller::operator(pro.id), None)
+        .unwrap();
     assert_eq!(svc.default_design(pro.id).unwrap(), None);
     let listed: Vec<String> = svc
         .designs(pro.id)
@@ -218,11 +228,13 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
     let mut fields = LinkUpdate::parse(Some("Flyer"), Some("https://example.com/")).unwrap();
     fields.set_design(navy.id);
     assert!(matches!(
-        svc.create_link_with(&pro, fields.clone()),
+        svc.create_link_with(&Caller::operator(pro.id), fields.clone()),
         Err(LinkError::DesignNotFound)
     ));
     fields.set_design(first.id);
-    let link = svc.create_link_with(&pro, fields).unwrap();
+    let link = svc
+        .create_link_with(&Caller::operator(pro.id), fields)
+        .unwrap();
     assert_eq!(link.design, Some(first.id));
     assert_eq!(
         svc.design_for_link(&link).unwrap().map(|d| d.id),
@@ -231,46 +243,53 @@ pub fn service_designs_and_their_links<S: Store>(store: S) {
     let mut update = LinkUpdate::default();
     update.set_design(navy.id);
     assert!(matches!(
-        svc.update_link(pro.id, link.id, &update),
+        svc.update_link(&Caller::operator(pro.id), link.id, &update),
         Err(LinkError::DesignNotFound)
     ));
-    let err = svc.delete_design(pro.id, first.id).unwrap_err();
+    let err = svc
+        .delete_design(&Caller::operator(pro.id), first.id)
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "Design First is used by 1 link; change or delete them first"
     );
     let mut update = LinkUpdate::default();
     update.clear_design();
-    let link = svc.update_link(pro.id, link.id, &update).unwrap();
+    let link = svc
+        .update_link(&Caller::operator(pro.id), link.id, &update)
+        .unwrap();
     assert_eq!(link.design, None);
     assert_eq!(
         svc.design_for_link(&link).unwrap(),
         None,
         "no default: plain"
     );
-    svc.set_default_design(pro.id, Some(logo.id)).unwrap();
+    svc.set_default_design(&Caller::operator(pro.id), Some(logo.id))
+        .unwrap();
     assert_eq!(
         svc.design_for_link(&link).unwrap().map(|d| d.id),
         Some(logo.id)
     );
-    svc.delete_design(pro.id, first.id).unwrap();
+    svc.delete_design(&Caller::operator(pro.id), first.id)
+        .unwrap();
     assert!(matches!(
-        svc.delete_design(pro.id, first.id),
+        svc.delete_design(&Caller::operator(pro.id), first.id),
         Err(DesignError::NotFound)
     ));
 
     // The bound is per account.
     for n in svc.designs(other.id).unwrap().len() as u64..MAX_DESIGNS {
-        svc.create_design(other.id, &named(&format!("D{n}")))
+        svc.create_design(&Caller::operator(other.id), &named(&format!("D{n}")))
             .unwrap();
     }
     assert_eq!(
-        svc.create_design(other.id, &named("One more"))
+        svc.create_design(&Caller::operator(other.id), &named("One more"))
             .unwrap_err()
             .to_string(),
         "Design limit reached: an account holds at most 100 designs; delete one first"
     );
-    svc.create_design(pro.id, &named("Still room")).unwrap();
+    svc.create_design(&Caller::operator(pro.id), &named("Still room"))
+        .unwrap();
 }
 
 /// A link's code (`Service::link_code`): its short URL in the design it names, else the
@@ -284,7 +303,7 @@ pub fn link_codes_follow_designs_and_plans<S: Store>(store: S) {
     let navy = rgb(0x1a, 0x23, 0x7e);
     let base = "https://q.example";
     let plain_link = svc
-        .create_link(&pro, "Plain", "https://example.com/")
+        .create_link(&Caller::operator(pro.id), "Plain", "https://example.com/")
         .unwrap();
     let code = svc.link_code(&pro, plain_link.id, base, []).unwrap();
     assert_eq!(code.data(), plain_link.short_url(base));
@@ -298,7 +317,9 @@ pub fn link_codes_follow_designs_and_plans<S: Store>(store: S) {
         .set_logo(Some("image/png"), PIXEL_PNG.to_vec())
         .unwrap();
     brand.set_default(true);
-    let brand = svc.create_design(pro.id, &brand).unwrap();
+    let brand = svc
+        .create_design(&Caller::operator(pro.id), &brand)
+        .unwrap();
     let code = svc.link_code(&pro, plain_link.id, base, []).unwrap();
     assert_eq!(code.options().color, navy, "the default design");
     assert!(code.options().logo.is_some(), "with its logo");
@@ -326,17 +347,20 @@ pub fn link_codes_follow_designs_and_plans<S: Store>(store: S) {
     // A link naming a design is drawn in it, not in the default.
     let mut teal = named("Teal");
     teal.set_look([("color", "004d40")]).unwrap();
-    let teal = svc.create_design(pro.id, &teal).unwrap();
+    let teal = svc.create_design(&Caller::operator(pro.id), &teal).unwrap();
     let mut fields = LinkUpdate::parse(Some("Teal"), Some("https://example.com/t")).unwrap();
     fields.set_design(teal.id);
-    let teal_link = svc.create_link_with(&pro, fields).unwrap();
+    let teal_link = svc
+        .create_link_with(&Caller::operator(pro.id), fields)
+        .unwrap();
     let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
     assert_eq!(code.options().color, rgb(0x00, 0x4d, 0x40));
     assert!(code.options().logo.is_none());
     // Changes made here show at once (the service keeps links and designs for a second).
     let mut red = DesignUpdate::default();
     red.set_look([("color", "b71c1c")]).unwrap();
-    svc.update_design(pro.id, teal.id, &red).unwrap();
+    svc.update_design(&Caller::operator(pro.id), teal.id, &red)
+        .unwrap();
     let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
     assert_eq!(
         code.options().color,
@@ -345,17 +369,20 @@ pub fn link_codes_follow_designs_and_plans<S: Store>(store: S) {
     );
     let mut back = LinkUpdate::default();
     back.clear_design();
-    svc.update_link(pro.id, teal_link.id, &back).unwrap();
+    svc.update_link(&Caller::operator(pro.id), teal_link.id, &back)
+        .unwrap();
     let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
     assert_eq!(
         code.options().color,
         navy,
         "a link's change: the default again"
     );
-    svc.set_default_design(pro.id, None).unwrap();
+    svc.set_default_design(&Caller::operator(pro.id), None)
+        .unwrap();
     let code = svc.link_code(&pro, teal_link.id, base, []).unwrap();
     assert_eq!(code.options().color, rgb(0, 0, 0), "no default: plain");
-    svc.set_default_design(pro.id, Some(brand.id)).unwrap();
+    svc.set_default_design(&Caller::operator(pro.id), Some(brand.id))
+        .unwrap();
 
     // After a downgrade the look stays and the logo is left out.
     svc.set_plan(pro.id, Plan::Free).unwrap();

@@ -2,7 +2,12 @@
 
 use thiserror::Error;
 
+use crate::accounts::caller::Caller;
+use crate::accounts::permissions::{NotPermitted, Operation};
 use crate::accounts::plan::{Feature, Plan};
+use crate::audit::entry::{AuditAction, AuditObject, ObjectKind};
+use crate::audit::service::record;
+use crate::audit::summary;
 use crate::clock::Clock;
 use crate::designs::design::{
     Design, DesignLogo, DesignName, DesignNameError, LogoError, MAX_DESIGNS,
@@ -117,6 +122,9 @@ pub enum DesignError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The caller may not change designs (a viewer, a key without `designs`).
+    #[error(transparent)]
+    NotPermitted(#[from] NotPermitted),
 }
 
 /// The id of a design as a client presents it: a malformed id names no design, so it is
@@ -146,11 +154,14 @@ fn check_logo_plan(
 impl<S: Store, C: Clock> Service<S, C> {
     /// Adds a design to the account: a name is required, at most [`MAX_DESIGNS`] per account,
     /// a logo only on a plan with logos; `is_default` makes it the default in the same write.
+    /// The caller needs [`Operation::WriteDesigns`]; the design is audited as created.
     pub fn create_design(
         &self,
-        account: AccountId,
+        caller: &Caller,
         fields: &DesignUpdate,
     ) -> Result<Design, DesignError> {
+        caller.require(Operation::WriteDesigns)?;
+        let account = caller.account;
         let name = fields.name.clone().ok_or(DesignError::NameRequired)?;
         let now = self.clock.now();
         let mut design = Design {
@@ -174,6 +185,14 @@ impl<S: Store, C: Clock> Service<S, C> {
                     tx.clear_default_design(account)?;
                 }
                 tx.insert_design(&design)?;
+                record(
+                    tx,
+                    caller,
+                    now,
+                    AuditAction::DesignCreated,
+                    AuditObject::new(ObjectKind::Design, design.id),
+                    summary::design_created(&design),
+                )?;
                 Ok(design)
             })
             .inspect(|_| self.forget_link_codes_of(account))
@@ -196,13 +215,16 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.read(|tx| tx.default_design(account))
     }
 
-    /// Changes a design; `updatedAt` moves whenever a field is given.
+    /// Changes a design; `updatedAt` moves whenever a field is given. The caller needs
+    /// [`Operation::WriteDesigns`]; a change is audited with the fields it changed.
     pub fn update_design(
         &self,
-        account: AccountId,
+        caller: &Caller,
         id: DesignId,
         update: &DesignUpdate,
     ) -> Result<Design, DesignError> {
+        caller.require(Operation::WriteDesigns)?;
+        let account = caller.account;
         let now = self.clock.now();
         self.store
             .write(|tx| {
@@ -214,10 +236,22 @@ impl<S: Store, C: Clock> Service<S, C> {
                 if update.is_default == Some(true) && !design.is_default {
                     tx.clear_default_design(account)?;
                 }
+                let before = design.clone();
                 update.apply(&mut design);
                 design.updated_at = now.max(design.created_at);
                 if !tx.update_design(&design)? {
                     return Err(DesignError::NotFound);
+                }
+                let changes = summary::design_updated(&before, &design);
+                if !changes.is_empty() {
+                    record(
+                        tx,
+                        caller,
+                        now,
+                        AuditAction::DesignUpdated,
+                        AuditObject::new(ObjectKind::Design, design.id),
+                        changes,
+                    )?;
                 }
                 Ok(design)
             })
@@ -225,27 +259,54 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Makes the design the account's default (`None`: the account has no default).
+    /// The caller needs [`Operation::WriteDesigns`]; the designs whose flag changed are
+    /// audited as updated.
     pub fn set_default_design(
         &self,
-        account: AccountId,
+        caller: &Caller,
         id: Option<DesignId>,
     ) -> Result<Option<Design>, DesignError> {
+        caller.require(Operation::WriteDesigns)?;
+        let account = caller.account;
         match id {
             Some(id) => {
                 let mut update = DesignUpdate::default();
                 update.set_default(true);
-                self.update_design(account, id, &update).map(Some)
+                self.update_design(caller, id, &update).map(Some)
             }
             None => {
-                self.store.write(|tx| tx.clear_default_design(account))?;
+                let now = self.clock.now();
+                self.store.write(|tx| {
+                    let previous = tx.default_design(account)?;
+                    tx.clear_default_design(account)?;
+                    if let Some(before) = previous {
+                        let after = Design {
+                            is_default: false,
+                            ..before.clone()
+                        };
+                        record(
+                            tx,
+                            caller,
+                            now,
+                            AuditAction::DesignUpdated,
+                            AuditObject::new(ObjectKind::Design, before.id),
+                            summary::design_updated(&before, &after),
+                        )?;
+                    }
+                    Ok::<_, StoreError>(())
+                })?;
                 self.forget_link_codes_of(account);
                 Ok(None)
             }
         }
     }
 
-    /// Removes a design no link names.
-    pub fn delete_design(&self, account: AccountId, id: DesignId) -> Result<(), DesignError> {
+    /// Removes a design no link names. The caller needs [`Operation::WriteDesigns`]; the
+    /// audit entry keeps the design's last fields.
+    pub fn delete_design(&self, caller: &Caller, id: DesignId) -> Result<(), DesignError> {
+        caller.require(Operation::WriteDesigns)?;
+        let account = caller.account;
+        let now = self.clock.now();
         self.store
             .write(|tx| {
                 let design = tx.design(account, id)?.ok_or(DesignError::NotFound)?;
@@ -257,6 +318,14 @@ impl<S: Store, C: Clock> Service<S, C> {
                     });
                 }
                 tx.delete_design(account, id)?;
+                record(
+                    tx,
+                    caller,
+                    now,
+                    AuditAction::DesignDeleted,
+                    AuditObject::new(ObjectKind::Design, id),
+                    summary::design_deleted(&design),
+                )?;
                 Ok(())
             })
             .inspect(|()| self.forget_link_codes_of(account))

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use chrono::Duration;
 
+use crate::accounts::caller::Caller;
 use crate::accounts::plan::Plan;
 use crate::clock::TestClock;
 use crate::contract::{link_for, setup, t};
@@ -309,36 +310,47 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
     let elsewhere = domain_service(Arc::clone(&store), &zone, &clock);
 
     let free = svc.create_account("free@example.com", Plan::Free).unwrap();
-    let err = svc.add_domain(&free, "go.free.test").unwrap_err();
+    let err = svc
+        .add_domain(&Caller::operator(free.id), "go.free.test")
+        .unwrap_err();
     assert_eq!(err.to_string(), "Custom domains require Starter plan");
     let starter = svc
         .create_account("starter@example.com", Plan::Starter)
         .unwrap();
-    let one = svc.add_domain(&starter, "one.starter.test").unwrap();
-    let err = svc.add_domain(&starter, "two.starter.test").unwrap_err();
+    let one = svc
+        .add_domain(&Caller::operator(starter.id), "one.starter.test")
+        .unwrap();
+    let err = svc
+        .add_domain(&Caller::operator(starter.id), "two.starter.test")
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "Domain limit reached: the Starter plan allows 1 domain; upgrade to Pro for more"
     );
-    svc.delete_domain(starter.id, one.id).unwrap();
+    svc.delete_domain(&Caller::operator(starter.id), one.id)
+        .unwrap();
     let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
     let b = svc.create_account("b@example.com", Plan::Pro).unwrap();
     assert!(matches!(
-        svc.add_domain(&a, "go.qr.example"),
+        svc.add_domain(&Caller::operator(a.id), "go.qr.example"),
         Err(DomainError::Name(_))
     ));
     assert!(matches!(
-        svc.add_domain(&a, "127.0.0.1"),
+        svc.add_domain(&Caller::operator(a.id), "127.0.0.1"),
         Err(DomainError::Name(_))
     ));
-    let d = svc.add_domain(&a, "Go.Brand.Test").unwrap();
+    let d = svc
+        .add_domain(&Caller::operator(a.id), "Go.Brand.Test")
+        .unwrap();
     assert_eq!(d.name.as_str(), "go.brand.test");
     assert_eq!(d.status(), DomainStatus::Pending);
     assert_eq!(
         d.verification.next_check_at,
         Some(t("2024-05-01T10:01:00Z"))
     );
-    let err = svc.add_domain(&b, "go.brand.test").unwrap_err();
+    let err = svc
+        .add_domain(&Caller::operator(b.id), "go.brand.test")
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "Domain go.brand.test is already registered"
@@ -360,17 +372,23 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
         other => panic!("unexpected error {other:?}"),
     };
     assert_eq!(
-        refused(svc.create_link_with(&a, on_domain("SUMMER")).unwrap_err()),
+        refused(
+            svc.create_link_with(&Caller::operator(a.id), on_domain("SUMMER"))
+                .unwrap_err()
+        ),
         DomainUnusable::Pending
     );
     assert_eq!(
-        refused(svc.create_link_with(&b, on_domain("SUMMER")).unwrap_err()),
+        refused(
+            svc.create_link_with(&Caller::operator(b.id), on_domain("SUMMER"))
+                .unwrap_err()
+        ),
         DomainUnusable::Unknown
     );
 
     // Checks: the record missing, then of another value, then right.
     let record = d.name.verification_name();
-    let checked = svc.check_domain(a.id, d.id).unwrap();
+    let checked = svc.check_domain(&Caller::operator(a.id), d.id).unwrap();
     assert_eq!(
         checked
             .verification
@@ -386,7 +404,7 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
             .contains("_qr-verify.go.brand.test")
     );
     zone.set_txt(&record, Ok(vec!["qr-verify=wrong".to_owned()]));
-    let checked = svc.check_domain(a.id, d.id).unwrap();
+    let checked = svc.check_domain(&Caller::operator(a.id), d.id).unwrap();
     assert_eq!(checked.status(), DomainStatus::Pending);
     assert!(checked.reason().unwrap().contains(&d.token.txt_value()));
     zone.set_txt(&record, Ok(vec![d.token.txt_value()]));
@@ -399,7 +417,7 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
         Some(Routing::PointsAtService)
     );
     assert!(matches!(
-        svc.check_domain(b.id, d.id),
+        svc.check_domain(&Caller::operator(b.id), d.id),
         Err(DomainError::NotFound)
     ));
 
@@ -407,9 +425,11 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
     let base = {
         let mut u = LinkUpdate::parse(Some("Base"), Some("https://example.com/base")).unwrap();
         u.set_short_code("SUMMER").unwrap();
-        svc.create_link_with(&a, u).unwrap()
+        svc.create_link_with(&Caller::operator(a.id), u).unwrap()
     };
-    let link = svc.create_link_with(&a, on_domain("SUMMER")).unwrap();
+    let link = svc
+        .create_link_with(&Caller::operator(a.id), on_domain("SUMMER"))
+        .unwrap();
     assert_eq!(link.domain.as_ref(), Some(&d.name));
     let live = |domain: Option<&DomainName>| match svc.resolve(domain, "summer").unwrap() {
         Resolution::Live(l) => Some(l.id),
@@ -419,7 +439,7 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
     assert_eq!(live(Some(&d.name)), Some(link.id));
     assert_eq!(live(Some(&name("shop.brand.test"))), None);
     assert!(matches!(
-        svc.create_link_with(&a, on_domain("SUMMER")),
+        svc.create_link_with(&Caller::operator(a.id), on_domain("SUMMER")),
         Err(LinkError::CodeTaken(_))
     ));
     assert_eq!(
@@ -437,16 +457,20 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
     let mut update = DomainUpdate::default();
     update.set_root_url("https://brand.test/").unwrap();
     assert!(update.set_not_found_url("javascript:alert(1)").is_err());
-    let changed = svc.update_domain(a.id, d.id, &update).unwrap();
+    let changed = svc
+        .update_domain(&Caller::operator(a.id), d.id, &update)
+        .unwrap();
     assert_eq!(
         changed.settings.root_url.unwrap().as_str(),
         "https://brand.test/"
     );
     assert!(matches!(
-        svc.update_domain(b.id, d.id, &update),
+        svc.update_domain(&Caller::operator(b.id), d.id, &update),
         Err(DomainError::NotFound)
     ));
-    let err = svc.delete_domain(a.id, d.id).unwrap_err();
+    let err = svc
+        .delete_domain(&Caller::operator(a.id), d.id)
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "Domain go.brand.test is used by 1 link; move or delete them first"
@@ -459,20 +483,26 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
     assert_eq!(svc.check_due_domains().unwrap(), 1);
     let failing = svc.domain(a.id, d.id).unwrap();
     assert_eq!(failing.status(), DomainStatus::Failing);
-    svc.create_link_with(&a, on_domain("AUTUMN")).unwrap();
+    svc.create_link_with(&Caller::operator(a.id), on_domain("AUTUMN"))
+        .unwrap();
     clock.advance(Duration::days(7));
     assert_eq!(
-        refused(svc.create_link_with(&a, on_domain("WINTER")).unwrap_err()),
+        refused(
+            svc.create_link_with(&Caller::operator(a.id), on_domain("WINTER"))
+                .unwrap_err()
+        ),
         DomainUnusable::Failing
     );
     assert_eq!(live(Some(&d.name)), Some(link.id));
     // A timeout says nothing about the record: the status stays.
     zone.set_txt(&record, Err(DnsFailure::Timeout));
-    let timed_out = svc.check_domain(a.id, d.id).unwrap();
+    let timed_out = svc.check_domain(&Caller::operator(a.id), d.id).unwrap();
     assert_eq!(timed_out.status(), DomainStatus::Failing);
     zone.set_txt(&record, Ok(vec![d.token.txt_value()]));
     assert_eq!(
-        svc.check_domain(a.id, d.id).unwrap().status(),
+        svc.check_domain(&Caller::operator(a.id), d.id)
+            .unwrap()
+            .status(),
         DomainStatus::Verified
     );
 
@@ -485,14 +515,16 @@ pub fn service_domains_and_their_links<S: Store>(store: S) {
         Some(d.id)
     );
     for l in svc.links(a.id).unwrap() {
-        svc.delete_link(a.id, l.id).unwrap();
+        svc.delete_link(&Caller::operator(a.id), l.id).unwrap();
     }
-    svc.delete_domain(a.id, d.id).unwrap();
+    svc.delete_domain(&Caller::operator(a.id), d.id).unwrap();
     assert_eq!(svc.serving_domain("go.brand.test").unwrap(), None);
     std::thread::sleep(std::time::Duration::from_millis(1_100));
     assert_eq!(elsewhere.serving_domain("go.brand.test").unwrap(), None);
     // Its codes stay tombstoned if the name comes back.
-    let back = svc.add_domain(&b, "go.brand.test").unwrap();
+    let back = svc
+        .add_domain(&Caller::operator(b.id), "go.brand.test")
+        .unwrap();
     assert_eq!(back.account_id, b.id);
     assert!(
         store
@@ -512,9 +544,9 @@ pub fn service_app_rules_follow_their_domain<S: Store>(store: S) {
     let svc = domain_service(Arc::clone(&store), &zone, &clock);
     let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
     let verified = |text: &str| {
-        let d = svc.add_domain(&a, text).unwrap();
+        let d = svc.add_domain(&Caller::operator(a.id), text).unwrap();
         zone.set_txt(&d.name.verification_name(), Ok(vec![d.token.txt_value()]));
-        svc.check_domain(a.id, d.id).unwrap()
+        svc.check_domain(&Caller::operator(a.id), d.id).unwrap()
     };
     let d = verified("go.brand.test");
     let other = verified("shop.brand.test");
@@ -535,7 +567,7 @@ pub fn service_app_rules_follow_their_domain<S: Store>(store: S) {
         }
         u.set_short_code(code).unwrap();
         u.set_rules(&rules(targets)).unwrap();
-        svc.create_link_with(&a, u)
+        svc.create_link_with(&Caller::operator(a.id), u)
     };
     let message = |e: LinkError| e.to_string();
 
@@ -560,7 +592,9 @@ pub fn service_app_rules_follow_their_domain<S: Store>(store: S) {
     );
     let mut declare = DomainUpdate::default();
     declare.set_app_schemes(&["BrandApp"]).unwrap();
-    let declared = svc.update_domain(a.id, d.id, &declare).unwrap();
+    let declared = svc
+        .update_domain(&Caller::operator(a.id), d.id, &declare)
+        .unwrap();
     assert_eq!(declared.settings.app_schemes[0].as_str(), "brandapp");
     let link = link_with(
         Some("go.brand.test"),
@@ -579,36 +613,48 @@ pub fn service_app_rules_follow_their_domain<S: Store>(store: S) {
     let mut remove = DomainUpdate::default();
     remove.clear(crate::domains::service::DomainSetting::AppSchemes);
     assert!(
-        svc.update_domain(a.id, d.id, &remove)
+        svc.update_domain(&Caller::operator(a.id), d.id, &remove)
             .unwrap()
             .settings
             .app_schemes
             .is_empty()
     );
     let rename = LinkUpdate::parse(Some("Renamed"), None).unwrap();
-    let renamed = svc.update_link(a.id, link.id, &rename).unwrap();
+    let renamed = svc
+        .update_link(&Caller::operator(a.id), link.id, &rename)
+        .unwrap();
     assert_eq!(renamed.options, stored.options);
     let mut kept = LinkUpdate::default();
     kept.set_rules(&rules(&["tel:+4930123", "brandapp://product/42"]))
         .unwrap();
-    svc.update_link(a.id, link.id, &kept).unwrap();
+    svc.update_link(&Caller::operator(a.id), link.id, &kept)
+        .unwrap();
     let mut added = LinkUpdate::default();
     added.set_rules(&rules(&["brandapp://product/43"])).unwrap();
     assert!(
-        message(svc.update_link(a.id, link.id, &added).unwrap_err())
-            .contains("brandapp: is not an app scheme of go.brand.test")
+        message(
+            svc.update_link(&Caller::operator(a.id), link.id, &added)
+                .unwrap_err()
+        )
+        .contains("brandapp: is not an app scheme of go.brand.test")
     );
     let mut moved = LinkUpdate::default();
     moved.set_domain("shop.brand.test").unwrap();
     assert!(
-        message(svc.update_link(a.id, link.id, &moved).unwrap_err())
-            .contains("brandapp: is not an app scheme of shop.brand.test")
+        message(
+            svc.update_link(&Caller::operator(a.id), link.id, &moved)
+                .unwrap_err()
+        )
+        .contains("brandapp: is not an app scheme of shop.brand.test")
     );
     let mut base = LinkUpdate::default();
     base.clear_domain();
     assert!(
-        message(svc.update_link(a.id, link.id, &base).unwrap_err())
-            .contains("brandapp: is an app scheme")
+        message(
+            svc.update_link(&Caller::operator(a.id), link.id, &base)
+                .unwrap_err()
+        )
+        .contains("brandapp: is an app scheme")
     );
     assert!(matches!(
         svc.resolve(Some(&d.name), "brandapp").unwrap(),
@@ -617,9 +663,13 @@ pub fn service_app_rules_follow_their_domain<S: Store>(store: S) {
     // Another account's declaration is no declaration for this one.
     let mut declare_other = DomainUpdate::default();
     declare_other.set_app_schemes(&["shopapp"]).unwrap();
-    svc.update_domain(a.id, other.id, &declare_other).unwrap();
+    svc.update_domain(&Caller::operator(a.id), other.id, &declare_other)
+        .unwrap();
     let b = svc.create_account("b@example.com", Plan::Pro).unwrap();
     let mut theirs = LinkUpdate::parse(Some("B"), Some("https://b.example/")).unwrap();
     theirs.set_rules(&rules(&["shopapp://x"])).unwrap();
-    assert!(svc.create_link_with(&b, theirs).is_err());
+    assert!(
+        svc.create_link_with(&Caller::operator(b.id), theirs)
+            .is_err()
+    );
 }

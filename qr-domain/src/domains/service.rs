@@ -6,8 +6,12 @@ use std::time::Instant;
 use chrono::Duration;
 use thiserror::Error;
 
-use crate::accounts::account::Account;
+use crate::accounts::caller::Caller;
+use crate::accounts::permissions::{NotPermitted, Operation};
 use crate::accounts::plan::{EnterpriseOverrides, Limit, Plan};
+use crate::audit::entry::{AuditAction, AuditObject, ObjectKind};
+use crate::audit::service::record;
+use crate::audit::summary;
 use crate::clock::Clock;
 use crate::domains::check;
 use crate::domains::dns::DnsResolver;
@@ -247,6 +251,9 @@ pub enum DomainError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The caller may not manage domains (members, viewers, a key without `domains`).
+    #[error(transparent)]
+    NotPermitted(#[from] NotPermitted),
 }
 
 /// The refusal naming the plan needed: "Custom domains require Starter plan" when the plan has
@@ -294,13 +301,16 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Adds a domain to the account (pending until its TXT record is found), within the plan's
-    /// count; a name any account holds is [`DomainError::Taken`].
-    pub fn add_domain(&self, account: &Account, name: &str) -> Result<Domain, DomainError> {
+    /// count; a name any account holds is [`DomainError::Taken`]. The caller needs
+    /// [`Operation::WriteDomains`]; the domain is audited as added.
+    pub fn add_domain(&self, caller: &Caller, name: &str) -> Result<Domain, DomainError> {
+        caller.require(Operation::WriteDomains)?;
+        let account = caller.account;
         let name = DomainName::parse(name, &self.domains.config.service_host)?;
         let now = self.clock.now();
         let mut domain = Domain {
             id: DomainId::random(),
-            account_id: account.id,
+            account_id: account,
             name,
             token: VerificationToken::random()?,
             created_at: now,
@@ -309,10 +319,10 @@ impl<S: Store, C: Clock> Service<S, C> {
         };
         domain.verification.next_check_at = next_check(&domain, now);
         let added = self.store.write(|tx| {
-            let current = tx.account(account.id)?.ok_or(DomainError::NotFound)?;
+            let current = tx.account(account)?.ok_or(DomainError::NotFound)?;
             let limits = current.limits();
             if let Limit::Max(max) = limits.domains
-                && tx.count_domains(account.id)? >= max
+                && tx.count_domains(account)? >= max
             {
                 return Err(DomainError::LimitReached {
                     plan: current.plan,
@@ -323,6 +333,14 @@ impl<S: Store, C: Clock> Service<S, C> {
                 return Err(DomainError::Taken(domain.name.to_string()));
             }
             tx.insert_domain(&domain)?;
+            record(
+                tx,
+                caller,
+                now,
+                AuditAction::DomainAdded,
+                AuditObject::new(ObjectKind::Domain, domain.id),
+                summary::domain_added(&domain),
+            )?;
             Ok(domain)
         })?;
         self.domains.hosts.forget(|name, _| *name == added.name);
@@ -341,18 +359,34 @@ impl<S: Store, C: Clock> Service<S, C> {
             .ok_or(DomainError::NotFound)
     }
 
-    /// Changes a domain's settings.
+    /// Changes a domain's settings. The caller needs [`Operation::WriteDomains`]; a change is
+    /// audited with the settings it changed.
     pub fn update_domain(
         &self,
-        account: AccountId,
+        caller: &Caller,
         id: DomainId,
         update: &DomainUpdate,
     ) -> Result<Domain, DomainError> {
+        caller.require(Operation::WriteDomains)?;
+        let account = caller.account;
+        let now = self.clock.now();
         let domain = self.store.write(|tx| {
             let mut domain = tx.domain(account, id)?.ok_or(DomainError::NotFound)?;
+            let before = domain.clone();
             update.apply(&mut domain.settings);
             if !tx.update_domain(&domain)? {
                 return Err(DomainError::NotFound);
+            }
+            let changes = summary::domain_updated(&before, &domain);
+            if !changes.is_empty() {
+                record(
+                    tx,
+                    caller,
+                    now,
+                    AuditAction::DomainUpdated,
+                    AuditObject::new(ObjectKind::Domain, domain.id),
+                    changes,
+                )?;
             }
             Ok(domain)
         })?;
@@ -360,8 +394,12 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ok(domain)
     }
 
-    /// Removes a domain no live link uses (its tombstoned codes stay tombstoned).
-    pub fn delete_domain(&self, account: AccountId, id: DomainId) -> Result<(), DomainError> {
+    /// Removes a domain no live link uses (its tombstoned codes stay tombstoned). The caller
+    /// needs [`Operation::WriteDomains`]; the audit entry keeps the domain's last settings.
+    pub fn delete_domain(&self, caller: &Caller, id: DomainId) -> Result<(), DomainError> {
+        caller.require(Operation::WriteDomains)?;
+        let account = caller.account;
+        let now = self.clock.now();
         let name = self.store.write(|tx| {
             let domain = tx.domain(account, id)?.ok_or(DomainError::NotFound)?;
             let links = tx.count_domain_links(&domain.name)?;
@@ -372,14 +410,26 @@ impl<S: Store, C: Clock> Service<S, C> {
                 });
             }
             tx.delete_domain(account, id)?;
+            record(
+                tx,
+                caller,
+                now,
+                AuditAction::DomainDeleted,
+                AuditObject::new(ObjectKind::Domain, id),
+                summary::domain_deleted(&domain),
+            )?;
             Ok(domain.name)
         })?;
         self.domains.hosts.forget(|cached, _| *cached == name);
         Ok(())
     }
 
-    /// Checks a domain's TXT record (and where it points) now, and stores the result.
-    pub fn check_domain(&self, account: AccountId, id: DomainId) -> Result<Domain, DomainError> {
+    /// Checks a domain's TXT record (and where it points) now, and stores the result. The
+    /// caller needs [`Operation::WriteDomains`]; a check is not audited (it changes no setting,
+    /// and the background checker makes the same check unattended).
+    pub fn check_domain(&self, caller: &Caller, id: DomainId) -> Result<Domain, DomainError> {
+        caller.require(Operation::WriteDomains)?;
+        let account = caller.account;
         let resolver = self
             .domains
             .config

@@ -111,10 +111,13 @@ impl From<LinkError> for ItemError {
             e @ LinkError::DesignNotFound => Self::Unread {
                 message: e.to_string(),
             },
-            // Neither reaches an item (a store failure fails the whole request).
-            e @ (LinkError::NotFound | LinkError::Store(_)) => Self::Unread {
-                message: e.to_string(),
-            },
+            // None reaches an item (a store failure fails the whole request; the permission is
+            // checked once, before any item).
+            e @ (LinkError::NotFound | LinkError::NotPermitted(_) | LinkError::Store(_)) => {
+                Self::Unread {
+                    message: e.to_string(),
+                }
+            }
         }
     }
 }
@@ -182,6 +185,9 @@ pub enum BulkError {
     /// A stored answer could not be read back.
     #[error("stored idempotent answer is unreadable: {0}")]
     Corrupt(String),
+    /// The caller may not create links.
+    #[error(transparent)]
+    NotPermitted(#[from] crate::accounts::permissions::NotPermitted),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -1,6 +1,7 @@
 //! Bulk link creation: every valid item created in one write transaction with per-index failures, and the idempotency key's stored answer written in that same transaction.
 
-use crate::accounts::account::Account;
+use crate::accounts::caller::Caller;
+use crate::accounts::permissions::Operation;
 use crate::accounts::plan::Feature;
 use crate::clock::Clock;
 use crate::links::bulk::{
@@ -30,15 +31,23 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// in one write transaction. With a `key`, a retry within 24 hours gets the stored answer
     /// and creates nothing ([`BulkOutcome::replayed`]); the same key with another body is
     /// [`BulkError::KeyReused`]. Each failure is typed ([`ItemError`]); the adapter words it.
+    /// The caller needs [`Operation::WriteLinks`]; each link created writes its `link.created`
+    /// audit entry in the same transaction.
     pub fn create_links_bulk(
         &self,
-        account: &Account,
+        caller: &Caller,
         request: BulkRequest,
         key: Option<IdempotencyKey>,
-        caller: BulkCaller,
+        bound: BulkCaller,
     ) -> Result<BulkOutcome, BulkError> {
+        caller.require(Operation::WriteLinks)?;
+        let account = match self.workspace(caller.account) {
+            Ok(account) => account,
+            Err(LinkError::Store(e)) => return Err(e.into()),
+            Err(_) => return Err(BulkError::AccountNotFound),
+        };
         let limits = account.limits();
-        let max = match caller {
+        let max = match bound {
             BulkCaller::Api => limits
                 .bulk_links
                 .ok_or(BulkError::PlanRequired(Feature::BulkLinks.plan()))?
@@ -78,7 +87,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 && let Some(record) = tx.idempotency_record(account.id, key)?
                 && record.is_live(now)
             {
-                return replay(tx, account, &record, fingerprint);
+                return replay(tx, &account, &record, fingerprint);
             }
             let mut room = match LinkRoom::read(tx, account.id, &limits) {
                 Ok(room) => room,
@@ -87,7 +96,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             };
             let mut created = Vec::with_capacity(ready.len());
             for (index, new) in &ready {
-                match new.insert(tx, account.id, now, &mut room) {
+                match new.insert(tx, caller, now, &mut room) {
                     Ok(link) => created.push((*index, link)),
                     // A store failure fails the whole request: nothing is half-created.
                     Err(LinkError::Store(e)) => return Err(e.into()),
@@ -123,7 +132,7 @@ impl<S: Store, C: Clock> Service<S, C> {
 /// its failures; another body under the same key is refused.
 fn replay(
     tx: &mut dyn WriteTx,
-    account: &Account,
+    account: &crate::accounts::account::Account,
     record: &IdempotencyRecord,
     fingerprint: [u8; 32],
 ) -> Result<BulkOutcome, BulkError> {

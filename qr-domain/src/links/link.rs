@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use url::Url;
 
+use crate::accounts::permissions::NotPermitted;
 use crate::accounts::plan::{LinkFeature, Plan};
 use crate::dashboard::password::HashError;
 use crate::domains::name::DomainName;
@@ -362,6 +363,9 @@ pub enum LinkError {
     /// Hashing a link password failed.
     #[error(transparent)]
     Hash(#[from] HashError),
+    /// The caller may not change links (a viewer, a key without `links:write`).
+    #[error(transparent)]
+    NotPermitted(#[from] NotPermitted),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

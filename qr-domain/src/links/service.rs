@@ -5,7 +5,12 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use crate::accounts::account::Account;
+use crate::accounts::caller::Caller;
+use crate::accounts::permissions::Operation;
 use crate::accounts::plan::{Limit, PlanLimits};
+use crate::audit::entry::{AuditAction, AuditObject, ObjectKind};
+use crate::audit::service::record;
+use crate::audit::summary;
 use crate::clock::Clock;
 use crate::dashboard::password::{Password, PasswordHash};
 use crate::domains::name::DomainName;
@@ -53,31 +58,36 @@ pub const LINK_CACHE_TTL: Duration = Duration::from_secs(1);
 const CODE_ATTEMPTS: usize = 16;
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Creates a link for `account`, enforcing the plan's link limit.
+    /// Creates a link in the caller's workspace, enforcing the plan's link limit.
     pub fn create_link(
         &self,
-        account: &Account,
+        caller: &Caller,
         name: &str,
         target_url: &str,
     ) -> Result<Link, LinkError> {
-        self.create_link_with(account, LinkUpdate::parse(Some(name), Some(target_url))?)
+        self.create_link_with(caller, LinkUpdate::parse(Some(name), Some(target_url))?)
     }
 
     /// Creates a link from the fields of `fields` (the name and target URL are required),
     /// enforcing the plan's link limit and the plan's link features; a custom short code that
-    /// is taken or tombstoned is [`LinkError::CodeTaken`].
-    pub fn create_link_with(
-        &self,
-        account: &Account,
-        fields: LinkUpdate,
-    ) -> Result<Link, LinkError> {
-        let limits = account.limits();
+    /// is taken or tombstoned is [`LinkError::CodeTaken`]. The caller needs
+    /// [`Operation::WriteLinks`]; the `link.created` audit entry is written with the link.
+    pub fn create_link_with(&self, caller: &Caller, fields: LinkUpdate) -> Result<Link, LinkError> {
+        caller.require(Operation::WriteLinks)?;
+        let limits = self.workspace(caller.account)?.limits();
         let new = NewLink::prepare(&limits, fields)?;
         let now = self.clock.now();
         self.store.write(|tx| {
-            let mut room = LinkRoom::read(tx, account.id, &limits)?;
-            new.insert(tx, account.id, now, &mut room)
+            let mut room = LinkRoom::read(tx, caller.account, &limits)?;
+            new.insert(tx, caller, now, &mut room)
         })
+    }
+
+    /// The workspace's account as stored (its plan decides the limits); gone is "not found".
+    pub(crate) fn workspace(&self, account: AccountId) -> Result<Account, LinkError> {
+        self.store
+            .read(|tx| tx.account(account))?
+            .ok_or(LinkError::NotFound)
     }
 
     /// One of the account's links. An unknown id and another account's id are both "not found".
@@ -123,13 +133,16 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// Changes the given fields; updatedAt is set whenever at least one field is given.
     /// An update without fields returns the link unchanged. A field the account's plan does not
     /// include is [`LinkError::PlanRequired`] (clearing one never is); a new short code that is
-    /// taken is [`LinkError::CodeTaken`], and the old code is never issued again.
+    /// taken is [`LinkError::CodeTaken`], and the old code is never issued again. The caller
+    /// needs [`Operation::WriteLinks`]; a change writes its `link.updated` audit entry.
     pub fn update_link(
         &self,
-        account: AccountId,
+        caller: &Caller,
         id: LinkId,
         update: &LinkUpdate,
     ) -> Result<Link, LinkError> {
+        caller.require(Operation::WriteLinks)?;
+        let account = caller.account;
         if !update.features().is_empty() {
             let owner = self
                 .store
@@ -145,6 +158,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 if update.is_empty() {
                     return Ok(link);
                 }
+                let before = link.clone();
                 if let Some(name) = &update.name {
                     link.name = name.clone();
                 }
@@ -195,6 +209,17 @@ impl<S: Store, C: Clock> Service<S, C> {
                     return Err(LinkError::NotFound);
                 }
                 tx.enqueue_webhook_event(account, &link_event(EventKind::LinkUpdated, &link, now))?;
+                let changes = summary::link_updated(&before, &link);
+                if !changes.is_empty() {
+                    record(
+                        tx,
+                        caller,
+                        now,
+                        AuditAction::LinkUpdated,
+                        AuditObject::new(ObjectKind::Link, link.id),
+                        changes,
+                    )?;
+                }
                 Ok(link)
             })
             .inspect(|link| self.forget_link(link.id))
@@ -221,8 +246,11 @@ impl<S: Store, C: Clock> Service<S, C> {
         Ok(LinkPageResult { links, next_cursor })
     }
 
-    /// Deletes a link with all its scans; its code is never issued again.
-    pub fn delete_link(&self, account: AccountId, id: LinkId) -> Result<(), LinkError> {
+    /// Deletes a link with all its scans; its code is never issued again. The caller needs
+    /// [`Operation::WriteLinks`]; the `link.deleted` audit entry keeps the link's last fields.
+    pub fn delete_link(&self, caller: &Caller, id: LinkId) -> Result<(), LinkError> {
+        caller.require(Operation::WriteLinks)?;
+        let account = caller.account;
         let now = self.clock.now();
         let deleted = self.store.write(|tx| {
             let Some(link) = tx.link(account, id)? else {
@@ -231,6 +259,14 @@ impl<S: Store, C: Clock> Service<S, C> {
             let deleted = tx.delete_link(account, id)?;
             if deleted {
                 tx.enqueue_webhook_event(account, &link_event(EventKind::LinkDeleted, &link, now))?;
+                record(
+                    tx,
+                    caller,
+                    now,
+                    AuditAction::LinkDeleted,
+                    AuditObject::new(ObjectKind::Link, link.id),
+                    summary::link_deleted(&link),
+                )?;
             }
             Ok(deleted)
         })?;
@@ -453,14 +489,16 @@ impl NewLink {
     }
 
     /// Inserts the link within the account's room (its link limit), with a free code (the
-    /// custom one, or one of [`CODE_ATTEMPTS`] drawn), and its `link.created` event.
+    /// custom one, or one of [`CODE_ATTEMPTS`] drawn), its `link.created` event and its
+    /// audit entry by `caller`.
     pub(crate) fn insert(
         &self,
         tx: &mut dyn WriteTx,
-        account: AccountId,
+        caller: &Caller,
         now: DateTime<Utc>,
         room: &mut LinkRoom,
     ) -> Result<Link, LinkError> {
+        let account = caller.account;
         if let Limit::Max(max) = room.limit
             && room.count >= max
         {
@@ -498,6 +536,14 @@ impl NewLink {
         };
         tx.insert_link(&link)?;
         tx.enqueue_webhook_event(account, &link_event(EventKind::LinkCreated, &link, now))?;
+        record(
+            tx,
+            caller,
+            now,
+            AuditAction::LinkCreated,
+            AuditObject::new(ObjectKind::Link, link.id),
+            summary::link_created(&link),
+        )?;
         room.count += 1;
         Ok(link)
     }

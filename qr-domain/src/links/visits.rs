@@ -317,6 +317,7 @@ mod tests {
 
     use super::*;
     use crate::accounts::account::Account;
+    use crate::accounts::caller::Caller;
     use crate::accounts::plan::Plan;
     use crate::clock::TestClock;
     use crate::links::link::{Link, LinkUpdate};
@@ -366,7 +367,8 @@ mod tests {
     ) -> Link {
         let mut update = LinkUpdate::parse(Some("L"), Some("https://example.com/")).unwrap();
         set(&mut update);
-        svc.create_link_with(a, update).unwrap()
+        svc.create_link_with(&Caller::operator(a.id), update)
+            .unwrap()
     }
 
     fn at(text: &str) -> Option<DateTime<Utc>> {
@@ -397,7 +399,9 @@ mod tests {
     fn plain_links_redirect_from_memory_once_read() {
         let svc = service();
         let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-        let link = svc.create_link(&a, "L", "https://example.com/").unwrap();
+        let link = svc
+            .create_link(&Caller::operator(a.id), "L", "https://example.com/")
+            .unwrap();
         let code = link.short_code.to_string();
         let person = opening(true);
         assert!(matches!(
@@ -431,7 +435,7 @@ mod tests {
             svc.visit(None, "not a code", &person, no_ack).unwrap(),
             VisitOutcome::Page(PageKind::Unknown)
         ));
-        svc.delete_link(a.id, link.id).unwrap();
+        svc.delete_link(&Caller::operator(a.id), link.id).unwrap();
         assert!(matches!(
             svc.visit(None, &code, &person, no_ack).unwrap(),
             VisitOutcome::Page(PageKind::Gone)
@@ -650,7 +654,9 @@ mod tests {
             counted.fetch_add(n, std::sync::atomic::Ordering::SeqCst);
         });
         let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-        let link = svc.create_link(&a, "L", "https://example.com/").unwrap();
+        let link = svc
+            .create_link(&Caller::operator(a.id), "L", "https://example.com/")
+            .unwrap();
         let code = link.short_code.to_string();
         let from = |n: u32| Opening {
             visit: Visit {

@@ -116,6 +116,7 @@ impl AccountWrites for Data {
         idempotency::forget_account(self, account);
         super::domains::forget_account(self, account);
         super::designs::forget_account(self, account);
+        super::audit::forget_account(self, account);
         self.config_changed_by(ConfigChange::Account(account));
         Ok(true)
     }

@@ -2,6 +2,7 @@
 //! salts, bots, the visitor budget, unique counting, retention and the analytics window; writers at
 //! once in `contract/concurrency.rs`.
 
+use crate::accounts::caller::Caller;
 use crate::accounts::plan::Plan;
 use crate::contract::{DESKTOP, PHONE, day, link_for, query, scan, service, setup, t, visit};
 use crate::ids::LinkId;
@@ -342,7 +343,9 @@ pub fn pruning_keeps_scan_count<S: Store>(store: S) {
 pub fn service_bot_exclusion<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-03-10T12:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "L", "https://example.com")
+        .unwrap();
     let bot = visit(
         "66.249.66.1",
         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
@@ -370,7 +373,9 @@ pub fn service_bot_exclusion<S: Store>(store: S) {
 pub fn service_visitor_scan_budget<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-03-10T12:00:10Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "L", "https://example.com")
+        .unwrap();
     let replay = visit("192.0.2.9", PHONE);
     let mut recorded = 0;
     for _ in 0..MAX_SCANS_PER_VISITOR_MINUTE + 5 {
@@ -385,7 +390,9 @@ pub fn service_visitor_scan_budget<S: Store>(store: S) {
         svc.record_scan(&l, &visit("192.0.2.10", PHONE)).unwrap(),
         ScanOutcome::Recorded(_)
     ));
-    let other = svc.create_link(&a, "M", "https://example.org").unwrap();
+    let other = svc
+        .create_link(&Caller::operator(a.id), "M", "https://example.org")
+        .unwrap();
     assert!(matches!(
         svc.record_scan(&other, &replay).unwrap(),
         ScanOutcome::Recorded(_)
@@ -404,8 +411,12 @@ pub fn service_visitor_scan_budget<S: Store>(store: S) {
 pub fn service_unique_counting<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-03-10T08:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
-    let other = svc.create_link(&a, "M", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "L", "https://example.com")
+        .unwrap();
+    let other = svc
+        .create_link(&Caller::operator(a.id), "M", "https://example.com")
+        .unwrap();
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
     svc.record_scan(&l, &visit("192.0.2.1", DESKTOP)).unwrap();
@@ -437,7 +448,9 @@ pub fn service_unique_counting<S: Store>(store: S) {
 pub fn service_retention<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-01-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "L", "https://example.com")
+        .unwrap();
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
     clock.set(t("2024-01-30T10:00:00Z"));
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
@@ -479,7 +492,9 @@ pub fn service_retention<S: Store>(store: S) {
 pub fn service_analytics_window<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "L", "https://example.com")
+        .unwrap();
     let id = l.id;
     svc.record_scan(&l, &visit("192.0.2.1", PHONE)).unwrap();
     svc.record_scan(&l, &visit("192.0.2.2", DESKTOP)).unwrap();

@@ -30,6 +30,8 @@ pub struct PruneReport {
     pub webhook_events_deleted: u64,
     /// Expired idempotency records of bulk requests deleted (kept 24 hours).
     pub idempotency_deleted: u64,
+    /// Audit log entries older than their workspace's retention deleted.
+    pub audit_deleted: u64,
 }
 
 /// Why [`Service::check_ready`] says the service cannot take writes.
@@ -80,7 +82,8 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 
     /// Prepares the coming days' scan storage, deletes scans older than each account's
-    /// retention, destroys stale visitor salts, and deletes expired tokens and ended sessions.
+    /// retention, destroys stale visitor salts, deletes expired tokens and ended sessions, and
+    /// deletes audit log entries past their workspace's retention.
     /// Run it periodically (hourly is plenty); analytics never report expired scans, and ended
     /// sessions and tokens never work, either way.
     ///
@@ -121,6 +124,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             .write(|tx| tx.prune_credentials(now, now - SESSION_IDLE, now - SESSION_ABSOLUTE))?;
         report.webhook_events_deleted = self.prune_webhook_events()?;
         report.idempotency_deleted = self.store.write(|tx| tx.prune_idempotency_records(now))?;
+        report.audit_deleted = self.prune_audit_logs()?;
         Ok(report)
     }
 

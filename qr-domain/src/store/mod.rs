@@ -7,7 +7,7 @@
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
 //! that aggregate's folder (`accounts/store.rs`, `accounts/user_store.rs` and `accounts/key_store.rs`, `links/store.rs` and
 //! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
-//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`) and re-exported here, and each adapter implements them in the file that
+//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`, `audit/store.rs`) and re-exported here, and each adapter implements them in the file that
 //! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
 //! two alone.
 
@@ -21,6 +21,7 @@ use crate::scans::scan::{NewScan, ScanFate};
 pub use crate::accounts::key_store::{KeyReads, KeyWrites};
 pub use crate::accounts::store::{AccountReads, AccountWrites};
 pub use crate::accounts::user_store::{UserReads, UserWrites};
+pub use crate::audit::store::{AuditReads, AuditWrites};
 pub use crate::dashboard::store::{CredentialReads, CredentialWrites};
 pub use crate::designs::store::{DesignReads, DesignWrites};
 pub use crate::domains::store::{DomainReads, DomainWrites};
@@ -94,6 +95,7 @@ pub trait ReadTx:
     + IdempotencyReads
     + DomainReads
     + DesignReads
+    + AuditReads
 {
 }
 
@@ -109,6 +111,7 @@ impl<T> ReadTx for T where
         + IdempotencyReads
         + DomainReads
         + DesignReads
+        + AuditReads
 {
 }
 
@@ -126,6 +129,7 @@ pub trait WriteTx:
     + IdempotencyWrites
     + DomainWrites
     + DesignWrites
+    + AuditWrites
 {
 }
 
@@ -142,5 +146,6 @@ impl<T> WriteTx for T where
         + IdempotencyWrites
         + DomainWrites
         + DesignWrites
+        + AuditWrites
 {
 }

@@ -1,5 +1,6 @@
 //! Contract checks of webhooks over a store: endpoints and their isolation, the outbox (fan-out, due order, leases and updates, pruning), scan events written with their batch, quota thresholds, and the service's delivery rules on top.
 
+use crate::accounts::caller::Caller;
 use crate::accounts::limits::UsageMonth;
 use crate::accounts::plan::Plan;
 use crate::clock::TestClock;
@@ -341,20 +342,30 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let b = svc.create_account("b@example.com", Plan::Free).unwrap();
     assert!(matches!(
-        svc.create_webhook(a.id, "ftp://x.example/", &["link.created"], None),
+        svc.create_webhook(
+            &Caller::operator(a.id),
+            "ftp://x.example/",
+            &["link.created"],
+            None
+        ),
         Err(WebhookError::InvalidUrl(_))
     ));
     assert!(matches!(
-        svc.create_webhook(a.id, "https://x.example/", &[], None),
+        svc.create_webhook(&Caller::operator(a.id), "https://x.example/", &[], None),
         Err(WebhookError::InvalidEvents(_))
     ));
     assert!(matches!(
-        svc.create_webhook(a.id, "https://x.example/", &["link.created"], Some("short")),
+        svc.create_webhook(
+            &Caller::operator(a.id),
+            "https://x.example/",
+            &["link.created"],
+            Some("short")
+        ),
         Err(WebhookError::InvalidSecret)
     ));
     let h = svc
         .create_webhook(
-            a.id,
+            &Caller::operator(a.id),
             "https://hooks.example.com/a",
             &[
                 "link.created",
@@ -368,7 +379,7 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
     assert_eq!(h.secret.expose(), "a-secret-of-twenty-chars");
     for i in 1..crate::webhooks::webhook::MAX_WEBHOOKS_PER_ACCOUNT {
         svc.create_webhook(
-            b.id,
+            &Caller::operator(b.id),
             &format!("https://h.example/{i}"),
             &["link.created"],
             None,
@@ -376,24 +387,35 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
         .unwrap();
     }
     let last = svc
-        .create_webhook(b.id, "https://h.example/last", &["link.created"], None)
+        .create_webhook(
+            &Caller::operator(b.id),
+            "https://h.example/last",
+            &["link.created"],
+            None,
+        )
         .unwrap();
     assert!(matches!(
-        svc.create_webhook(b.id, "https://h.example/more", &["link.created"], None),
+        svc.create_webhook(
+            &Caller::operator(b.id),
+            "https://h.example/more",
+            &["link.created"],
+            None
+        ),
         Err(WebhookError::LimitReached(10))
     ));
     assert_eq!(
-        svc.delete_webhook(a.id, last.id),
+        svc.delete_webhook(&Caller::operator(a.id), last.id),
         Err(WebhookError::NotFound)
     );
-    svc.delete_webhook(b.id, last.id).unwrap();
+    svc.delete_webhook(&Caller::operator(b.id), last.id)
+        .unwrap();
     assert_eq!(svc.webhooks(b.id).unwrap().len(), 9);
 
     let link = svc
-        .create_link(&a, "Flyer", "https://example.com/")
+        .create_link(&Caller::operator(a.id), "Flyer", "https://example.com/")
         .unwrap();
     svc.update_link(
-        a.id,
+        &Caller::operator(a.id),
         link.id,
         &crate::links::link::LinkUpdate::parse(Some("Poster"), None).unwrap(),
     )
@@ -435,7 +457,7 @@ pub fn service_webhook_events_and_delivery<S: Store>(store: S) {
         retry[0].body, claimed[1].body,
         "a retry sends the same body"
     );
-    svc.delete_link(a.id, link.id).unwrap();
+    svc.delete_link(&Caller::operator(a.id), link.id).unwrap();
     clock.advance(chrono::Duration::days(3));
     svc.finish_webhook_delivery(&retry[0], Err("timed out".into()))
         .unwrap();
@@ -491,8 +513,13 @@ pub fn service_usage_thresholds<S: Store>(store: S) {
             .with_webhook_settings(WebhookSettings::default())
     };
     let svc = start();
-    svc.create_webhook(a.id, "https://h.example/q", &["usage.threshold"], None)
-        .unwrap();
+    svc.create_webhook(
+        &Caller::operator(a.id),
+        "https://h.example/q",
+        &["usage.threshold"],
+        None,
+    )
+    .unwrap();
     let percents = |svc: &Service<S, TestClock>| -> Vec<u64> {
         svc.webhook_deliveries(a.id, 10)
             .unwrap()

@@ -6,8 +6,13 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use crate::accounts::caller::Caller;
 use crate::accounts::limits::UsageMonth;
+use crate::accounts::permissions::Operation;
 use crate::accounts::plan::Limit;
+use crate::audit::entry::{AuditAction, AuditObject, ObjectKind};
+use crate::audit::service::record;
+use crate::audit::summary;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::AccountId;
@@ -158,14 +163,17 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// Registers an endpoint for `account`: the URL is checked first (its form, then its host
     /// against [`WebhookSettings::endpoints`]), then the events, then a chosen secret (without
     /// one a secret is generated). The secret is only ever shown in the answer to this call and
-    /// in deliveries' signatures.
+    /// in deliveries' signatures, never in the audit entry. The caller needs
+    /// [`Operation::WriteWebhooks`].
     pub fn create_webhook(
         &self,
-        account: AccountId,
+        caller: &Caller,
         url: &str,
         events: &[&str],
         secret: Option<&str>,
     ) -> Result<Webhook, WebhookError> {
+        caller.require(Operation::WriteWebhooks)?;
+        let account = caller.account;
         let url = WebhookUrl::parse(url)?;
         self.webhooks.settings.endpoints.admit(&url)?;
         let events = EventSet::parse(events.iter().copied())?;
@@ -189,6 +197,14 @@ impl<S: Store, C: Clock> Service<S, C> {
                 return Err(WebhookError::LimitReached(MAX_WEBHOOKS_PER_ACCOUNT));
             }
             tx.insert_webhook(&webhook)?;
+            record(
+                tx,
+                caller,
+                webhook.created_at,
+                AuditAction::WebhookCreated,
+                AuditObject::new(ObjectKind::Webhook, webhook.id),
+                summary::webhook_created(&webhook),
+            )?;
             Ok(webhook.clone())
         })
     }
@@ -198,13 +214,31 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.read(|tx| tx.webhooks_of(account))
     }
 
-    /// Deletes an endpoint and its undelivered events. Another account's is "not found".
-    pub fn delete_webhook(&self, account: AccountId, id: WebhookId) -> Result<(), WebhookError> {
-        if self.store.write(|tx| tx.delete_webhook(account, id))? {
+    /// Deletes an endpoint and its undelivered events. Another account's is "not found". The
+    /// caller needs [`Operation::WriteWebhooks`]; the audit entry keeps its URL and events.
+    pub fn delete_webhook(&self, caller: &Caller, id: WebhookId) -> Result<(), WebhookError> {
+        caller.require(Operation::WriteWebhooks)?;
+        let account = caller.account;
+        let now = self.clock.now();
+        self.store.write(|tx| {
+            let webhook = tx
+                .webhooks_of(account)?
+                .into_iter()
+                .find(|w| w.id == id)
+                .ok_or(WebhookError::NotFound)?;
+            if !tx.delete_webhook(account, id)? {
+                return Err(WebhookError::NotFound);
+            }
+            record(
+                tx,
+                caller,
+                now,
+                AuditAction::WebhookDeleted,
+                AuditObject::new(ObjectKind::Webhook, id),
+                summary::webhook_deleted(&webhook),
+            )?;
             Ok(())
-        } else {
-            Err(WebhookError::NotFound)
-        }
+        })
     }
 
     /// The account's recent outbox events in every state, newest first.

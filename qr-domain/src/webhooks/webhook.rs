@@ -401,6 +401,9 @@ pub enum WebhookError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The caller may not manage webhooks (members, viewers, a key without `webhooks`).
+    #[error(transparent)]
+    NotPermitted(#[from] crate::accounts::permissions::NotPermitted),
 }
 
 #[cfg(test)]

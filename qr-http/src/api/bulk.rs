@@ -1,9 +1,12 @@
 //! `POST /api/links/bulk`: many links from one bounded JSON body, answered as JSON (the created links and the failed items by index) or, with `qrcodes`, as a ZIP of their codes with `links.csv` and `errors.json`.
 
+use std::net::IpAddr;
+
 use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::body::Body;
 use hyper::header::{CONTENT_DISPOSITION, HeaderMap, HeaderName, HeaderValue};
+use qr_domain::accounts::caller::Caller;
 use qr_domain::links::bulk::{
     BulkError, BulkFailure, BulkRequest, IdempotencyKey, ItemError, ItemFailure,
 };
@@ -30,6 +33,7 @@ pub(crate) const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idem
 pub(crate) async fn handle<B>(
     app: &App,
     ctx: &AuthContext,
+    client: Option<IpAddr>,
     headers: &HeaderMap,
     body: B,
 ) -> Result<HttpResponse, ApiError>
@@ -43,14 +47,14 @@ where
         .transpose()?;
     let limits = app.limits();
     let body = read_body(body, limits.max_batch_body_bytes, limits.body_read_timeout).await?;
-    let account = ctx.account.clone();
+    let caller = Caller::key(ctx, client);
     // Parsing up to 10,000 items and their one write transaction run off the async threads.
     let (outcome, settings) = app
         .blocking(move |svc| {
             let value = Value::Object(json_object(&body)?);
             let settings = value.get("qrcodes").map(code_settings).transpose()?;
             let request = read_request(&value)?;
-            let outcome = svc.create_links_bulk(&account, request, key, BulkCaller::Api)?;
+            let outcome = svc.create_links_bulk(&caller, request, key, BulkCaller::Api)?;
             Ok::<_, ApiError>((outcome, settings))
         })
         .await??;

@@ -1,10 +1,13 @@
 //! `/api/designs`: the caller's saved designs (list, show, create, change, remove, and the account default), each a look of generate parameters and an uploaded logo sent as base64 in the JSON body.
 
+use std::net::IpAddr;
+
 use base64::Engine as _;
 use bytes::Bytes;
 use chrono::{DateTime, SecondsFormat, Utc};
 use hyper::StatusCode;
 use hyper::body::Body;
+use qr_domain::accounts::caller::Caller;
 use qr_domain::designs::design::{Design, MAX_LOGO_BYTES};
 use qr_domain::designs::service::DesignUpdate;
 use qr_domain::service::AuthContext;
@@ -27,6 +30,7 @@ pub(crate) const MAX_DESIGN_BODY_BYTES: usize = MAX_LOGO_BYTES.div_ceil(3) * 4 +
 pub(crate) async fn handle<B>(
     app: &App,
     ctx: &AuthContext,
+    client: Option<IpAddr>,
     op: DesignsOp,
     body: B,
 ) -> Result<HttpResponse, ApiError>
@@ -35,6 +39,7 @@ where
     B::Error: std::fmt::Display,
 {
     let id = ctx.account.id;
+    let caller = Caller::key(ctx, client);
     match op {
         DesignsOp::List => {
             let designs = app.blocking(move |svc| svc.designs(id)).await??;
@@ -52,19 +57,19 @@ where
         DesignsOp::Create => {
             let fields = design_fields(&body_object(app, body).await?)?;
             let design = app
-                .blocking(move |svc| svc.create_design(id, &fields))
+                .blocking(move |svc| svc.create_design(&caller, &fields))
                 .await??;
             Ok(json(StatusCode::CREATED, &DesignJson::of(&design, false)))
         }
         DesignsOp::Update(design) => {
             let fields = design_fields(&body_object(app, body).await?)?;
             let design = app
-                .blocking(move |svc| svc.update_design(id, design, &fields))
+                .blocking(move |svc| svc.update_design(&caller, design, &fields))
                 .await??;
             Ok(json(StatusCode::OK, &DesignJson::of(&design, false)))
         }
         DesignsOp::Delete(design) => {
-            app.blocking(move |svc| svc.delete_design(id, design))
+            app.blocking(move |svc| svc.delete_design(&caller, design))
                 .await??;
             Ok(empty(StatusCode::NO_CONTENT))
         }

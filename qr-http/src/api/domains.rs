@@ -1,9 +1,12 @@
 //! `/api/domains`, `/api/domains/check` and `/api/domains/visits`: the caller's own domains (add, list, show, change settings, remove), their DNS check on demand, and their orphan visits.
 
+use std::net::IpAddr;
+
 use bytes::Bytes;
 use chrono::{DateTime, SecondsFormat, Utc};
 use hyper::StatusCode;
 use hyper::body::Body;
+use qr_domain::accounts::caller::Caller;
 use qr_domain::domains::domain::{CheckOutcome, Domain, Routing};
 use qr_domain::domains::orphan::OrphanReport;
 use qr_domain::domains::service::{DomainSetting, DomainUpdate};
@@ -33,6 +36,7 @@ const SETTINGS: [(&str, DomainSetting); 5] = [
 pub(crate) async fn handle<B>(
     app: &App,
     ctx: &AuthContext,
+    client: Option<IpAddr>,
     op: DomainsOp,
     body: B,
 ) -> Result<HttpResponse, ApiError>
@@ -40,8 +44,8 @@ where
     B: Body<Data = Bytes>,
     B::Error: std::fmt::Display,
 {
-    let account = ctx.account.clone();
-    let id = account.id;
+    let id = ctx.account.id;
+    let caller = Caller::key(ctx, client);
     match op {
         DomainsOp::List => {
             let domains = app.blocking(move |svc| svc.domains(id)).await??;
@@ -63,7 +67,7 @@ where
             let name = string_field(&fields, "domain")?
                 .ok_or_else(|| ApiError::BadRequest("domain field required".into()))?;
             let domain = app
-                .blocking(move |svc| svc.add_domain(&account, &name))
+                .blocking(move |svc| svc.add_domain(&caller, &name))
                 .await??;
             Ok(one(app, StatusCode::CREATED, &domain))
         }
@@ -71,18 +75,18 @@ where
             let fields = body_object(app, body).await?;
             let update = settings(&fields)?;
             let domain = app
-                .blocking(move |svc| svc.update_domain(id, domain, &update))
+                .blocking(move |svc| svc.update_domain(&caller, domain, &update))
                 .await??;
             Ok(one(app, StatusCode::OK, &domain))
         }
         DomainsOp::Delete(domain) => {
-            app.blocking(move |svc| svc.delete_domain(id, domain))
+            app.blocking(move |svc| svc.delete_domain(&caller, domain))
                 .await??;
             Ok(empty(StatusCode::NO_CONTENT))
         }
         DomainsOp::Check(domain) => {
             let domain = app
-                .blocking(move |svc| svc.check_domain(id, domain))
+                .blocking(move |svc| svc.check_domain(&caller, domain))
                 .await??;
             Ok(one(app, StatusCode::OK, &domain))
         }

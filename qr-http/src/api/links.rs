@@ -1,9 +1,12 @@
 //! `/api/links`: list (search, tag, paging), get, create, update and delete the caller's dynamic links with their campaign fields.
 
+use std::net::IpAddr;
+
 use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::body::Body;
 use hyper::header::LOCATION;
+use qr_domain::accounts::caller::Caller;
 use qr_domain::service::AuthContext;
 use qr_domain::{Link, LinkUpdate};
 use serde::Serialize;
@@ -28,6 +31,7 @@ pub(crate) struct LinkJson<'a> {
 pub(crate) async fn handle<B>(
     app: &App,
     ctx: &AuthContext,
+    client: Option<IpAddr>,
     op: LinksOp,
     body: B,
 ) -> Result<HttpResponse, ApiError>
@@ -36,6 +40,7 @@ where
     B::Error: std::fmt::Display,
 {
     let account = ctx.account.clone();
+    let caller = Caller::key(ctx, client);
     match op {
         LinksOp::List(query) => {
             let page = app
@@ -55,7 +60,7 @@ where
             let fields = read_fields(app, body).await?;
             let link_fields = link_body::creation(&fields)?;
             let link = app
-                .blocking(move |svc| svc.create_link_with(&account, link_fields))
+                .blocking(move |svc| svc.create_link_with(&caller, link_fields))
                 .await??;
             let mut response = json(StatusCode::CREATED, &link_json(app, &link));
             let location = format!("{}/api/links?id={}", app.base_url(), link.id);
@@ -71,12 +76,12 @@ where
             let update = link_body::campaign_fields(update, &fields)?;
             let id = id.id()?;
             let link = app
-                .blocking(move |svc| svc.update_link(account.id, id, &update))
+                .blocking(move |svc| svc.update_link(&caller, id, &update))
                 .await??;
             Ok(json(StatusCode::OK, &link_json(app, &link)))
         }
         LinksOp::Delete(id) => {
-            app.blocking(move |svc| svc.delete_link(account.id, id))
+            app.blocking(move |svc| svc.delete_link(&caller, id))
                 .await??;
             Ok(empty(StatusCode::NO_CONTENT))
         }

@@ -2,6 +2,7 @@
 
 pub(crate) mod analytics;
 pub(crate) mod analytics_export;
+pub(crate) mod audit;
 pub(crate) mod batch;
 pub(crate) mod bulk;
 pub(crate) mod designs;

@@ -1,8 +1,11 @@
 //! `/api/webhooks`: list, register and delete the caller's webhook endpoints; the secret is shown once, in the answer that registers it.
 
+use std::net::IpAddr;
+
 use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::body::Body;
+use qr_domain::accounts::caller::Caller;
 use qr_domain::service::AuthContext;
 use serde_json::{Value, json};
 
@@ -19,6 +22,7 @@ const MAX_EVENTS: usize = 16;
 pub(crate) async fn handle<B>(
     app: &App,
     ctx: &AuthContext,
+    client: Option<IpAddr>,
     op: WebhooksOp,
     body: B,
 ) -> Result<HttpResponse, ApiError>
@@ -27,6 +31,7 @@ where
     B::Error: std::fmt::Display,
 {
     let account = ctx.account.id;
+    let caller = Caller::key(ctx, client);
     match op {
         WebhooksOp::List => {
             let hooks = app.blocking(move |svc| svc.webhooks(account)).await??;
@@ -54,7 +59,7 @@ where
             let hook = app
                 .blocking(move |svc| {
                     let events: Vec<&str> = events.iter().map(String::as_str).collect();
-                    svc.create_webhook(account, &url, &events, secret.as_deref())
+                    svc.create_webhook(&caller, &url, &events, secret.as_deref())
                 })
                 .await??;
             let mut answer = serde_json::to_value(&hook)
@@ -63,7 +68,7 @@ where
             Ok(json(StatusCode::CREATED, &answer))
         }
         WebhooksOp::Delete(id) => {
-            app.blocking(move |svc| svc.delete_webhook(account, id))
+            app.blocking(move |svc| svc.delete_webhook(&caller, id))
                 .await??;
             Ok(empty(StatusCode::NO_CONTENT))
         }

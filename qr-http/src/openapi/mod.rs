@@ -13,6 +13,7 @@
 
 mod account;
 mod analytics;
+mod audit;
 mod designs;
 mod domains;
 mod generate;
@@ -68,6 +69,7 @@ fn documentation(kind: Kind) -> Vec<(Method, Operation)> {
         Kind::DomainVisits => domains::visits(),
         Kind::Designs => designs::designs(),
         Kind::LinkCode => designs::link_code(),
+        Kind::Audit => audit::audit(),
         Kind::OpenApi => public::openapi(),
         Kind::Redirect => public::redirect_path(),
     }
@@ -99,6 +101,7 @@ fn component_schemas() -> BTreeMap<&'static str, json_schema::Schema> {
     schemas.extend(webhooks::schemas());
     schemas.extend(domains::schemas());
     schemas.extend(designs::schemas());
+    schemas.extend(audit::schemas());
     schemas
 }
 

@@ -7,6 +7,7 @@ mod common;
 mod analytics_export;
 mod api;
 mod app_targets;
+mod audit;
 mod bulk;
 mod campaigns;
 mod content;

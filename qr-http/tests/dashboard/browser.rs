@@ -397,6 +397,14 @@ async fn the_customer_journey_in_a_real_browser() {
     );
     assert!(!source.contains(">XX<"), "an unknown country reads Unknown");
 
+    // The audit log lists what the journey changed, with the user as actor.
+    browser
+        .goto(&format!("{base}/dashboard/audit"))
+        .await
+        .unwrap();
+    expect_text(&browser, "#audit-entries", "link.created").await;
+    camera.snap(&browser, "audit").await;
+
     // The other pages of the account, for the screenshots and the script's live preview.
     browser
         .goto(&format!("{base}/dashboard/links"))

@@ -8,6 +8,7 @@ mod audit;
 mod browser;
 mod browser_domains;
 mod dashboard;
+mod dashboard_audit_log;
 mod dashboard_designer;
 mod dashboard_designs;
 mod dashboard_domains;

@@ -554,7 +554,10 @@ pub(super) fn save<S: Store, C: Clock>(
     let posted = user.form()?;
     let refusal = match completed(web, user, posted).and_then(|form| design_of(web, &form)) {
         Err(refusal) => refusal,
-        Ok(update) => match web.service.create_design(user.ctx.account.id, &update) {
+        Ok(update) => match web
+            .service
+            .create_design(&user.ctx.caller(user.req.client_ip), &update)
+        {
             Ok(_) => return Ok(redirect("/dashboard/designs?done=design-saved")),
             Err(DesignError::Store(e)) => return Err(e.into()),
             Err(e @ DesignError::LogoRequiresPlan(_)) => {

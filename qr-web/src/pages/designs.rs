@@ -151,7 +151,7 @@ pub(super) fn rename<S: Store, C: Clock>(
     let mut update = DesignUpdate::default();
     let changed = update.set_name(form.text("name")).and_then(|()| {
         web.service
-            .update_design(user.ctx.account.id, design.id, &update)
+            .update_design(&user.ctx.caller(user.req.client_ip), design.id, &update)
     });
     match changed {
         Ok(_) => Ok(redirect("/dashboard/designs?done=design-renamed")),
@@ -174,7 +174,7 @@ pub(super) fn make_default<S: Store, C: Clock>(
     user.form()?;
     let design = own_design(web, user, id)?;
     web.service
-        .set_default_design(user.ctx.account.id, Some(design.id))
+        .set_default_design(&user.ctx.caller(user.req.client_ip), Some(design.id))
         .map_err(failure)?;
     Ok(redirect("/dashboard/designs?done=design-default"))
 }
@@ -186,7 +186,7 @@ pub(super) fn clear_default<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     user.form()?;
     web.service
-        .set_default_design(user.ctx.account.id, None)
+        .set_default_design(&user.ctx.caller(user.req.client_ip), None)
         .map_err(failure)?;
     Ok(redirect("/dashboard/designs?done=design-no-default"))
 }
@@ -199,7 +199,10 @@ pub(super) fn delete<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     user.form()?;
     let design = own_design(web, user, id)?;
-    match web.service.delete_design(user.ctx.account.id, design.id) {
+    match web
+        .service
+        .delete_design(&user.ctx.caller(user.req.client_ip), design.id)
+    {
         Ok(()) => Ok(redirect("/dashboard/designs?done=design-deleted")),
         Err(e @ DesignError::InUse { .. }) => {
             list(web, user, StatusCode::CONFLICT, Some(e.to_string()))

@@ -96,7 +96,10 @@ pub(super) fn index<S: Store, C: Clock>(
     }
     let form = user.form()?;
     let name = form.text("domain").to_owned();
-    match web.service.add_domain(&user.ctx.account, &name) {
+    match web
+        .service
+        .add_domain(&user.ctx.caller(user.req.client_ip), &name)
+    {
         Ok(domain) => Ok(redirect(&format!(
             "/dashboard/domains/{}?done=domain-added",
             domain.id
@@ -335,7 +338,7 @@ pub(super) fn show<S: Store, C: Clock>(
     let typed = SettingsForm::submitted(&form);
     let saved = typed.update().and_then(|u| {
         web.service
-            .update_domain(user.ctx.account.id, domain.id, &u)
+            .update_domain(&user.ctx.caller(user.req.client_ip), domain.id, &u)
     });
     match saved {
         Ok(_) => Ok(redirect(&format!(
@@ -365,7 +368,10 @@ pub(super) fn check<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     user.form()?;
     let domain = own_domain(web, user, id)?;
-    match web.service.check_domain(user.ctx.account.id, domain.id) {
+    match web
+        .service
+        .check_domain(&user.ctx.caller(user.req.client_ip), domain.id)
+    {
         Ok(_) => Ok(redirect(&format!(
             "/dashboard/domains/{}?done=domain-checked",
             domain.id
@@ -390,7 +396,10 @@ pub(super) fn delete<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     user.form()?;
     let domain = own_domain(web, user, id)?;
-    match web.service.delete_domain(user.ctx.account.id, domain.id) {
+    match web
+        .service
+        .delete_domain(&user.ctx.caller(user.req.client_ip), domain.id)
+    {
         Ok(()) => Ok(redirect("/dashboard/domains?done=domain-deleted")),
         Err(e @ DomainError::InUse { .. }) => detail(
             web,

@@ -154,6 +154,7 @@ pub(super) fn import<S: Store, C: Clock>(
             import::run(
                 &web.service,
                 account,
+                &user.ctx.caller(user.req.client_ip),
                 &records,
                 &choice,
                 BulkCaller::Operator,

@@ -131,10 +131,10 @@ pub(super) fn index<S: Store, C: Clock>(
         view.f = f;
         view.f.offer_domains(&domains, web.service.now());
         view.f.offer_designs(&designs);
-        let created = view
-            .f
-            .update(&set)
-            .and_then(|fields| web.service.create_link_with(account, fields));
+        let created = view.f.update(&set).and_then(|fields| {
+            web.service
+                .create_link_with(&user.ctx.caller(user.req.client_ip), fields)
+        });
         match created {
             Ok(_) => return Ok(redirect("/dashboard/links?done=link-created")),
             Err(e) => view.f.show(e)?,
@@ -208,10 +208,10 @@ pub(super) fn edit<S: Store, C: Clock>(
     view.f = f;
     view.f.offer_domains(&domains, web.service.now());
     view.f.offer_designs(&designs);
-    let update = view
-        .f
-        .update(&set)
-        .and_then(|u| web.service.update_link(user.ctx.account.id, id, &u));
+    let update = view.f.update(&set).and_then(|u| {
+        web.service
+            .update_link(&user.ctx.caller(user.req.client_ip), id, &u)
+    });
     match update {
         Ok(_) => Ok(redirect("/dashboard/links?done=link-saved")),
         Err(e) => {
@@ -245,7 +245,10 @@ pub(super) fn delete<S: Store, C: Clock>(
         });
     }
     user.form()?;
-    match web.service.delete_link(user.ctx.account.id, id) {
+    match web
+        .service
+        .delete_link(&user.ctx.caller(user.req.client_ip), id)
+    {
         Ok(()) => Ok(redirect("/dashboard/links?done=link-deleted")),
         Err(LinkError::Store(e)) => Err(e.into()),
         Err(_) => Err(Failure::NotFound),

@@ -10,6 +10,7 @@ mod account;
 mod admin;
 mod analytics;
 mod api_reference;
+mod audit;
 mod design;
 mod designs;
 mod domains;
@@ -103,6 +104,7 @@ pub(crate) struct Areas {
     pub(crate) design: bool,
     pub(crate) write_links: bool,
     pub(crate) write_designs: bool,
+    pub(crate) audit: bool,
 }
 
 impl Areas {
@@ -114,6 +116,7 @@ impl Areas {
             design: ctx.may(Operation::Generate),
             write_links: ctx.may(Operation::WriteLinks),
             write_designs: ctx.may(Operation::WriteDesigns),
+            audit: ctx.may(Operation::ReadAudit),
         }
     }
 }
@@ -194,6 +197,7 @@ fn area_description(active: &str) -> &'static str {
         "design" => {
             "Design a QR code with every option of the API and download it as PNG, SVG, PDF or EPS."
         }
+        "audit" => "Who changed what in your QR Platform workspace, when and from which network.",
         "account" => {
             "Your QR Platform account: e-mail address, password, sessions, plan, export and deletion."
         }
@@ -486,6 +490,8 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         }
         ["keys", id, "revoke"] => post_only(req).and_then(|()| keys::revoke(web, &user, id)),
         ["webhooks"] => webhooks::index(web, &user),
+        ["audit"] => read_only(req).and_then(|()| audit::show(web, &user)),
+        ["audit.csv"] => read_only(req).and_then(|()| audit::csv(web, &user)),
         ["webhooks", id, "delete"] => {
             post_only(req).and_then(|()| webhooks::delete(web, &user, id))
         }
@@ -569,6 +575,7 @@ fn operation_of(segments: &[&str], read: bool) -> Option<Operation> {
         ["design", ..] => O::Generate,
         ["designs"] | ["designs", _, "preview.png"] => O::ReadDesigns,
         ["designs", ..] => O::WriteDesigns,
+        ["audit"] | ["audit.csv"] => O::ReadAudit,
         ["account", "plan"] => O::ChangePlan,
         ["account", "export"] => O::Export,
         ["account", "delete"] => O::DeleteWorkspace,

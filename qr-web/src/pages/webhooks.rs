@@ -127,7 +127,7 @@ pub(super) fn index<S: Store, C: Clock>(
     let secret = Some(form.text("secret")).filter(|s| !s.is_empty());
     match web
         .service
-        .create_webhook(user.ctx.account.id, &url, &events, secret)
+        .create_webhook(&user.ctx.caller(user.req.client_ip), &url, &events, secret)
     {
         Ok(hook) => list(
             web,
@@ -164,7 +164,10 @@ pub(super) fn delete<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     user.form()?;
     let id: WebhookId = id.parse().map_err(|_| Failure::NotFound)?;
-    match web.service.delete_webhook(user.ctx.account.id, id) {
+    match web
+        .service
+        .delete_webhook(&user.ctx.caller(user.req.client_ip), id)
+    {
         Ok(()) => Ok(redirect("/dashboard/webhooks")),
         Err(WebhookError::Store(e)) => Err(e.into()),
         Err(_) => Err(Failure::NotFound),

@@ -3,6 +3,7 @@
 
 use crate::accounts::access::KeySettings;
 use crate::accounts::account::Email;
+use crate::accounts::caller::Caller;
 use crate::accounts::key::KeyMode;
 use crate::accounts::limits::{LimitKind, UsageMonth};
 use crate::accounts::plan::{EnterpriseOverrides, Limit, PerSecond, Plan};
@@ -204,13 +205,17 @@ pub fn service_plan_link_limits<S: Store>(store: S) {
     let mut ids = Vec::new();
     for i in 0..5 {
         ids.push(
-            svc.create_link(&a, &format!("L{i}"), "https://example.com")
-                .unwrap()
-                .id,
+            svc.create_link(
+                &Caller::operator(a.id),
+                &format!("L{i}"),
+                "https://example.com",
+            )
+            .unwrap()
+            .id,
         );
     }
     let err = svc
-        .create_link(&a, "L5", "https://example.com")
+        .create_link(&Caller::operator(a.id), "L5", "https://example.com")
         .unwrap_err();
     assert_eq!(
         err,
@@ -219,8 +224,11 @@ pub fn service_plan_link_limits<S: Store>(store: S) {
             limit: 5
         }
     );
-    svc.delete_link(a.id, ids[0]).unwrap();
-    assert!(svc.create_link(&a, "L5", "https://example.com").is_ok());
+    svc.delete_link(&Caller::operator(a.id), ids[0]).unwrap();
+    assert!(
+        svc.create_link(&Caller::operator(a.id), "L5", "https://example.com")
+            .is_ok()
+    );
     let a = svc.set_plan(a.id, Plan::Enterprise).unwrap();
     let a = svc
         .set_overrides(
@@ -231,17 +239,20 @@ pub fn service_plan_link_limits<S: Store>(store: S) {
             },
         )
         .unwrap();
-    assert!(svc.create_link(&a, "L6", "https://example.com").is_ok());
+    assert!(
+        svc.create_link(&Caller::operator(a.id), "L6", "https://example.com")
+            .is_ok()
+    );
     assert!(matches!(
-        svc.create_link(&a, "L7", "https://example.com"),
+        svc.create_link(&Caller::operator(a.id), "L7", "https://example.com"),
         Err(LinkError::LimitReached { limit: 6, .. })
     ));
     assert!(matches!(
-        svc.create_link(&a, " ", "https://example.com"),
+        svc.create_link(&Caller::operator(a.id), " ", "https://example.com"),
         Err(LinkError::Name(_))
     ));
     assert!(matches!(
-        svc.create_link(&a, "x", "ftp://example.com"),
+        svc.create_link(&Caller::operator(a.id), "x", "ftp://example.com"),
         Err(LinkError::TargetUrl(_))
     ));
 }

@@ -3,6 +3,7 @@
 //! key cache that follows changes.
 
 use crate::accounts::access::{AccessError, AccessRequest, Endpoint, IpRule, KeySettings};
+use crate::accounts::caller::Caller;
 use crate::accounts::config_change::{ConfigChange, ConfigChanges};
 use crate::accounts::key::{ApiKeySecret, KeyMode};
 use crate::accounts::limits::UsageMonth;
@@ -455,7 +456,9 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-06-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
     let (key, secret) = svc.create_key(a.id, KeyMode::Live).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com/one").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "L", "https://example.com/one")
+        .unwrap();
     let code = l.short_code.to_string();
 
     // Links: cached by a lookup, forgotten by an update or a deletion here.
@@ -467,7 +470,8 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
     assert_eq!(svc.cached_link(None, &code).map(|x| x.id), Some(l.id));
     assert_eq!(svc.cached_link(None, "not a code"), None);
     let update = LinkUpdate::parse(None, Some("https://example.com/two")).unwrap();
-    svc.update_link(a.id, l.id, &update).unwrap();
+    svc.update_link(&Caller::operator(a.id), l.id, &update)
+        .unwrap();
     assert_eq!(svc.cached_link(None, &code), None);
     let Resolution::Live(resolved) = svc.resolve(None, &code).unwrap() else {
         panic!("the link is live");
@@ -528,7 +532,7 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
         vec![1, 1, 1, 1, 1, 1]
     );
 
-    svc.delete_link(a.id, id).unwrap();
+    svc.delete_link(&Caller::operator(a.id), id).unwrap();
     assert_eq!(svc.cached_link(None, &code), None);
     assert_eq!(svc.resolve(None, &code).unwrap(), Resolution::Gone);
 }

@@ -421,7 +421,7 @@ pub fn dashboard_account_deletion<S: Store>(store: S) {
     svc.reset_password(token.expose(), PASSWORD).unwrap();
     let (_, key) = svc.create_key(a.id, KeyMode::Live).unwrap();
     let link = svc
-        .create_link(&a, "Flyer", "https://example.com/")
+        .create_link(&Caller::operator(a.id), "Flyer", "https://example.com/")
         .unwrap();
     let (_, session) = svc.log_in("a@example.com", PASSWORD, None, None).unwrap();
     let ctx = svc.session(session.expose()).unwrap().unwrap();
@@ -529,7 +529,9 @@ pub fn dashboard_link_search<S: Store>(store: S) {
     let (svc, clock) = service(store, "2024-03-10T12:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
     let b = svc.create_account("b@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "Mine", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "Mine", "https://example.com")
+        .unwrap();
     assert_eq!(svc.count_links(a.id).unwrap(), 1);
     let page = crate::service::LinkPage {
         number: 1,
@@ -538,7 +540,11 @@ pub fn dashboard_link_search<S: Store>(store: S) {
     assert_eq!(svc.search_links(b.id, "", page).unwrap(), (vec![], 0));
     clock.advance(Duration::seconds(1));
     let second = svc
-        .create_link(&a, "Menu card", "https://menu.example/")
+        .create_link(
+            &Caller::operator(a.id),
+            "Menu card",
+            "https://menu.example/",
+        )
         .unwrap();
     assert_eq!(
         svc.search_links(a.id, "", page).unwrap().0,

@@ -1,5 +1,6 @@
 //! Contract checks of bulk link creation: the stored idempotency records (per account, replaced, pruned, deleted with the account) and the service's bulk rules on top (per-index failures, plans, link limits, idempotent retries).
 
+use crate::accounts::caller::Caller;
 use crate::accounts::plan::Plan;
 use crate::contract::{service, setup, t};
 use crate::error::StoreError;
@@ -181,7 +182,12 @@ pub fn service_bulk_creates_valid_items_and_reports_the_rest<S: Store>(store: S)
         item(None, "https://example.com/6", plain),
     ];
     let outcome = svc
-        .create_links_bulk(&a, request(&body), None, BulkCaller::Operator)
+        .create_links_bulk(
+            &Caller::operator(a.id),
+            request(&body),
+            None,
+            BulkCaller::Operator,
+        )
         .expect("bulk");
     let names: Vec<(usize, &str)> = outcome
         .created
@@ -220,7 +226,12 @@ pub fn service_bulk_creates_valid_items_and_reports_the_rest<S: Store>(store: S)
     assert_eq!(svc.count_links(a.id).expect("count"), 2);
     // Starter holds 50 links: of 50 more, the last 2 fail with the limit, in order.
     let outcome = svc
-        .create_links_bulk(&a, request(&links(50, "more")), None, BulkCaller::Operator)
+        .create_links_bulk(
+            &Caller::operator(a.id),
+            request(&links(50, "more")),
+            None,
+            BulkCaller::Operator,
+        )
         .expect("bulk");
     assert_eq!(outcome.created.len(), 48);
     let limited: Vec<usize> = outcome.failures.iter().map(|f| f.index).collect();
@@ -240,24 +251,44 @@ pub fn service_bulk_follows_the_plans<S: Store>(store: S) {
     let free = setup(&store, Plan::Free);
     let pro = setup(&store, Plan::Pro);
     let (svc, _clock) = service(store, "2024-03-01T10:00:00Z");
-    let refused = svc.create_links_bulk(&free, request(&links(1, "f")), None, BulkCaller::Api);
+    let refused = svc.create_links_bulk(
+        &Caller::operator(free.id),
+        request(&links(1, "f")),
+        None,
+        BulkCaller::Api,
+    );
     assert!(
         matches!(refused, Err(BulkError::PlanRequired(Plan::Pro))),
         "{refused:?}"
     );
-    let refused = svc.create_links_bulk(&pro, request(&links(101, "p")), None, BulkCaller::Api);
+    let refused = svc.create_links_bulk(
+        &Caller::operator(pro.id),
+        request(&links(101, "p")),
+        None,
+        BulkCaller::Api,
+    );
     assert!(
         matches!(refused, Err(BulkError::TooMany(100))),
         "{refused:?}"
     );
-    let refused = svc.create_links_bulk(&pro, request(&links(0, "p")), None, BulkCaller::Api);
+    let refused = svc.create_links_bulk(
+        &Caller::operator(pro.id),
+        request(&links(0, "p")),
+        None,
+        BulkCaller::Api,
+    );
     assert!(
         matches!(refused, Err(BulkError::LinksRequired)),
         "{refused:?}"
     );
     assert_eq!(svc.count_links(pro.id).expect("count"), 0);
     let done = svc
-        .create_links_bulk(&pro, request(&links(100, "p")), None, BulkCaller::Api)
+        .create_links_bulk(
+            &Caller::operator(pro.id),
+            request(&links(100, "p")),
+            None,
+            BulkCaller::Api,
+        )
         .expect("100 on Pro");
     assert_eq!(done.created.len(), 100);
 }
@@ -273,34 +304,64 @@ pub fn service_bulk_is_idempotent<S: Store>(store: S) {
     let mut body = links(3, "x");
     body[1].target = "not a url".to_owned();
     let first = svc
-        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api)
+        .create_links_bulk(
+            &Caller::operator(a.id),
+            request(&body),
+            key(),
+            BulkCaller::Api,
+        )
         .expect("first");
     assert_eq!((first.created.len(), first.failures.len()), (2, 1));
     clock.advance(Duration::minutes(5));
     let again = svc
-        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api)
+        .create_links_bulk(
+            &Caller::operator(a.id),
+            request(&body),
+            key(),
+            BulkCaller::Api,
+        )
         .expect("retry");
     assert!(again.replayed);
     assert_eq!(again.created, first.created);
     assert_eq!(again.failures, first.failures);
     assert_eq!(svc.count_links(a.id).expect("count"), 2);
-    let other = svc.create_links_bulk(&a, request(&links(3, "y")), key(), BulkCaller::Api);
+    let other = svc.create_links_bulk(
+        &Caller::operator(a.id),
+        request(&links(3, "y")),
+        key(),
+        BulkCaller::Api,
+    );
     assert!(matches!(other, Err(BulkError::KeyReused)), "{other:?}");
     let theirs = svc
-        .create_links_bulk(&b, request(&body), key(), BulkCaller::Api)
+        .create_links_bulk(
+            &Caller::operator(b.id),
+            request(&body),
+            key(),
+            BulkCaller::Api,
+        )
         .expect("b's own key");
     assert!(!theirs.replayed);
     assert_eq!(svc.count_links(b.id).expect("count"), 2);
     // A link deleted since is left out of the replay.
-    svc.delete_link(a.id, first.created[0].1.id)
+    svc.delete_link(&Caller::operator(a.id), first.created[0].1.id)
         .expect("delete");
     let replay = svc
-        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api)
+        .create_links_bulk(
+            &Caller::operator(a.id),
+            request(&body),
+            key(),
+            BulkCaller::Api,
+        )
         .expect("retry");
     assert_eq!(replay.created, first.created[1..]);
     clock.advance(Duration::hours(24));
     let later = svc
-        .create_links_bulk(&a, request(&body), key(), BulkCaller::Api)
+        .create_links_bulk(
+            &Caller::operator(a.id),
+            request(&body),
+            key(),
+            BulkCaller::Api,
+        )
         .expect("expired key");
     assert!(!later.replayed);
     assert_eq!(svc.count_links(a.id).expect("count"), 3);

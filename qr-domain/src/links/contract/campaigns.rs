@@ -1,5 +1,6 @@
 //! Contract checks of links' campaign fields: the stored tags, options and custom codes, listing with filters and cursors, scans with their variant and rule, and the service's rules on top (plans, codes, gates, passwords, rules, variants, UTM).
 
+use crate::accounts::caller::Caller;
 use crate::accounts::plan::Plan;
 use crate::contract::{DESKTOP, PHONE, link_for, scan, service, setup, t, visit};
 use crate::dashboard::password::{Password, PasswordHash};
@@ -288,7 +289,7 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     // Free: tags, pausing, UTM and query forwarding.
     let l = svc
         .create_link_with(
-            &free,
+            &Caller::operator(free.id),
             with(&|u| {
                 u.set_tags(&["a"])?;
                 u.set_disabled(true);
@@ -301,24 +302,36 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     assert_eq!(l.tags, vec![Tag::parse("a").unwrap()]);
     assert!(l.options.get().unwrap().disabled);
     assert_eq!(
-        needs(svc.create_link_with(&free, with(&|u| u.set_short_code("mine")))),
+        needs(svc.create_link_with(
+            &Caller::operator(free.id),
+            with(&|u| u.set_short_code("mine"))
+        )),
         "shortCode requires Starter plan"
     );
     assert_eq!(
-        needs(svc.create_link_with(&free, with(&|u| u.set_max_scans(Some(3))))),
+        needs(svc.create_link_with(
+            &Caller::operator(free.id),
+            with(&|u| u.set_max_scans(Some(3)))
+        )),
         "maxScans requires Starter plan"
     );
     assert_eq!(
-        needs(svc.create_link_with(&starter, with(&|u| u.set_password(Some("open sesame"))))),
+        needs(svc.create_link_with(
+            &Caller::operator(starter.id),
+            with(&|u| u.set_password(Some("open sesame")))
+        )),
         "password requires Pro plan"
     );
     assert_eq!(
-        needs(svc.create_link_with(&starter, with(&|u| u.set_rules(&mobile_rule())))),
+        needs(svc.create_link_with(
+            &Caller::operator(starter.id),
+            with(&|u| u.set_rules(&mobile_rule()))
+        )),
         "rules requires Pro plan"
     );
     assert_eq!(
         needs(svc.update_link(
-            free.id,
+            &Caller::operator(free.id),
             l.id,
             &with(&|u| {
                 u.set_valid_until(Some(t("2030-01-01T00:00:00Z")));
@@ -330,7 +343,7 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     // Clearing needs no plan.
     let cleared = svc
         .update_link(
-            free.id,
+            &Caller::operator(free.id),
             l.id,
             &fields(|u| {
                 u.set_rules(&[])?;
@@ -344,7 +357,7 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     // Codes.
     let mine = svc
         .create_link_with(
-            &starter,
+            &Caller::operator(starter.id),
             with(&|u| {
                 u.set_short_code("Spring-Sale")?;
                 u.set_max_scans(Some(10))
@@ -353,24 +366,37 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
         .unwrap();
     assert_eq!(mine.short_code.as_str(), "Spring-Sale");
     assert!(matches!(
-        svc.create_link_with(&pro, with(&|u| u.set_short_code("spring-sale"))),
+        svc.create_link_with(
+            &Caller::operator(pro.id),
+            with(&|u| u.set_short_code("spring-sale"))
+        ),
         Err(LinkError::CodeTaken(_))
     ));
-    svc.delete_link(starter.id, mine.id).unwrap();
-    assert!(matches!(
-        svc.create_link_with(&pro, with(&|u| u.set_short_code("SPRING-SALE"))),
-        Err(LinkError::CodeTaken(_))
-    ));
-    let generated = svc.create_link(&pro, "G", "https://example.com").unwrap();
+    svc.delete_link(&Caller::operator(starter.id), mine.id)
+        .unwrap();
     assert!(matches!(
         svc.create_link_with(
-            &pro,
+            &Caller::operator(pro.id),
+            with(&|u| u.set_short_code("SPRING-SALE"))
+        ),
+        Err(LinkError::CodeTaken(_))
+    ));
+    let generated = svc
+        .create_link(&Caller::operator(pro.id), "G", "https://example.com")
+        .unwrap();
+    assert!(matches!(
+        svc.create_link_with(
+            &Caller::operator(pro.id),
             with(&|u| u.set_short_code(&generated.short_code.as_str().to_lowercase()))
         ),
         Err(LinkError::CodeTaken(_))
     ));
     let moved = svc
-        .update_link(pro.id, generated.id, &fields(|u| u.set_short_code("moved")))
+        .update_link(
+            &Caller::operator(pro.id),
+            generated.id,
+            &fields(|u| u.set_short_code("moved")),
+        )
         .unwrap();
     assert_eq!(moved.short_code.as_str(), "moved");
     assert_eq!(
@@ -379,7 +405,7 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     );
     assert_eq!(
         svc.create_link_with(
-            &pro,
+            &Caller::operator(pro.id),
             with(&|u| {
                 u.set_valid_from(Some(t("2024-06-01T00:00:00Z")));
                 u.set_valid_until(Some(t("2024-06-01T00:00:00Z")));
@@ -394,7 +420,7 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     );
     let full = svc
         .create_link_with(
-            &pro,
+            &Caller::operator(pro.id),
             with(&|u| {
                 u.set_password(Some("open sesame"))?;
                 u.set_rules(&mobile_rule())?;
@@ -418,7 +444,11 @@ pub fn service_campaign_fields_follow_the_plans<S: Store>(store: S) {
     assert_eq!((o.rules.len(), o.variants.len()), (1, 2));
     // The password can be removed.
     let open = svc
-        .update_link(pro.id, full.id, &fields(|u| u.set_password(None)))
+        .update_link(
+            &Caller::operator(pro.id),
+            full.id,
+            &fields(|u| u.set_password(None)),
+        )
         .unwrap();
     assert!(open.options.get().unwrap().password.is_none());
 }
@@ -433,7 +463,8 @@ pub fn service_campaign_visits<S: Store>(store: S) {
     let create = |set: &dyn Fn(&mut LinkUpdate) -> Result<(), FieldError>| {
         let base =
             LinkUpdate::parse(Some("L"), Some("https://example.com/landing?ref=qr")).unwrap();
-        svc.create_link_with(&a, fields_on(base, set)).unwrap()
+        svc.create_link_with(&Caller::operator(a.id), fields_on(base, set))
+            .unwrap()
     };
     let phone = opening("192.0.2.1", PHONE);
     let paused = create(&|u| {
@@ -669,7 +700,9 @@ pub fn service_campaign_visits<S: Store>(store: S) {
         "https://example.com/landing?ref=qr&utm_source=poster&utm_campaign=spring&table=7"
     );
     // A link without settings redirects as before and ignores the query.
-    let plain = svc.create_link(&a, "P", "https://example.com/p").unwrap();
+    let plain = svc
+        .create_link(&Caller::operator(a.id), "P", "https://example.com/p")
+        .unwrap();
     assert_eq!(
         redirect_target(&svc.open(&plain, &o).unwrap()),
         "https://example.com/p"

@@ -1,6 +1,7 @@
 //! Contract checks of links themselves: tenant isolation, tombstoned codes and the short-code
 //! lookup.
 
+use crate::accounts::caller::Caller;
 use crate::accounts::plan::Plan;
 use crate::contract::{PHONE, link_for, service, setup, visit};
 use crate::links::link::LinkName;
@@ -61,7 +62,9 @@ pub fn deleted_codes_are_tombstoned<S: Store>(store: S) {
 pub fn service_short_code_lookup<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
     let a = svc.create_account("a@example.com", Plan::Free).unwrap();
-    let l = svc.create_link(&a, "L", "https://example.com").unwrap();
+    let l = svc
+        .create_link(&Caller::operator(a.id), "L", "https://example.com")
+        .unwrap();
     let code = l.short_code.to_string();
     let aliased: String = code
         .chars()
@@ -84,7 +87,7 @@ pub fn service_short_code_lookup<S: Store>(store: S) {
         svc.resolve(None, never_issued.as_str()).unwrap(),
         Resolution::Unknown
     );
-    svc.delete_link(a.id, l.id).unwrap();
+    svc.delete_link(&Caller::operator(a.id), l.id).unwrap();
     assert_eq!(svc.resolve(None, &code).unwrap(), Resolution::Gone);
     assert_eq!(svc.resolve(None, &aliased).unwrap(), Resolution::Gone);
     assert_eq!(
