@@ -350,7 +350,9 @@ mod tests {
     fn every_route_and_method_needs_its_operation() {
         use Method::{Delete, Get, Head, Post, Put};
         use Operation as O;
-        let table: &[(&str, &[(Method, Option<Operation>)])] = &[
+        // A path and each of its methods with the operation it needs.
+        type Row = (&'static str, &'static [(Method, Option<Operation>)]);
+        let table: &[Row] = &[
             (
                 "/api/generate",
                 &[(Get, Some(O::Generate)), (Head, Some(O::Generate))],
