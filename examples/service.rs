@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use qr_domain::accounts::access::AccessRequest;
 use qr_domain::accounts::caller::Caller;
+use qr_domain::accounts::permissions::Operation;
 use qr_domain::chrono::{DateTime, Duration, Utc};
 use qr_domain::memory::MemoryStore;
 use qr_domain::service::{Resolution, ScanOutcome, Visit};
@@ -36,9 +37,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         account.id, account.email, account.plan, key.display_prefix
     );
 
-    // The request path an API request takes: authenticate, authorize, admit (counted).
+    // The request path an API request takes: authenticate, authorize (creating a link is
+    // `WriteLinks`), admit (counted).
     let caller = service.authenticate(Some(secret.expose_secret()), None)?;
-    service.authorize(&caller, Endpoint::Links, AccessRequest::default())?;
+    service.authorize(
+        &caller,
+        Endpoint::Links,
+        Some(Operation::WriteLinks),
+        AccessRequest::default(),
+    )?;
     let admitted = service
         .admit(&caller, false)
         .map_err(|r| r.kind.describe())?;

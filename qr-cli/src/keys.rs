@@ -1,4 +1,4 @@
-//! `qr keys`: create, list, show, regenerate and revoke API keys, and change their restrictions.
+//! `qr keys`: create, list, show, regenerate and revoke API keys, and change their access (full or scoped) and restrictions.
 
 use std::io::Write;
 
@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Subcommand};
 use qr_domain::accounts::access::{IpRule, OriginPattern};
+use qr_domain::accounts::permissions::{Scope, ScopeSet};
 use qr_domain::accounts::plan::PerSecond;
 use qr_domain::{Account, ApiKey, Endpoint, KeyId, KeyMode, KeySettings, Plan};
 use serde::Serialize;
@@ -41,8 +42,11 @@ enum KeysCommand {
         /// Create a test key (qrapi_test_...) instead of a live key (qrapi_live_...).
         #[arg(long)]
         test: bool,
+        /// Limit the key to this scope (repeatable); without any the key has full access.
+        #[arg(long, value_name = "SCOPE", value_parser = scope_parser())]
+        scope: Vec<Scope>,
     },
-    /// Lists keys (never their secrets): id, account e-mail, display prefix, mode, created, last used.
+    /// Lists keys (never their secrets): id, account e-mail, display prefix, mode, created, last used, access.
     List {
         /// Only the keys of this account.
         #[arg(long, value_parser = db::parse_email)]
@@ -69,14 +73,21 @@ enum KeysCommand {
         /// The key's id.
         id: KeyId,
     },
-    /// Changes a key's restrictions, then shows the key.
+    /// Changes a key's access and restrictions, then shows the key.
     ///
     /// Lists are changed in this order: the --clear-* options empty them, the --remove-*
     /// options take entries out, and --allow-* add entries. An empty origin list allows every
-    /// origin and an empty IP list every address.
+    /// origin and an empty IP list every address. --scope replaces the key's scopes with the
+    /// ones given; --full-access removes them; without either the access stays as it is.
     Set {
         /// The key's id.
         id: KeyId,
+        /// Limit the key to exactly these scopes (repeatable), replacing its access.
+        #[arg(long, value_name = "SCOPE", value_parser = scope_parser())]
+        scope: Vec<Scope>,
+        /// Give the key full access again (no scopes).
+        #[arg(long, conflicts_with = "scope")]
+        full_access: bool,
         /// Allow browser requests from this origin: `*`, a host, `*.example.com` or
         /// `https://host[:port]` (repeatable).
         #[arg(long, value_name = "PATTERN")]
@@ -138,6 +149,20 @@ struct KeyView {
     settings: KeySettings,
 }
 
+/// The `--scope` values, each with what it reaches (shown by `--help`), from [`Scope::ALL`].
+fn scope_parser() -> impl clap::builder::TypedValueParser<Value = Scope> {
+    clap::builder::PossibleValuesParser::new(
+        Scope::ALL
+            .map(|scope| clap::builder::PossibleValue::new(scope.as_str()).help(scope.describe())),
+    )
+    .try_map(|s| s.parse::<Scope>())
+}
+
+/// The scopes given on the command line: `None` (full access) when none were.
+fn scopes(given: Vec<Scope>) -> Option<ScopeSet> {
+    ScopeSet::new(given).ok()
+}
+
 fn endpoint_parser() -> impl clap::builder::TypedValueParser<Value = Endpoint> {
     clap::builder::PossibleValuesParser::new(Endpoint::ALL.map(Endpoint::as_str))
         .try_map(|s| s.parse::<Endpoint>())
@@ -163,7 +188,12 @@ pub fn run(args: KeysArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     };
     let service = args.db.open(create)?;
     match args.command {
-        KeysCommand::Create { email, plan, test } => {
+        KeysCommand::Create {
+            email,
+            plan,
+            test,
+            scope,
+        } => {
             let account = match db::find_account(&service, &email)? {
                 Some(account) => {
                     if let Some(plan) = plan.filter(|p| *p != account.plan) {
@@ -179,7 +209,7 @@ pub fn run(args: KeysArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 None => service.create_account(&email, plan.unwrap_or(Plan::Free))?,
             };
             let mode = if test { KeyMode::Test } else { KeyMode::Live };
-            let (_, secret) = service.create_key(account.id, mode)?;
+            let (_, secret) = service.create_key_with_scopes(account.id, mode, scopes(scope))?;
             writeln!(out, "{}", secret.expose_secret())?;
             Ok(())
         }
@@ -200,6 +230,8 @@ pub fn run(args: KeysArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         KeysCommand::Set {
             id,
+            scope,
+            full_access,
             allow_origin,
             remove_origin,
             clear_origins,
@@ -223,6 +255,11 @@ pub fn run(args: KeysArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             }
             let key = service.key(id)?;
             let mut s = key.settings.clone();
+            if full_access {
+                s.scopes = None;
+            } else if let Some(scopes) = scopes(scope) {
+                s.scopes = Some(scopes);
+            }
             if clear_origins {
                 s.allowed_origins.clear();
             }
@@ -291,7 +328,15 @@ fn list(
     if json {
         return output::write_json(out, &views);
     }
-    let mut table = Table::new(&["ID", "E-MAIL", "PREFIX", "MODE", "CREATED", "LAST USED"]);
+    let mut table = Table::new(&[
+        "ID",
+        "E-MAIL",
+        "PREFIX",
+        "MODE",
+        "CREATED",
+        "LAST USED",
+        "ACCESS",
+    ]);
     for v in &views {
         table.row(vec![
             v.id.to_string(),
@@ -300,6 +345,7 @@ fn list(
             v.mode.as_str().to_owned(),
             output::time(v.created_at),
             output::time_or_never(v.last_used_at),
+            access(&v.settings),
         ]);
     }
     Ok(table.write(out)?)
@@ -341,6 +387,7 @@ fn print_key(
             ("mode", v.mode.as_str().to_owned()),
             ("created", output::time(v.created_at)),
             ("last used", output::time_or_never(v.last_used_at)),
+            ("access", access(s)),
             ("allowed origins", origins),
             ("allowed IPs", ips),
             ("rate", rate),
@@ -350,4 +397,16 @@ fn print_key(
             ),
         ],
     )?)
+}
+
+/// A key's access as the table and the fields show it: `full`, or its scopes by name.
+fn access(settings: &KeySettings) -> String {
+    match &settings.scopes {
+        None => "full".to_owned(),
+        Some(scopes) => scopes
+            .iter()
+            .map(Scope::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
+    }
 }

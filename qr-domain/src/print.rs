@@ -13,6 +13,7 @@ use thiserror::Error;
 use crate::accounts::access::{AccessError, Endpoint};
 use crate::accounts::account::Account;
 use crate::accounts::auth::AuthContext;
+use crate::accounts::permissions::Operation;
 use crate::clock::Clock;
 use crate::designs::link_code::LinkCodeError;
 use crate::error::StoreError;
@@ -43,8 +44,9 @@ pub enum PrintError {
 
 impl<S: Store, C: Clock> Service<S, C> {
     /// The sheet PDF of `request` for an API key: as [`Service::print_sheet`], and a key whose
-    /// settings disable the links endpoint may print data items but not the account's links
-    /// (their names and addresses are what that setting keeps from it).
+    /// scopes do not reach reading links (a `batch` key without `links:read`), or whose
+    /// settings disable the links endpoint, may print data items but not the account's links
+    /// (their names and addresses are what those keep from it).
     pub fn print_for_key(
         &self,
         ctx: &AuthContext,
@@ -52,6 +54,12 @@ impl<S: Store, C: Clock> Service<S, C> {
         base_url: &str,
     ) -> Result<Vec<u8>, PrintError> {
         let selects_links = !matches!(request.selection, PrintSelection::Items(_));
+        if selects_links {
+            ctx.key
+                .grant()
+                .require(Operation::ReadLinks)
+                .map_err(AccessError::from)?;
+        }
         if selects_links
             && ctx
                 .key
@@ -153,6 +161,7 @@ mod tests {
     use super::*;
     use crate::accounts::caller::Caller;
     use crate::accounts::key::KeyMode;
+    use crate::accounts::permissions::{NotPermitted, Scope, ScopeSet};
     use crate::accounts::plan::Plan;
     use crate::clock::TestClock;
     use crate::memory::MemoryStore;
@@ -280,5 +289,45 @@ mod tests {
             .print_for_key(&ctx, &items, BASE)
             .expect("data items print");
         assert!(pdf.starts_with(b"%PDF"));
+    }
+
+    #[test]
+    fn a_batch_key_without_links_read_prints_only_data_items() {
+        let svc = service();
+        let pro = svc
+            .create_account("pro@example.com", Plan::Pro)
+            .expect("account");
+        svc.create_link(
+            &crate::accounts::caller::Caller::operator(pro.id),
+            "Menu",
+            "https://example.com/menu",
+        )
+        .expect("link");
+        let print = |scopes: &[Scope]| {
+            let scopes = ScopeSet::new(scopes.iter().copied()).expect("scopes");
+            let (key, _) = svc
+                .create_key_with_scopes(pro.id, KeyMode::Live, Some(scopes))
+                .expect("key");
+            let ctx = AuthContext {
+                key,
+                account: pro.clone(),
+            };
+            let links = request(PrintSelection::AllLinks, CaptionKind::Data);
+            let items = PrintRequest::from_json(br#"{"items":[{"data":"a"}]}"#).expect("valid");
+            (
+                svc.print_for_key(&ctx, &links, BASE),
+                svc.print_for_key(&ctx, &items, BASE),
+            )
+        };
+        let (links, items) = print(&[Scope::Batch]);
+        assert!(matches!(
+            links,
+            Err(PrintError::Access(AccessError::OutOfScope(NotPermitted {
+                operation: Operation::ReadLinks
+            })))
+        ));
+        assert!(items.expect("data items print").starts_with(b"%PDF"));
+        let (links, _) = print(&[Scope::Batch, Scope::LinksRead]);
+        assert!(links.expect("links print").starts_with(b"%PDF"));
     }
 }

@@ -13,6 +13,7 @@ use hyper::header::{
 };
 use hyper::{Request, StatusCode};
 use qr_domain::accounts::access::{AccessError, AccessRequest};
+use qr_domain::accounts::permissions::Operation;
 use qr_domain::service::{AuthContext, AuthError};
 use qr_domain::{AccountId, Endpoint, Feature, KeyId, RateLimitStatus};
 use tracing::Instrument;
@@ -273,6 +274,7 @@ impl App {
             peer,
         } = request;
         let endpoint = kind.endpoint().ok_or(ApiError::NotFound)?;
+        let operation = kind.operation(method);
         meta.keyed = true;
         let key = api_key(headers, &query);
         let client_ip = self.client_ip(peer, headers);
@@ -292,7 +294,7 @@ impl App {
             Some(auth) => front_after_auth(
                 self.service(),
                 auth,
-                endpoint,
+                (endpoint, operation),
                 client_ip,
                 origin.as_deref(),
                 (features, batch),
@@ -302,7 +304,7 @@ impl App {
                     front_after_auth(
                         svc,
                         svc.authenticate(key.as_deref(), client_ip),
-                        endpoint,
+                        (endpoint, operation),
                         client_ip,
                         origin.as_deref(),
                         (features, batch),
@@ -341,11 +343,12 @@ impl App {
     }
 }
 
-/// After authentication (401): the key's restrictions and plan features (403), then the limits (429).
+/// After authentication (401): the key's scopes, restrictions and plan features (403), then
+/// the limits (429).
 fn front_after_auth(
     svc: &AppService,
     auth: Result<Arc<AuthContext>, AuthError>,
-    endpoint: Endpoint,
+    (endpoint, operation): (Endpoint, Option<Operation>),
     client_ip: Option<IpAddr>,
     origin: Option<&str>,
     (features, batch): (&'static [Feature], bool),
@@ -359,7 +362,7 @@ fn front_after_auth(
         origin,
         features,
     };
-    if let Err(e) = svc.authorize(&ctx, endpoint, access) {
+    if let Err(e) = svc.authorize(&ctx, endpoint, operation, access) {
         return (
             Some((ctx.key.id, ctx.key.account_id, svc.rate_limit_status(&ctx))),
             Err(e.into()),

@@ -1,6 +1,7 @@
 //! The route table: every path and method the server answers, shared by the router and the OpenAPI test.
 
 use qr_domain::Endpoint;
+use qr_domain::accounts::permissions::Operation;
 
 /// An HTTP method the API uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -264,6 +265,41 @@ impl Kind {
             Kind::OpenApi | Kind::Redirect => return None,
         })
     }
+
+    /// What a keyed request to this route with `method` does, as the permission table names
+    /// it: the key's scopes are checked against it before anything else. `None` for what
+    /// needs no permission (the health check, the public routes). Every operation is known
+    /// from the path and the method alone, so a key out of scope is refused before its body
+    /// or query is read (only label sheets of links also need `ReadLinks`, known once their
+    /// body is parsed: the domain checks that).
+    pub fn operation(self, method: Method) -> Option<Operation> {
+        use Operation as O;
+        let reads = method.answered_as() == Method::Get;
+        let read_or_write = |read, write| Some(if reads { read } else { write });
+        match self {
+            Kind::Generate => Some(O::Generate),
+            // A label sheet is batch generation on paper.
+            Kind::Batch | Kind::Print => Some(O::Batch),
+            Kind::Links => read_or_write(O::ReadLinks, O::WriteLinks),
+            Kind::BulkLinks => Some(O::WriteLinks),
+            // A link's code shows its short URL: reading the link.
+            Kind::LinkCode => Some(O::ReadLinks),
+            // The export streams the scans analytics counts.
+            Kind::Analytics | Kind::AnalyticsExport => Some(O::ReadAnalytics),
+            // `?action=usage` is the endpoint's only action.
+            Kind::Dashboard => Some(O::ReadUsage),
+            Kind::Webhooks => read_or_write(O::ReadWebhooks, O::WriteWebhooks),
+            Kind::Export => Some(O::Export),
+            // A domain's orphan visits are read with the domain; checking its DNS now is
+            // managing it (it may change the domain's status).
+            Kind::Domains | Kind::DomainVisits => read_or_write(O::ReadDomains, O::WriteDomains),
+            Kind::DomainCheck => Some(O::WriteDomains),
+            Kind::Designs => read_or_write(O::ReadDesigns, O::WriteDesigns),
+            // No key reaches it (`Grant::allows`): the audit log is read by people.
+            Kind::Audit => Some(O::ReadAudit),
+            Kind::Health | Kind::OpenApi | Kind::Redirect => None,
+        }
+    }
 }
 
 /// Finds the route of a path (the path only; the query is not part of it).
@@ -318,6 +354,121 @@ mod tests {
         ] {
             assert_eq!(ROUTES.iter().filter(|r| r.kind == kind).count(), 1);
             assert_eq!(kind.spec().kind, kind);
+        }
+    }
+
+    /// Every route and method of the table with the operation it needs, written out: the
+    /// permission each keyed request is checked against (docs/api.md lists the same).
+    #[test]
+    fn every_route_and_method_needs_its_operation() {
+        use Method::{Delete, Get, Head, Post, Put};
+        use Operation as O;
+        // A path and each of its methods with the operation it needs.
+        type Row = (&'static str, &'static [(Method, Option<Operation>)]);
+        let table: &[Row] = &[
+            (
+                "/api/generate",
+                &[(Get, Some(O::Generate)), (Head, Some(O::Generate))],
+            ),
+            ("/api/batch", &[(Post, Some(O::Batch))]),
+            ("/api/print", &[(Post, Some(O::Batch))]),
+            (
+                "/api/links",
+                &[
+                    (Get, Some(O::ReadLinks)),
+                    (Head, Some(O::ReadLinks)),
+                    (Post, Some(O::WriteLinks)),
+                    (Put, Some(O::WriteLinks)),
+                    (Delete, Some(O::WriteLinks)),
+                ],
+            ),
+            (
+                "/api/links/qr",
+                &[(Get, Some(O::ReadLinks)), (Head, Some(O::ReadLinks))],
+            ),
+            (
+                "/api/designs",
+                &[
+                    (Get, Some(O::ReadDesigns)),
+                    (Head, Some(O::ReadDesigns)),
+                    (Post, Some(O::WriteDesigns)),
+                    (Put, Some(O::WriteDesigns)),
+                    (Delete, Some(O::WriteDesigns)),
+                ],
+            ),
+            ("/api/links/bulk", &[(Post, Some(O::WriteLinks))]),
+            (
+                "/api/analytics",
+                &[
+                    (Get, Some(O::ReadAnalytics)),
+                    (Head, Some(O::ReadAnalytics)),
+                ],
+            ),
+            (
+                "/api/analytics/export",
+                &[
+                    (Get, Some(O::ReadAnalytics)),
+                    (Head, Some(O::ReadAnalytics)),
+                ],
+            ),
+            (
+                "/api/dashboard",
+                &[(Get, Some(O::ReadUsage)), (Head, Some(O::ReadUsage))],
+            ),
+            ("/api/health", &[(Get, None), (Head, None)]),
+            (
+                "/api/webhooks",
+                &[
+                    (Get, Some(O::ReadWebhooks)),
+                    (Head, Some(O::ReadWebhooks)),
+                    (Post, Some(O::WriteWebhooks)),
+                    (Delete, Some(O::WriteWebhooks)),
+                ],
+            ),
+            (
+                "/api/domains",
+                &[
+                    (Get, Some(O::ReadDomains)),
+                    (Head, Some(O::ReadDomains)),
+                    (Post, Some(O::WriteDomains)),
+                    (Put, Some(O::WriteDomains)),
+                    (Delete, Some(O::WriteDomains)),
+                ],
+            ),
+            ("/api/domains/check", &[(Post, Some(O::WriteDomains))]),
+            (
+                "/api/domains/visits",
+                &[(Get, Some(O::ReadDomains)), (Head, Some(O::ReadDomains))],
+            ),
+            (
+                "/api/account/export",
+                &[(Get, Some(O::Export)), (Head, Some(O::Export))],
+            ),
+            (
+                "/api/audit",
+                &[(Get, Some(O::ReadAudit)), (Head, Some(O::ReadAudit))],
+            ),
+            ("/api/openapi.json", &[(Get, None), (Head, None)]),
+            ("/r/{shortCode}", &[(Get, None), (Head, None), (Post, None)]),
+        ];
+        assert_eq!(
+            table.iter().map(|(path, _)| *path).collect::<Vec<_>>(),
+            ROUTES.iter().map(|r| r.path).collect::<Vec<_>>(),
+            "the table lists every route once, in order"
+        );
+        for ((path, methods), route) in table.iter().zip(ROUTES) {
+            assert_eq!(
+                methods.iter().map(|(m, _)| *m).collect::<Vec<_>>(),
+                route.methods,
+                "{path}"
+            );
+            for (method, operation) in *methods {
+                assert_eq!(
+                    route.kind.operation(*method),
+                    *operation,
+                    "{method:?} {path}"
+                );
+            }
         }
     }
 

@@ -84,8 +84,17 @@ fn keys_list_never_shows_a_secret() {
         .collect();
     assert_eq!(
         header,
-        ["ID", "E-MAIL", "PREFIX", "MODE", "CREATED", "LAST USED"]
+        [
+            "ID",
+            "E-MAIL",
+            "PREFIX",
+            "MODE",
+            "CREATED",
+            "LAST USED",
+            "ACCESS"
+        ]
     );
+    assert!(table.contains("full"), "keys made without scopes: {table}");
     assert!(table.contains("never"));
     let keys = json(&listed);
     assert_eq!(keys.as_array().unwrap().len(), 2);
@@ -96,6 +105,87 @@ fn keys_list_never_shows_a_secret() {
     let only_b = json(&ws.ok(&["keys", "list", "--email", "b@example.com", "--json"]));
     assert_eq!(only_b.as_array().unwrap().len(), 1);
     assert_eq!(only_b[0]["email"], "b@example.com");
+}
+
+#[test]
+fn keys_are_created_and_changed_with_scopes() {
+    let ws = Workspace::new();
+    ws.ok(&[
+        "keys",
+        "create",
+        "--email",
+        "s@example.com",
+        "--plan",
+        "pro",
+        "--scope",
+        "generate",
+        "--scope",
+        "links:read",
+    ]);
+    let key = &json(&ws.ok(&["keys", "list", "--json"]))[0];
+    assert_eq!(
+        key["settings"]["scopes"],
+        serde_json::json!(["links:read", "generate"])
+    );
+    let id = key["id"].as_str().unwrap().to_owned();
+    let shown = ws.ok(&["keys", "show", &id]);
+    assert!(
+        shown.contains("access:              links:read,generate"),
+        "{shown}"
+    );
+    let table = ws.ok(&["keys", "list"]);
+    assert!(table.contains("links:read,generate"), "{table}");
+
+    let key = json(&ws.ok(&["keys", "set", &id, "--scope", "webhooks", "--json"]));
+    assert_eq!(key["settings"]["scopes"], serde_json::json!(["webhooks"]));
+    // Other settings leave the scopes alone.
+    let key = json(&ws.ok(&["keys", "set", &id, "--rate", "5", "--json"]));
+    assert_eq!(key["settings"]["scopes"], serde_json::json!(["webhooks"]));
+    // Full access: no `scopes` member at all.
+    let key = json(&ws.ok(&["keys", "set", &id, "--full-access", "--json"]));
+    assert!(key["settings"].get("scopes").is_none(), "{key}");
+    assert!(
+        ws.ok(&["keys", "show", &id])
+            .contains("access:              full")
+    );
+
+    for args in [
+        &["keys", "set", id.as_str(), "--scope", "links:admin"][..],
+        &[
+            "keys",
+            "set",
+            id.as_str(),
+            "--scope",
+            "batch",
+            "--full-access",
+        ][..],
+        &[
+            "keys",
+            "create",
+            "--email",
+            "s@example.com",
+            "--scope",
+            "everything",
+        ][..],
+    ] {
+        ws.qr(args).assert().code(2).stdout("");
+    }
+    // The help lists every scope with what it reaches.
+    let help = ws.ok(&["keys", "create", "--help"]);
+    for name in [
+        "read-only",
+        "links:read",
+        "links:write",
+        "analytics:read",
+        "generate",
+        "batch",
+        "domains",
+        "designs",
+        "webhooks",
+    ] {
+        assert!(help.contains(name), "{name} in {help}");
+    }
+    assert!(help.contains("Create, change and delete links"), "{help}");
 }
 
 #[test]

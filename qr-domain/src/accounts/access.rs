@@ -9,7 +9,7 @@ use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::accounts::permissions::ScopeSet;
+use crate::accounts::permissions::{NotPermitted, ScopeSet};
 use crate::accounts::plan::{Feature, PerSecond, Plan, PlanLimits};
 
 /// An allowed browser origin: `*`, or `[scheme://]host[:port]` where host may start with `*.`.
@@ -123,6 +123,9 @@ pub struct AccessRequest<'a> {
 /// Why a key may not make a request (HTTP 403).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AccessError {
+    /// The key's scopes do not reach the operation (the spec's message, whatever the scope).
+    #[error(transparent)]
+    OutOfScope(#[from] NotPermitted),
     /// The key's settings disable this endpoint.
     #[error("API key not authorized for this endpoint")]
     EndpointDisabled(Endpoint),

@@ -15,6 +15,7 @@ use crate::accounts::key::{
     ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyFormatError, KeyHash, KeyMode, parse_key_name,
 };
 use crate::accounts::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
+use crate::accounts::permissions::{Operation, ScopeSet};
 use crate::accounts::plan::{Feature, PlanLimits};
 use crate::accounts::user::User;
 use crate::clock::Clock;
@@ -161,25 +162,49 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     // ----- Keys -----
 
-    /// Creates a key for an account; the secret is returned once and only its hash is stored.
+    /// Creates a full-access key for an account; the secret is returned once and only its hash
+    /// is stored.
     pub fn create_key(
         &self,
         account: AccountId,
         mode: KeyMode,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
-        self.insert_key(account, DEFAULT_KEY_NAME.to_owned(), mode, |_, _| Ok(()))
+        self.create_key_with_scopes(account, mode, None)
     }
 
-    /// Creates a key named `name` for the account in the dashboard: only once its owner's
-    /// address is verified, and only for an active account.
+    /// [`Service::create_key`] limited to `scopes` (`None`: full access). The key is stored
+    /// with its scopes in the same write, so it never works beyond them, not even for a moment.
+    pub fn create_key_with_scopes(
+        &self,
+        account: AccountId,
+        mode: KeyMode,
+        scopes: Option<ScopeSet>,
+    ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+        let name = DEFAULT_KEY_NAME.to_owned();
+        self.insert_key(account, name, mode, scopes, |_, _| Ok(()))
+    }
+
+    /// Creates a full-access key named `name` for the account in the dashboard: only once its
+    /// owner's address is verified, and only for an active account.
     pub fn create_own_key(
         &self,
         account: AccountId,
         name: &str,
         mode: KeyMode,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+        self.create_own_key_with_scopes(account, name, mode, None)
+    }
+
+    /// [`Service::create_own_key`] limited to `scopes` (`None`: full access).
+    pub fn create_own_key_with_scopes(
+        &self,
+        account: AccountId,
+        name: &str,
+        mode: KeyMode,
+        scopes: Option<ScopeSet>,
+    ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let name = parse_key_name(name)?;
-        self.insert_key(account, name, mode, |account, owner| {
+        self.insert_key(account, name, mode, scopes, |account, owner| {
             if account.status != AccountStatus::Active {
                 Err(AdminError::NotAllowed)
             } else if !owner.is_some_and(User::is_verified) {
@@ -195,6 +220,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         account: AccountId,
         name: String,
         mode: KeyMode,
+        scopes: Option<ScopeSet>,
         allowed: impl FnOnce(&Account, Option<&User>) -> Result<(), AdminError>,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let secret = ApiKeySecret::generate(mode)?;
@@ -208,7 +234,10 @@ impl<S: Store, C: Clock> Service<S, C> {
             name,
             created_at: self.clock.now(),
             last_used_at: None,
-            settings: KeySettings::default(),
+            settings: KeySettings {
+                scopes,
+                ..KeySettings::default()
+            },
         };
         self.store.write(|tx| {
             let found = tx
@@ -427,13 +456,19 @@ impl<S: Store, C: Clock> Service<S, C> {
         }
     }
 
-    /// Applies the key's restrictions and the plan's features (HTTP 403 on failure).
+    /// Applies the key's scopes to `operation` first (`None`: a request that needs no
+    /// permission, such as the health check), then the key's restrictions and the plan's
+    /// features (HTTP 403 on failure, each with the spec's message but the plan's).
     pub fn authorize(
         &self,
         ctx: &AuthContext,
         endpoint: Endpoint,
+        operation: Option<Operation>,
         request: AccessRequest<'_>,
     ) -> Result<(), AccessError> {
+        if let Some(operation) = operation {
+            ctx.key.grant().require(operation)?;
+        }
         check_access(&ctx.key.settings, &ctx.limits(), endpoint, request)
     }
 

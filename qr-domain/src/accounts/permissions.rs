@@ -288,6 +288,25 @@ impl Scope {
         }
     }
 
+    /// What the scope reaches, in one line for the dashboard's checkboxes and the CLI's help.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Scope::ReadOnly => {
+                "Read links, analytics, designs, domains and webhooks; change nothing"
+            }
+            Scope::LinksRead => "List and read links, and download their codes",
+            Scope::LinksWrite => "Create, change and delete links (reading them included)",
+            Scope::AnalyticsRead => "Read scan analytics and export scans",
+            Scope::Generate => "Render codes of any data (GET /api/generate)",
+            Scope::Batch => {
+                "Render many codes at once and label sheets (POST /api/batch, /api/print)"
+            }
+            Scope::Domains => "Read and manage domains",
+            Scope::Designs => "Read and manage saved designs",
+            Scope::Webhooks => "Read and manage webhooks",
+        }
+    }
+
     /// The scope's table row: whether it reaches `op`.
     pub fn allows(self, op: Operation) -> bool {
         use Operation as O;

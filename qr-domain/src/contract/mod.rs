@@ -85,6 +85,7 @@ macro_rules! contract_suite {
                 service_valid_keys_pass_a_throttled_address_after_changes,
                 service_key_cache_keeps_other_accounts_keys,
                 service_access_rules,
+                service_key_scopes,
                 service_caches_follow_changes;
             links:
                 links_are_isolated_per_account, deleted_codes_are_tombstoned,

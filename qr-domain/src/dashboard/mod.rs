@@ -4,7 +4,9 @@
 pub mod contract;
 pub(crate) mod customers;
 pub mod password;
+pub mod recovery;
 pub mod session;
 pub(crate) mod sessions;
 pub(crate) mod store;
 pub mod token;
+pub mod totp;

@@ -1,4 +1,4 @@
-//! The API's integration tests in one binary (each binary links the whole server): generation, authentication, limits and CORS (`api`), links and redirects, rule targets that open apps, content types, logos, exports, the OpenAPI document, bulk creation, campaigns and webhooks, one module each.
+//! The API's integration tests in one binary (each binary links the whole server): generation, authentication, limits and CORS (`api`), links and redirects, rule targets that open apps, content types, logos, exports, the OpenAPI document, bulk creation, campaigns, webhooks and scoped keys, one module each.
 
 // The helpers every binary shares; each binary uses a part of them.
 #[path = "../common/mod.rs"]
@@ -19,4 +19,5 @@ mod links;
 mod logo;
 mod openapi;
 mod print;
+mod scopes;
 mod webhooks;

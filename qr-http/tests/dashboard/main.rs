@@ -1,4 +1,4 @@
-//! The dashboard's integration tests in one binary (each binary links the whole server): its pages, links, domains, webhooks, accounts and the browser journey, one module each.
+//! The dashboard's integration tests in one binary (each binary links the whole server): its pages, keys, links, domains, webhooks, accounts and the browser journey, one module each.
 
 // The helpers every binary shares; each binary uses a part of them.
 #[path = "../common/mod.rs"]
@@ -13,6 +13,7 @@ mod dashboard_designer;
 mod dashboard_designs;
 mod dashboard_domains;
 mod dashboard_import;
+mod dashboard_keys;
 mod dashboard_links;
 mod dashboard_pages;
 mod dashboard_print;

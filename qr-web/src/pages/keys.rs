@@ -1,8 +1,9 @@
-//! `/dashboard/keys`: the account's keys; creating one (its secret shown once, in `#new-api-key`), regenerating, revoking, and each key's settings, parsed and validated by the domain exactly as `qr keys set` does.
+//! `/dashboard/keys`: the account's keys with their access; creating one (full access or scopes; its secret shown once, in `#new-api-key`), regenerating, revoking, and each key's settings, parsed and validated by the domain exactly as `qr keys set` does.
 
 use askama::Template;
 use http::StatusCode;
 use qr_domain::accounts::access::{IpRule, OriginPattern};
+use qr_domain::accounts::permissions::{Scope, ScopeError, ScopeSet};
 use qr_domain::accounts::plan::PerSecond;
 use qr_domain::service::AdminError;
 use qr_domain::{ApiKey, ApiKeySecret, Clock, Endpoint, KeyId, KeyMode, KeySettings, Store};
@@ -10,6 +11,7 @@ use qr_domain::{ApiKey, ApiKeySecret, Clock, Endpoint, KeyId, KeyMode, KeySettin
 use super::public::capitalised;
 use super::{Failure, Layout, User, ok, page, when};
 use crate::Web;
+use crate::request::Fields;
 use crate::response::{WebResponse, redirect};
 
 /// A key as the list shows it.
@@ -20,6 +22,32 @@ struct KeyRow {
     shown: String,
     created: String,
     last_used: String,
+    /// "Full access", or the key's scopes by name.
+    access: String,
+}
+
+/// A scope's checkbox: its name, the name as an element id may hold it (`links-read`), what it
+/// reaches, and whether it is checked.
+struct ScopeBox {
+    name: &'static str,
+    slug: String,
+    description: &'static str,
+    checked: bool,
+}
+
+/// The access choice of the create and settings forms (`key_access.html`): full access, or the
+/// checked scopes, with the domain's refusal of the choice.
+struct AccessChoice {
+    scoped: bool,
+    scopes: Vec<ScopeBox>,
+    error: Option<String>,
+}
+
+/// The create form as submitted, shown again with its refusal.
+struct CreateForm {
+    name: String,
+    test: bool,
+    access: AccessChoice,
 }
 
 /// A key's secret, shown once after creation or regeneration.
@@ -35,9 +63,71 @@ struct KeysPage {
     csrf: String,
     keys: Vec<KeyRow>,
     new_key: Option<NewKey>,
-    name: String,
+    form: CreateForm,
     error: Option<String>,
     verified: bool,
+}
+
+impl AccessChoice {
+    /// The choice showing `scopes` (`None`: full access).
+    fn of(scopes: Option<&ScopeSet>) -> Self {
+        Self {
+            scoped: scopes.is_some(),
+            scopes: Scope::ALL
+                .into_iter()
+                .map(|scope| ScopeBox {
+                    name: scope.as_str(),
+                    slug: scope.as_str().replace(':', "-"),
+                    description: scope.describe(),
+                    checked: scopes.is_some_and(|set| set.contains(scope)),
+                })
+                .collect(),
+            error: None,
+        }
+    }
+
+    /// What a form asks for, and the choice to show it again: `access=full` is full access,
+    /// `access=scoped` the checked `scope` boxes (none, or an unknown name, is the domain's
+    /// refusal); a form without the choice (a client posting only the other fields) keeps
+    /// `current`, so scopes are never dropped by a form that did not speak of them.
+    fn submitted(
+        form: &Fields,
+        current: Option<&ScopeSet>,
+    ) -> (Self, Result<Option<ScopeSet>, ScopeError>) {
+        let checked = form.all("scope");
+        let chosen = match form.text("access") {
+            "full" => Ok(None),
+            "scoped" => ScopeSet::parse(checked.iter().copied()).map(Some),
+            _ => Ok(current.cloned()),
+        };
+        let mut view = Self::of(chosen.as_ref().ok().and_then(Option::as_ref));
+        if let Err(e) = &chosen {
+            view.scoped = true;
+            for b in &mut view.scopes {
+                b.checked = checked.contains(&b.name);
+            }
+            view.error = Some(capitalised(&e.to_string()));
+        }
+        (view, chosen)
+    }
+}
+
+impl CreateForm {
+    fn blank() -> Self {
+        Self {
+            name: String::new(),
+            test: false,
+            access: AccessChoice::of(None),
+        }
+    }
+}
+
+/// How the keys list shows a key's access.
+fn access_text(scopes: Option<&ScopeSet>) -> String {
+    match scopes {
+        None => "Full access".to_owned(),
+        Some(set) => set.iter().map(Scope::as_str).collect::<Vec<_>>().join(", "),
+    }
 }
 
 fn row(k: &ApiKey) -> KeyRow {
@@ -53,6 +143,7 @@ fn row(k: &ApiKey) -> KeyRow {
         shown: format!("{}…{last}", k.display_prefix),
         created: when(k.created_at),
         last_used: k.last_used_at.map_or_else(|| "never".to_owned(), when),
+        access: access_text(k.settings.scopes.as_ref()),
     }
 }
 
@@ -61,6 +152,7 @@ fn list<S: Store, C: Clock>(
     user: &User<'_>,
     status: StatusCode,
     new_key: Option<(ApiKey, ApiKeySecret)>,
+    form: CreateForm,
     error: Option<String>,
 ) -> Result<WebResponse, Failure> {
     let keys = web.service.keys(user.ctx.account.id)?;
@@ -74,7 +166,7 @@ fn list<S: Store, C: Clock>(
                 name: k.name,
                 secret: s.expose_secret().to_owned(),
             }),
-            name: String::new(),
+            form,
             error,
             verified: user.ctx.user.is_verified(),
         },
@@ -88,24 +180,48 @@ pub(super) fn index<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     super::read_or_post(user.req)?;
     if user.req.is_read() {
-        return list(web, user, StatusCode::OK, None, None);
+        return list(web, user, StatusCode::OK, None, CreateForm::blank(), None);
     }
     let form = user.form()?;
-    let mode = if form.text("mode") == "test" {
-        KeyMode::Test
-    } else {
-        KeyMode::Live
+    let test = form.text("mode") == "test";
+    let mode = if test { KeyMode::Test } else { KeyMode::Live };
+    // A form without the access choice creates a full-access key, as before scopes.
+    let (access, scopes) = AccessChoice::submitted(&form, None);
+    let submitted = CreateForm {
+        name: form.text("name").to_owned(),
+        test,
+        access,
     };
-    match web
-        .service
-        .create_own_key(user.ctx.account.id, form.text("name"), mode)
-    {
-        Ok(created) => list(web, user, StatusCode::CREATED, Some(created), None),
+    let Ok(scopes) = scopes else {
+        return list(
+            web,
+            user,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            None,
+            submitted,
+            None,
+        );
+    };
+    match web.service.create_own_key_with_scopes(
+        user.ctx.account.id,
+        form.text("name"),
+        mode,
+        scopes,
+    ) {
+        Ok(created) => list(
+            web,
+            user,
+            StatusCode::CREATED,
+            Some(created),
+            CreateForm::blank(),
+            None,
+        ),
         Err(e @ (AdminError::NotVerified | AdminError::KeyName(_))) => list(
             web,
             user,
             StatusCode::UNPROCESSABLE_ENTITY,
             None,
+            submitted,
             Some(capitalised(&e.to_string())),
         ),
         Err(AdminError::Store(e)) => Err(e.into()),
@@ -136,7 +252,14 @@ pub(super) fn regenerate<S: Store, C: Clock>(
         .service
         .regenerate_own_key(user.ctx.account.id, key_id(id)?)
         .map_err(not_found_or)?;
-    list(web, user, StatusCode::OK, Some(regenerated), None)
+    list(
+        web,
+        user,
+        StatusCode::OK,
+        Some(regenerated),
+        CreateForm::blank(),
+        None,
+    )
 }
 
 pub(super) fn revoke<S: Store, C: Clock>(
@@ -168,6 +291,7 @@ struct SettingsPage {
     rate: String,
     plan_rate: u32,
     endpoints: Vec<EndpointBox>,
+    access: AccessChoice,
     origins_error: Option<String>,
     ips_error: Option<String>,
     rate_error: Option<String>,
@@ -221,6 +345,7 @@ pub(super) fn settings<S: Store, C: Clock>(
                 enabled: !key.settings.disabled_endpoints.contains(e),
             })
             .collect(),
+        access: AccessChoice::of(key.settings.scopes.as_ref()),
         origins_error: None,
         ips_error: None,
         rate_error: None,
@@ -236,6 +361,8 @@ pub(super) fn settings<S: Store, C: Clock>(
     for e in &mut view.endpoints {
         e.enabled = enabled.contains(&e.name);
     }
+    let (access, scopes) = AccessChoice::submitted(&form, key.settings.scopes.as_ref());
+    view.access = access;
     let origins: Result<Vec<OriginPattern>, _> =
         lines(&view.origins).map(OriginPattern::parse).collect();
     let ips: Result<Vec<IpRule>, _> = lines(&view.ips).map(IpRule::parse).collect();
@@ -246,18 +373,20 @@ pub(super) fn settings<S: Store, C: Clock>(
             .map_err(|_| format!("expected a whole number of requests per second, got {text:?}"))
             .and_then(|n| PerSecond::new(n).map(Some).map_err(|e| e.to_string())),
     };
-    let settings = match (origins, ips, rate) {
-        (Ok(allowed_origins), Ok(ip_allowlist), Ok(rate_per_second)) => Some(KeySettings {
-            allowed_origins,
-            ip_allowlist,
-            rate_per_second,
-            disabled_endpoints: Endpoint::ALL
-                .into_iter()
-                .filter(|e| !enabled.contains(&e.as_str()))
-                .collect(),
-            scopes: None,
-        }),
-        (origins, ips, rate) => {
+    let settings = match (origins, ips, rate, scopes) {
+        (Ok(allowed_origins), Ok(ip_allowlist), Ok(rate_per_second), Ok(scopes)) => {
+            Some(KeySettings {
+                allowed_origins,
+                ip_allowlist,
+                rate_per_second,
+                disabled_endpoints: Endpoint::ALL
+                    .into_iter()
+                    .filter(|e| !enabled.contains(&e.as_str()))
+                    .collect(),
+                scopes,
+            })
+        }
+        (origins, ips, rate, _) => {
             view.origins_error = origins.err().map(|e| capitalised(&e.to_string()));
             view.ips_error = ips.err().map(|e| capitalised(&e.to_string()));
             view.rate_error = rate.err().map(|e| capitalised(&e));

@@ -7,6 +7,7 @@ use crate::accounts::caller::Caller;
 use crate::accounts::config_change::{ConfigChange, ConfigChanges};
 use crate::accounts::key::{ApiKeySecret, KeyMode};
 use crate::accounts::limits::UsageMonth;
+use crate::accounts::permissions::{NotPermitted, Operation, Scope, ScopeSet};
 use crate::accounts::plan::{Feature, Plan};
 use crate::clock::TestClock;
 use crate::contract::until_changes_heard;
@@ -416,6 +417,10 @@ pub fn service_key_cache_keeps_other_accounts_keys<S: Store>(store: S) {
     }
 }
 
+/// The operations of `GET /api/generate` and `POST /api/batch`, as the HTTP layer names them.
+const GENERATE: Option<Operation> = Some(Operation::Generate);
+const BATCH: Option<Operation> = Some(Operation::Batch);
+
 /// Key restrictions and plan features (batch, logo) give 403s.
 pub fn service_access_rules<S: Store>(store: S) {
     let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
@@ -427,27 +432,36 @@ pub fn service_access_rules<S: Store>(store: S) {
         origin: Some("https://app.example.com"),
         features: &[],
     };
-    assert!(svc.authorize(&ctx, Endpoint::Generate, req).is_ok());
-    assert!(svc.authorize(&ctx, Endpoint::Batch, req).is_err());
+    assert!(
+        svc.authorize(&ctx, Endpoint::Generate, GENERATE, req)
+            .is_ok()
+    );
+    assert!(svc.authorize(&ctx, Endpoint::Batch, BATCH, req).is_err());
     let logo = AccessRequest {
         features: &[Feature::Logo],
         ..req
     };
     assert_eq!(
-        svc.authorize(&ctx, Endpoint::Generate, logo),
+        svc.authorize(&ctx, Endpoint::Generate, GENERATE, logo),
         Err(AccessError::FeatureNotInPlan(Feature::Logo))
     );
     let pro = svc.set_plan(a.id, Plan::Pro).unwrap();
     let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
     assert_eq!(ctx.account, pro);
-    assert!(svc.authorize(&ctx, Endpoint::Generate, logo).is_ok());
+    assert!(
+        svc.authorize(&ctx, Endpoint::Generate, GENERATE, logo)
+            .is_ok()
+    );
     let mut settings = KeySettings::default();
     settings
         .ip_allowlist
         .push(IpRule::parse("198.51.100.0/24").unwrap());
     svc.update_key_settings(k.id, settings).unwrap();
     let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
-    assert!(svc.authorize(&ctx, Endpoint::Generate, req).is_err());
+    assert!(
+        svc.authorize(&ctx, Endpoint::Generate, GENERATE, req)
+            .is_err()
+    );
 }
 
 /// The in-memory fast paths (redirect links, keys, settled rollups) answer like the store and
@@ -535,4 +549,72 @@ pub fn service_caches_follow_changes<S: Store>(store: S) {
     svc.delete_link(&Caller::operator(a.id), id).unwrap();
     assert_eq!(svc.cached_link(None, &code), None);
     assert_eq!(svc.resolve(None, &code).unwrap(), Resolution::Gone);
+}
+
+/// A key's scopes are stored with it from its creation, survive regeneration and a reload, and
+/// are checked before its other restrictions; changing its settings to no scopes gives it full
+/// access again.
+pub fn service_key_scopes<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-05-01T10:00:00Z");
+    let a = svc.create_account("a@example.com", Plan::Pro).unwrap();
+    let links_write = ScopeSet::new([Scope::LinksWrite, Scope::Generate]).unwrap();
+    let (k, _) = svc
+        .create_key_with_scopes(a.id, KeyMode::Live, Some(links_write.clone()))
+        .unwrap();
+    assert_eq!(k.settings.scopes.as_ref(), Some(&links_write));
+    let (_, s) = svc.regenerate_key(k.id).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
+    assert_eq!(ctx.key.settings.scopes.as_ref(), Some(&links_write));
+    let req = AccessRequest::default();
+    for op in [
+        Operation::ReadLinks,
+        Operation::WriteLinks,
+        Operation::Generate,
+    ] {
+        assert_eq!(svc.authorize(&ctx, Endpoint::Links, Some(op), req), Ok(()));
+    }
+    assert_eq!(
+        svc.authorize(
+            &ctx,
+            Endpoint::Analytics,
+            Some(Operation::ReadAnalytics),
+            req
+        ),
+        Err(AccessError::OutOfScope(NotPermitted {
+            operation: Operation::ReadAnalytics
+        }))
+    );
+    assert_eq!(
+        svc.authorize(&ctx, Endpoint::Export, Some(Operation::Export), req)
+            .unwrap_err()
+            .to_string(),
+        "API key not authorized for this endpoint"
+    );
+    assert_eq!(svc.authorize(&ctx, Endpoint::Health, None, req), Ok(()));
+
+    // The scope is checked first; a disabled endpoint still bars what the scopes reach.
+    let mut settings = ctx.key.settings.clone();
+    settings.disabled_endpoints.insert(Endpoint::Links);
+    svc.update_key_settings(k.id, settings.clone()).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
+    assert_eq!(
+        svc.authorize(&ctx, Endpoint::Links, Some(Operation::WriteLinks), req),
+        Err(AccessError::EndpointDisabled(Endpoint::Links))
+    );
+    assert!(matches!(
+        svc.authorize(&ctx, Endpoint::Webhooks, Some(Operation::ReadWebhooks), req),
+        Err(AccessError::OutOfScope(_))
+    ));
+
+    // No scopes: full access, as every key made before scopes has.
+    settings.scopes = None;
+    settings.disabled_endpoints.clear();
+    svc.update_key_settings(k.id, settings).unwrap();
+    let ctx = svc.authenticate(Some(s.expose_secret()), None).unwrap();
+    assert_eq!(
+        svc.authorize(&ctx, Endpoint::Export, Some(Operation::Export), req),
+        Ok(())
+    );
+    let (full, _) = svc.create_key(a.id, KeyMode::Test).unwrap();
+    assert_eq!(svc.key(full.id).unwrap().settings.scopes, None);
 }
