@@ -9,6 +9,22 @@ fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
+/// "e-mail role" of each entry of a `--json` listing's array named `list`.
+fn email_and_role(output: &str, list: &str) -> Vec<String> {
+    json(output)[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {list} in {output}"))
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {}",
+                m["email"].as_str().unwrap(),
+                m["role"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn members_are_added_within_seats_change_roles_and_take_over() {
     let ws = Workspace::new();
@@ -87,28 +103,16 @@ fn members_are_added_within_seats_change_roles_and_take_over() {
         "--role",
         "admin",
     ]);
-    let listed = json(&ws.ok(&["members", "list", "--email", "team@example.com", "--json"]));
-    let rows: Vec<(&str, &str)> = listed["members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["email"].as_str().unwrap(), m["role"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        rows,
-        [("team@example.com", "owner"), ("ann@example.com", "admin")]
+    let rows = email_and_role(
+        &ws.ok(&["members", "list", "--email", "team@example.com", "--json"]),
+        "members",
     );
-    let theirs = json(&ws.ok(&["workspaces", "list", "--user", "ann@example.com", "--json"]));
-    let roles: Vec<(&str, &str)> = theirs["workspaces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| (w["email"].as_str().unwrap(), w["role"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        roles,
-        [("ann@example.com", "owner"), ("team@example.com", "admin")]
+    assert_eq!(rows, ["team@example.com owner", "ann@example.com admin"]);
+    let roles = email_and_role(
+        &ws.ok(&["workspaces", "list", "--user", "ann@example.com", "--json"]),
+        "workspaces",
     );
+    assert_eq!(roles, ["ann@example.com owner", "team@example.com admin"]);
     ws.qr(&[
         "members",
         "remove",
@@ -126,16 +130,13 @@ fn members_are_added_within_seats_change_roles_and_take_over() {
         "--email",
         "team@example.com",
     ]);
-    let listed = json(&ws.ok(&["members", "list", "--email", "team@example.com", "--json"]));
-    let rows: Vec<(&str, &str)> = listed["members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["email"].as_str().unwrap(), m["role"].as_str().unwrap()))
-        .collect();
+    let rows = email_and_role(
+        &ws.ok(&["members", "list", "--email", "team@example.com", "--json"]),
+        "members",
+    );
     assert_eq!(
         rows,
-        [("ann@example.com", "owner"), ("team@example.com", "admin")],
+        ["ann@example.com owner", "team@example.com admin"],
         "the workspace keeps its address"
     );
     ws.ok(&[
