@@ -7,8 +7,10 @@ use chrono::{DateTime, Utc};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Subcommand};
 use qr_domain::accounts::access::{IpRule, OriginPattern};
+use qr_domain::accounts::key::KeyCreator;
 use qr_domain::accounts::permissions::{Scope, ScopeSet};
 use qr_domain::accounts::plan::PerSecond;
+use qr_domain::service::AdminError;
 use qr_domain::{Account, ApiKey, Endpoint, KeyId, KeyMode, KeySettings, Plan};
 use serde::Serialize;
 
@@ -46,7 +48,7 @@ enum KeysCommand {
         #[arg(long, value_name = "SCOPE", value_parser = scope_parser())]
         scope: Vec<Scope>,
     },
-    /// Lists keys (never their secrets): id, account e-mail, display prefix, mode, created, last used, access.
+    /// Lists keys (never their secrets): id, account e-mail, display prefix, mode, created, who created it, last used, access.
     List {
         /// Only the keys of this account.
         #[arg(long, value_parser = db::parse_email)]
@@ -147,6 +149,9 @@ struct KeyView {
     created_at: DateTime<Utc>,
     last_used_at: Option<DateTime<Utc>>,
     settings: KeySettings,
+    /// Who made the key: a user's current address, `operator`, `former user` for a user who
+    /// is gone, or null for keys made before this was kept.
+    created_by: Option<String>,
 }
 
 /// The `--scope` values, each with what it reaches (shown by `--help`), from [`Scope::ALL`].
@@ -296,8 +301,22 @@ pub fn run(args: KeysArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
-fn view(key: ApiKey, account: &Account) -> KeyView {
-    KeyView {
+/// Who made a key, as `list` and `show` print it.
+fn creator(service: &AdminService, key: &ApiKey) -> anyhow::Result<Option<String>> {
+    Ok(match key.created_by {
+        None => None,
+        Some(KeyCreator::Operator) => Some("operator".to_owned()),
+        Some(KeyCreator::User(id)) => Some(match service.user(id) {
+            Ok(user) => user.email.to_string(),
+            Err(AdminError::UserNotFound(_)) => "former user".to_owned(),
+            Err(e) => return Err(e.into()),
+        }),
+    })
+}
+
+fn view(service: &AdminService, key: ApiKey, account: &Account) -> anyhow::Result<KeyView> {
+    let created_by = creator(service, &key)?;
+    Ok(KeyView {
         id: key.id,
         account_id: key.account_id,
         email: account.email.to_string(),
@@ -306,7 +325,8 @@ fn view(key: ApiKey, account: &Account) -> KeyView {
         created_at: key.created_at,
         last_used_at: key.last_used_at,
         settings: key.settings,
-    }
+        created_by,
+    })
 }
 
 fn list(
@@ -322,7 +342,7 @@ fn list(
     let mut views = Vec::new();
     for account in &accounts {
         for key in service.keys(account.id)? {
-            views.push(view(key, account));
+            views.push(view(service, key, account)?);
         }
     }
     if json {
@@ -334,6 +354,7 @@ fn list(
         "PREFIX",
         "MODE",
         "CREATED",
+        "CREATED BY",
         "LAST USED",
         "ACCESS",
     ]);
@@ -344,6 +365,7 @@ fn list(
             format!("{}…", v.display_prefix),
             v.mode.as_str().to_owned(),
             output::time(v.created_at),
+            v.created_by.clone().unwrap_or_else(|| "-".to_owned()),
             output::time_or_never(v.last_used_at),
             access(&v.settings),
         ]);
@@ -359,7 +381,7 @@ fn print_key(
 ) -> anyhow::Result<()> {
     let account = service.account(key.account_id)?;
     let limits = account.limits();
-    let v = view(key, &account);
+    let v = view(service, key, &account)?;
     if json {
         return output::write_json(out, &v);
     }
@@ -386,6 +408,10 @@ fn print_key(
             ("prefix", format!("{}…", v.display_prefix)),
             ("mode", v.mode.as_str().to_owned()),
             ("created", output::time(v.created_at)),
+            (
+                "created by",
+                v.created_by.clone().unwrap_or_else(|| "-".to_owned()),
+            ),
             ("last used", output::time_or_never(v.last_used_at)),
             ("access", access(s)),
             ("allowed origins", origins),

@@ -1,16 +1,16 @@
-//! API keys in SQL: lookups by id, by hash or by account, and writing a key's secret hash, names, settings and last use (adding, changing or removing a key marks the configuration as changed).
+//! API keys in SQL: lookups by id, by hash or by account, and writing a key's secret hash, names, settings, creator and last use (adding, changing or removing a key marks the configuration as changed).
 
 use chrono::{DateTime, Utc};
 use postgres::Row;
 use qr_domain::accounts::config_change::ConfigChange;
-use qr_domain::accounts::key::KeyHash;
+use qr_domain::accounts::key::{KeyCreator, KeyHash};
 use qr_domain::store::{KeyReads, KeyWrites};
 use qr_domain::{AccountId, ApiKey, KeyId, KeyMode, StoreError};
 use uuid::Uuid;
 
 use crate::tx::{PgTx, corrupt, get, json, to_json};
 
-const KEY_COLS: &str = "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four";
+const KEY_COLS: &str = "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four, created_by";
 
 fn key_from(r: &Row) -> Result<ApiKey, StoreError> {
     let hash: &[u8] = get(r, 3, "hash")?;
@@ -25,6 +25,9 @@ fn key_from(r: &Row) -> Result<ApiKey, StoreError> {
         settings: json(get(r, 7, "settings")?, "key settings")?,
         name: get(r, 8, "name")?,
         last_four: get(r, 9, "last_four")?,
+        created_by: get::<Option<&str>>(r, 10, "created_by")?
+            .map(|t| KeyCreator::from_stored(t).ok_or_else(|| corrupt("created_by")))
+            .transpose()?,
     })
 }
 
@@ -54,8 +57,8 @@ impl KeyWrites for PgTx<'_> {
             hash: k.hash,
         });
         self.exec(
-            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four, created_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
             &[
                 &k.id.as_uuid(),
                 &k.account_id.as_uuid(),
@@ -67,6 +70,7 @@ impl KeyWrites for PgTx<'_> {
                 &to_json(&k.settings)?,
                 &k.name,
                 &k.last_four,
+                &k.created_by.map(KeyCreator::as_stored),
             ],
         )?;
         Ok(())
@@ -124,3 +128,6 @@ impl KeyWrites for PgTx<'_> {
         Ok(())
     }
 }
+
+/// Version 15: who made each key (`KeyCreator::as_stored`; NULL for keys made before).
+pub(crate) const V15_KEY_CREATORS: &str = "ALTER TABLE api_keys ADD COLUMN created_by TEXT;";

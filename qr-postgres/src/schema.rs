@@ -36,6 +36,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::users::V13_USERS),
     // Version 14: the audit log (`audit.rs`).
     Step::Sql(crate::audit::V14_AUDIT),
+    // Version 15: who made each key (`keys.rs`).
+    Step::Sql(crate::keys::V15_KEY_CREATORS),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

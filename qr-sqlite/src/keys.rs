@@ -1,14 +1,14 @@
-//! API keys in SQL: lookups by id, by hash or by account, and writing a key's secret hash, names, settings and last use.
+//! API keys in SQL: lookups by id, by hash or by account, and writing a key's secret hash, names, settings, creator and last use.
 
 use chrono::{DateTime, Utc};
-use qr_domain::accounts::key::KeyHash;
+use qr_domain::accounts::key::{KeyCreator, KeyHash};
 use qr_domain::store::{KeyReads, KeyWrites};
 use qr_domain::{AccountId, ApiKey, KeyId, KeyMode, StoreError};
 use rusqlite::{Row, params};
 
 use crate::tx::{SqlTx, corrupt, get, json, micros, time, to_json, uuid};
 
-const KEY_COLS: &str = "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four";
+const KEY_COLS: &str = "id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four, created_by";
 
 fn key_from(r: &Row<'_>) -> Result<ApiKey, StoreError> {
     let hash: Vec<u8> = get(r, 3)?;
@@ -23,6 +23,9 @@ fn key_from(r: &Row<'_>) -> Result<ApiKey, StoreError> {
         settings: json(&get::<String>(r, 7)?, "key settings")?,
         name: get(r, 8)?,
         last_four: get(r, 9)?,
+        created_by: get::<Option<String>>(r, 10)?
+            .map(|t| KeyCreator::from_stored(&t).ok_or_else(|| corrupt("created_by")))
+            .transpose()?,
     })
 }
 
@@ -48,8 +51,8 @@ impl KeyReads for SqlTx<'_> {
 impl KeyWrites for SqlTx<'_> {
     fn insert_key(&mut self, k: &ApiKey) -> Result<(), StoreError> {
         self.exec(
-            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO api_keys (id, account_id, mode, hash, display_prefix, created_at, last_used_at, settings, name, last_four, created_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 &k.id.as_uuid().as_bytes()[..],
                 &k.account_id.as_uuid().as_bytes()[..],
@@ -60,7 +63,8 @@ impl KeyWrites for SqlTx<'_> {
                 k.last_used_at.map(micros),
                 to_json(&k.settings)?,
                 k.name,
-                k.last_four
+                k.last_four,
+                k.created_by.map(KeyCreator::as_stored)
             ],
         )?;
         Ok(())
@@ -98,3 +102,6 @@ impl KeyWrites for SqlTx<'_> {
         Ok(())
     }
 }
+
+/// Version 13: who made each key (`KeyCreator::as_stored`; NULL for keys made before).
+pub(crate) const V13_KEY_CREATORS: &str = "ALTER TABLE api_keys ADD COLUMN created_by TEXT;";

@@ -108,6 +108,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 13: who made each key (`keys.rs`).
+    Migration {
+        sql: crate::keys::V13_KEY_CREATORS,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

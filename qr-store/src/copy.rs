@@ -110,6 +110,7 @@ const TABLES: &[Table] = &[
             ("settings", Text),
             ("name", Text),
             ("last_four", Text),
+            ("created_by", Text),
         ],
     },
     // Before links: a link's design_id names a design.

@@ -90,6 +90,7 @@ fn keys_list_never_shows_a_secret() {
             "PREFIX",
             "MODE",
             "CREATED",
+            "CREATED BY",
             "LAST USED",
             "ACCESS"
         ]
@@ -102,6 +103,7 @@ fn keys_list_never_shows_a_secret() {
     assert_eq!(keys[0]["mode"], "live");
     assert_eq!(keys[0]["displayPrefix"], &a[..15]);
     assert_eq!(keys[0]["lastUsedAt"], Value::Null);
+    assert_eq!(keys[0]["createdBy"], "operator", "the command made it");
     let only_b = json(&ws.ok(&["keys", "list", "--email", "b@example.com", "--json"]));
     assert_eq!(only_b.as_array().unwrap().len(), 1);
     assert_eq!(only_b[0]["email"], "b@example.com");

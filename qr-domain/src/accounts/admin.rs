@@ -1,10 +1,11 @@
 //! Administration of the service for its owner, admins and the operator's CLI: who may act, the workspaces overview, plan requests, plans, disabling, users' roles and verification by hand.
 
 use crate::accounts::account::{Account, AccountStatus, Email, PlanRequest, Role};
+use crate::accounts::caller::Caller;
 use crate::accounts::limits::UsageMonth;
 use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::Plan;
-use crate::accounts::service::AdminError;
+use crate::accounts::service::{AdminError, record_plan_change};
 use crate::accounts::user::User;
 use crate::clock::Clock;
 use crate::error::StoreError;
@@ -32,6 +33,15 @@ pub struct AccountSummary {
     pub requests_this_month: u64,
     /// Its pending plan request, if any.
     pub plan_request: Option<PlanRequest>,
+}
+
+/// Who the audit log names for a change from the admin pages: the acting service
+/// administrator, or the operator (`None`).
+fn admin_caller(account: AccountId, acting: Option<&User>) -> Caller {
+    match acting {
+        Some(user) => Caller::service_admin(account, user.id, user.email.as_str()),
+        None => Caller::operator(account),
+    }
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
@@ -106,8 +116,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         account: AccountId,
         approve: bool,
     ) -> Result<Account, AdminError> {
+        let now = self.clock.now();
         let changed = self.store.write(|tx| {
-            self.admin(tx, actor)?;
+            let acting = self.admin(tx, actor)?;
             let request = tx
                 .plan_requests()?
                 .into_iter()
@@ -118,8 +129,11 @@ impl<S: Store, C: Clock> Service<S, C> {
                 .ok_or(AdminError::AccountNotFound(account))?;
             tx.delete_plan_request(account)?;
             if approve {
+                let before = target.plan;
                 target.plan = request.plan;
                 tx.update_account(&target)?;
+                let caller = admin_caller(account, acting.as_ref());
+                record_plan_change(tx, &caller, now, before, request.plan)?;
             }
             Ok::<_, AdminError>(target)
         })?;
@@ -170,13 +184,22 @@ impl<S: Store, C: Clock> Service<S, C> {
         account: AccountId,
         plan: Plan,
     ) -> Result<Account, AdminError> {
+        let now = self.clock.now();
         let changed = self.store.write(|tx| {
-            self.admin(tx, actor)?;
+            let acting = self.admin(tx, actor)?;
             let mut target = tx
                 .account(account)?
                 .ok_or(AdminError::AccountNotFound(account))?;
+            let before = target.plan;
             target.plan = plan;
             tx.update_account(&target)?;
+            record_plan_change(
+                tx,
+                &admin_caller(account, acting.as_ref()),
+                now,
+                before,
+                plan,
+            )?;
             tx.delete_plan_request(account)?;
             Ok::<_, AdminError>(target)
         })?;

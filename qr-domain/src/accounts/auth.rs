@@ -10,14 +10,19 @@ use thiserror::Error;
 
 use crate::accounts::access::{AccessError, AccessRequest, Endpoint, KeySettings, check_access};
 use crate::accounts::account::{Account, AccountStatus};
+use crate::accounts::caller::{Actor, Caller};
 use crate::accounts::config_change::{ConfigChange, ConfigChanges};
 use crate::accounts::key::{
-    ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyFormatError, KeyHash, KeyMode, parse_key_name,
+    ApiKey, ApiKeySecret, DEFAULT_KEY_NAME, KeyCreator, KeyFormatError, KeyHash, KeyMode,
+    parse_key_name,
 };
 use crate::accounts::limits::{Admission, RateLimitStatus, Rejection, UsageReport};
 use crate::accounts::permissions::{Operation, ScopeSet};
 use crate::accounts::plan::{Feature, PlanLimits};
 use crate::accounts::user::User;
+use crate::audit::entry::{AuditAction, AuditObject, ObjectKind};
+use crate::audit::service::record;
+use crate::audit::summary;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId};
@@ -162,8 +167,8 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     // ----- Keys -----
 
-    /// Creates a full-access key for an account; the secret is returned once and only its hash
-    /// is stored.
+    /// Creates a full-access key for an account, by the operator (`qr keys create`, the
+    /// server's bootstrap key); the secret is returned once and only its hash is stored.
     pub fn create_key(
         &self,
         account: AccountId,
@@ -181,33 +186,30 @@ impl<S: Store, C: Clock> Service<S, C> {
         scopes: Option<ScopeSet>,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let name = DEFAULT_KEY_NAME.to_owned();
-        self.insert_key(account, name, mode, scopes, |_, _| Ok(()))
+        self.insert_key(
+            &Caller::operator(account),
+            name,
+            mode,
+            scopes,
+            |_, _| Ok(()),
+        )
     }
 
-    /// Creates a full-access key named `name` for the account in the dashboard: only once its
-    /// owner's address is verified, and only for an active account.
+    /// Creates a key named `name` in the caller's workspace from the dashboard, limited to
+    /// `scopes` (`None`: full access): a caller allowed [`Operation::WriteKeys`], whose own
+    /// address is verified (the operator needs none), in an active workspace.
     pub fn create_own_key(
         &self,
-        account: AccountId,
-        name: &str,
-        mode: KeyMode,
-    ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
-        self.create_own_key_with_scopes(account, name, mode, None)
-    }
-
-    /// [`Service::create_own_key`] limited to `scopes` (`None`: full access).
-    pub fn create_own_key_with_scopes(
-        &self,
-        account: AccountId,
+        caller: &Caller,
         name: &str,
         mode: KeyMode,
         scopes: Option<ScopeSet>,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let name = parse_key_name(name)?;
-        self.insert_key(account, name, mode, scopes, |account, owner| {
+        self.insert_key(caller, name, mode, scopes, |account, acting| {
             if account.status != AccountStatus::Active {
                 Err(AdminError::NotAllowed)
-            } else if !owner.is_some_and(User::is_verified) {
+            } else if acting.is_some_and(|u| !u.is_verified()) {
                 Err(AdminError::NotVerified)
             } else {
                 Ok(())
@@ -215,37 +217,59 @@ impl<S: Store, C: Clock> Service<S, C> {
         })
     }
 
+    /// Stores a new key by `caller` with its `key.created` audit entry. `allowed` sees the
+    /// workspace and the acting user (`None`: not a person).
     fn insert_key(
         &self,
-        account: AccountId,
+        caller: &Caller,
         name: String,
         mode: KeyMode,
         scopes: Option<ScopeSet>,
         allowed: impl FnOnce(&Account, Option<&User>) -> Result<(), AdminError>,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
+        caller.require(Operation::WriteKeys)?;
         let secret = ApiKeySecret::generate(mode)?;
+        let created_by = match &caller.actor {
+            Actor::User { id, .. } => Some(KeyCreator::User(*id)),
+            Actor::Operator => Some(KeyCreator::Operator),
+            // A key never holds WriteKeys; were it given, the log still names it.
+            Actor::Key { .. } => None,
+        };
+        let now = self.clock.now();
         let key = ApiKey {
             id: KeyId::random(),
-            account_id: account,
+            account_id: caller.account,
             mode,
             hash: secret.hash(),
             display_prefix: secret.display_prefix(),
             last_four: secret.last_four(),
             name,
-            created_at: self.clock.now(),
+            created_at: now,
             last_used_at: None,
             settings: KeySettings {
                 scopes,
                 ..KeySettings::default()
             },
+            created_by,
         };
         self.store.write(|tx| {
             let found = tx
-                .account(account)?
-                .ok_or(AdminError::AccountNotFound(account))?;
-            let owner = crate::accounts::admin::workspace_owner(tx, account)?;
-            allowed(&found, owner.as_ref())?;
+                .account(caller.account)?
+                .ok_or(AdminError::AccountNotFound(caller.account))?;
+            let acting = match &caller.actor {
+                Actor::User { id, .. } => tx.user(*id)?,
+                Actor::Key { .. } | Actor::Operator => None,
+            };
+            allowed(&found, acting.as_ref())?;
             tx.insert_key(&key)?;
+            record(
+                tx,
+                caller,
+                now,
+                AuditAction::KeyCreated,
+                AuditObject::new(ObjectKind::Key, key.id),
+                summary::key_created(&key),
+            )?;
             Ok::<_, AdminError>(())
         })?;
         self.forget_cached_key(&key);
@@ -260,31 +284,96 @@ impl<S: Store, C: Clock> Service<S, C> {
             .ok_or(AdminError::KeyNotFound(id))
     }
 
-    /// [`Service::regenerate_key`] for one of the account's own keys.
+    /// Gives one of the caller's workspace's keys a new secret (see [`Service::regenerate_key`]);
+    /// another workspace's key is "not found".
     pub fn regenerate_own_key(
         &self,
-        account: AccountId,
+        caller: &Caller,
         id: KeyId,
     ) -> Result<(ApiKey, ApiKeySecret), AdminError> {
-        self.own_key(account, id)?;
-        self.regenerate_key(id)
+        caller.require(Operation::WriteKeys)?;
+        let mode = self.own_key(caller.account, id)?.mode;
+        let secret = ApiKeySecret::generate(mode)?;
+        let key = self.change_key(caller, id, AuditAction::KeyRegenerated, |key| {
+            key.hash = secret.hash();
+            key.display_prefix = secret.display_prefix();
+            key.last_four = secret.last_four();
+            Ok(())
+        })?;
+        Ok((key, secret))
     }
 
-    /// [`Service::update_key_settings`] for one of the account's own keys.
+    /// Replaces the settings of one of the caller's workspace's keys after checking them
+    /// against its plan; another workspace's key is "not found".
     pub fn update_own_key_settings(
         &self,
-        account: AccountId,
+        caller: &Caller,
         id: KeyId,
         settings: KeySettings,
     ) -> Result<ApiKey, AdminError> {
-        self.own_key(account, id)?;
-        self.update_key_settings(id, settings)
+        caller.require(Operation::WriteKeys)?;
+        let limits = self.account(caller.account)?.limits();
+        settings.validate(&limits)?;
+        self.change_key(caller, id, AuditAction::KeyUpdated, |key| {
+            key.settings = settings;
+            Ok(())
+        })
     }
 
-    /// [`Service::delete_key`] for one of the account's own keys.
-    pub fn revoke_own_key(&self, account: AccountId, id: KeyId) -> Result<(), AdminError> {
-        self.own_key(account, id)?;
-        self.delete_key(id)
+    /// Revokes one of the caller's workspace's keys; another workspace's key is "not found".
+    pub fn revoke_own_key(&self, caller: &Caller, id: KeyId) -> Result<(), AdminError> {
+        caller.require(Operation::WriteKeys)?;
+        let now = self.clock.now();
+        let key = self.store.write(|tx| {
+            let key = tx
+                .key(id)?
+                .filter(|k| k.account_id == caller.account)
+                .ok_or(AdminError::KeyNotFound(id))?;
+            tx.delete_key(id)?;
+            record(
+                tx,
+                caller,
+                now,
+                AuditAction::KeyRevoked,
+                AuditObject::new(ObjectKind::Key, key.id),
+                summary::key_revoked(&key),
+            )?;
+            Ok::<_, AdminError>(key)
+        })?;
+        self.forget_cached_key(&key);
+        Ok(())
+    }
+
+    /// Changes one of the caller's workspace's keys with `change` and records `action` with
+    /// the fields that differ, in one write.
+    fn change_key(
+        &self,
+        caller: &Caller,
+        id: KeyId,
+        action: AuditAction,
+        change: impl FnOnce(&mut ApiKey) -> Result<(), AdminError>,
+    ) -> Result<ApiKey, AdminError> {
+        let now = self.clock.now();
+        let key = self.store.write(|tx| {
+            let before = tx
+                .key(id)?
+                .filter(|k| k.account_id == caller.account)
+                .ok_or(AdminError::KeyNotFound(id))?;
+            let mut key = before.clone();
+            change(&mut key)?;
+            tx.update_key(&key)?;
+            record(
+                tx,
+                caller,
+                now,
+                action,
+                AuditObject::new(ObjectKind::Key, key.id),
+                summary::key_updated(&before, &key),
+            )?;
+            Ok::<_, AdminError>(key)
+        })?;
+        self.forget_cached_key(&key);
+        Ok(key)
     }
 
     /// The key with this id.
@@ -299,52 +388,28 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.read(|tx| tx.keys_of(account))
     }
 
-    /// Gives a key a new secret; the old secret stops working at once, here and (via
-    /// [`Store::config_changes`]) in every other process sharing the store.
+    /// Gives a key a new secret by the operator; the old secret stops working at once, here
+    /// and (via [`Store::config_changes`]) in every other process sharing the store.
     pub fn regenerate_key(&self, id: KeyId) -> Result<(ApiKey, ApiKeySecret), AdminError> {
         let key = self.key(id)?;
-        let secret = ApiKeySecret::generate(key.mode)?;
-        let key = self.store.write(|tx| {
-            let mut key = tx.key(id)?.ok_or(AdminError::KeyNotFound(id))?;
-            key.hash = secret.hash();
-            key.display_prefix = secret.display_prefix();
-            key.last_four = secret.last_four();
-            tx.update_key(&key)?;
-            Ok::<_, AdminError>(key)
-        })?;
-        self.forget_cached_key(&key);
-        Ok((key, secret))
+        self.regenerate_own_key(&Caller::operator(key.account_id), id)
     }
 
-    /// Replaces a key's settings after checking them against its account's plan.
+    /// Replaces a key's settings by the operator after checking them against its account's
+    /// plan.
     pub fn update_key_settings(
         &self,
         id: KeyId,
         settings: KeySettings,
     ) -> Result<ApiKey, AdminError> {
-        let key = self.store.write(|tx| {
-            let mut key = tx.key(id)?.ok_or(AdminError::KeyNotFound(id))?;
-            let account = tx
-                .account(key.account_id)?
-                .ok_or(AdminError::AccountNotFound(key.account_id))?;
-            settings.validate(&account.limits())?;
-            key.settings = settings;
-            tx.update_key(&key)?;
-            Ok::<_, AdminError>(key)
-        })?;
-        self.forget_cached_key(&key);
-        Ok(key)
+        let key = self.key(id)?;
+        self.update_own_key_settings(&Caller::operator(key.account_id), id, settings)
     }
 
-    /// Revokes a key.
+    /// Revokes a key by the operator.
     pub fn delete_key(&self, id: KeyId) -> Result<(), AdminError> {
-        let key = self.store.write(|tx| {
-            let key = tx.key(id)?.ok_or(AdminError::KeyNotFound(id))?;
-            tx.delete_key(id)?;
-            Ok::<_, AdminError>(key)
-        })?;
-        self.forget_cached_key(&key);
-        Ok(())
+        let key = self.key(id)?;
+        self.revoke_own_key(&Caller::operator(key.account_id), id)
     }
 
     // ----- Request path -----
@@ -611,6 +676,7 @@ mod tests {
                     created_at: now,
                     last_used_at: None,
                     settings: KeySettings::default(),
+                    created_by: None,
                 });
                 secrets.push(secret);
             }

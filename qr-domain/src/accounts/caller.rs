@@ -85,6 +85,18 @@ impl Caller {
         }
     }
 
+    /// A service administrator acting on a workspace from the admin pages (its plan, its
+    /// status), who need not be its member: recorded as that user, with the operator's rights.
+    pub fn service_admin(account: AccountId, user: UserId, email: &str) -> Self {
+        Self {
+            actor: Actor::User {
+                id: user,
+                email: email.to_owned(),
+            },
+            ..Self::operator(account)
+        }
+    }
+
     /// Whether the caller may do `op`.
     pub fn may(&self, op: Operation) -> bool {
         self.grant.allows(op)

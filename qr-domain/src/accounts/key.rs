@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::accounts::access::KeySettings;
 use crate::accounts::permissions::Grant;
-use crate::ids::{AccountId, KeyId};
+use crate::ids::{AccountId, KeyId, UserId};
 use crate::random::{self, RandomError};
 
 /// The prefix of every live key.
@@ -121,6 +121,40 @@ pub struct ApiKey {
     pub last_used_at: Option<DateTime<Utc>>,
     /// The key's restrictions.
     pub settings: KeySettings,
+    /// Who made the key; `None` for keys made before this was kept.
+    pub created_by: Option<KeyCreator>,
+}
+
+/// Who made a key. A user is kept by id: the dashboard shows their current address, or that
+/// they are no longer a user; the key itself outlives them (issue 26: a member's removal does
+/// not break the workspace's keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyCreator {
+    /// A person in the dashboard.
+    User(UserId),
+    /// The operator's `qr` command (or the server's bootstrap key).
+    Operator,
+}
+
+impl KeyCreator {
+    /// The stored text: `operator`, or `user:` and the user's id.
+    pub fn as_stored(self) -> String {
+        match self {
+            KeyCreator::Operator => "operator".to_owned(),
+            KeyCreator::User(id) => format!("user:{id}"),
+        }
+    }
+
+    /// Reads [`KeyCreator::as_stored`]'s text back; `None` for anything else.
+    pub fn from_stored(text: &str) -> Option<Self> {
+        match text {
+            "operator" => Some(KeyCreator::Operator),
+            _ => text
+                .strip_prefix("user:")
+                .and_then(|id| id.parse().ok())
+                .map(KeyCreator::User),
+        }
+    }
 }
 
 impl ApiKey {
@@ -259,6 +293,19 @@ impl fmt::Debug for KeyHash {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_creator_reads_back_from_its_stored_text() {
+        let user = KeyCreator::User(UserId::random());
+        assert_eq!(KeyCreator::from_stored(&user.as_stored()), Some(user));
+        assert_eq!(
+            KeyCreator::from_stored(&KeyCreator::Operator.as_stored()),
+            Some(KeyCreator::Operator)
+        );
+        for bad in ["", "user:", "user:not-a-uuid", "Operator", "key:1"] {
+            assert_eq!(KeyCreator::from_stored(bad), None, "{bad}");
+        }
+    }
 
     fn check(input: &str, expected: Result<KeyMode, KeyFormatError>) {
         assert_eq!(

@@ -1,5 +1,6 @@
 //! A workspace's members: listing them, adding an existing user within the plan's seats, changing roles, removing, leaving, and handing the workspace to another member.
 
+use chrono::{DateTime, Utc};
 use thiserror::Error;
 
 use crate::accounts::account::Email;
@@ -7,6 +8,9 @@ use crate::accounts::caller::Caller;
 use crate::accounts::permissions::{MemberRole, NotPermitted, Operation};
 use crate::accounts::plan::Limit;
 use crate::accounts::user::{Membership, User};
+use crate::audit::entry::{AuditAction, AuditObject, Change, ObjectKind};
+use crate::audit::service::record;
+use crate::audit::summary;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, UserId};
@@ -90,6 +94,14 @@ impl<S: Store, C: Clock> Service<S, C> {
                 created_at: now,
             };
             tx.put_membership(&membership)?;
+            record(
+                tx,
+                caller,
+                now,
+                AuditAction::MemberJoined,
+                member_object(user.id),
+                member_fields(None, Some((&user.email, role))),
+            )?;
             Ok(membership)
         })
     }
@@ -103,13 +115,18 @@ impl<S: Store, C: Clock> Service<S, C> {
         role: MemberRole,
     ) -> Result<Membership, MemberError> {
         caller.require(Operation::WriteMembers)?;
+        let now = self.clock.now();
         self.store.write(|tx| {
             let mut membership = member(tx, caller.account, user)?;
             if membership.role == MemberRole::Owner || role == MemberRole::Owner {
                 return Err(MemberError::OwnerStays);
             }
+            let before = membership.role;
             membership.role = role;
             tx.put_membership(&membership)?;
+            if before != role {
+                record_role_change(tx, caller, now, user, before, role)?;
+            }
             Ok(membership)
         })
     }
@@ -118,13 +135,16 @@ impl<S: Store, C: Clock> Service<S, C> {
     /// the workspace's keys, links and everything else stay, whoever made them.
     pub fn remove_member(&self, caller: &Caller, user: UserId) -> Result<(), MemberError> {
         caller.require(Operation::WriteMembers)?;
-        self.store.write(|tx| remove(tx, caller.account, user))
+        let now = self.clock.now();
+        self.store.write(|tx| remove(tx, caller, now, user))
     }
 
     /// The logged-in user leaves the workspace shown (the owner hands it over first).
     pub fn leave_workspace(&self, ctx: &SessionContext) -> Result<(), MemberError> {
-        self.store
-            .write(|tx| remove(tx, ctx.account.id, ctx.user.id))
+        let now = self.clock.now();
+        // Leaving needs no right: the member's own entry names them as who acted.
+        let caller = ctx.caller(None);
+        self.store.write(|tx| remove(tx, &caller, now, ctx.user.id))
     }
 
     /// Hands the workspace to another member, who becomes its owner; the old owner stays as an
@@ -132,6 +152,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     pub fn transfer_ownership(&self, caller: &Caller, to: UserId) -> Result<(), MemberError> {
         caller.require(Operation::TransferOwnership)?;
         let account = caller.account;
+        let now = self.clock.now();
         self.store.write(|tx| {
             let mut new_owner = member(tx, account, to)?;
             if new_owner.role == MemberRole::Owner {
@@ -141,10 +162,20 @@ impl<S: Store, C: Clock> Service<S, C> {
                 if m.role == MemberRole::Owner {
                     m.role = MemberRole::Admin;
                     tx.put_membership(&m)?;
+                    record_role_change(
+                        tx,
+                        caller,
+                        now,
+                        m.user_id,
+                        MemberRole::Owner,
+                        MemberRole::Admin,
+                    )?;
                 }
             }
+            let before = new_owner.role;
             new_owner.role = MemberRole::Owner;
             tx.put_membership(&new_owner)?;
+            record_role_change(tx, caller, now, to, before, MemberRole::Owner)?;
             Ok::<_, MemberError>(())
         })?;
         self.forget_cached_account(account);
@@ -175,13 +206,68 @@ fn member(tx: &dyn ReadTx, account: AccountId, user: UserId) -> Result<Membershi
         .ok_or(MemberError::NotMember(user))
 }
 
-/// Removes a member who is not the owner.
-fn remove(tx: &mut dyn WriteTx, account: AccountId, user: UserId) -> Result<(), MemberError> {
-    if member(tx, account, user)?.role == MemberRole::Owner {
+/// Removes a member who is not the owner, with the `member.removed` entry by `caller`.
+fn remove(
+    tx: &mut dyn WriteTx,
+    caller: &Caller,
+    now: DateTime<Utc>,
+    user: UserId,
+) -> Result<(), MemberError> {
+    let membership = member(tx, caller.account, user)?;
+    if membership.role == MemberRole::Owner {
         return Err(MemberError::OwnerStays);
     }
-    tx.delete_membership(account, user)?;
+    let email = tx.user(user)?.map(|u| u.email);
+    tx.delete_membership(caller.account, user)?;
+    record(
+        tx,
+        caller,
+        now,
+        AuditAction::MemberRemoved,
+        member_object(user),
+        match &email {
+            Some(email) => member_fields(Some((email, membership.role)), None),
+            None => summary::field_changed("role", Some(membership.role.as_str()), None),
+        },
+    )?;
     Ok(())
+}
+
+/// The audit log's name of a member: their user id, which outlives their address.
+fn member_object(user: UserId) -> AuditObject {
+    AuditObject::new(ObjectKind::Member, user)
+}
+
+/// A member's address and role before and after (a join: none before; a removal: none after).
+fn member_fields(
+    before: Option<(&Email, MemberRole)>,
+    after: Option<(&Email, MemberRole)>,
+) -> Vec<Change> {
+    let email = |m: Option<(&Email, MemberRole)>| m.map(|(e, _)| e.to_string());
+    let role = |m: Option<(&Email, MemberRole)>| m.map(|(_, r)| r.as_str().to_owned());
+    vec![
+        Change::shown("email", email(before), email(after)),
+        Change::shown("role", role(before), role(after)),
+    ]
+}
+
+/// Records a member's role going from `before` to `after`.
+fn record_role_change(
+    tx: &mut dyn WriteTx,
+    caller: &Caller,
+    now: DateTime<Utc>,
+    user: UserId,
+    before: MemberRole,
+    after: MemberRole,
+) -> Result<(), StoreError> {
+    record(
+        tx,
+        caller,
+        now,
+        AuditAction::RoleChanged,
+        member_object(user),
+        summary::field_changed("role", Some(before.as_str()), Some(after.as_str())),
+    )
 }
 
 /// Refuses a new member when the plan's seats are all taken.

@@ -1,18 +1,45 @@
 //! Accounts (workspaces) and users: creation (a user owning a workspace), lookup (by id or address), and changes of plan, address and enterprise overrides.
 
+use chrono::{DateTime, Utc};
 use thiserror::Error;
 
 use crate::accounts::access::SettingsError;
 use crate::accounts::account::{Account, Email, EmailError};
+use crate::accounts::caller::Caller;
 use crate::accounts::key::{KeyGenError, KeyNameError};
 use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::{EnterpriseOverrides, Plan, PlanError};
 use crate::accounts::user::{Membership, User};
+use crate::audit::entry::{AuditAction, AuditObject, ObjectKind};
+use crate::audit::service::record;
+use crate::audit::summary;
 use crate::clock::Clock;
 use crate::error::StoreError;
 use crate::ids::{AccountId, KeyId, UserId};
 use crate::service::Service;
-use crate::store::Store;
+use crate::store::{Store, WriteTx};
+
+/// Appends `plan.changed` (from `before` to `after`, nothing when they are equal) to the
+/// workspace's log in the transaction that changes it.
+pub(crate) fn record_plan_change(
+    tx: &mut dyn WriteTx,
+    caller: &Caller,
+    at: DateTime<Utc>,
+    before: Plan,
+    after: Plan,
+) -> Result<(), StoreError> {
+    if before == after {
+        return Ok(());
+    }
+    record(
+        tx,
+        caller,
+        at,
+        AuditAction::PlanChanged,
+        AuditObject::new(ObjectKind::Workspace, caller.account),
+        summary::field_changed("plan", Some(before.as_str()), Some(after.as_str())),
+    )
+}
 
 /// Errors of account and key administration.
 #[derive(Debug, Clone, Error)]
@@ -42,6 +69,9 @@ pub enum AdminError {
     /// dashboard answers it like a page that does not exist.
     #[error("not allowed")]
     NotAllowed,
+    /// The caller's role or key does not allow this workspace operation (403).
+    #[error(transparent)]
+    NotPermitted(#[from] crate::accounts::permissions::NotPermitted),
     /// The owner account cannot be disabled, demoted or deleted.
     #[error("the owner account cannot be changed this way")]
     OwnerProtected,
@@ -154,10 +184,17 @@ impl<S: Store, C: Clock> Service<S, C> {
 
     /// Changes an account's plan; takes effect on the next request.
     pub fn set_plan(&self, id: AccountId, plan: Plan) -> Result<Account, AdminError> {
-        self.change_account(id, |a| {
-            a.plan = plan;
-            Ok(())
-        })
+        let now = self.clock.now();
+        let account = self.store.write(|tx| {
+            let mut account = tx.account(id)?.ok_or(AdminError::AccountNotFound(id))?;
+            let before = account.plan;
+            account.plan = plan;
+            tx.update_account(&account)?;
+            record_plan_change(tx, &Caller::operator(id), now, before, plan)?;
+            Ok::<_, AdminError>(account)
+        })?;
+        self.forget_cached_account(id);
+        Ok(account)
     }
 
     /// Changes the login address of a workspace's owner, and the workspace's address with it

@@ -3,8 +3,10 @@
 use std::sync::Arc;
 
 use crate::accounts::caller::{Actor, Caller};
+use crate::accounts::key::{KeyCreator, KeyMode};
 use crate::accounts::permissions::{Grant, MemberRole, Operation};
 use crate::accounts::plan::Plan;
+use crate::accounts::service::AdminError;
 use crate::audit::entry::{
     ActorKind, AuditAction, AuditActor, AuditEntry, AuditObject, Change, ClientNetwork,
     NewAuditEntry, ObjectKind,
@@ -386,6 +388,175 @@ pub fn service_records_changes_that_outlive_their_objects<S: Store>(store: S) {
     let other = member(b.id, MemberRole::Owner);
     assert!(
         svc.audit_log(&other, &AuditQuery::default())
+            .expect("read")
+            .entries
+            .is_empty()
+    );
+}
+
+/// Keys, members and plans: each change is recorded by who made it (a key's secret never,
+/// only that it changed), refused changes write nothing, and keys name who made them.
+pub fn service_records_keys_members_and_plans<S: Store>(store: S) {
+    let (svc, _clock) = service(store, "2024-03-01T10:00:00Z");
+    let a = svc
+        .create_account("a@example.com", Plan::Free)
+        .expect("workspace");
+    let owner_user = svc.owner_of(a.id).expect("read").expect("owner");
+    svc.set_plan(a.id, Plan::Pro).expect("plan");
+    let b = svc
+        .create_account("b@example.com", Plan::Free)
+        .expect("another");
+    let owner = Caller::member(
+        a.id,
+        owner_user.id,
+        "a@example.com",
+        MemberRole::Owner,
+        None,
+    );
+    // The owner was never verified: the operator's key needs no verification, theirs does.
+    let (operator_key, _) = svc.create_key(a.id, KeyMode::Live).expect("operator key");
+    assert_eq!(operator_key.created_by, Some(KeyCreator::Operator));
+    assert!(matches!(
+        svc.create_own_key(&owner, "CI", KeyMode::Live, None),
+        Err(AdminError::NotVerified)
+    ));
+    svc.mark_verified(crate::accounts::admin::Actor::Operator, owner_user.id)
+        .expect("verify");
+    let (key, secret) = svc
+        .create_own_key(&owner, "CI", KeyMode::Live, None)
+        .expect("key");
+    assert_eq!(key.created_by, Some(KeyCreator::User(owner_user.id)));
+    let (_, new_secret) = svc.regenerate_own_key(&owner, key.id).expect("regenerate");
+    let mut settings = key.settings.clone();
+    settings.ip_allowlist = vec!["203.0.113.0/24".parse().expect("rule")];
+    svc.update_own_key_settings(&owner, key.id, settings)
+        .expect("settings");
+    // An admin who is not verified may not make keys, though the owner is verified; a member
+    // may not touch them at all.
+    let admin_account = svc
+        .create_account("admin@example.com", Plan::Free)
+        .expect("admin");
+    let admin_user = svc.owner_of(admin_account.id).expect("read").expect("user");
+    svc.add_member(&owner, "admin@example.com", MemberRole::Admin)
+        .expect("seat");
+    let admin = Caller::member(
+        a.id,
+        admin_user.id,
+        "admin@example.com",
+        MemberRole::Admin,
+        None,
+    );
+    assert!(matches!(
+        svc.create_own_key(&admin, "Admin's", KeyMode::Live, None),
+        Err(AdminError::NotVerified)
+    ));
+    let viewer = member(a.id, MemberRole::Member);
+    assert!(matches!(
+        svc.revoke_own_key(&viewer, key.id),
+        Err(AdminError::NotPermitted(_))
+    ));
+    // Another workspace's key is not found, and its log stays empty.
+    let in_b = Caller::operator(b.id);
+    assert!(matches!(
+        svc.revoke_own_key(&in_b, key.id),
+        Err(AdminError::KeyNotFound(_))
+    ));
+    svc.change_member_role(&owner, admin_user.id, MemberRole::Viewer)
+        .expect("role");
+    svc.transfer_ownership(&owner, admin_user.id)
+        .expect("hand over");
+    let new_owner = Caller::member(
+        a.id,
+        admin_user.id,
+        "admin@example.com",
+        MemberRole::Owner,
+        None,
+    );
+    svc.remove_member(&new_owner, owner_user.id)
+        .expect("remove");
+    svc.revoke_own_key(&new_owner, key.id).expect("revoke");
+    // The workspace's other key outlives the member who is gone.
+    assert!(svc.own_key(a.id, operator_key.id).is_ok());
+
+    let page = svc
+        .audit_log(&new_owner, &AuditQuery::default())
+        .expect("read");
+    let actions: Vec<(&str, &str)> = page
+        .entries
+        .iter()
+        .rev()
+        .map(|e| (e.entry.action.as_str(), e.entry.actor.label.as_str()))
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            ("plan.changed", "operator"),
+            ("key.created", "operator"),
+            ("key.created", "a@example.com"),
+            ("key.regenerated", "a@example.com"),
+            ("key.updated", "a@example.com"),
+            ("member.joined", "a@example.com"),
+            ("role.changed", "a@example.com"),
+            ("role.changed", "a@example.com"),
+            ("role.changed", "a@example.com"),
+            ("member.removed", "admin@example.com"),
+            ("key.revoked", "admin@example.com"),
+        ]
+    );
+    let changes = |i: usize| &page.entries[page.entries.len() - 1 - i].entry.changes;
+    assert_eq!(
+        changes(0),
+        &[Change::shown(
+            "plan",
+            Some("free".into()),
+            Some("pro".into())
+        )]
+    );
+    assert!(
+        changes(3).contains(&Change::hidden("secret")),
+        "{:?}",
+        changes(3)
+    );
+    assert_eq!(
+        changes(4),
+        &[Change::shown(
+            "ipAllowlist",
+            None,
+            Some(r#"["203.0.113.0/24"]"#.into())
+        )]
+    );
+    assert_eq!(
+        changes(6),
+        &[Change::shown(
+            "role",
+            Some("admin".into()),
+            Some("viewer".into())
+        )]
+    );
+    assert_eq!(
+        [changes(7), changes(8)],
+        [
+            &vec![Change::shown(
+                "role",
+                Some("owner".into()),
+                Some("admin".into())
+            )],
+            &vec![Change::shown(
+                "role",
+                Some("viewer".into()),
+                Some("owner".into())
+            )],
+        ],
+        "the hand-over: the old owner becomes an admin, the member the owner"
+    );
+    for e in &page.entries {
+        let text = format!("{:?}", e.entry);
+        for s in [secret.expose_secret(), new_secret.expose_secret()] {
+            assert!(!text.contains(s), "a key's secret is never logged: {text}");
+        }
+    }
+    assert!(
+        svc.audit_log(&in_b, &AuditQuery::default())
             .expect("read")
             .entries
             .is_empty()

@@ -1,4 +1,4 @@
-//! What changed, field by field, for each object the log names: a link, a design, a domain, a webhook. Secrets never appear: a link's password shows as changed without values, a webhook's secret not at all.
+//! What changed, field by field, for each object the log names: a link, a design, a domain, a webhook, a key. Secrets never appear: a link's password and a key's secret show as changed without values, a webhook's secret not at all.
 //!
 //! A creation lists the new object's fields (before: none), a deletion its last fields (after:
 //! none), so the entry still says what the object was once it is gone; an update lists the
@@ -8,6 +8,7 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::accounts::key::ApiKey;
 use crate::audit::entry::Change;
 use crate::designs::design::Design;
 use crate::domains::domain::{Domain, DomainSettings};
@@ -241,6 +242,73 @@ pub fn webhook_created(webhook: &Webhook) -> Vec<Change> {
 /// A removed webhook's URL and events.
 pub fn webhook_deleted(webhook: &Webhook) -> Vec<Change> {
     diff(Some(webhook_fields(webhook)), None)
+}
+
+/// The key settings a summary lists, by their API names (`KeySettings`' serde names).
+const KEY_SETTING_FIELDS: [&str; 5] = [
+    "allowedOrigins",
+    "ipAllowlist",
+    "ratePerSecond",
+    "disabledEndpoints",
+    "scopes",
+];
+
+fn key_fields(key: &ApiKey) -> Fields {
+    let mut shown = vec![
+        ("name", Some(key.name.clone())),
+        ("mode", Some(key.mode.as_str().to_owned())),
+        ("prefix", Some(key.display_prefix.clone())),
+    ];
+    let settings = match serde_json::to_value(&key.settings) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    for name in KEY_SETTING_FIELDS {
+        // An empty list restricts nothing, as an absent one: neither is shown.
+        let value = settings
+            .get(name)
+            .filter(|v| v.as_array().is_none_or(|a| !a.is_empty()))
+            .and_then(text);
+        shown.push((name, value));
+    }
+    if key.settings.scopes.is_none() {
+        shown.push(("access", Some("full".to_owned())));
+    } else {
+        shown.push(("access", Some("scoped".to_owned())));
+    }
+    Fields {
+        shown,
+        // The secret's hash tells a regeneration apart; it is never shown.
+        secret: Some((
+            "secret",
+            Some(key.hash.0.iter().map(|b| format!("{b:02x}")).collect()),
+        )),
+    }
+}
+
+/// A new key's name, mode, prefix and restrictions (the secret only as set).
+pub fn key_created(key: &ApiKey) -> Vec<Change> {
+    diff(None, Some(key_fields(key)))
+}
+
+/// The key's fields that differ between `before` and `after`; a new secret shows as
+/// `secret: changed`.
+pub fn key_updated(before: &ApiKey, after: &ApiKey) -> Vec<Change> {
+    diff(Some(key_fields(before)), Some(key_fields(after)))
+}
+
+/// A revoked key's last fields.
+pub fn key_revoked(key: &ApiKey) -> Vec<Change> {
+    diff(Some(key_fields(key)), None)
+}
+
+/// A field that went from one value to another (a member's role, the plan).
+pub fn field_changed(field: &str, before: Option<&str>, after: Option<&str>) -> Vec<Change> {
+    vec![Change::shown(
+        field,
+        before.map(str::to_owned),
+        after.map(str::to_owned),
+    )]
 }
 
 #[cfg(test)]

@@ -131,6 +131,7 @@ macro_rules! contract_suite {
                 audit_pages_are_stable_under_concurrent_appends, audit_is_isolated_per_workspace,
                 audit_prune_deletes_only_old_entries_of_the_workspace,
                 service_records_changes_that_outlive_their_objects,
+                service_records_keys_members_and_plans,
                 service_audit_retention_follows_the_plan;
             store:
                 write_rolls_back_on_error, service_cross_account_isolation,
@@ -186,6 +187,7 @@ pub(crate) fn key_for(account: AccountId) -> (ApiKey, ApiKeySecret) {
         created_at: t("2024-01-01T00:00:00Z"),
         last_used_at: None,
         settings: KeySettings::default(),
+        created_by: Some(crate::accounts::key::KeyCreator::User(UserId::random())),
     };
     (key, secret)
 }

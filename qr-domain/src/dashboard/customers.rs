@@ -8,7 +8,7 @@ use crate::accounts::account::{Account, Email, EmailError, PlanRequest, Role};
 use crate::accounts::caller::Caller;
 use crate::accounts::permissions::{MemberRole, NotPermitted, Operation};
 use crate::accounts::plan::Plan;
-use crate::accounts::service::AdminError;
+use crate::accounts::service::{AdminError, record_plan_change};
 use crate::accounts::user::{Membership, User};
 use crate::clock::Clock;
 use crate::dashboard::password::{self, HashError, Password, PasswordError, PasswordHash};
@@ -378,8 +378,10 @@ impl<S: Store, C: Clock> Service<S, C> {
                 .ok_or(AccountError::NotFound(account))?;
             if self_service || current.plan == plan {
                 tx.delete_plan_request(account)?;
+                let before = current.plan;
                 current.plan = plan;
                 tx.update_account(&current)?;
+                record_plan_change(tx, caller, now, before, plan)?;
                 return Ok::<_, AccountError>(PlanChange::Changed(current));
             }
             let request = PlanRequest {

@@ -1,4 +1,4 @@
-//! The keys page's access choice: a key created with scopes through the form (listed with them, refused outside them by the API), no scope checked refused with the domain's message, and a key's settings changing its scopes, giving full access back, and keeping them when a form does not speak of them.
+//! The keys page's access choice: a key created with scopes through the form (listed with them and with who made it, refused outside them by the API), no scope checked refused with the domain's message, and a key's settings changing its scopes, giving full access back, and keeping them when a form does not speak of them.
 
 use qr_domain::{Endpoint, Plan};
 
@@ -87,6 +87,11 @@ async fn a_key_is_created_with_scopes_listed_and_changed_in_its_settings() {
     assert_eq!(
         element_text(&html, &access).as_deref(),
         Some("links:read, generate")
+    );
+    assert_eq!(
+        element_text(&html, &format!("key-{id}-creator")).as_deref(),
+        Some("scopes@example.com"),
+        "the list shows who made the key"
     );
     assert_eq!(s.get("/api/generate?data=x", &secret).await.status, 200);
     assert_eq!(s.get("/api/links", &secret).await.status, 200);

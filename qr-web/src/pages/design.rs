@@ -560,6 +560,7 @@ pub(super) fn save<S: Store, C: Clock>(
         {
             Ok(_) => return Ok(redirect("/dashboard/designs?done=design-saved")),
             Err(DesignError::Store(e)) => return Err(e.into()),
+            Err(DesignError::NotPermitted(_)) => return Err(Failure::Forbidden),
             Err(e @ DesignError::LogoRequiresPlan(_)) => {
                 Refusal::of(Some(LOGO), e.to_string(), StatusCode::FORBIDDEN)
             }

@@ -109,6 +109,7 @@ fn own_design<S: Store, C: Clock>(
 fn failure(e: DesignError) -> Failure {
     match e {
         DesignError::NotFound => Failure::NotFound,
+        DesignError::NotPermitted(_) => Failure::Forbidden,
         DesignError::Store(e) => e.into(),
         other => Failure::Internal(other.to_string()),
     }

@@ -417,6 +417,7 @@ pub(super) fn delete<S: Store, C: Clock>(
 fn failure(e: DomainError) -> Failure {
     match e {
         DomainError::NotFound => Failure::NotFound,
+        DomainError::NotPermitted(_) => Failure::Forbidden,
         DomainError::Store(e) => Failure::Store(e),
         e => Failure::Internal(e.to_string()),
     }

@@ -3,6 +3,7 @@
 use askama::Template;
 use http::StatusCode;
 use qr_domain::accounts::access::{IpRule, OriginPattern};
+use qr_domain::accounts::key::KeyCreator;
 use qr_domain::accounts::permissions::{Scope, ScopeError, ScopeSet};
 use qr_domain::accounts::plan::PerSecond;
 use qr_domain::service::AdminError;
@@ -24,6 +25,9 @@ struct KeyRow {
     last_used: String,
     /// "Full access", or the key's scopes by name.
     access: String,
+    /// Who made the key: a user's current address, the operator, or a dash for keys made
+    /// before this was kept.
+    created_by: String,
 }
 
 /// A scope's checkbox: its name, the name as an element id may hold it (`links-read`), what it
@@ -130,13 +134,27 @@ fn access_text(scopes: Option<&ScopeSet>) -> String {
     }
 }
 
-fn row(k: &ApiKey) -> KeyRow {
+/// Who made a key, as the list shows it; a user who is gone no longer has an address to show.
+fn creator_text<S: Store, C: Clock>(web: &Web<S, C>, k: &ApiKey) -> Result<String, Failure> {
+    Ok(match k.created_by {
+        None => "—".to_owned(),
+        Some(KeyCreator::Operator) => "the operator".to_owned(),
+        Some(KeyCreator::User(id)) => match web.service.user(id) {
+            Ok(user) => user.email.to_string(),
+            Err(AdminError::UserNotFound(_)) => "a former user".to_owned(),
+            Err(AdminError::Store(e)) => return Err(e.into()),
+            Err(e) => return Err(Failure::Internal(e.to_string())),
+        },
+    })
+}
+
+fn row<S: Store, C: Clock>(web: &Web<S, C>, k: &ApiKey) -> Result<KeyRow, Failure> {
     let last = if k.last_four.is_empty() {
         "????"
     } else {
         &k.last_four
     };
-    KeyRow {
+    Ok(KeyRow {
         id: k.id.to_string(),
         name: k.name.clone(),
         mode: k.mode.as_str(),
@@ -144,7 +162,8 @@ fn row(k: &ApiKey) -> KeyRow {
         created: when(k.created_at),
         last_used: k.last_used_at.map_or_else(|| "never".to_owned(), when),
         access: access_text(k.settings.scopes.as_ref()),
-    }
+        created_by: creator_text(web, k)?,
+    })
 }
 
 fn list<S: Store, C: Clock>(
@@ -156,12 +175,16 @@ fn list<S: Store, C: Clock>(
     error: Option<String>,
 ) -> Result<WebResponse, Failure> {
     let keys = web.service.keys(user.ctx.account.id)?;
+    let keys = keys
+        .iter()
+        .map(|k| row(web, k))
+        .collect::<Result<Vec<_>, _>>()?;
     page(
         status,
         &KeysPage {
             layout: user.layout("API keys", "keys"),
             csrf: user.csrf(),
-            keys: keys.iter().map(row).collect(),
+            keys,
             new_key: new_key.map(|(k, s)| NewKey {
                 name: k.name,
                 secret: s.expose_secret().to_owned(),
@@ -202,12 +225,10 @@ pub(super) fn index<S: Store, C: Clock>(
             None,
         );
     };
-    match web.service.create_own_key_with_scopes(
-        user.ctx.account.id,
-        form.text("name"),
-        mode,
-        scopes,
-    ) {
+    match web
+        .service
+        .create_own_key(&user.caller(), form.text("name"), mode, scopes)
+    {
         Ok(created) => list(
             web,
             user,
@@ -224,9 +245,7 @@ pub(super) fn index<S: Store, C: Clock>(
             submitted,
             Some(capitalised(&e.to_string())),
         ),
-        Err(AdminError::Store(e)) => Err(e.into()),
-        Err(AdminError::NotAllowed) => Err(Failure::NotFound),
-        Err(e) => Err(Failure::Internal(e.to_string())),
+        Err(e) => Err(not_found_or(e)),
     }
 }
 
@@ -236,7 +255,10 @@ fn key_id(raw: &str) -> Result<KeyId, Failure> {
 
 fn not_found_or(e: AdminError) -> Failure {
     match e {
-        AdminError::KeyNotFound(_) | AdminError::AccountNotFound(_) => Failure::NotFound,
+        AdminError::KeyNotFound(_) | AdminError::AccountNotFound(_) | AdminError::NotAllowed => {
+            Failure::NotFound
+        }
+        AdminError::NotPermitted(_) => Failure::Forbidden,
         AdminError::Store(e) => Failure::Store(e),
         other => Failure::Internal(other.to_string()),
     }
@@ -250,7 +272,7 @@ pub(super) fn regenerate<S: Store, C: Clock>(
     user.form()?;
     let regenerated = web
         .service
-        .regenerate_own_key(user.ctx.account.id, key_id(id)?)
+        .regenerate_own_key(&user.caller(), key_id(id)?)
         .map_err(not_found_or)?;
     list(
         web,
@@ -269,7 +291,7 @@ pub(super) fn revoke<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     user.form()?;
     web.service
-        .revoke_own_key(user.ctx.account.id, key_id(id)?)
+        .revoke_own_key(&user.caller(), key_id(id)?)
         .map_err(not_found_or)?;
     Ok(redirect("/dashboard/keys?done=key-revoked"))
 }
@@ -317,7 +339,7 @@ pub(super) fn settings<S: Store, C: Clock>(
     let mut view = SettingsPage {
         layout: user.layout("Key settings", "keys"),
         csrf: user.csrf(),
-        key: row(&key),
+        key: row(web, &key)?,
         origins: key
             .settings
             .allowed_origins
@@ -396,7 +418,7 @@ pub(super) fn settings<S: Store, C: Clock>(
     if let Some(settings) = settings {
         match web
             .service
-            .update_own_key_settings(user.ctx.account.id, id, settings)
+            .update_own_key_settings(&user.caller(), id, settings)
         {
             Ok(_) => return Ok(redirect("/dashboard/keys?done=key-saved")),
             Err(AdminError::Settings(e)) => view.rate_error = Some(capitalised(&e.to_string())),

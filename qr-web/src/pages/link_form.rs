@@ -478,6 +478,7 @@ impl LinkForm {
                 format!("The code {code} is already taken; choose another"),
             ),
             LinkError::NotFound => return Err(Failure::NotFound),
+            LinkError::NotPermitted(_) => return Err(Failure::Forbidden),
             LinkError::Store(e) => return Err(e.into()),
             e => return Err(Failure::Internal(e.to_string())),
         }

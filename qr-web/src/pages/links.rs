@@ -251,6 +251,7 @@ pub(super) fn delete<S: Store, C: Clock>(
     {
         Ok(()) => Ok(redirect("/dashboard/links?done=link-deleted")),
         Err(LinkError::Store(e)) => Err(e.into()),
+        Err(LinkError::NotPermitted(_)) => Err(Failure::Forbidden),
         Err(_) => Err(Failure::NotFound),
     }
 }

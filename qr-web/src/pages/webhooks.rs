@@ -152,6 +152,7 @@ pub(super) fn index<S: Store, C: Clock>(
             Some(e.to_string()),
         ),
         Err(WebhookError::Store(e)) => Err(e.into()),
+        Err(WebhookError::NotPermitted(_)) => Err(Failure::Forbidden),
         Err(e) => Err(Failure::Internal(e.to_string())),
     }
 }
@@ -170,6 +171,7 @@ pub(super) fn delete<S: Store, C: Clock>(
     {
         Ok(()) => Ok(redirect("/dashboard/webhooks")),
         Err(WebhookError::Store(e)) => Err(e.into()),
+        Err(WebhookError::NotPermitted(_)) => Err(Failure::Forbidden),
         Err(_) => Err(Failure::NotFound),
     }
 }

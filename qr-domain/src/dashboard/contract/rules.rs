@@ -2,7 +2,7 @@
 
 use crate::accounts::account::{AccountStatus, Role, SignupPolicy};
 use crate::accounts::caller::Caller;
-use crate::accounts::key::KeyMode;
+use crate::accounts::key::{KeyCreator, KeyMode};
 use crate::accounts::permissions::MemberRole;
 use crate::accounts::plan::Plan;
 use crate::accounts::user::Membership;
@@ -124,8 +124,9 @@ pub fn dashboard_verification_tokens<S: Store>(store: S) {
     else {
         panic!("new account");
     };
+    let owner = Caller::member(a.id, u.id, "a@example.com", MemberRole::Owner, None);
     assert!(matches!(
-        svc.create_own_key(a.id, "Server", KeyMode::Live),
+        svc.create_own_key(&owner, "Server", KeyMode::Live, None),
         Err(AdminError::NotVerified)
     ));
     let (_, first) = svc.issue_token(u.id, TokenPurpose::Verify).unwrap();
@@ -156,8 +157,11 @@ pub fn dashboard_verification_tokens<S: Store>(store: S) {
         svc.verify_email("not-a-token"),
         Err(AccountError::InvalidToken)
     ));
-    let (key, secret) = svc.create_own_key(a.id, "Server", KeyMode::Live).unwrap();
+    let (key, secret) = svc
+        .create_own_key(&owner, "Server", KeyMode::Live, None)
+        .unwrap();
     assert_eq!(key.name, "Server");
+    assert_eq!(key.created_by, Some(KeyCreator::User(u.id)));
     assert!(secret.expose_secret().ends_with(&key.last_four));
     let (_, late) = svc.issue_token(u.id, TokenPurpose::Verify).unwrap();
     clock.advance(Duration::hours(24));
@@ -511,12 +515,17 @@ pub fn dashboard_usage_renders_and_own_keys<S: Store>(store: S) {
         svc.own_key(a.id, kb.id),
         Err(AdminError::KeyNotFound(_))
     ));
+    let in_a = Caller::operator(a.id);
     assert!(matches!(
-        svc.regenerate_own_key(a.id, kb.id),
+        svc.regenerate_own_key(&in_a, kb.id),
         Err(AdminError::KeyNotFound(_))
     ));
     assert!(matches!(
-        svc.revoke_own_key(a.id, kb.id),
+        svc.update_own_key_settings(&in_a, kb.id, Default::default()),
+        Err(AdminError::KeyNotFound(_))
+    ));
+    assert!(matches!(
+        svc.revoke_own_key(&in_a, kb.id),
         Err(AdminError::KeyNotFound(_))
     ));
     assert!(svc.key(kb.id).is_ok());
