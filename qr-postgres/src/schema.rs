@@ -36,6 +36,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::users::V13_USERS),
     // Version 14: the audit log (`audit.rs`).
     Step::Sql(crate::audit::V14_AUDIT),
+    // Version 15: invitations to workspaces (`invitations.rs`).
+    Step::Sql(crate::invitations::V15_INVITATIONS),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

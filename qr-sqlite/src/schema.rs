@@ -108,6 +108,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 13: invitations to workspaces (`invitations.rs`).
+    Migration {
+        sql: crate::invitations::V13_INVITATIONS,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.
