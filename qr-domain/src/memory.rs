@@ -24,9 +24,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::accounts::account::{Account, PlanRequest};
 use crate::accounts::config_change::{ChangeLog, ConfigChange, ConfigChanges};
+use crate::accounts::invitations::Invitation;
 use crate::accounts::key::ApiKey;
 use crate::accounts::limits::UsageMonth;
-use crate::accounts::invitations::Invitation;
 use crate::accounts::user::{Membership, User};
 use crate::dashboard::session::{Session, SessionHash};
 use crate::dashboard::token::{OneTimeToken, TokenHash};

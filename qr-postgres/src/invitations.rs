@@ -51,11 +51,7 @@ impl InvitationReads for PgTx<'_> {
         id: InvitationId,
     ) -> Result<Option<Invitation>, StoreError> {
         let sql = format!("SELECT {COLS} FROM invitations WHERE id = $1 AND account_id = $2");
-        self.one(
-            &sql,
-            &[&id.as_uuid(), &account.as_uuid()],
-            invitation_from,
-        )
+        self.one(&sql, &[&id.as_uuid(), &account.as_uuid()], invitation_from)
     }
 
     fn invitation_by_token(&self, hash: &TokenHash) -> Result<Option<Invitation>, StoreError> {

@@ -222,7 +222,10 @@ impl<S: Store, C: Clock> Service<S, C> {
             {
                 return Err(InvitationError::AlreadyMember(invitation.email.clone()));
             }
-            if tx.invitation_to(caller.account, &invitation.email)?.is_some() {
+            if tx
+                .invitation_to(caller.account, &invitation.email)?
+                .is_some()
+            {
                 return Err(InvitationError::AlreadyInvited(invitation.email.clone()));
             }
             ensure_seat::<InvitationError>(tx, &workspace, now, None)?;

@@ -4,8 +4,8 @@ use thiserror::Error;
 
 use crate::accounts::account::Email;
 use crate::accounts::caller::Caller;
-use crate::accounts::permissions::{MemberRole, NotPermitted, Operation};
 use crate::accounts::invitations::{SeatsFull, ensure_seat};
+use crate::accounts::permissions::{MemberRole, NotPermitted, Operation};
 use crate::accounts::user::{Membership, User};
 use crate::clock::Clock;
 use crate::error::StoreError;

@@ -9,8 +9,8 @@ pub mod config_change;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
 
-pub mod invitations;
 pub(crate) mod invitation_store;
+pub mod invitations;
 pub mod key;
 pub(crate) mod key_store;
 pub mod limit_state;

@@ -82,8 +82,16 @@ async fn a_new_person_signs_up_through_the_mail_and_a_user_accepts_as_themselves
     let members = owner.get("/dashboard/members").await;
     assert_eq!(members.status, 200);
     let html = members.text();
-    assert!(html.contains("href=\"/dashboard/members\""), "in the navigation");
-    for id in ["members-table", "invite-email", "invite-role", "invite-send"] {
+    assert!(
+        html.contains("href=\"/dashboard/members\""),
+        "in the navigation"
+    );
+    for id in [
+        "members-table",
+        "invite-email",
+        "invite-role",
+        "invite-send",
+    ] {
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}: {html}");
     }
 
@@ -99,21 +107,32 @@ async fn a_new_person_signs_up_through_the_mail_and_a_user_accepts_as_themselves
     let page = newcomer.get(&path_of(&link)).await;
     assert_eq!(page.status, 200, "{}", page.text());
     let html = page.text();
-    assert!(html.contains("owner@example.com") && html.contains("Member"), "{html}");
+    assert!(
+        html.contains("owner@example.com") && html.contains("Member"),
+        "{html}"
+    );
     assert!(html.contains("id=\"invitation-signup\""), "{html}");
     assert!(html.contains("id=\"invitation-login\""), "{html}");
     let token = token_in(&html);
     let short = newcomer
         .post(
             "/dashboard/invitation/signup",
-            &[("csrf", &csrf_in(&html)), ("token", &token), ("password", "short")],
+            &[
+                ("csrf", &csrf_in(&html)),
+                ("token", &token),
+                ("password", "short"),
+            ],
         )
         .await;
     assert_eq!(short.status, 422, "the password rules hold");
     let joined = newcomer
         .post(
             "/dashboard/invitation/signup",
-            &[("csrf", &csrf_in(&html)), ("token", &token), ("password", PASSWORD)],
+            &[
+                ("csrf", &csrf_in(&html)),
+                ("token", &token),
+                ("password", PASSWORD),
+            ],
         )
         .await;
     assert_eq!(joined.status, 303, "{}", joined.text());
@@ -136,14 +155,23 @@ async fn a_new_person_signs_up_through_the_mail_and_a_user_accepts_as_themselves
 
     // An existing user accepts as themselves; someone else logged in is refused.
     let mut bob = customer(&s, &smtp, "bob@example.com").await;
-    assert_eq!(invite(&mut owner, "Bob@Example.com", "viewer").await.status, 303);
+    assert_eq!(
+        invite(&mut owner, "Bob@Example.com", "viewer").await.status,
+        303
+    );
     let link = invitation_link(&smtp, "bob@example.com", 1);
     let as_owner = owner.get(&path_of(&link)).await.text();
-    assert!(as_owner.contains("id=\"invitation-other-user\""), "{as_owner}");
+    assert!(
+        as_owner.contains("id=\"invitation-other-user\""),
+        "{as_owner}"
+    );
     let wrong = owner
         .post(
             "/dashboard/invitation/accept",
-            &[("csrf", &csrf_in(&as_owner)), ("token", &token_in(&as_owner))],
+            &[
+                ("csrf", &csrf_in(&as_owner)),
+                ("token", &token_in(&as_owner)),
+            ],
         )
         .await;
     assert_eq!(wrong.status, 403);
@@ -164,7 +192,10 @@ async fn a_new_person_signs_up_through_the_mail_and_a_user_accepts_as_themselves
         .await;
     assert_eq!(accepted.status, 303, "{}", accepted.text());
     let home = bob.get("/dashboard").await.text();
-    assert!(home.contains("owner@example.com · Viewer"), "the session shows the team: {home}");
+    assert!(
+        home.contains("owner@example.com · Viewer"),
+        "the session shows the team: {home}"
+    );
     let bob_id = svc
         .user_by_email(&qr_domain::Email::parse("bob@example.com").unwrap())
         .unwrap()
@@ -215,7 +246,10 @@ async fn decline_revoke_resend_expiry_and_seats() {
     set_plan(&s, "owner@example.com", qr_domain::Plan::Starter);
 
     // Resend: a new link, the old one dead.
-    assert_eq!(invite(&mut owner, "ann@example.com", "member").await.status, 303);
+    assert_eq!(
+        invite(&mut owner, "ann@example.com", "member").await.status,
+        303
+    );
     let first = invitation_link(&smtp, "ann@example.com", 1);
     let ann = invitation_id(&mut owner, "ann@example.com").await;
     let csrf = owner.csrf("/dashboard/members").await;
@@ -233,7 +267,10 @@ async fn decline_revoke_resend_expiry_and_seats() {
     assert_eq!(visitor.get(&path_of(&second)).await.status, 200);
 
     // Seats: owner, Ann's invitation and Bea's take Starter's 3.
-    assert_eq!(invite(&mut owner, "bea@example.com", "viewer").await.status, 303);
+    assert_eq!(
+        invite(&mut owner, "bea@example.com", "viewer").await.status,
+        303
+    );
     let full = invite(&mut owner, "cid@example.com", "member").await;
     assert_eq!(full.status, 422);
     assert!(
@@ -253,7 +290,10 @@ async fn decline_revoke_resend_expiry_and_seats() {
         .post(
             "/dashboard/invitation/decline",
             &[
-                ("csrf", &csrf_of_form(&page, "/dashboard/invitation/decline")),
+                (
+                    "csrf",
+                    &csrf_of_form(&page, "/dashboard/invitation/decline"),
+                ),
                 ("token", &token_in(&page)),
             ],
         )
@@ -261,7 +301,10 @@ async fn decline_revoke_resend_expiry_and_seats() {
     assert_eq!(declined.status, 200, "{}", declined.text());
     assert!(declined.text().contains("Invitation declined"));
     assert_eq!(visitor.get(&path_of(&bea)).await.status, 404);
-    assert_eq!(invite(&mut owner, "cid@example.com", "member").await.status, 303);
+    assert_eq!(
+        invite(&mut owner, "cid@example.com", "member").await.status,
+        303
+    );
 
     // Revoke: Cid's link is dead.
     let cid_link = invitation_link(&smtp, "cid@example.com", 1);
@@ -306,11 +349,21 @@ async fn decline_revoke_resend_expiry_and_seats() {
     let forged = owner
         .post(
             "/dashboard/members/invite",
-            &[("csrf", "forged"), ("email", "eve@example.com"), ("role", "admin")],
+            &[
+                ("csrf", "forged"),
+                ("email", "eve@example.com"),
+                ("role", "admin"),
+            ],
         )
         .await;
     assert_eq!(forged.status, 403);
-    assert!(!owner.get("/dashboard/members").await.text().contains("eve@example.com"));
+    assert!(
+        !owner
+            .get("/dashboard/members")
+            .await
+            .text()
+            .contains("eve@example.com")
+    );
     let forged_decline = visitor
         .post(
             "/dashboard/invitation/decline",
@@ -327,8 +380,12 @@ async fn members_and_viewers_cannot_invite_and_may_leave() {
     let team = set_plan(&s, "owner@example.com", qr_domain::Plan::Pro);
     let mut bob = customer(&s, &smtp, "bob@example.com").await;
     let svc = s.handle.app().service();
-    svc.add_member(&Caller::operator(team), "bob@example.com", MemberRole::Member)
-        .unwrap();
+    svc.add_member(
+        &Caller::operator(team),
+        "bob@example.com",
+        MemberRole::Member,
+    )
+    .unwrap();
     let csrf = bob.csrf("/dashboard").await;
     let switched = bob
         .post(
@@ -338,13 +395,20 @@ async fn members_and_viewers_cannot_invite_and_may_leave() {
         .await;
     assert_eq!(switched.status, 303);
     let home = bob.get("/dashboard").await.text();
-    assert!(!home.contains("href=\"/dashboard/members\""), "not in the navigation");
+    assert!(
+        !home.contains("href=\"/dashboard/members\""),
+        "not in the navigation"
+    );
     assert!(home.contains("id=\"workspace-leave\""), "{home}");
     assert_eq!(bob.get("/dashboard/members").await.status, 403);
     let forged = bob
         .post(
             "/dashboard/members/invite",
-            &[("csrf", &csrf), ("email", "eve@example.com"), ("role", "admin")],
+            &[
+                ("csrf", &csrf),
+                ("email", "eve@example.com"),
+                ("role", "admin"),
+            ],
         )
         .await;
     assert_eq!(forged.status, 403);
@@ -370,7 +434,12 @@ async fn members_and_viewers_cannot_invite_and_may_leave() {
         .post("/dashboard/members/leave", &[("csrf", &csrf)])
         .await;
     assert_eq!(left.status, 303, "{}", left.text());
-    assert!(bob.get("/dashboard").await.text().contains("bob@example.com · Owner"));
+    assert!(
+        bob.get("/dashboard")
+            .await
+            .text()
+            .contains("bob@example.com · Owner")
+    );
     // The owner cannot leave: they hand the workspace over first.
     let csrf = owner.csrf("/dashboard").await;
     assert_eq!(

@@ -54,7 +54,10 @@ struct MembersPage {
     error: Option<String>,
 }
 
-fn invitation_row(i: &Invitation, now: qr_domain::chrono::DateTime<qr_domain::chrono::Utc>) -> InvitationRow {
+fn invitation_row(
+    i: &Invitation,
+    now: qr_domain::chrono::DateTime<qr_domain::chrono::Utc>,
+) -> InvitationRow {
     let expired = i.is_expired(now);
     InvitationRow {
         id: i.id.to_string(),
@@ -104,7 +107,10 @@ fn show<S: Store, C: Clock>(
                 })
                 .collect(),
             invitations: invitations.iter().map(|i| invitation_row(i, now)).collect(),
-            roles: GIVEN_ROLES.iter().map(|r| (r.as_str(), r.title())).collect(),
+            roles: GIVEN_ROLES
+                .iter()
+                .map(|r| (r.as_str(), r.title()))
+                .collect(),
             can_write: user.ctx.may(Operation::WriteMembers),
             can_transfer: user.ctx.may(Operation::TransferOwnership),
             is_owner: user.ctx.role() == MemberRole::Owner,
@@ -223,7 +229,11 @@ pub(super) fn change_role<S: Store, C: Clock>(
     let form = user.form()?;
     let member: UserId = id.parse().map_err(|_| Failure::NotFound)?;
     let Ok(role) = form.text("role").parse::<MemberRole>() else {
-        return member_refusal(web, user, "Choose a role: admin, member or viewer.".to_owned());
+        return member_refusal(
+            web,
+            user,
+            "Choose a role: admin, member or viewer.".to_owned(),
+        );
     };
     match web.service.change_member_role(&user.caller(), member, role) {
         Ok(_) => Ok(redirect("/dashboard/members?done=role-changed")),

@@ -15,10 +15,10 @@ mod audit;
 mod design;
 mod designs;
 mod domains;
+mod invitation;
 mod keys;
 mod link_form;
 mod link_import;
-mod invitation;
 mod link_input;
 mod links;
 mod members;
@@ -516,7 +516,9 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["members", "invitations", id, "revoke"] => {
             post_only(req).and_then(|()| members::revoke(web, &user, id))
         }
-        ["members", id, "role"] => post_only(req).and_then(|()| members::change_role(web, &user, id)),
+        ["members", id, "role"] => {
+            post_only(req).and_then(|()| members::change_role(web, &user, id))
+        }
         ["members", id, "remove"] => post_only(req).and_then(|()| members::remove(web, &user, id)),
         ["members", id, "transfer"] => {
             post_only(req).and_then(|()| members::transfer(web, &user, id))

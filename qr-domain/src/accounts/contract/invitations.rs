@@ -53,7 +53,10 @@ pub fn invitations_roundtrip_and_are_unique_per_address<S: Store>(store: S) {
         store.read(|tx| tx.invitation(a.id, first.id)).unwrap(),
         Some(first.clone())
     );
-    assert_eq!(store.read(|tx| tx.invitation(b.id, first.id)).unwrap(), None);
+    assert_eq!(
+        store.read(|tx| tx.invitation(b.id, first.id)).unwrap(),
+        None
+    );
     assert_eq!(
         store
             .read(|tx| tx.invitation_by_token(&first.token_hash))
@@ -88,7 +91,10 @@ pub fn invitations_roundtrip_and_are_unique_per_address<S: Store>(store: S) {
     resent.expires_at = t("2024-02-01T00:00:00Z");
     resent.created_at = t("2024-03-01T00:00:00Z");
     store.write(|tx| tx.put_invitation(&resent)).unwrap();
-    let back = store.read(|tx| tx.invitation(a.id, first.id)).unwrap().unwrap();
+    let back = store
+        .read(|tx| tx.invitation(a.id, first.id))
+        .unwrap()
+        .unwrap();
     assert_eq!(back.created_at, first.created_at, "the first sending stays");
     assert_eq!(
         (back.role, back.token_hash, back.expires_at),
@@ -101,9 +107,21 @@ pub fn invitations_roundtrip_and_are_unique_per_address<S: Store>(store: S) {
         None,
         "the old token is gone"
     );
-    assert!(!store.write(|tx| tx.delete_invitation(b.id, first.id)).unwrap());
-    assert!(store.write(|tx| tx.delete_invitation(a.id, first.id)).unwrap());
-    assert!(!store.write(|tx| tx.delete_invitation(a.id, first.id)).unwrap());
+    assert!(
+        !store
+            .write(|tx| tx.delete_invitation(b.id, first.id))
+            .unwrap()
+    );
+    assert!(
+        store
+            .write(|tx| tx.delete_invitation(a.id, first.id))
+            .unwrap()
+    );
+    assert!(
+        !store
+            .write(|tx| tx.delete_invitation(a.id, first.id))
+            .unwrap()
+    );
     store.write(|tx| tx.delete_account(a.id)).unwrap();
     assert_eq!(
         store
@@ -212,7 +230,9 @@ pub fn service_invitations_follow_their_rules<S: Store>(store: S) {
         Err(InvitationError::InvalidToken)
     ));
     // Someone else logged in with the link is refused, and the link still works.
-    let stranger = svc.create_account("stranger@example.com", Plan::Free).unwrap();
+    let stranger = svc
+        .create_account("stranger@example.com", Plan::Free)
+        .unwrap();
     let stranger = svc.owner_of(stranger.id).unwrap().unwrap();
     assert!(matches!(
         svc.accept_invitation(&stranger, new_token.expose(), None),
@@ -232,9 +252,7 @@ pub fn service_invitations_follow_their_rules<S: Store>(store: S) {
         (joined.account_id, joined.role),
         (team.id, MemberRole::Admin)
     );
-    let (ann_logged_in, _) = svc
-        .log_in("ann@example.com", PASSWORD, None, None)
-        .unwrap();
+    let (ann_logged_in, _) = svc.log_in("ann@example.com", PASSWORD, None, None).unwrap();
     assert_eq!(ann_logged_in.id, ann_user.id);
     for used in [
         svc.sign_up_by_invitation(new_token.expose(), PASSWORD, None)
