@@ -1,4 +1,4 @@
-//! Identifiers of accounts (workspaces), users, keys, links, domains, designs and scans.
+//! Identifiers of accounts (workspaces), users, invitations, keys, links, domains, designs and scans.
 
 use std::fmt;
 use std::str::FromStr;
@@ -69,6 +69,10 @@ uuid_id!(
 uuid_id!(
     /// Identifier of a user: a person who logs in and belongs to workspaces (accounts).
     UserId
+);
+uuid_id!(
+    /// Identifier of an invitation to a workspace; it survives resending (a new token).
+    InvitationId
 );
 
 /// Identifier of a recorded scan, assigned by the store in increasing order.

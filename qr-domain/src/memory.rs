@@ -10,6 +10,7 @@ mod credentials;
 mod designs;
 mod domains;
 mod idempotency;
+mod invitations;
 mod keys;
 mod links;
 mod scans;
@@ -23,6 +24,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::accounts::account::{Account, PlanRequest};
 use crate::accounts::config_change::{ChangeLog, ConfigChange, ConfigChanges};
+use crate::accounts::invitations::Invitation;
 use crate::accounts::key::ApiKey;
 use crate::accounts::limits::UsageMonth;
 use crate::accounts::user::{Membership, User};
@@ -31,7 +33,7 @@ use crate::dashboard::token::{OneTimeToken, TokenHash};
 use crate::designs::design::Design;
 use crate::domains::domain::Domain;
 use crate::error::StoreError;
-use crate::ids::{AccountId, DesignId, DomainId, KeyId, LinkId, ScanId, UserId};
+use crate::ids::{AccountId, DesignId, DomainId, InvitationId, KeyId, LinkId, ScanId, UserId};
 use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::links::link::Link;
 use crate::scans::breakdown::DIMENSIONS;
@@ -54,6 +56,7 @@ struct Data {
     /// addresses.
     user_emails: HashMap<String, UserId>,
     memberships: BTreeMap<(AccountId, UserId), Membership>,
+    invitations: BTreeMap<InvitationId, Invitation>,
     keys: HashMap<KeyId, ApiKey>,
     links: HashMap<LinkId, Link>,
     /// Link ids by [`crate::links::shortcode::scoped_key`]: codes are unique per domain.

@@ -38,6 +38,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::audit::V14_AUDIT),
     // Version 15: who made each key (`keys.rs`).
     Step::Sql(crate::keys::V15_KEY_CREATORS),
+    // Version 16: invitations to workspaces (`invitations.rs`).
+    Step::Sql(crate::invitations::V16_INVITATIONS),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

@@ -146,9 +146,9 @@ impl AccountWrites for SqlTx<'_> {
             "DELETE FROM visitors WHERE link_id IN (SELECT id FROM links WHERE account_id = ?1)",
             [id],
         )?;
-        // Keys, links (with their scans and rollups), usage, daily usage, memberships and the
-        // plan request go with the account (ON DELETE CASCADE); sessions showing it show none
-        // (ON DELETE SET NULL).
+        // Keys, links (with their scans and rollups), usage, daily usage, memberships,
+        // invitations and the plan request go with the account (ON DELETE CASCADE); sessions
+        // showing it show none (ON DELETE SET NULL).
         Ok(self.exec("DELETE FROM accounts WHERE id = ?1", [id])? > 0)
     }
 

@@ -18,6 +18,7 @@ mod designs;
 mod domains;
 mod error;
 mod idempotency;
+mod invitations;
 mod keys;
 mod links;
 mod scans;

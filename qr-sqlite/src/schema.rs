@@ -114,6 +114,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 14: invitations to workspaces (`invitations.rs`).
+    Migration {
+        sql: crate::invitations::V14_INVITATIONS,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

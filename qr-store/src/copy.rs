@@ -98,6 +98,18 @@ const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "invitations",
+        columns: &[
+            ("id", Kind::Uuid),
+            ("account_id", Kind::Uuid),
+            ("email", Text),
+            ("role", Text),
+            ("token_hash", Bytes),
+            ("created_at", Time),
+            ("expires_at", Time),
+        ],
+    },
+    Table {
         name: "api_keys",
         columns: &[
             ("id", Kind::Uuid),

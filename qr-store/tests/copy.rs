@@ -1,8 +1,9 @@
-//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's users, memberships, passwords, tokens, sessions, plan requests and daily counts included), and answers the same there.
+//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's users, memberships, invitations, passwords, tokens, sessions, plan requests and daily counts included), and answers the same there.
 
 use std::sync::Arc;
 
 use qr_domain::accounts::caller::Caller;
+use qr_domain::accounts::permissions::MemberRole;
 use qr_domain::chrono::{Duration, TimeZone, Utc};
 use qr_domain::service::{Resolution, SignUp, Visit};
 use qr_domain::{AnalyticsQuery, KeyMode, NoGeoLocator, Plan, Service, TestClock, TokenPurpose};
@@ -92,6 +93,14 @@ fn a_deployment_moves_to_postgres_without_loss() {
     let (_, session) = sqlite
         .log_in("customer@example.com", PASSWORD, None, Some(DESKTOP))
         .unwrap();
+    // The owner invited someone; the invitation's link works after the move.
+    let (_, invitation) = sqlite
+        .invite(
+            &Caller::operator(owner.id),
+            "invitee@example.com",
+            MemberRole::Member,
+        )
+        .unwrap();
     let query = AnalyticsQuery::default();
     let before = sqlite.analytics(&owner, kept.id, &query).unwrap();
     sqlite.shutdown().unwrap();
@@ -112,6 +121,7 @@ fn a_deployment_moves_to_postgres_without_loss() {
     assert_eq!(rows("accounts"), 3);
     assert_eq!(rows("users"), 3);
     assert_eq!(rows("memberships"), 3);
+    assert_eq!(rows("invitations"), 1);
     // The scans landed in their days' partitions, which retention drops whole.
     let Location::Postgres(url) = &to else {
         unreachable!("the destination is PostgreSQL")
@@ -177,6 +187,12 @@ fn a_deployment_moves_to_postgres_without_loss() {
         pg.workspaces_of(customer_user.id).unwrap().len(),
         1,
         "her membership moved"
+    );
+    let moved_invitation = pg.invitation_for_token(invitation.expose()).unwrap();
+    assert_eq!(moved_invitation.workspace.id, owner.id);
+    assert_eq!(
+        moved_invitation.invitation.email.as_str(),
+        "invitee@example.com"
     );
     assert_eq!(pg.analytics(&owner, kept.id, &query).unwrap(), before);
     assert_eq!(

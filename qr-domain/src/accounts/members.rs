@@ -1,12 +1,12 @@
-//! A workspace's members: listing them, adding an existing user within the plan's seats, changing roles, removing, leaving, and handing the workspace to another member.
+//! A workspace's members: listing them, adding an existing user within the plan's seats (which pending invitations share), changing roles, removing, leaving, and handing the workspace to another member.
 
 use chrono::{DateTime, Utc};
 use thiserror::Error;
 
 use crate::accounts::account::Email;
 use crate::accounts::caller::Caller;
+use crate::accounts::invitations::{SeatsFull, ensure_seat};
 use crate::accounts::permissions::{MemberRole, NotPermitted, Operation};
-use crate::accounts::plan::Limit;
 use crate::accounts::user::{Membership, User};
 use crate::audit::entry::{AuditAction, AuditObject, Change, ObjectKind};
 use crate::audit::service::record;
@@ -38,7 +38,7 @@ pub enum MemberError {
     AlreadyMember(Email),
     /// Every seat of the plan is taken.
     #[error(
-        "the {plan} plan has {seats} seats and all are taken; remove a member or change the plan"
+        "the {plan} plan has {seats} seats and all are taken by members and pending invitations; remove a member, revoke an invitation or change the plan"
     )]
     SeatsTaken {
         /// The plan's title.
@@ -86,7 +86,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             if tx.membership(caller.account, user.id)?.is_some() {
                 return Err(MemberError::AlreadyMember(user.email));
             }
-            ensure_free_seat(tx, caller.account)?;
+            ensure_free_seat(tx, caller.account, now)?;
             let membership = Membership {
                 account_id: caller.account,
                 user_id: user.id,
@@ -270,19 +270,23 @@ fn record_role_change(
     )
 }
 
-/// Refuses a new member when the plan's seats are all taken.
-fn ensure_free_seat(tx: &dyn ReadTx, account: AccountId) -> Result<(), MemberError> {
+/// Refuses a new member when members and pending invitations take every seat of the plan.
+fn ensure_free_seat(
+    tx: &dyn ReadTx,
+    account: AccountId,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), MemberError> {
     let workspace = tx
         .account(account)?
         .ok_or(MemberError::NoWorkspace(account))?;
-    if let Limit::Max(seats) = workspace.limits().seats {
-        let taken = tx.members_of(account)?.len() as u64;
-        if taken >= seats {
-            return Err(MemberError::SeatsTaken {
-                plan: workspace.plan.title(),
-                seats,
-            });
+    ensure_seat(tx, &workspace, now, None)
+}
+
+impl From<SeatsFull> for MemberError {
+    fn from(s: SeatsFull) -> Self {
+        MemberError::SeatsTaken {
+            plan: s.plan,
+            seats: s.seats,
         }
     }
-    Ok(())
 }

@@ -1,4 +1,4 @@
-//! The accounts aggregate: accounts and their API keys, per-key access rules, plans, and the quotas and rate limits a plan grants; the storage traits of accounts and keys; and the `Service` methods for accounts, keys and the request path (authentication, authorization, admission) and the operator's administration.
+//! The accounts aggregate: accounts and their API keys, users, members and invitations, per-key access rules, plans, and the quotas and rate limits a plan grants; the storage traits of accounts and keys; and the `Service` methods for accounts, keys and the request path (authentication, authorization, admission) and the operator's administration.
 
 pub mod access;
 pub mod account;
@@ -9,6 +9,8 @@ pub mod config_change;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
 
+pub(crate) mod invitation_store;
+pub mod invitations;
 pub mod key;
 pub(crate) mod key_store;
 pub mod limit_state;

@@ -117,6 +117,10 @@ pub enum AuditAction {
     MemberInvited,
     /// An invitation was accepted.
     MemberJoined,
+    /// An invitation was revoked before it was used.
+    InvitationRevoked,
+    /// The invitee declined an invitation.
+    InvitationDeclined,
     /// A member was removed or left.
     MemberRemoved,
     /// A member's role changed.
@@ -133,7 +137,7 @@ pub enum AuditAction {
 
 impl AuditAction {
     /// Every action, in the order above.
-    pub const ALL: [AuditAction; 23] = [
+    pub const ALL: [AuditAction; 25] = [
         AuditAction::LinkCreated,
         AuditAction::LinkUpdated,
         AuditAction::LinkDeleted,
@@ -151,6 +155,8 @@ impl AuditAction {
         AuditAction::KeyRevoked,
         AuditAction::MemberInvited,
         AuditAction::MemberJoined,
+        AuditAction::InvitationRevoked,
+        AuditAction::InvitationDeclined,
         AuditAction::MemberRemoved,
         AuditAction::RoleChanged,
         AuditAction::PlanChanged,
@@ -179,6 +185,8 @@ impl AuditAction {
             AuditAction::KeyRevoked => "key.revoked",
             AuditAction::MemberInvited => "member.invited",
             AuditAction::MemberJoined => "member.joined",
+            AuditAction::InvitationRevoked => "member.invitation_revoked",
+            AuditAction::InvitationDeclined => "member.invitation_declined",
             AuditAction::MemberRemoved => "member.removed",
             AuditAction::RoleChanged => "role.changed",
             AuditAction::PlanChanged => "plan.changed",

@@ -3,7 +3,7 @@
 //! An adapter crate invokes [`contract_suite!`](crate::contract_suite) with a factory
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks live beside what they check, in
-//! each aggregate's `contract` module (`accounts` with its keys, `links` with campaigns and bulk creation,
+//! each aggregate's `contract` module (`accounts` with its users, invitations and keys, `links` with campaigns and bulk creation,
 //! `scans`, `dashboard` with its credentials and rules, `webhooks`, `domains`, `designs`, `audit`); `store.rs` here checks the
 //! store as a whole (transactions, isolation across aggregates, restarts, health). This file
 //! holds the macro and the fixtures the checks share, so every adapter proves the same behaviour.
@@ -14,7 +14,7 @@
 pub mod store;
 
 // Short names for the aggregates' check modules, so the macro's list names each by one word.
-pub use crate::accounts::contract::{accounts, keys, users};
+pub use crate::accounts::contract::{accounts, invitations, keys, users};
 pub use crate::audit::contract as audit;
 pub use crate::dashboard::contract::credentials;
 pub use crate::dashboard::contract::rules as dashboard;
@@ -76,6 +76,9 @@ macro_rules! contract_suite {
                 memberships_roundtrip_and_follow_deletions,
                 service_workspaces_and_sessions,
                 service_members_roles_seats_and_transfer;
+            invitations:
+                invitations_roundtrip_and_are_unique_per_address,
+                service_invitations_follow_their_rules;
             keys:
                 keys_roundtrip_and_hash_lookup,
                 config_version_tracks_accounts_and_keys,
@@ -330,6 +333,7 @@ mod tests {
             "accounts" => include_str!("../accounts/contract/accounts.rs"),
             "keys" => include_str!("../accounts/contract/keys.rs"),
             "users" => include_str!("../accounts/contract/users.rs"),
+            "invitations" => include_str!("../accounts/contract/invitations.rs"),
             "links" => include_str!("../links/contract/links.rs"),
             "campaigns" => include_str!("../links/contract/campaigns.rs"),
             "bulk" => include_str!("../links/contract/bulk.rs"),
@@ -353,7 +357,7 @@ mod tests {
     #[test]
     fn every_check_is_in_the_suite() {
         let listed = crate::contract_suite!(@list names);
-        assert_eq!(listed.len(), 14, "every contract module is listed once");
+        assert_eq!(listed.len(), 15, "every contract module is listed once");
         for (module, names) in listed {
             let mut names = names.to_vec();
             names.sort_unstable();

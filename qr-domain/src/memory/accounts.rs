@@ -106,6 +106,7 @@ impl AccountWrites for Data {
         self.usage.retain(|(a, _), _| *a != account);
         self.daily_usage.retain(|(a, _), _| *a != account);
         self.memberships.retain(|(a, _), _| *a != account);
+        self.invitations.retain(|_, i| i.account_id != account);
         for session in self.sessions.values_mut() {
             if session.account_id == Some(account) {
                 session.account_id = None;

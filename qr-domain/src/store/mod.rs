@@ -5,7 +5,7 @@
 //! e-mail address, a key hash and a short code (live or tombstoned) each belong to one record.
 //!
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
-//! that aggregate's folder (`accounts/store.rs`, `accounts/user_store.rs` and `accounts/key_store.rs`, `links/store.rs` and
+//! that aggregate's folder (`accounts/store.rs`, `accounts/user_store.rs`, `accounts/invitation_store.rs` and `accounts/key_store.rs`, `links/store.rs` and
 //! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
 //! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`, `audit/store.rs`) and re-exported here, and each adapter implements them in the file that
 //! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
@@ -18,6 +18,7 @@ use crate::error::StoreError;
 use crate::ids::AccountId;
 use crate::scans::scan::{NewScan, ScanFate};
 
+pub use crate::accounts::invitation_store::{InvitationReads, InvitationWrites};
 pub use crate::accounts::key_store::{KeyReads, KeyWrites};
 pub use crate::accounts::store::{AccountReads, AccountWrites};
 pub use crate::accounts::user_store::{UserReads, UserWrites};
@@ -87,6 +88,7 @@ pub trait Store: Send + Sync + 'static {
 pub trait ReadTx:
     AccountReads
     + UserReads
+    + InvitationReads
     + KeyReads
     + LinkReads
     + ScanReads
@@ -103,6 +105,7 @@ impl<T> ReadTx for T where
     T: ?Sized
         + AccountReads
         + UserReads
+        + InvitationReads
         + KeyReads
         + LinkReads
         + ScanReads
@@ -121,6 +124,7 @@ pub trait WriteTx:
     ReadTx
     + AccountWrites
     + UserWrites
+    + InvitationWrites
     + KeyWrites
     + LinkWrites
     + ScanWrites
@@ -138,6 +142,7 @@ impl<T> WriteTx for T where
         + ReadTx
         + AccountWrites
         + UserWrites
+        + InvitationWrites
         + KeyWrites
         + LinkWrites
         + ScanWrites

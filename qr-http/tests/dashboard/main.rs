@@ -18,4 +18,5 @@ mod dashboard_links;
 mod dashboard_pages;
 mod dashboard_print;
 mod dashboard_webhooks;
+mod invitations;
 mod teams;

@@ -1,7 +1,8 @@
 //! Routing of the dashboard's paths, the layout every page shares, the session and CSRF checks, and the failure pages.
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
-//! `overview`, `workspaces` (the switcher), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
+//! `overview`, `workspaces` (the switcher), `members` (members, roles and invitations), `invitation`
+//! (an invitation's link: accept, decline, or sign up through it), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
 //! delete, code images) with `link_form` (the link form's fields and errors) and `link_import`
 //! (another service's export), `analytics`, `design`, `account`, `admin` and `api_reference`
 //! (the API reference, public).
@@ -14,11 +15,13 @@ mod audit;
 mod design;
 mod designs;
 mod domains;
+mod invitation;
 mod keys;
 mod link_form;
 mod link_import;
 mod link_input;
 mod links;
+mod members;
 mod overview;
 mod print;
 mod public;
@@ -105,6 +108,7 @@ pub(crate) struct Areas {
     pub(crate) write_links: bool,
     pub(crate) write_designs: bool,
     pub(crate) audit: bool,
+    pub(crate) members: bool,
 }
 
 impl Areas {
@@ -117,6 +121,7 @@ impl Areas {
             write_links: ctx.may(Operation::WriteLinks),
             write_designs: ctx.may(Operation::WriteDesigns),
             audit: ctx.may(Operation::ReadAudit),
+            members: ctx.may(Operation::ReadMembers),
         }
     }
 }
@@ -198,6 +203,9 @@ fn area_description(active: &str) -> &'static str {
             "Design a QR code with every option of the API and download it as PNG, SVG, PDF or EPS."
         }
         "audit" => "Who changed what in your QR Platform workspace, when and from which network.",
+        "members" => {
+            "The people in your QR Platform workspace, their roles, and the invitations waiting."
+        }
         "account" => {
             "Your QR Platform account: e-mail address, password, sessions, plan, export and deletion."
         }
@@ -234,6 +242,14 @@ fn notice(code: &str) -> Option<&'static str> {
         "design-default" => "Links without a design of their own now use this default design.",
         "design-no-default" => "Links without a design of their own now draw the plain code.",
         "design-deleted" => "The design was deleted.",
+        "invited" => "The invitation was sent. Its link works once, for 7 days.",
+        "invitation-resent" => "The invitation was sent again; the earlier link no longer works.",
+        "invitation-revoked" => "The invitation was revoked; its link no longer works.",
+        "role-changed" => "The member's role was changed.",
+        "member-removed" => "The member was removed; the workspace keeps their links and keys.",
+        "owner-changed" => "The workspace has a new owner; you stay as an admin.",
+        "left" => "You left the workspace.",
+        "joined" => "You joined the workspace.",
         _ => return None,
     })
 }
@@ -467,6 +483,13 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["account", "email", "confirm"] => {
             return post_only(req).and_then(|()| public::confirm_email(web, req));
         }
+        ["invitation"] => return read_only(req).and_then(|()| invitation::show(web, req)),
+        ["invitation", "signup"] => {
+            return post_only(req).and_then(|()| invitation::sign_up(web, req));
+        }
+        ["invitation", "decline"] => {
+            return post_only(req).and_then(|()| invitation::decline(web, req));
+        }
         _ => {}
     }
     let Some(ctx) = web.session(req)? else {
@@ -483,6 +506,23 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["logout"] => post_only(req).and_then(|()| public::logout(web, &user)),
         ["verify", "resend"] => post_only(req).and_then(|()| public::resend(web, &user)),
         ["workspaces", "switch"] => post_only(req).and_then(|()| workspaces::switch(web, &user)),
+        ["invitation", "accept"] => post_only(req).and_then(|()| invitation::accept(web, &user)),
+        ["members"] => read_only(req).and_then(|()| members::index(web, &user)),
+        ["members", "invite"] => post_only(req).and_then(|()| members::invite(web, &user)),
+        ["members", "leave"] => post_only(req).and_then(|()| members::leave(web, &user)),
+        ["members", "invitations", id, "resend"] => {
+            post_only(req).and_then(|()| members::resend(web, &user, id))
+        }
+        ["members", "invitations", id, "revoke"] => {
+            post_only(req).and_then(|()| members::revoke(web, &user, id))
+        }
+        ["members", id, "role"] => {
+            post_only(req).and_then(|()| members::change_role(web, &user, id))
+        }
+        ["members", id, "remove"] => post_only(req).and_then(|()| members::remove(web, &user, id)),
+        ["members", id, "transfer"] => {
+            post_only(req).and_then(|()| members::transfer(web, &user, id))
+        }
         ["keys"] => keys::index(web, &user),
         ["keys", id] => keys::settings(web, &user, id),
         ["keys", id, "regenerate"] => {
@@ -576,6 +616,11 @@ fn operation_of(segments: &[&str], read: bool) -> Option<Operation> {
         ["designs"] | ["designs", _, "preview.png"] => O::ReadDesigns,
         ["designs", ..] => O::WriteDesigns,
         ["audit"] | ["audit.csv"] => O::ReadAudit,
+        // Leaving is every member's own choice (the owner hands over first).
+        ["members", "leave"] => return None,
+        ["members"] => write_or(O::ReadMembers, O::WriteMembers),
+        ["members", _, "transfer"] => O::TransferOwnership,
+        ["members", ..] => O::WriteMembers,
         ["account", "plan"] => O::ChangePlan,
         ["account", "export"] => O::Export,
         ["account", "delete"] => O::DeleteWorkspace,

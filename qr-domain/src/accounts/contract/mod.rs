@@ -1,6 +1,7 @@
 //! Contract checks of the accounts aggregate: accounts with their plans and limits, users and
-//! their memberships, and API keys with authentication.
+//! their memberships, invitations, and API keys with authentication.
 
 pub mod accounts;
+pub mod invitations;
 pub mod keys;
 pub mod users;

@@ -287,7 +287,7 @@ pub fn service_members_roles_seats_and_transfer<S: Store>(store: S) {
         .unwrap_err();
     assert_eq!(
         full.to_string(),
-        "the Starter plan has 3 seats and all are taken; remove a member or change the plan"
+        "the Starter plan has 3 seats and all are taken by members and pending invitations; remove a member, revoke an invitation or change the plan"
     );
     assert!(matches!(
         svc.add_member(&as_owner, "nobody@example.com", MemberRole::Member),
