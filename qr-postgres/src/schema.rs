@@ -36,6 +36,9 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::users::V13_USERS),
     // Version 14: the audit log (`audit.rs`).
     Step::Sql(crate::audit::V14_AUDIT),
+    // Version 17 once the invitations' and two-factor login's land before it (15 on its own
+    // branch): single sign-on's settings, attempts and identity links (`sso.rs`).
+    Step::Sql(crate::sso::V17_SSO),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

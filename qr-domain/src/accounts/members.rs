@@ -185,7 +185,7 @@ fn remove(tx: &mut dyn WriteTx, account: AccountId, user: UserId) -> Result<(), 
 }
 
 /// Refuses a new member when the plan's seats are all taken.
-fn ensure_free_seat(tx: &dyn ReadTx, account: AccountId) -> Result<(), MemberError> {
+pub(crate) fn ensure_free_seat(tx: &dyn ReadTx, account: AccountId) -> Result<(), MemberError> {
     let workspace = tx
         .account(account)?
         .ok_or(MemberError::NoWorkspace(account))?;

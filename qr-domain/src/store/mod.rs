@@ -7,7 +7,7 @@
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
 //! that aggregate's folder (`accounts/store.rs`, `accounts/user_store.rs` and `accounts/key_store.rs`, `links/store.rs` and
 //! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
-//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`, `audit/store.rs`) and re-exported here, and each adapter implements them in the file that
+//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`, `audit/store.rs`, `sso/store.rs`) and re-exported here, and each adapter implements them in the file that
 //! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
 //! two alone.
 
@@ -28,6 +28,7 @@ pub use crate::domains::store::{DomainReads, DomainWrites};
 pub use crate::links::idempotency_store::{IdempotencyReads, IdempotencyWrites};
 pub use crate::links::store::{LinkReads, LinkWrites};
 pub use crate::scans::store::{ScanReads, ScanWrites};
+pub use crate::sso::store::{SsoReads, SsoWrites};
 pub use crate::webhooks::store::{WebhookReads, WebhookWrites};
 
 /// A storage backend.
@@ -96,6 +97,7 @@ pub trait ReadTx:
     + DomainReads
     + DesignReads
     + AuditReads
+    + SsoReads
 {
 }
 
@@ -112,6 +114,7 @@ impl<T> ReadTx for T where
         + DomainReads
         + DesignReads
         + AuditReads
+        + SsoReads
 {
 }
 
@@ -130,6 +133,7 @@ pub trait WriteTx:
     + DomainWrites
     + DesignWrites
     + AuditWrites
+    + SsoWrites
 {
 }
 
@@ -147,5 +151,6 @@ impl<T> WriteTx for T where
         + DomainWrites
         + DesignWrites
         + AuditWrites
+        + SsoWrites
 {
 }

@@ -1,7 +1,7 @@
 //! Routing of the dashboard's paths, the layout every page shares, the session and CSRF checks, and the failure pages.
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
-//! `overview`, `workspaces` (the switcher), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
+//! `overview`, `workspaces` (the switcher), `sso` (single sign-on's settings, start and callback), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
 //! delete, code images) with `link_form` (the link form's fields and errors) and `link_import`
 //! (another service's export), `analytics`, `design`, `account`, `admin` and `api_reference`
 //! (the API reference, public).
@@ -22,6 +22,7 @@ mod links;
 mod overview;
 mod print;
 mod public;
+mod sso;
 mod webhooks;
 mod workspaces;
 
@@ -40,6 +41,10 @@ use crate::response::{self, FORM, SESSION, WebResponse, html, redirect};
 
 /// The API reference page's path (the document itself stays at `/api/openapi.json`).
 pub(crate) const REFERENCE_PATH: &str = "/docs/api";
+
+/// Where identity providers send browsers back after a single sign-on (registered at each
+/// workspace's provider, after the base URL).
+pub(crate) const SSO_CALLBACK_PATH: &str = "/dashboard/login/sso/callback";
 
 /// Why a request gets an error page instead of its answer.
 #[derive(Debug)]
@@ -198,6 +203,9 @@ fn area_description(active: &str) -> &'static str {
             "Design a QR code with every option of the API and download it as PNG, SVG, PDF or EPS."
         }
         "audit" => "Who changed what in your QR Platform workspace, when and from which network.",
+        "sso" => {
+            "Single sign-on for your workspace: your OpenID Connect provider, the allowed e-mail domains and the role of people who join."
+        }
         "account" => {
             "Your QR Platform account: e-mail address, password, sessions, plan, export and deletion."
         }
@@ -234,6 +242,8 @@ fn notice(code: &str) -> Option<&'static str> {
         "design-default" => "Links without a design of their own now use this default design.",
         "design-no-default" => "Links without a design of their own now draw the plain code.",
         "design-deleted" => "The design was deleted.",
+        "sso-saved" => "The single sign-on settings were saved; single sign-on is on.",
+        "sso-off" => "Single sign-on is off; its settings are kept.",
         _ => return None,
     })
 }
@@ -458,6 +468,10 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
     match segments.as_slice() {
         ["signup"] => return public::signup(web, req),
         ["login"] => return public::login(web, req),
+        ["login", "sso"] => return sso::start(web, req),
+        ["login", "sso", "callback"] => {
+            return read_only(req).and_then(|()| sso::callback(web, req));
+        }
         ["verify"] => return public::verify(web, req),
         ["reset"] => return public::reset(web, req),
         ["reset", "password"] => {
@@ -491,6 +505,8 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["keys", id, "revoke"] => post_only(req).and_then(|()| keys::revoke(web, &user, id)),
         ["webhooks"] => webhooks::index(web, &user),
         ["audit"] => read_only(req).and_then(|()| audit::show(web, &user)),
+        ["sso"] => sso::settings(web, &user),
+        ["sso", "disable"] => post_only(req).and_then(|()| sso::disable(web, &user)),
         ["audit.csv"] => read_only(req).and_then(|()| audit::csv(web, &user)),
         ["webhooks", id, "delete"] => {
             post_only(req).and_then(|()| webhooks::delete(web, &user, id))
@@ -576,6 +592,7 @@ fn operation_of(segments: &[&str], read: bool) -> Option<Operation> {
         ["designs"] | ["designs", _, "preview.png"] => O::ReadDesigns,
         ["designs", ..] => O::WriteDesigns,
         ["audit"] | ["audit.csv"] => O::ReadAudit,
+        ["sso", ..] => O::WriteSettings,
         ["account", "plan"] => O::ChangePlan,
         ["account", "export"] => O::Export,
         ["account", "delete"] => O::DeleteWorkspace,
