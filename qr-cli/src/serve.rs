@@ -76,6 +76,15 @@ pub struct ServeArgs {
         action = clap::ArgAction::SetTrue
     )]
     allow_private_logo_hosts: bool,
+    /// Let workspaces' single sign-on issuers be on loopback, private and other non-public
+    /// addresses (for tests and providers inside a private network).
+    #[arg(
+        long,
+        env = "QR_SSO_ALLOW_PRIVATE_ISSUERS",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        action = clap::ArgAction::SetTrue
+    )]
+    sso_allow_private_issuers: bool,
     /// Caps the database file's size (for example 10GiB); writes beyond it get 503 as on a full disk.
     #[arg(long, env = "QR_MAX_DB_SIZE", value_name = "SIZE")]
     max_db_size: Option<Bytes>,
@@ -302,6 +311,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .filter(|p| !p.is_empty())
             .collect(),
         allow_private_logo_hosts: args.allow_private_logo_hosts,
+        sso_allow_private_issuers: args.sso_allow_private_issuers,
         max_database_bytes: args.max_db_size.map(|b| b.0 as u64),
         signup_open: args.dashboard.signup == Signup::Open,
         self_service_plans: args.dashboard.self_service_plans,

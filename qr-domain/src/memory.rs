@@ -14,6 +14,7 @@ mod invitations;
 mod keys;
 mod links;
 mod scans;
+mod sso;
 mod users;
 mod webhooks;
 
@@ -85,6 +86,12 @@ struct Data {
     audit: Arc<Vec<crate::audit::entry::AuditEntry>>,
     /// The last audit entry id assigned.
     next_audit: i64,
+    /// Single sign-on settings by workspace.
+    sso_settings: HashMap<AccountId, crate::sso::store::StoredSsoSettings>,
+    /// Sign-in attempts in progress by state.
+    sso_attempts: HashMap<String, crate::sso::SsoAttempt>,
+    /// The user each (issuer, subject) signs in as.
+    sso_identities: HashMap<(String, String), UserId>,
     next_scan: i64,
     config_version: u64,
     /// Whether the transaction changed what moves the configuration version.

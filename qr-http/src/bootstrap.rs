@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use qr_domain::accounts::limit_state::{LimitState, MemoryLimits};
 use qr_domain::service::{AccountError, AdminError, WebhookSettings};
+use qr_domain::sso::IssuerAddresses;
 use qr_domain::webhooks::webhook::EndpointAddresses;
 use qr_domain::{
     ApiKeySecret, GeoLocator, KeyMode, NoGeoLocator, Service, SignupPolicy, Store, StoreError,
     TokenPurpose,
 };
+use qr_oidc::{OidcClient, OidcConfig};
 use qr_redis::RedisLimits;
 use qr_store::{Database, Engine};
-use qr_web::{MailConfig, Outbox, Web, WebConfig};
+use qr_web::{MailConfig, Outbox, SsoClient, Web, WebConfig};
 use thiserror::Error;
 
 use crate::app::{App, AppParts, SharedClock};
@@ -301,6 +303,25 @@ impl App {
         Ok(None)
     }
 
+    /// Single sign-on's OpenID Connect client, reaching public issuers only unless the operator
+    /// allows others.
+    fn sso_client(config: &ServerConfig) -> Result<SsoClient, ServerError> {
+        let addresses = if config.sso_allow_private_issuers {
+            IssuerAddresses::Any
+        } else {
+            IssuerAddresses::PublicOnly
+        };
+        let client = OidcClient::new(OidcConfig {
+            addresses,
+            ..OidcConfig::default()
+        })
+        .map_err(ServerError::Io)?;
+        Ok(SsoClient {
+            provider: Arc::new(client),
+            addresses,
+        })
+    }
+
     /// The dashboard, with its mail outbox (the log when SMTP is not configured).
     fn open_web(
         config: &ServerConfig,
@@ -329,6 +350,7 @@ impl App {
                 base_url: base_url.to_owned(),
                 max_logo_bytes: config.limits.max_logo_bytes,
                 api_reference: crate::openapi::api_reference(base_url),
+                sso: Self::sso_client(config)?,
             },
             outbox,
         ));

@@ -28,6 +28,10 @@ pub struct ServerConfig {
     /// Allows logo URLs on loopback, private and other non-public addresses (tests and
     /// private deployments; env `QR_ALLOW_PRIVATE_LOGO_HOSTS`).
     pub allow_private_logo_hosts: bool,
+    /// Allows single sign-on issuers on loopback, private and other non-public addresses (tests
+    /// and providers inside a private network; env `QR_SSO_ALLOW_PRIVATE_ISSUERS`). Off, a
+    /// workspace's issuer URL must be a public `https` host, checked again before connecting.
+    pub sso_allow_private_issuers: bool,
     /// Caps the database file's size in bytes (env `QR_MAX_DB_SIZE`); writes beyond it are
     /// answered 503 as on a full disk. `None` (the default) leaves only the disk as the limit.
     pub max_database_bytes: Option<u64>,
@@ -190,6 +194,7 @@ impl Default for ServerConfig {
             geoip: None,
             trusted_proxies: Vec::new(),
             allow_private_logo_hosts: false,
+            sso_allow_private_issuers: false,
             max_database_bytes: None,
             signup_open: true,
             self_service_plans: vec![Plan::Free],

@@ -33,6 +33,7 @@ mod partitions;
 mod pool;
 mod scans;
 mod schema;
+mod sso;
 mod store;
 mod tx;
 mod users;

@@ -40,6 +40,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::keys::V15_KEY_CREATORS),
     // Version 16: invitations to workspaces (`invitations.rs`).
     Step::Sql(crate::invitations::V16_INVITATIONS),
+    // Version 17: single sign-on's settings, attempts and identity links (`sso.rs`).
+    Step::Sql(crate::sso::V17_SSO),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

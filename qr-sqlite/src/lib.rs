@@ -23,6 +23,7 @@ mod keys;
 mod links;
 mod scans;
 mod schema;
+mod sso;
 mod store;
 mod tx;
 mod users;

@@ -120,6 +120,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 15: single sign-on's settings, attempts and identity links (`sso.rs`).
+    Migration {
+        sql: crate::sso::V15_SSO,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

@@ -335,6 +335,40 @@ const TABLES: &[Table] = &[
             ("network", Text),
         ],
     },
+    // Single sign-on: the settings (the client secret as stored, since the provider must be
+    // shown it), the attempts in progress (at most 10 minutes old) and the identity links.
+    Table {
+        name: "sso_settings",
+        columns: &[
+            ("account_id", Kind::Uuid),
+            ("enabled", Int2),
+            ("issuer", Text),
+            ("client_id", Text),
+            ("client_secret", Text),
+            ("allowed_domains", Text),
+            ("default_role", Text),
+            ("updated_at", Time),
+        ],
+    },
+    Table {
+        name: "sso_attempts",
+        columns: &[
+            ("state", Text),
+            ("account_id", Kind::Uuid),
+            ("nonce", Text),
+            ("verifier", Text),
+            ("created_at", Time),
+        ],
+    },
+    Table {
+        name: "sso_identities",
+        columns: &[
+            ("issuer", Text),
+            ("subject", Text),
+            ("user_id", Kind::Uuid),
+            ("created_at", Time),
+        ],
+    },
 ];
 
 /// A value in canonical form.

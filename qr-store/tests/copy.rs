@@ -6,7 +6,10 @@ use qr_domain::accounts::caller::Caller;
 use qr_domain::accounts::permissions::MemberRole;
 use qr_domain::chrono::{Duration, TimeZone, Utc};
 use qr_domain::service::{Resolution, SignUp, Visit};
-use qr_domain::{AnalyticsQuery, KeyMode, NoGeoLocator, Plan, Service, TestClock, TokenPurpose};
+use qr_domain::sso::{IssuerAddresses, SsoSettingsInput};
+use qr_domain::{
+    AnalyticsQuery, Clock, KeyMode, NoGeoLocator, Plan, Service, Store, TestClock, TokenPurpose,
+};
 use qr_store::copy::{CopyError, copy};
 use qr_store::{Database, Location};
 use qr_test_support::servers::postgres::PgCluster;
@@ -33,8 +36,9 @@ fn a_deployment_moves_to_postgres_without_loss() {
     let dir = tempfile::tempdir().unwrap();
     let from = Location::Sqlite(dir.path().join("qr.db"));
     let clock = TestClock::new(Utc.with_ymd_and_hms(2024, 5, 1, 9, 0, 0).unwrap());
+    let sqlite_store = Arc::new(Database::open(&from).unwrap());
     let sqlite = Service::new(
-        Arc::new(Database::open(&from).unwrap()),
+        Arc::clone(&sqlite_store),
         clock.clone(),
         Arc::new(NoGeoLocator),
     )
@@ -101,6 +105,27 @@ fn a_deployment_moves_to_postgres_without_loss() {
             MemberRole::Member,
         )
         .unwrap();
+    // Single sign-on: the owner's settings (with the client secret the provider must be shown)
+    // and the customer's identity link.
+    let sso = SsoSettingsInput {
+        issuer: "https://id.example",
+        client_id: "qr-app",
+        client_secret: "the-client-secret",
+        allowed_domains: "example.com",
+        default_role: "member",
+    };
+    sqlite
+        .save_sso_settings(
+            &Caller::operator(owner.id),
+            sso,
+            IssuerAddresses::PublicOnly,
+        )
+        .unwrap();
+    sqlite_store
+        .write(|tx| {
+            tx.link_sso_identity("https://id.example", "sub-1", customer_user.id, clock.now())
+        })
+        .unwrap();
     let query = AnalyticsQuery::default();
     let before = sqlite.analytics(&owner, kept.id, &query).unwrap();
     sqlite.shutdown().unwrap();
@@ -122,6 +147,8 @@ fn a_deployment_moves_to_postgres_without_loss() {
     assert_eq!(rows("users"), 3);
     assert_eq!(rows("memberships"), 3);
     assert_eq!(rows("invitations"), 1);
+    assert_eq!(rows("sso_settings"), 1);
+    assert_eq!(rows("sso_identities"), 1);
     // The scans landed in their days' partitions, which retention drops whole.
     let Location::Postgres(url) = &to else {
         unreachable!("the destination is PostgreSQL")
@@ -152,6 +179,14 @@ fn a_deployment_moves_to_postgres_without_loss() {
     let moved = pg.authenticate(Some(secret.expose_secret()), None).unwrap();
     assert_eq!(moved.key.id, key.id);
     assert_eq!(moved.account, owner);
+    let sso_moved = pg
+        .sso_settings(&Caller::operator(owner.id))
+        .unwrap()
+        .expect("the settings moved");
+    assert_eq!(
+        sso_moved.settings.client_secret.reveal_to_provider(),
+        "the-client-secret"
+    );
     assert_eq!(pg.usage(&moved).usage.current, 3);
     let day_one = Utc
         .with_ymd_and_hms(2024, 5, 1, 0, 0, 0)

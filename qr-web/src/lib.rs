@@ -21,6 +21,7 @@ mod response;
 
 use std::sync::Arc;
 
+use qr_domain::sso::{IdentityProvider, IssuerAddresses, RedirectUri};
 use qr_domain::{Clock, Service, Store};
 
 pub use mail::{MailConfig, MailError, Outbox};
@@ -38,6 +39,26 @@ pub struct WebConfig {
     pub max_logo_bytes: usize,
     /// The API reference page's content, from the server's OpenAPI document.
     pub api_reference: reference::ApiReference,
+    /// Single sign-on's OpenID Connect client and the issuer hosts it may reach.
+    pub sso: SsoClient,
+}
+
+/// The OpenID Connect client single sign-on talks to providers through (qr-oidc's in the
+/// server), and which issuer hosts workspaces' settings may name.
+#[derive(Clone)]
+pub struct SsoClient {
+    /// The client.
+    pub provider: Arc<dyn IdentityProvider>,
+    /// Public issuers only (the default), or any (tests and private deployments).
+    pub addresses: IssuerAddresses,
+}
+
+impl std::fmt::Debug for SsoClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SsoClient")
+            .field("addresses", &self.addresses)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The dashboard over a service `Service<S, C>`.
@@ -49,12 +70,17 @@ pub struct Web<S: Store, C: Clock> {
     designer: Vec<designer::Field>,
     max_logo_bytes: usize,
     api_reference: reference::ApiReference,
+    sso: SsoClient,
+    /// `{base_url}/dashboard/login/sso/callback`, registered at every workspace's provider.
+    sso_redirect: Option<RedirectUri>,
 }
 
 impl<S: Store, C: Clock> Web<S, C> {
     /// The dashboard over `service`, sending mail through `outbox`.
     pub fn new(service: Arc<Service<S, C>>, config: WebConfig, outbox: Outbox) -> Self {
         let base_url = config.base_url.trim_end_matches('/').to_owned();
+        let sso_redirect =
+            RedirectUri::parse(&format!("{base_url}{}", pages::SSO_CALLBACK_PATH)).ok();
         Self {
             cookies: Cookies {
                 secure: base_url.starts_with("https://"),
@@ -65,6 +91,8 @@ impl<S: Store, C: Clock> Web<S, C> {
             base_url,
             max_logo_bytes: config.max_logo_bytes,
             api_reference: config.api_reference,
+            sso: config.sso,
+            sso_redirect,
         }
     }
 

@@ -271,7 +271,7 @@ fn record_role_change(
 }
 
 /// Refuses a new member when members and pending invitations take every seat of the plan.
-fn ensure_free_seat(
+pub(crate) fn ensure_free_seat(
     tx: &dyn ReadTx,
     account: AccountId,
     now: chrono::DateTime<chrono::Utc>,

@@ -4,7 +4,7 @@
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks live beside what they check, in
 //! each aggregate's `contract` module (`accounts` with its users, invitations and keys, `links` with campaigns and bulk creation,
-//! `scans`, `dashboard` with its credentials and rules, `webhooks`, `domains`, `designs`, `audit`); `store.rs` here checks the
+//! `scans`, `dashboard` with its credentials and rules, `webhooks`, `domains`, `designs`, `audit`, `sso`); `store.rs` here checks the
 //! store as a whole (transactions, isolation across aggregates, restarts, health). This file
 //! holds the macro and the fixtures the checks share, so every adapter proves the same behaviour.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
@@ -22,6 +22,7 @@ pub use crate::designs::contract as designs;
 pub use crate::domains::contract as domains;
 pub use crate::links::contract::{bulk, campaigns, links};
 pub use crate::scans::contract as scans;
+pub use crate::sso::contract as sso;
 pub use crate::webhooks::contract as webhooks;
 
 use std::sync::Arc;
@@ -136,6 +137,12 @@ macro_rules! contract_suite {
                 service_records_changes_that_outlive_their_objects,
                 service_records_keys_members_and_plans,
                 service_audit_retention_follows_the_plan;
+            sso:
+                sso_settings_roundtrip_and_are_found_by_domain,
+                sso_attempts_are_taken_once_and_expire,
+                sso_identities_link_users_and_go_with_them,
+                service_sso_settings_are_for_owners_and_admins_and_audited,
+                service_sso_sign_in_links_joins_and_refuses;
             store:
                 write_rolls_back_on_error, service_cross_account_isolation,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,
@@ -349,6 +356,7 @@ mod tests {
             "domains" => include_str!("../domains/contract.rs"),
             "designs" => include_str!("../designs/contract.rs"),
             "audit" => include_str!("../audit/contract.rs"),
+            "sso" => include_str!("../sso/contract.rs"),
             "store" => include_str!("store.rs"),
             other => panic!("contract_suite! names {other}: add its source here"),
         }
@@ -357,7 +365,7 @@ mod tests {
     #[test]
     fn every_check_is_in_the_suite() {
         let listed = crate::contract_suite!(@list names);
-        assert_eq!(listed.len(), 15, "every contract module is listed once");
+        assert_eq!(listed.len(), 16, "every contract module is listed once");
         for (module, names) in listed {
             let mut names = names.to_vec();
             names.sort_unstable();

@@ -284,3 +284,24 @@ impl<S: Store, C: Clock> Service<S, C> {
         self.store.write(|tx| tx.delete_sessions_of(user, None))
     }
 }
+
+/// Records a new session of `user` showing `account` inside the write transaction `tx` that
+/// admitted them (a single sign-on completion), as [`Service::log_in`] records one.
+pub(crate) fn open_session(
+    tx: &mut dyn crate::store::WriteTx,
+    user: UserId,
+    account: AccountId,
+    now: chrono::DateTime<chrono::Utc>,
+    user_agent: Option<&str>,
+) -> Result<SessionSecret, LoginError> {
+    let secret = SessionSecret::generate()?;
+    tx.save_session(&Session {
+        hash: secret.hash(),
+        user_id: user,
+        account_id: Some(account),
+        created_at: now,
+        last_seen_at: now,
+        user_agent: user_agent_label(user_agent),
+    })?;
+    Ok(secret)
+}

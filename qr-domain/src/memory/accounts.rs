@@ -118,6 +118,7 @@ impl AccountWrites for Data {
         super::domains::forget_account(self, account);
         super::designs::forget_account(self, account);
         super::audit::forget_account(self, account);
+        super::sso::forget_account(self, account);
         self.config_changed_by(ConfigChange::Account(account));
         Ok(true)
     }

@@ -23,7 +23,12 @@ mod callback;
 mod claims;
 mod encoding;
 mod provider;
+mod service;
 mod settings;
+pub mod store;
+
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod contract;
 
 pub use attempt::{ATTEMPT_LIFETIME, Nonce, PkceVerifier, SsoAttempt, StateToken};
 pub use callback::{AuthorizationCode, Callback, CallbackError, CallbackOutcome};
@@ -33,6 +38,9 @@ pub use claims::{
 pub use provider::{
     DiscoveryDocument, IdentityProvider, ProviderError, ProviderMetadata, ProviderStep,
     SignatureError, TokenEndpointAuth,
+};
+pub use service::{
+    SsoEnvironment, SsoLogin, SsoLoginError, SsoSettingsChangeError, SsoStart, SsoTarget,
 };
 pub use settings::{
     ClientId, ClientSecret, DefaultRole, EmailDomains, IssuerAddresses, IssuerUrl,

@@ -7,7 +7,7 @@
 //! The transactions' methods come in one read trait and one write trait per aggregate, each in
 //! that aggregate's folder (`accounts/store.rs`, `accounts/user_store.rs`, `accounts/invitation_store.rs` and `accounts/key_store.rs`, `links/store.rs` and
 //! `links/idempotency_store.rs`, `scans/store.rs`, `dashboard/store.rs` for credentials,
-//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`, `audit/store.rs`) and re-exported here, and each adapter implements them in the file that
+//! `webhooks/store.rs`, `domains/store.rs`, `designs/store.rs`, `audit/store.rs`, `sso/store.rs`) and re-exported here, and each adapter implements them in the file that
 //! holds that aggregate's storage; [`ReadTx`] and [`WriteTx`] gather them, so callers name those
 //! two alone.
 
@@ -29,6 +29,7 @@ pub use crate::domains::store::{DomainReads, DomainWrites};
 pub use crate::links::idempotency_store::{IdempotencyReads, IdempotencyWrites};
 pub use crate::links::store::{LinkReads, LinkWrites};
 pub use crate::scans::store::{ScanReads, ScanWrites};
+pub use crate::sso::store::{SsoReads, SsoWrites};
 pub use crate::webhooks::store::{WebhookReads, WebhookWrites};
 
 /// A storage backend.
@@ -98,6 +99,7 @@ pub trait ReadTx:
     + DomainReads
     + DesignReads
     + AuditReads
+    + SsoReads
 {
 }
 
@@ -115,6 +117,7 @@ impl<T> ReadTx for T where
         + DomainReads
         + DesignReads
         + AuditReads
+        + SsoReads
 {
 }
 
@@ -134,6 +137,7 @@ pub trait WriteTx:
     + DomainWrites
     + DesignWrites
     + AuditWrites
+    + SsoWrites
 {
 }
 
@@ -152,5 +156,6 @@ impl<T> WriteTx for T where
         + DomainWrites
         + DesignWrites
         + AuditWrites
+        + SsoWrites
 {
 }

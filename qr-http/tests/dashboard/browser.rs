@@ -22,7 +22,7 @@ const PASSWORD: &str = "plum tree at dawn";
 /// recorded.
 const USER_AGENT: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
-fn which(program: &str) -> Option<PathBuf> {
+pub(crate) fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?
         .to_str()?
         .split(':')
@@ -31,9 +31,9 @@ fn which(program: &str) -> Option<PathBuf> {
 }
 
 /// chromedriver on a free loopback port, stopped when dropped.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Drop for Driver {
@@ -43,7 +43,7 @@ impl Drop for Driver {
     }
 }
 
-fn start_driver(chromedriver: &PathBuf) -> Driver {
+pub(crate) fn start_driver(chromedriver: &PathBuf) -> Driver {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -66,7 +66,7 @@ fn start_driver(chromedriver: &PathBuf) -> Driver {
 
 /// Saves screenshots of the current page at a desktop and a phone width when asked to.
 pub(crate) struct Camera {
-    dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 impl Camera {

@@ -2,7 +2,7 @@
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
 //! `overview`, `workspaces` (the switcher), `members` (members, roles and invitations), `invitation`
-//! (an invitation's link: accept, decline, or sign up through it), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
+//! (an invitation's link: accept, decline, or sign up through it), `sso` (single sign-on's settings, start and callback), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
 //! delete, code images) with `link_form` (the link form's fields and errors) and `link_import`
 //! (another service's export), `analytics`, `design`, `account`, `admin` and `api_reference`
 //! (the API reference, public).
@@ -25,6 +25,7 @@ mod members;
 mod overview;
 mod print;
 mod public;
+mod sso;
 mod webhooks;
 mod workspaces;
 
@@ -43,6 +44,10 @@ use crate::response::{self, FORM, SESSION, WebResponse, html, redirect};
 
 /// The API reference page's path (the document itself stays at `/api/openapi.json`).
 pub(crate) const REFERENCE_PATH: &str = "/docs/api";
+
+/// Where identity providers send browsers back after a single sign-on (registered at each
+/// workspace's provider, after the base URL).
+pub(crate) const SSO_CALLBACK_PATH: &str = "/dashboard/login/sso/callback";
 
 /// Why a request gets an error page instead of its answer.
 #[derive(Debug)]
@@ -206,6 +211,9 @@ fn area_description(active: &str) -> &'static str {
         "members" => {
             "The people in your QR Platform workspace, their roles, and the invitations waiting."
         }
+        "sso" => {
+            "Single sign-on for your workspace: your OpenID Connect provider, the allowed e-mail domains and the role of people who join."
+        }
         "account" => {
             "Your QR Platform account: e-mail address, password, sessions, plan, export and deletion."
         }
@@ -250,6 +258,8 @@ fn notice(code: &str) -> Option<&'static str> {
         "owner-changed" => "The workspace has a new owner; you stay as an admin.",
         "left" => "You left the workspace.",
         "joined" => "You joined the workspace.",
+        "sso-saved" => "The single sign-on settings were saved; single sign-on is on.",
+        "sso-off" => "Single sign-on is off; its settings are kept.",
         _ => return None,
     })
 }
@@ -474,6 +484,10 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
     match segments.as_slice() {
         ["signup"] => return public::signup(web, req),
         ["login"] => return public::login(web, req),
+        ["login", "sso"] => return sso::start(web, req),
+        ["login", "sso", "callback"] => {
+            return read_only(req).and_then(|()| sso::callback(web, req));
+        }
         ["verify"] => return public::verify(web, req),
         ["reset"] => return public::reset(web, req),
         ["reset", "password"] => {
@@ -531,6 +545,8 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["keys", id, "revoke"] => post_only(req).and_then(|()| keys::revoke(web, &user, id)),
         ["webhooks"] => webhooks::index(web, &user),
         ["audit"] => read_only(req).and_then(|()| audit::show(web, &user)),
+        ["sso"] => sso::settings(web, &user),
+        ["sso", "disable"] => post_only(req).and_then(|()| sso::disable(web, &user)),
         ["audit.csv"] => read_only(req).and_then(|()| audit::csv(web, &user)),
         ["webhooks", id, "delete"] => {
             post_only(req).and_then(|()| webhooks::delete(web, &user, id))
@@ -621,6 +637,7 @@ fn operation_of(segments: &[&str], read: bool) -> Option<Operation> {
         ["members"] => write_or(O::ReadMembers, O::WriteMembers),
         ["members", _, "transfer"] => O::TransferOwnership,
         ["members", ..] => O::WriteMembers,
+        ["sso", ..] => O::WriteSettings,
         ["account", "plan"] => O::ChangePlan,
         ["account", "export"] => O::Export,
         ["account", "delete"] => O::DeleteWorkspace,
