@@ -36,6 +36,9 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::users::V13_USERS),
     // Version 14: the audit log (`audit.rs`).
     Step::Sql(crate::audit::V14_AUDIT),
+    // Version 15 (renumbered at merge): users' second factors and the workspaces requiring
+    // one (`credentials.rs`).
+    Step::Sql(crate::credentials::TWO_FACTOR_TABLES),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

@@ -108,6 +108,13 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 13 (renumbered at merge): users' second factors and the workspaces requiring
+    // one (`credentials.rs`).
+    Migration {
+        sql: crate::credentials::TWO_FACTOR_TABLES,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

@@ -19,3 +19,4 @@ mod dashboard_pages;
 mod dashboard_print;
 mod dashboard_webhooks;
 mod teams;
+mod two_factor;
