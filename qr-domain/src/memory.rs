@@ -31,6 +31,7 @@ use crate::accounts::limits::UsageMonth;
 use crate::accounts::user::{Membership, User};
 use crate::dashboard::session::{Session, SessionHash};
 use crate::dashboard::token::{OneTimeToken, TokenHash};
+use crate::dashboard::two_factor::TwoFactor;
 use crate::designs::design::Design;
 use crate::domains::domain::Domain;
 use crate::error::StoreError;
@@ -71,6 +72,9 @@ struct Data {
     rollups: HashMap<LinkId, Arc<BTreeMap<NaiveDate, DayRollup>>>,
     tokens: HashMap<TokenHash, OneTimeToken>,
     sessions: HashMap<SessionHash, Session>,
+    two_factors: HashMap<UserId, TwoFactor>,
+    /// Workspaces requiring their members to have a second factor, with since when.
+    two_factor_required: HashMap<AccountId, DateTime<Utc>>,
     plan_requests: HashMap<AccountId, PlanRequest>,
     daily_usage: BTreeMap<(AccountId, NaiveDate), u64>,
     webhooks: HashMap<WebhookId, Webhook>,

@@ -42,6 +42,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::invitations::V16_INVITATIONS),
     // Version 17: single sign-on's settings, attempts and identity links (`sso.rs`).
     Step::Sql(crate::sso::V17_SSO),
+    // Version 18: users' second factors and the workspaces requiring one (`credentials.rs`).
+    Step::Sql(crate::credentials::TWO_FACTOR_TABLES),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

@@ -126,6 +126,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 16: users' second factors and the workspaces requiring one (`credentials.rs`).
+    Migration {
+        sql: crate::credentials::TWO_FACTOR_TABLES,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

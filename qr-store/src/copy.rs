@@ -369,6 +369,21 @@ const TABLES: &[Table] = &[
             ("created_at", Time),
         ],
     },
+    Table {
+        name: "two_factors",
+        columns: &[
+            ("user_id", Kind::Uuid),
+            ("totp_secret", Bytes),
+            ("confirmed_at", Time),
+            ("last_used_step", Int8),
+            ("recovery_codes", Bytes),
+            ("created_at", Time),
+        ],
+    },
+    Table {
+        name: "two_factor_required",
+        columns: &[("account_id", Kind::Uuid), ("since", Time)],
+    },
 ];
 
 /// A value in canonical form.

@@ -1,10 +1,13 @@
-//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's users, memberships, invitations, passwords, tokens, sessions, plan requests and daily counts included), and answers the same there.
+//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's users, memberships, invitations, passwords, tokens, sessions, second factors, plan requests and daily counts included), and answers the same there.
 
 use std::sync::Arc;
 
 use qr_domain::accounts::caller::Caller;
 use qr_domain::accounts::permissions::MemberRole;
 use qr_domain::chrono::{Duration, TimeZone, Utc};
+use qr_domain::clock::Clock;
+use qr_domain::dashboard::totp::step_at;
+use qr_domain::service::LoginError;
 use qr_domain::service::{Resolution, SignUp, Visit};
 use qr_domain::sso::{IssuerAddresses, SsoSettingsInput};
 use qr_domain::{
@@ -126,6 +129,13 @@ fn a_deployment_moves_to_postgres_without_loss() {
             tx.link_sso_identity("https://id.example", "sub-1", customer_user.id, clock.now())
         })
         .unwrap();
+    // Her second factor (an authenticator app with its recovery codes), which her workspace
+    // requires.
+    let ctx = sqlite.session(session.expose()).unwrap().unwrap();
+    let totp = sqlite.begin_totp_enrolment(&ctx).unwrap();
+    let code = totp.code_at_step(step_at(clock.now()).unwrap());
+    let recovery = sqlite.confirm_totp_enrolment(&ctx, &code, None).unwrap();
+    sqlite.require_two_factor(&ctx.caller(None), &ctx).unwrap();
     let query = AnalyticsQuery::default();
     let before = sqlite.analytics(&owner, kept.id, &query).unwrap();
     sqlite.shutdown().unwrap();
@@ -140,7 +150,14 @@ fn a_deployment_moves_to_postgres_without_loss() {
     assert_eq!(rows("scans"), 120);
     assert_eq!(rows("usage"), 1);
     assert!(rows("daily_dims") > 0 && rows("salts") > 0);
-    for table in ["tokens", "sessions", "plan_requests", "daily_usage"] {
+    for table in [
+        "tokens",
+        "sessions",
+        "plan_requests",
+        "daily_usage",
+        "two_factors",
+        "two_factor_required",
+    ] {
         assert_eq!(rows(table), 1, "{table}");
     }
     assert_eq!(rows("accounts"), 3);
@@ -202,6 +219,7 @@ fn a_deployment_moves_to_postgres_without_loss() {
         .unwrap()
         .expect("the session moved");
     assert_eq!(ctx.account.id, customer.id);
+    assert!(ctx.two_factor_on && ctx.two_factor_required);
     assert_eq!(
         pg.pending_plan_request(customer.id)
             .unwrap()
@@ -214,8 +232,18 @@ fn a_deployment_moves_to_postgres_without_loss() {
             .email_verified_at
             .is_some()
     );
+    let Err(LoginError::SecondFactorNeeded(pending)) =
+        pg.log_in("customer@example.com", PASSWORD, None, Some(PHONE))
+    else {
+        panic!("her second factor moved");
+    };
     let (logged_in, _) = pg
-        .log_in("customer@example.com", PASSWORD, None, Some(PHONE))
+        .finish_login(
+            pending.expose(),
+            recovery[0].expose_secret(),
+            None,
+            Some(PHONE),
+        )
         .unwrap();
     assert_eq!(logged_in.id, customer_user.id);
     assert_eq!(

@@ -4,7 +4,7 @@
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks live beside what they check, in
 //! each aggregate's `contract` module (`accounts` with its users, invitations and keys, `links` with campaigns and bulk creation,
-//! `scans`, `dashboard` with its credentials and rules, `webhooks`, `domains`, `designs`, `audit`, `sso`); `store.rs` here checks the
+//! `scans`, `dashboard` with its credentials, rules and two-factor login, `webhooks`, `domains`, `designs`, `audit`, `sso`); `store.rs` here checks the
 //! store as a whole (transactions, isolation across aggregates, restarts, health). This file
 //! holds the macro and the fixtures the checks share, so every adapter proves the same behaviour.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
@@ -18,6 +18,7 @@ pub use crate::accounts::contract::{accounts, invitations, keys, users};
 pub use crate::audit::contract as audit;
 pub use crate::dashboard::contract::credentials;
 pub use crate::dashboard::contract::rules as dashboard;
+pub use crate::dashboard::contract::two_factor;
 pub use crate::designs::contract as designs;
 pub use crate::domains::contract as domains;
 pub use crate::links::contract::{bulk, campaigns, links};
@@ -113,12 +114,16 @@ macro_rules! contract_suite {
             credentials:
                 accounts_keep_dashboard_fields, tokens_are_single_use_and_replaced,
                 sessions_roundtrip_and_end, plan_requests_roundtrip, daily_usage_adds_up,
-                delete_account_removes_everything, prune_credentials_removes_ended;
+                delete_account_removes_everything, prune_credentials_removes_ended,
+                second_factors_roundtrip_and_follow_deletions;
             dashboard:
                 dashboard_signup_and_plan_requests, dashboard_verification_tokens,
                 dashboard_password_reset, dashboard_login_and_sessions, dashboard_email_change,
                 dashboard_disable_and_roles, dashboard_account_deletion,
                 dashboard_usage_renders_and_own_keys, dashboard_link_search;
+            two_factor:
+                service_two_factor_login, service_failed_logins_are_audited,
+                service_workspace_requires_two_factor;
             webhooks:
                 webhooks_roundtrip_and_isolation, outbox_fans_out_updates_and_prunes,
                 scans_write_events_for_subscribed_accounts, thresholds_once_and_account_deletion,
@@ -352,6 +357,7 @@ mod tests {
                 include_str!("../dashboard/contract/credentials.rs")
             }
             "dashboard" => include_str!("../dashboard/contract/rules.rs"),
+            "two_factor" => include_str!("../dashboard/contract/two_factor.rs"),
             "webhooks" => include_str!("../webhooks/contract.rs"),
             "domains" => include_str!("../domains/contract.rs"),
             "designs" => include_str!("../designs/contract.rs"),
@@ -365,7 +371,7 @@ mod tests {
     #[test]
     fn every_check_is_in_the_suite() {
         let listed = crate::contract_suite!(@list names);
-        assert_eq!(listed.len(), 16, "every contract module is listed once");
+        assert_eq!(listed.len(), 17, "every contract module is listed once");
         for (module, names) in listed {
             let mut names = names.to_vec();
             names.sort_unstable();

@@ -1,23 +1,27 @@
-//! Dashboard login and sessions: throttled password checks with one answer for a wrong address or password, a new session at each login showing one of the user's workspaces (the switcher changes it), idle and absolute expiry, logging out (everywhere).
+//! Dashboard login and sessions: throttled password checks with one answer for a wrong address or password, a pending second step for users with a second factor, a new session at each login showing one of the user's workspaces (the switcher changes it) with `login.*` audit entries, idle and absolute expiry, logging out (everywhere).
 
 use std::net::IpAddr;
 
 use thiserror::Error;
 
 use crate::accounts::account::{Account, Email};
+use chrono::{DateTime, Utc};
+
 use crate::accounts::caller::Caller;
 use crate::accounts::permissions::{MemberRole, Operation};
 use crate::accounts::user::{Membership, User};
+use crate::audit::entry::{AuditAction, AuditObject, Change, ObjectKind};
+use crate::audit::service::record;
 use crate::clock::Clock;
 use crate::dashboard::password;
+use crate::dashboard::second_factor::PendingLogin;
 use crate::dashboard::session::{Session, SessionSecret, user_agent_label};
 use crate::error::StoreError;
 use crate::ids::{AccountId, UserId};
 use crate::random::RandomError;
 use crate::service::Service;
 use crate::service::throttle::bucket;
-use crate::store::ReadTx;
-use crate::store::Store;
+use crate::store::{ReadTx, Store, WriteTx};
 
 /// Why a login failed.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -35,6 +39,11 @@ pub enum LoginError {
     /// The password is right but every workspace of the user is disabled.
     #[error("this account is disabled; contact the operator of the service")]
     Disabled,
+    /// The password is right and the user has a second factor: no session yet. The pending
+    /// login goes to the browser (a cookie), which finishes it with a code or a recovery code
+    /// ([`Service::finish_login`]).
+    #[error("the password is correct; a code from the authenticator app is needed to finish")]
+    SecondFactorNeeded(PendingLogin),
     /// The OS random number generator failed.
     #[error(transparent)]
     Random(#[from] RandomError),
@@ -57,6 +66,10 @@ pub struct SessionContext {
     pub workspaces: Vec<(Account, Membership)>,
     /// The session record.
     pub session: Session,
+    /// Whether the user has a confirmed second factor.
+    pub two_factor_on: bool,
+    /// Whether the workspace shown requires its members to have one.
+    pub two_factor_required: bool,
     secret: SessionSecret,
 }
 
@@ -91,6 +104,80 @@ impl SessionContext {
     pub fn may(&self, op: Operation) -> bool {
         self.membership.role.allows(op)
     }
+
+    /// Whether the workspace shown requires a second factor the user does not have: then the
+    /// dashboard sends them to enrolment before anything else in this workspace.
+    pub fn must_enrol_two_factor(&self) -> bool {
+        self.two_factor_required && !self.two_factor_on
+    }
+}
+
+/// How a login proved who it was, as its audit entry says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginMethod {
+    /// The password alone (the user has no second factor).
+    Password,
+    /// The password, then a code from the authenticator app.
+    PasswordAndTotp,
+    /// The password, then a recovery code.
+    PasswordAndRecoveryCode,
+    /// A verified identity from elsewhere (single sign-on), which opens a session itself.
+    External,
+}
+
+impl LoginMethod {
+    /// The name the audit log shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoginMethod::Password => "password",
+            LoginMethod::PasswordAndTotp => "password and authenticator code",
+            LoginMethod::PasswordAndRecoveryCode => "password and recovery code",
+            LoginMethod::External => "single sign-on",
+        }
+    }
+}
+
+/// Appends an entry as `user` to every active workspace of theirs (a login or a change to
+/// their own second factor concerns each of them).
+pub(crate) fn record_in_workspaces(
+    tx: &mut dyn WriteTx,
+    user: &User,
+    client: Option<IpAddr>,
+    at: DateTime<Utc>,
+    action: AuditAction,
+    object: &AuditObject,
+    changes: &[Change],
+) -> Result<(), StoreError> {
+    for (account, membership) in active_workspaces(&*tx, user.id)? {
+        let caller = Caller::member(
+            account.id,
+            user.id,
+            user.email.as_str(),
+            membership.role,
+            client,
+        );
+        let object = match object.kind {
+            // A login's object is the workspace logged in to, each in its own log.
+            ObjectKind::Workspace => AuditObject::new(ObjectKind::Workspace, account.id),
+            _ => object.clone(),
+        };
+        record(tx, &caller, at, action, object, changes.to_vec())?;
+    }
+    Ok(())
+}
+
+/// A `login.succeeded` or `login.failed` entry in each of the user's workspaces.
+pub(crate) fn record_login(
+    tx: &mut dyn WriteTx,
+    user: &User,
+    client: Option<IpAddr>,
+    at: DateTime<Utc>,
+    action: AuditAction,
+    method: &str,
+) -> Result<(), StoreError> {
+    let object = AuditObject::new(ObjectKind::Workspace, "");
+    let changes = [Change::shown("method", None, Some(method.to_owned()))];
+    record_in_workspaces(tx, user, client, at, action, &object, &changes)
 }
 
 /// The active workspaces of a user with their memberships, oldest membership first.
@@ -110,10 +197,13 @@ fn active_workspaces(
 }
 
 impl<S: Store, C: Clock> Service<S, C> {
-    /// Checks an address and password and starts a new session. Failures are counted per client
-    /// address and per address typed (whether or not it has a user); once either is over its
-    /// budget, attempts are refused unchecked. Without a user a dummy hash is verified, so the
-    /// answer takes as long either way. The session shows the user's first active workspace.
+    /// Checks an address and password and starts a new session, or, when the user has a
+    /// second factor, a pending login ([`LoginError::SecondFactorNeeded`]). Failures are counted
+    /// per client address and per address typed (whether or not it has a user); once either is
+    /// over its budget, attempts are refused unchecked. Without a user a dummy hash is verified,
+    /// so the answer takes as long either way. A wrong password for an existing user is a
+    /// `login.failed` entry in each of their workspaces. The session shows the user's first
+    /// active workspace.
     pub fn log_in(
         &self,
         email: &str,
@@ -123,13 +213,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     ) -> Result<(User, SessionSecret), LoginError> {
         let now = self.clock.now();
         let by_account = email.trim().to_ascii_lowercase();
-        let throttled = [
-            self.dashboard.login_address.throttled(&bucket(client), now),
-            self.dashboard.login_account.throttled(&by_account, now),
-        ];
-        if let Some(retry_after_secs) = throttled.into_iter().flatten().max() {
-            return Err(LoginError::Throttled { retry_after_secs });
-        }
+        self.login_throttled(client, &by_account)?;
         let user = match Email::parse(email) {
             Ok(parsed) => self.store.read(|tx| tx.user_by_email(&parsed))?,
             Err(_) => None,
@@ -143,29 +227,96 @@ impl<S: Store, C: Clock> Service<S, C> {
         };
         let user = match user {
             Some(user) if matches => user,
-            _ => {
-                self.dashboard.login_address.count(bucket(client), now);
-                self.dashboard.login_account.count(by_account, now);
+            found => {
+                self.count_login_failure(client, by_account);
+                if let Some(user) = found {
+                    self.store.write(|tx| {
+                        record_login(
+                            tx,
+                            &user,
+                            client,
+                            now,
+                            AuditAction::LoginFailed,
+                            "wrong password",
+                        )
+                    })?;
+                }
                 return Err(LoginError::Invalid);
             }
         };
-        let secret = SessionSecret::generate()?;
-        let hash = secret.hash();
-        self.store.write(|tx| {
-            let (account, _) = self
-                .first_workspace(&*tx, user.id)?
-                .ok_or(LoginError::Disabled)?;
-            tx.save_session(&Session {
-                hash,
-                user_id: user.id,
-                account_id: Some(account.id),
-                created_at: now,
-                last_seen_at: now,
-                user_agent: user_agent_label(user_agent),
-            })?;
-            Ok::<_, LoginError>(())
+        if self
+            .store
+            .read(|tx| tx.two_factor(user.id))?
+            .is_some_and(|f| f.is_confirmed())
+        {
+            let pending = self.begin_second_step(&user)?;
+            return Err(LoginError::SecondFactorNeeded(pending));
+        }
+        let secret = self.store.write(|tx| {
+            open_session_in(
+                tx,
+                &user,
+                None,
+                LoginMethod::Password,
+                client,
+                user_agent,
+                now,
+            )
         })?;
         Ok((user, secret))
+    }
+
+    /// Opens a session for a user whose identity was verified elsewhere (single sign-on),
+    /// showing `workspace` when they belong to it and it is active, else their first active
+    /// one; a `login.succeeded` entry in each of their workspaces. No second factor is asked:
+    /// the caller's provider authenticated the person (docs/api.md, "Single sign-on and the
+    /// second factor").
+    pub fn open_session(
+        &self,
+        user: &User,
+        workspace: Option<AccountId>,
+        client: Option<IpAddr>,
+        user_agent: Option<&str>,
+    ) -> Result<SessionSecret, LoginError> {
+        let now = self.clock.now();
+        self.store.write(|tx| {
+            open_session_in(
+                tx,
+                user,
+                workspace,
+                LoginMethod::External,
+                client,
+                user_agent,
+                now,
+            )
+        })
+    }
+
+    /// Refuses unchecked while the client address or the account typed is over its budget of
+    /// failed logins (passwords and second-factor codes alike).
+    pub(crate) fn login_throttled(
+        &self,
+        client: Option<IpAddr>,
+        by_account: &str,
+    ) -> Result<(), LoginError> {
+        let now = self.clock.now();
+        let throttled = [
+            self.dashboard.login_address.throttled(&bucket(client), now),
+            self.dashboard
+                .login_account
+                .throttled(&by_account.to_owned(), now),
+        ];
+        match throttled.into_iter().flatten().max() {
+            Some(retry_after_secs) => Err(LoginError::Throttled { retry_after_secs }),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts a failed password or code against the client address and the account.
+    pub(crate) fn count_login_failure(&self, client: Option<IpAddr>, by_account: String) {
+        let now = self.clock.now();
+        self.dashboard.login_address.count(bucket(client), now);
+        self.dashboard.login_account.count(by_account, now);
     }
 
     /// The user's oldest membership of an active workspace, with the workspace.
@@ -212,11 +363,23 @@ impl<S: Store, C: Clock> Service<S, C> {
                 return Ok(None);
             };
             let workspaces = active_workspaces(tx, user.id)?;
-            Ok(self
-                .shown_workspace(tx, &session)?
-                .map(|shown| (session, user, shown, workspaces)))
+            let two_factor_on = tx.two_factor(user.id)?.is_some_and(|f| f.is_confirmed());
+            let Some(shown) = self.shown_workspace(tx, &session)? else {
+                return Ok(None);
+            };
+            let required = tx.two_factor_required(shown.0.id)?;
+            Ok(Some((
+                session,
+                user,
+                shown,
+                workspaces,
+                two_factor_on,
+                required,
+            )))
         })?;
-        let Some((mut session, user, (account, membership), workspaces)) = found else {
+        let Some((mut session, user, (account, membership), workspaces, two_factor_on, required)) =
+            found
+        else {
             return Ok(None);
         };
         if session.expired(now) {
@@ -233,6 +396,8 @@ impl<S: Store, C: Clock> Service<S, C> {
             membership,
             workspaces,
             session,
+            two_factor_on,
+            two_factor_required: required,
             secret,
         }))
     }
@@ -287,7 +452,7 @@ impl<S: Store, C: Clock> Service<S, C> {
 
 /// Records a new session of `user` showing `account` inside the write transaction `tx` that
 /// admitted them (a single sign-on completion), as [`Service::log_in`] records one.
-pub(crate) fn open_session(
+pub(crate) fn save_session_in(
     tx: &mut dyn crate::store::WriteTx,
     user: UserId,
     account: AccountId,
@@ -303,5 +468,42 @@ pub(crate) fn open_session(
         last_seen_at: now,
         user_agent: user_agent_label(user_agent),
     })?;
+    Ok(secret)
+}
+
+/// Saves a new session for `user` showing `workspace` when they belong to it and it is active,
+/// else their first active one, and appends `login.succeeded` to each of their workspaces.
+pub(crate) fn open_session_in(
+    tx: &mut dyn WriteTx,
+    user: &User,
+    workspace: Option<AccountId>,
+    method: LoginMethod,
+    client: Option<IpAddr>,
+    user_agent: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<SessionSecret, LoginError> {
+    let workspaces = active_workspaces(&*tx, user.id)?;
+    let shown = workspace
+        .and_then(|id| workspaces.iter().find(|(a, _)| a.id == id))
+        .or_else(|| workspaces.first())
+        .map(|(account, _)| account.id)
+        .ok_or(LoginError::Disabled)?;
+    let secret = SessionSecret::generate()?;
+    tx.save_session(&Session {
+        hash: secret.hash(),
+        user_id: user.id,
+        account_id: Some(shown),
+        created_at: now,
+        last_seen_at: now,
+        user_agent: user_agent_label(user_agent),
+    })?;
+    record_login(
+        tx,
+        user,
+        client,
+        now,
+        AuditAction::LoginSucceeded,
+        method.as_str(),
+    )?;
     Ok(secret)
 }

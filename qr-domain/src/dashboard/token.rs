@@ -21,6 +21,9 @@ pub enum TokenPurpose {
     Reset,
     /// Confirms a new address before the user moves to it.
     EmailChange,
+    /// A login whose password was right, waiting for the second factor (never e-mailed: a
+    /// cookie of the browser that typed the password holds it, for five minutes).
+    SecondFactor,
 }
 
 /// The token as sent in a link: 64 hex digits. Its `Debug` never shows it.
@@ -55,6 +58,7 @@ impl TokenPurpose {
             TokenPurpose::Verify => "verify",
             TokenPurpose::Reset => "reset",
             TokenPurpose::EmailChange => "email_change",
+            TokenPurpose::SecondFactor => "second_factor",
         }
     }
 
@@ -64,6 +68,7 @@ impl TokenPurpose {
             TokenPurpose::Verify,
             TokenPurpose::Reset,
             TokenPurpose::EmailChange,
+            TokenPurpose::SecondFactor,
         ]
         .into_iter()
         .find(|p| p.as_str() == s)
@@ -121,6 +126,7 @@ mod tests {
             TokenPurpose::Verify,
             TokenPurpose::Reset,
             TokenPurpose::EmailChange,
+            TokenPurpose::SecondFactor,
         ] {
             assert_eq!(TokenPurpose::parse(p.as_str()), Some(p));
         }

@@ -113,6 +113,7 @@ impl AccountWrites for Data {
             }
         }
         self.plan_requests.remove(&account);
+        self.two_factor_required.remove(&account);
         webhooks::forget_account(self, account);
         idempotency::forget_account(self, account);
         super::domains::forget_account(self, account);

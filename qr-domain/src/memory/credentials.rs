@@ -1,12 +1,13 @@
-//! The in-memory store's credentials: sessions and one-time tokens.
+//! The in-memory store's credentials: sessions, one-time tokens, second factors and the workspaces requiring one.
 
 use chrono::{DateTime, Utc};
 
 use super::Data;
 use crate::dashboard::session::{Session, SessionHash};
 use crate::dashboard::token::{OneTimeToken, TokenHash};
+use crate::dashboard::two_factor::TwoFactor;
 use crate::error::StoreError;
-use crate::ids::UserId;
+use crate::ids::{AccountId, UserId};
 use crate::store::{CredentialReads, CredentialWrites};
 
 impl CredentialReads for Data {
@@ -23,6 +24,14 @@ impl CredentialReads for Data {
             .collect();
         v.sort_by_key(|s| (s.created_at, s.hash));
         Ok(v)
+    }
+
+    fn two_factor(&self, user: UserId) -> Result<Option<TwoFactor>, StoreError> {
+        Ok(self.two_factors.get(&user).cloned())
+    }
+
+    fn two_factor_required(&self, account: AccountId) -> Result<bool, StoreError> {
+        Ok(self.two_factor_required.contains_key(&account))
     }
 }
 
@@ -61,6 +70,30 @@ impl CredentialWrites for Data {
         self.sessions
             .retain(|h, s| s.user_id != user || Some(h) == keep);
         Ok((before - self.sessions.len()) as u64)
+    }
+
+    fn put_two_factor(&mut self, factor: &TwoFactor) -> Result<(), StoreError> {
+        self.require_user(factor.user_id)?;
+        self.two_factors.insert(factor.user_id, factor.clone());
+        Ok(())
+    }
+
+    fn delete_two_factor(&mut self, user: UserId) -> Result<bool, StoreError> {
+        Ok(self.two_factors.remove(&user).is_some())
+    }
+
+    fn require_two_factor(
+        &mut self,
+        account: AccountId,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.require_account(account)?;
+        self.two_factor_required.entry(account).or_insert(at);
+        Ok(())
+    }
+
+    fn stop_requiring_two_factor(&mut self, account: AccountId) -> Result<bool, StoreError> {
+        Ok(self.two_factor_required.remove(&account).is_some())
     }
 
     fn prune_credentials(

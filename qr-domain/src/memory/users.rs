@@ -1,4 +1,4 @@
-//! The in-memory store's users and their memberships of workspaces; deleting a user deletes their memberships, sessions and tokens.
+//! The in-memory store's users and their memberships of workspaces; deleting a user deletes their memberships, sessions, tokens and second factor.
 
 use super::{Data, oldest_first};
 use crate::accounts::account::Email;
@@ -110,6 +110,7 @@ impl UserWrites for Data {
         self.memberships.retain(|(_, u), _| *u != user);
         self.sessions.retain(|_, s| s.user_id != user);
         self.tokens.retain(|_, t| t.user_id != user);
+        self.two_factors.remove(&user);
         Ok(true)
     }
 

@@ -22,7 +22,7 @@ use crate::audit::entry::{AuditAction, AuditObject, Change, ObjectKind};
 use crate::audit::service::record;
 use crate::clock::Clock;
 use crate::dashboard::session::SessionSecret;
-use crate::dashboard::sessions::{LoginError, open_session};
+use crate::dashboard::sessions::{LoginError, save_session_in};
 use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::ids::{AccountId, UserId};
@@ -324,7 +324,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                     m
                 }
             };
-            let secret = open_session(tx, user.id, account, now, user_agent)?;
+            let secret = save_session_in(tx, user.id, account, now, user_agent)?;
             let caller = Caller::member(
                 account,
                 user.id,

@@ -22,3 +22,4 @@ mod dashboard_webhooks;
 mod invitations;
 mod sso;
 mod teams;
+mod two_factor;

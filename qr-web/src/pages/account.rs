@@ -1,4 +1,4 @@
-//! `/dashboard/account`: the plan (or a request for another), the e-mail address (changed after confirming the new one), the password, the sessions with "log out everywhere", downloading its data, and deleting the account.
+//! `/dashboard/account`: the plan (or a request for another), the e-mail address (changed after confirming the new one), the password, whether two-factor login is on (with the link to its page), the sessions with "log out everywhere", downloading its data, and deleting the account.
 
 use std::sync::Arc;
 
@@ -39,6 +39,7 @@ struct AccountPage {
     plans: Vec<PlanOption>,
     sessions: Vec<SessionRow>,
     owner: bool,
+    two_factor_on: bool,
     email_error: Option<String>,
     password_error: Option<String>,
     delete_error: Option<String>,
@@ -81,6 +82,7 @@ fn view<S: Store, C: Clock>(web: &Web<S, C>, user: &User<'_>) -> Result<AccountP
             })
             .collect(),
         owner: user.ctx.user.role == qr_domain::Role::Owner,
+        two_factor_on: user.ctx.two_factor_on,
         email_error: None,
         password_error: None,
         delete_error: None,

@@ -2,7 +2,7 @@
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
 //! `overview`, `workspaces` (the switcher), `members` (members, roles and invitations), `invitation`
-//! (an invitation's link: accept, decline, or sign up through it), `sso` (single sign-on's settings, start and callback), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
+//! (an invitation's link: accept, decline, or sign up through it), `sso` (single sign-on's settings, start and callback), `security` (two-factor login and the workspace's requirement of it), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
 //! delete, code images) with `link_form` (the link form's fields and errors) and `link_import`
 //! (another service's export), `analytics`, `design`, `account`, `admin` and `api_reference`
 //! (the API reference, public).
@@ -26,6 +26,7 @@ mod overview;
 mod print;
 mod public;
 mod sso;
+mod security;
 mod webhooks;
 mod workspaces;
 
@@ -260,6 +261,9 @@ fn notice(code: &str) -> Option<&'static str> {
         "joined" => "You joined the workspace.",
         "sso-saved" => "The single sign-on settings were saved; single sign-on is on.",
         "sso-off" => "Single sign-on is off; its settings are kept.",
+        "two-factor-off" => "Two-factor login is off. Logins ask for your password only.",
+        "two-factor-required" => "Members of this workspace must now use two-factor login.",
+        "two-factor-optional" => "Two-factor login is now optional in this workspace.",
         _ => return None,
     })
 }
@@ -488,6 +492,7 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         ["login", "sso", "callback"] => {
             return read_only(req).and_then(|()| sso::callback(web, req));
         }
+        ["login", "second-factor"] => return public::second_factor(web, req),
         ["verify"] => return public::verify(web, req),
         ["reset"] => return public::reset(web, req),
         ["reset", "password"] => {
@@ -510,6 +515,9 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         return Ok(redirect("/dashboard/login"));
     };
     let user = User { ctx, req };
+    if user.ctx.must_enrol_two_factor() && !open_before_enrolment(&segments) {
+        return Ok(redirect(security::SECURITY_PATH));
+    }
     if let Some(op) = operation_of(&segments, req.is_read())
         && !user.ctx.may(op)
     {
@@ -595,6 +603,25 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
             post_only(req).and_then(|()| account::log_out_everywhere(web, &user))
         }
         ["account", "plan"] => post_only(req).and_then(|()| account::request_plan(web, &user)),
+        ["account", "security"] => read_only(req).and_then(|()| security::show(web, &user)),
+        ["account", "security", "totp"] => {
+            post_only(req).and_then(|()| security::begin(web, &user))
+        }
+        ["account", "security", "totp.png"] => {
+            read_only(req).and_then(|()| security::qr_code(web, &user))
+        }
+        ["account", "security", "totp", "confirm"] => {
+            post_only(req).and_then(|()| security::confirm(web, &user))
+        }
+        ["account", "security", "recovery-codes"] => {
+            post_only(req).and_then(|()| security::regenerate(web, &user))
+        }
+        ["account", "security", "disable"] => {
+            post_only(req).and_then(|()| security::disable(web, &user))
+        }
+        ["account", "security", "require"] => {
+            post_only(req).and_then(|()| security::require(web, &user))
+        }
         ["account", "export"] => post_only(req).and_then(|()| account::export(web, &user)),
         ["account", "delete"] => post_only(req).and_then(|()| account::delete(web, &user)),
         ["admin"] => read_only(req).and_then(|()| admin::show(web, &user)),
@@ -641,8 +668,19 @@ fn operation_of(segments: &[&str], read: bool) -> Option<Operation> {
         ["account", "plan"] => O::ChangePlan,
         ["account", "export"] => O::Export,
         ["account", "delete"] => O::DeleteWorkspace,
+        ["account", "security", "require"] => O::WriteSettings,
         _ => return None,
     })
+}
+
+/// The pages a member may use before enrolling a second factor their workspace requires:
+/// enrolment itself (the security page and its forms), logging out, and switching to another
+/// workspace.
+fn open_before_enrolment(segments: &[&str]) -> bool {
+    matches!(
+        segments,
+        ["account", "security", ..] | ["logout"] | ["workspaces", "switch"]
+    )
 }
 
 fn read_only(req: &WebRequest) -> Result<(), Failure> {

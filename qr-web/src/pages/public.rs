@@ -1,9 +1,10 @@
-//! Pages before login: the landing page with the plan table, sign-up, login and logout, e-mail verification, password reset, and confirming a new e-mail address.
+//! Pages before login: the landing page with the plan table, sign-up, login (with its second step for users with a second factor) and logout, e-mail verification, password reset, and confirming a new e-mail address.
 
 use std::sync::Arc;
 
 use askama::Template;
 use http::StatusCode;
+use qr_domain::dashboard::second_factor::{PENDING_LOGIN_LIFETIME, SecondFactorError};
 use qr_domain::service::{AccountError, LoginError, SignUp};
 use qr_domain::{Clock, Plan, Store, TokenPurpose, accounts::plan::Retention};
 
@@ -323,6 +324,16 @@ pub(super) fn login<S: Store, C: Clock>(
                 web.set_session(&mut response, secret.expose());
                 return Ok(response);
             }
+            Err(LoginError::SecondFactorNeeded(pending)) => {
+                let mut response = redirect(SECOND_FACTOR_PATH);
+                web.cookies.set(
+                    &mut response,
+                    PENDING_LOGIN,
+                    pending.expose(),
+                    PENDING_LOGIN_LIFETIME.num_seconds(),
+                );
+                return Ok(response);
+            }
             Err(LoginError::Store(e)) => return Err(e.into()),
             Err(LoginError::Random(e)) => return Err(Failure::Internal(e.to_string())),
             Err(e) => {
@@ -338,6 +349,77 @@ pub(super) fn login<S: Store, C: Clock>(
         return Ok(redirect("/dashboard"));
     }
     let mut response = page(status, &form)?;
+    web.set_form_cookie(&mut response, fresh);
+    Ok(response)
+}
+
+/// The second step's page.
+const SECOND_FACTOR_PATH: &str = "/dashboard/login/second-factor";
+
+/// The cookie holding a pending login between the password and the second factor.
+const PENDING_LOGIN: &str = "qr_pending_login";
+
+#[derive(Template)]
+#[template(path = "second_factor.html")]
+struct SecondFactorPage {
+    layout: Layout,
+    csrf: String,
+    error: Option<String>,
+    /// The pending login is gone: only "log in again" is offered.
+    expired: bool,
+}
+
+/// `/dashboard/login/second-factor`: the code from the app or a recovery code finishes the
+/// pending login of this browser's cookie; without one, the login page.
+pub(super) fn second_factor<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Result<WebResponse, Failure> {
+    read_or_post(req)?;
+    let Some(pending) = req.cookie(&web.cookies.name(PENDING_LOGIN)) else {
+        return Ok(redirect("/dashboard/login"));
+    };
+    let (csrf, fresh) = web.anonymous_csrf(req);
+    let mut form = SecondFactorPage {
+        layout: Layout::public(
+            "Two-factor login",
+            "The second step of logging in to the QR Platform: a code from your authenticator app.",
+        ),
+        csrf,
+        error: None,
+        expired: false,
+    };
+    let mut status = StatusCode::OK;
+    if req.is_post() {
+        let fields = web.anonymous_form(req)?;
+        let ua = req.user_agent();
+        match web
+            .service
+            .finish_login(&pending, fields.text("code"), req.client_ip, ua.as_deref())
+        {
+            Ok((_, secret)) => {
+                let mut response = redirect("/dashboard");
+                web.cookies.clear(&mut response, PENDING_LOGIN);
+                web.set_session(&mut response, secret.expose());
+                return Ok(response);
+            }
+            Err(SecondFactorError::Store(e)) => return Err(e.into()),
+            Err(SecondFactorError::Random(e)) => return Err(Failure::Internal(e.to_string())),
+            Err(e) => {
+                status = match e {
+                    SecondFactorError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
+                    SecondFactorError::Disabled => StatusCode::FORBIDDEN,
+                    _ => StatusCode::UNAUTHORIZED,
+                };
+                form.expired = e == SecondFactorError::Expired;
+                form.error = Some(capitalised(&e.to_string()));
+            }
+        }
+    }
+    let mut response = page(status, &form)?;
+    if form.expired {
+        web.cookies.clear(&mut response, PENDING_LOGIN);
+    }
     web.set_form_cookie(&mut response, fresh);
     Ok(response)
 }

@@ -327,3 +327,98 @@ pub fn prune_credentials_removes_ended<S: Store>(store: S) {
         Some(fresh)
     );
 }
+
+/// A second factor reads back as stored (secret, confirmation, last step, recovery hashes),
+/// is replaced whole, and goes with its user; a workspace's requirement is set once, removed,
+/// and goes with the workspace; both need their owner to exist.
+pub fn second_factors_roundtrip_and_follow_deletions<S: Store>(store: S) {
+    use crate::dashboard::recovery::{RecoveryCode, RecoveryCodeHashes};
+    use crate::dashboard::totp::TotpSecret;
+    use crate::dashboard::two_factor::TwoFactor;
+
+    let w = setup(&store, Plan::Free);
+    let other = setup(&store, Plan::Free);
+    let a = member_of(&store, w.id, MemberRole::Owner);
+    let b = member_of(&store, w.id, MemberRole::Member);
+    let pending = TwoFactor {
+        user_id: a.id,
+        totp_secret: TotpSecret::generate().unwrap(),
+        confirmed_at: None,
+        last_used_step: None,
+        recovery_codes: RecoveryCodeHashes::default(),
+        created_at: t("2024-01-02T00:00:00Z"),
+    };
+    assert_eq!(store.read(|tx| tx.two_factor(a.id)).unwrap(), None);
+    store.write(|tx| tx.put_two_factor(&pending)).unwrap();
+    assert_eq!(
+        store.read(|tx| tx.two_factor(a.id)).unwrap(),
+        Some(pending.clone())
+    );
+    let codes = RecoveryCode::generate_set().unwrap();
+    let mut confirmed = TwoFactor {
+        confirmed_at: Some(t("2024-01-02T00:01:00Z")),
+        // A step far in the future still fits the stores' integers.
+        last_used_step: Some(66_666_666_666),
+        recovery_codes: RecoveryCodeHashes::of(&codes),
+        ..pending
+    };
+    store.write(|tx| tx.put_two_factor(&confirmed)).unwrap();
+    assert_eq!(
+        store.read(|tx| tx.two_factor(a.id)).unwrap(),
+        Some(confirmed.clone())
+    );
+    assert!(confirmed.recovery_codes.redeem(codes[3].expose_secret()));
+    store.write(|tx| tx.put_two_factor(&confirmed)).unwrap();
+    let read = store.read(|tx| tx.two_factor(a.id)).unwrap().unwrap();
+    assert_eq!(read.recovery_codes.remaining(), 9);
+    assert_eq!(read, confirmed);
+    assert_eq!(store.read(|tx| tx.two_factor(b.id)).unwrap(), None);
+    let nobody = TwoFactor {
+        user_id: UserId::random(),
+        ..confirmed.clone()
+    };
+    assert!(matches!(
+        store.write(|tx| tx.put_two_factor(&nobody)),
+        Err(StoreError::Conflict(_))
+    ));
+    // Deleting.
+    let for_b = TwoFactor {
+        user_id: b.id,
+        ..confirmed.clone()
+    };
+    store.write(|tx| tx.put_two_factor(&for_b)).unwrap();
+    assert!(store.write(|tx| tx.delete_two_factor(b.id)).unwrap());
+    assert!(!store.write(|tx| tx.delete_two_factor(b.id)).unwrap());
+    assert!(store.write(|tx| tx.delete_user(a.id)).unwrap());
+    assert_eq!(store.read(|tx| tx.two_factor(a.id)).unwrap(), None);
+    // The workspace requirement.
+    assert!(!store.read(|tx| tx.two_factor_required(w.id)).unwrap());
+    store
+        .write(|tx| tx.require_two_factor(w.id, t("2024-01-03T00:00:00Z")))
+        .unwrap();
+    store
+        .write(|tx| tx.require_two_factor(w.id, t("2024-01-04T00:00:00Z")))
+        .unwrap();
+    assert!(store.read(|tx| tx.two_factor_required(w.id)).unwrap());
+    assert!(!store.read(|tx| tx.two_factor_required(other.id)).unwrap());
+    assert!(
+        store
+            .write(|tx| tx.stop_requiring_two_factor(w.id))
+            .unwrap()
+    );
+    assert!(
+        !store
+            .write(|tx| tx.stop_requiring_two_factor(w.id))
+            .unwrap()
+    );
+    assert!(!store.read(|tx| tx.two_factor_required(w.id)).unwrap());
+    store
+        .write(|tx| tx.require_two_factor(other.id, t("2024-01-03T00:00:00Z")))
+        .unwrap();
+    assert!(store.write(|tx| tx.delete_account(other.id)).unwrap());
+    assert!(!store.read(|tx| tx.two_factor_required(other.id)).unwrap());
+    assert!(matches!(
+        store.write(|tx| tx.require_two_factor(other.id, t("2024-01-05T00:00:00Z"))),
+        Err(StoreError::Conflict(_))
+    ));
+}

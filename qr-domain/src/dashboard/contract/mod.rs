@@ -2,3 +2,4 @@
 
 pub mod credentials;
 pub mod rules;
+pub mod two_factor;
