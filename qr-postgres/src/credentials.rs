@@ -35,7 +35,7 @@ CREATE TABLE two_factor_required (
 fn two_factor_from(r: &Row) -> Result<TwoFactor, StoreError> {
     let secret: &[u8] = get(r, 1, "totp_secret")?;
     let codes: &[u8] = get(r, 4, "recovery_codes")?;
-    if codes.len() % 32 != 0 {
+    if !codes.len().is_multiple_of(32) {
         return Err(corrupt("recovery code hashes"));
     }
     Ok(TwoFactor {

@@ -49,7 +49,7 @@ CREATE TABLE two_factor_required (
 fn two_factor_from(r: &Row<'_>) -> Result<TwoFactor, StoreError> {
     let secret: Vec<u8> = get(r, 1)?;
     let codes: Vec<u8> = get(r, 4)?;
-    if codes.len() % 32 != 0 {
+    if !codes.len().is_multiple_of(32) {
         return Err(corrupt("recovery code hashes"));
     }
     Ok(TwoFactor {

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use qr_domain::accounts::caller::Caller;
 use qr_domain::accounts::permissions::MemberRole;
 use qr_domain::chrono::{Duration, TimeZone, Utc};
-use qr_domain::clock::Clock;
 use qr_domain::dashboard::totp::step_at;
 use qr_domain::service::LoginError;
 use qr_domain::service::{Resolution, SignUp, Visit};

@@ -129,7 +129,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         let hash = pending.0.hash();
         // The closure answers Ok(Err(..)) for a refused code so the transaction still commits
         // what a refusal writes (the pending login put back, the audit entry).
-        let outcome = self.store.write(|tx| {
+        self.store.write(|tx| {
             let token = match tx.take_token(&hash)? {
                 Some(t) if t.purpose == TokenPurpose::SecondFactor && t.expires_at > now => t,
                 _ => return Ok(Err(SecondFactorError::Expired)),
@@ -179,7 +179,6 @@ impl<S: Store, C: Clock> Service<S, C> {
                 Err(LoginError::Store(e)) => Err(e),
                 Err(e) => Ok(Err(e.into())),
             }
-        })?;
-        outcome
+        })?
     }
 }

@@ -115,14 +115,19 @@ async fn the_audit_log_lists_filters_pages_and_downloads_changes() {
         lines[0],
         "id,time,actorKind,actorId,actor,action,objectKind,objectId,changes,network"
     );
-    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines.len(), 4, "{text}");
     assert!(lines[1].contains(",webhook.created,"));
     assert!(lines[2].contains(",link.created,") && lines[2].contains(",user,"));
+    assert!(
+        lines[3].contains(",login.succeeded,"),
+        "the login is logged too"
+    );
     assert!(!text.contains("a-webhook-secret-of-24ch"));
     let filtered = c.get("/dashboard/audit.csv?object=webhook").await.text();
     assert_eq!(filtered.lines().count(), 2);
 
-    // Paging: 49 more links (on Pro, past Free's 5) make 51 entries, two pages.
+    // Paging: 49 more links (on Pro, past Free's 5) make 53 entries with the login and the plan
+    // change, two pages.
     set_plan(&s, "auditor@example.com", Plan::Pro);
     for i in 0..49 {
         post_link(&mut c, &format!("Link {i}")).await;
@@ -135,7 +140,7 @@ async fn the_audit_log_lists_filters_pages_and_downloads_changes() {
         .text();
     let rows = |html: &str| entries(html).matches("<tr>\n").count();
     assert_eq!(rows(&first), 50);
-    assert_eq!(rows(&second), 1, "51 entries in all");
+    assert_eq!(rows(&second), 3, "53 entries in all");
     assert!(
         !second.contains("cursor="),
         "the last page links no older one"

@@ -2,7 +2,9 @@
 
 use crate::common;
 
-use common::web::{Client, PASSWORD, attribute_after, csrf_in, customer, path_of, set_plan, start};
+use common::web::{
+    Client, PASSWORD, attribute_after, csrf_in, customer, log_in, path_of, set_plan, start,
+};
 use qr_domain::accounts::caller::Caller;
 use qr_domain::accounts::permissions::MemberRole;
 use qr_domain::chrono::Duration;
@@ -137,7 +139,7 @@ async fn a_new_person_signs_up_through_the_mail_and_a_user_accepts_as_themselves
         .await;
     assert_eq!(joined.status, 303, "{}", joined.text());
     assert_eq!(joined.header("location"), Some("/dashboard?done=joined"));
-    let home = newcomer.get("/dashboard").await;
+    let home = newcomer.get("/dashboard?done=joined").await;
     assert_eq!(home.status, 200);
     let html = home.text();
     assert!(html.contains("owner@example.com · Member"), "{html}");
@@ -321,6 +323,13 @@ async fn decline_revoke_resend_expiry_and_seats() {
     // Expiry: 7 days after the resend the link is dead and the page says "expired".
     s.clock.advance(Duration::days(7));
     assert_eq!(visitor.get(&path_of(&second)).await.status, 404);
+    // A week idle ended the owner's session (12 hours); they log in again.
+    assert_eq!(
+        log_in(&mut owner, "owner@example.com", PASSWORD)
+            .await
+            .status,
+        303
+    );
     let html = owner.get("/dashboard/members").await.text();
     assert!(html.contains(">expired<"), "{html}");
 

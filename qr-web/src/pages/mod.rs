@@ -25,8 +25,8 @@ mod members;
 mod overview;
 mod print;
 mod public;
-mod sso;
 mod security;
+mod sso;
 mod webhooks;
 mod workspaces;
 
@@ -115,6 +115,8 @@ pub(crate) struct Areas {
     pub(crate) write_designs: bool,
     pub(crate) audit: bool,
     pub(crate) members: bool,
+    /// The workspace's settings (single sign-on).
+    pub(crate) settings: bool,
 }
 
 impl Areas {
@@ -128,6 +130,7 @@ impl Areas {
             write_designs: ctx.may(Operation::WriteDesigns),
             audit: ctx.may(Operation::ReadAudit),
             members: ctx.may(Operation::ReadMembers),
+            settings: ctx.may(Operation::WriteSettings),
         }
     }
 }

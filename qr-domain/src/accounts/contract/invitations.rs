@@ -326,7 +326,7 @@ pub fn service_invitations_follow_their_rules<S: Store>(store: S) {
     ));
     assert!(svc.invitation_for_token(fresh.expose()).is_ok());
     // The log: invited, resent, joined, declined, revoked (and the members added and removed
-    // directly around them); never a token.
+    // directly around them, and a member's login); never a token.
     let actions: Vec<String> = svc
         .audit_log(&as_owner, &AuditQuery::default())
         .unwrap()
@@ -342,6 +342,7 @@ pub fn service_invitations_follow_their_rules<S: Store>(store: S) {
             "member.invited",
             "member.invited",
             "member.joined",
+            "login.succeeded",
             "member.removed",
             "member.invited",
             "member.joined",
