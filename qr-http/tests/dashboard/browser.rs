@@ -64,6 +64,44 @@ pub(crate) fn start_driver(chromedriver: &PathBuf) -> Driver {
     Driver { child, port }
 }
 
+/// A headless chromium session through its own chromedriver, with a throwaway profile and an
+/// ordinary desktop browser's agent; the profile and the driver go when this is dropped.
+pub(crate) struct Chromium {
+    pub(crate) browser: Client,
+    _profile: tempfile::TempDir,
+    _driver: Driver,
+}
+
+/// Starts chromedriver and opens a chromium session through it.
+pub(crate) async fn open_chromium(chromium: &PathBuf, chromedriver: &PathBuf) -> Chromium {
+    let driver = start_driver(chromedriver);
+    let profile = tempfile::tempdir().unwrap();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": chromium,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1280,1000",
+                format!("--user-data-dir={}", profile.path().display()),
+                format!("--user-agent={USER_AGENT}"),
+            ]
+        }),
+    );
+    let browser = ClientBuilder::new(HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("a chromium session");
+    Chromium {
+        browser,
+        _profile: profile,
+        _driver: driver,
+    }
+}
+
 /// Saves screenshots of the current page at a desktop and a phone width when asked to.
 pub(crate) struct Camera {
     pub(crate) dir: Option<PathBuf>,
@@ -195,27 +233,8 @@ async fn the_customer_journey_in_a_real_browser() {
     })
     .await;
     let base = format!("http://{}", s.addr);
-    let driver = start_driver(&chromedriver);
-    let profile = tempfile::tempdir().unwrap();
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": chromium,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1280,1000",
-                format!("--user-data-dir={}", profile.path().display()),
-                format!("--user-agent={USER_AGENT}"),
-            ]
-        }),
-    );
-    let browser = ClientBuilder::new(HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a chromium session");
+    let chromium = open_chromium(&chromium, &chromedriver).await;
+    let browser = chromium.browser.clone();
 
     // The landing page, then sign-up.
     browser.goto(&format!("{base}/")).await.unwrap();
@@ -857,7 +876,6 @@ async fn the_customer_journey_in_a_real_browser() {
     expect_text(&browser, "#accounts", "journey@example.com").await;
     camera.snap(&browser, "admin").await;
 
-    browser.close().await.unwrap();
-    drop(driver);
+    chromium.browser.close().await.unwrap();
     s.stop().await;
 }

@@ -2,11 +2,9 @@
 
 use std::path::PathBuf;
 
-use fantoccini::{Client, ClientBuilder, Locator};
-use hyper_util::client::legacy::connect::HttpConnector;
-use serde_json::json;
+use fantoccini::{Client, Locator};
 
-use crate::browser::{Camera, expect_text, fill, start_driver, submit, which};
+use crate::browser::{Camera, expect_text, fill, open_chromium, submit, which};
 use crate::sso::{APP_SECRET, provider_for, sso_server};
 
 /// On the settings page as the owner: the provider at `issuer`, the client `app`, people of
@@ -111,26 +109,8 @@ async fn an_sso_login_in_chromium_lands_in_the_workspace_with_the_default_role()
         std::fs::create_dir_all(dir).unwrap();
     }
     let base = format!("http://{}", s.addr);
-    let driver = start_driver(&chromedriver);
-    let profile = tempfile::tempdir().unwrap();
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": chromium,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1280,1000",
-                format!("--user-data-dir={}", profile.path().display()),
-            ]
-        }),
-    );
-    let browser = ClientBuilder::new(HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a chromium session");
+    let chromium = open_chromium(&chromium, &chromedriver).await;
+    let browser = chromium.browser.clone();
 
     // The owner logs in with the password and sets the provider up.
     browser
@@ -156,6 +136,5 @@ async fn an_sso_login_in_chromium_lands_in_the_workspace_with_the_default_role()
     let line = sign_in_with_sso(&browser, &camera, &base, "jane@example.com").await;
     assert!(line.contains("owner@corp.test · Member"), "{line}");
     assert!(line.contains("jane@example.com"), "{line}");
-    browser.close().await.unwrap();
-    drop(driver);
+    chromium.browser.close().await.unwrap();
 }
