@@ -97,6 +97,16 @@ async fn a_new_person_signs_up_through_the_mail_and_a_user_accepts_as_themselves
         assert!(html.contains(&format!("id=\"{id}\"")), "{id}: {html}");
     }
 
+    // A role the domain does not know is refused with its message, the address kept.
+    let unknown = invite(&mut owner, "new@example.com", "boss").await;
+    assert_eq!(unknown.status, 422);
+    let html = unknown.text();
+    assert!(
+        html.contains("id=\"members-error\">Unknown role &#34;boss&#34;"),
+        "{html}"
+    );
+    assert!(html.contains("value=\"new@example.com\""), "{html}");
+
     // A new person: the mail, the page, the sign-up, the workspace.
     let sent = invite(&mut owner, "new@example.com", "member").await;
     assert_eq!(sent.status, 303, "{}", sent.text());

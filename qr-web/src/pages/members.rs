@@ -145,15 +145,18 @@ pub(super) fn invite<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     let form = user.form()?;
     let email = form.text("email").trim().to_owned();
-    let Ok(role) = form.text("role").parse::<MemberRole>() else {
-        return show(
-            web,
-            user,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            email,
-            MemberRole::Member,
-            Some("Choose a role: admin, member or viewer.".to_owned()),
-        );
+    let role = match form.text("role").parse::<MemberRole>() {
+        Ok(role) => role,
+        Err(e) => {
+            return show(
+                web,
+                user,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                email,
+                MemberRole::Member,
+                Some(capitalised(&e)),
+            );
+        }
     };
     match web.service.invite(&user.caller(), &email, role) {
         Ok((invitation, secret)) => {
@@ -228,12 +231,9 @@ pub(super) fn change_role<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     let form = user.form()?;
     let member: UserId = id.parse().map_err(|_| Failure::NotFound)?;
-    let Ok(role) = form.text("role").parse::<MemberRole>() else {
-        return member_refusal(
-            web,
-            user,
-            "Choose a role: admin, member or viewer.".to_owned(),
-        );
+    let role = match form.text("role").parse::<MemberRole>() {
+        Ok(role) => role,
+        Err(e) => return member_refusal(web, user, capitalised(&e)),
     };
     match web.service.change_member_role(&user.caller(), member, role) {
         Ok(_) => Ok(redirect("/dashboard/members?done=role-changed")),
