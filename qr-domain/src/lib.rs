@@ -18,6 +18,7 @@ pub mod export;
 pub mod ids;
 pub mod links;
 pub mod memory;
+pub mod passkeys;
 pub mod print;
 pub mod public_address;
 pub mod random;

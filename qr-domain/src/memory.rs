@@ -13,6 +13,7 @@ mod idempotency;
 mod invitations;
 mod keys;
 mod links;
+mod passkeys;
 mod scans;
 mod sso;
 mod users;
@@ -38,6 +39,8 @@ use crate::error::StoreError;
 use crate::ids::{AccountId, DesignId, DomainId, InvitationId, KeyId, LinkId, ScanId, UserId};
 use crate::links::bulk::{IdempotencyKey, IdempotencyRecord};
 use crate::links::link::Link;
+use crate::passkeys::ceremony::Ceremony;
+use crate::passkeys::credential::{CredentialId, Passkey};
 use crate::scans::breakdown::DIMENSIONS;
 use crate::scans::scan::{Device, NewScan, ScanFate};
 use crate::store::{ReadTx, Store, WriteTx};
@@ -75,6 +78,10 @@ struct Data {
     two_factors: HashMap<UserId, TwoFactor>,
     /// Workspaces requiring their members to have a second factor, with since when.
     two_factor_required: HashMap<AccountId, DateTime<Utc>>,
+    /// Passkeys by credential id (unique across users).
+    passkeys: BTreeMap<CredentialId, Passkey>,
+    /// Passkey ceremonies in flight.
+    passkey_ceremonies: HashMap<TokenHash, Ceremony>,
     plan_requests: HashMap<AccountId, PlanRequest>,
     daily_usage: BTreeMap<(AccountId, NaiveDate), u64>,
     webhooks: HashMap<WebhookId, Webhook>,

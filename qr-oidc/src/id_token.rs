@@ -156,6 +156,16 @@ pub fn verify_signature(
             SignatureError::Malformed(e.to_string())
         }
     })?;
+    // RFC 7515 §4.1.11: a `crit` header lists extensions the recipient must understand; this
+    // client understands none, so such a token is refused rather than read as if they were not
+    // there (jsonwebtoken 12 refuses them itself; 11, which this crate uses, reads past them).
+    if let Some(critical) = header.crit.as_ref() {
+        return Err(SignatureError::Malformed(format!(
+            "the token requires header extensions this client does not implement: {}",
+            critical.join(", ")
+        ))
+        .into());
+    }
     let algorithm = header.alg;
     let name = format!("{algorithm:?}");
     if !ACCEPTED.contains(&algorithm) || !signing_algorithms.contains(&name) {
@@ -309,6 +319,33 @@ mod tests {
         assert!(set.key_for(Some("enc"), Algorithm::RS256).is_none());
         assert!(KeySet::parse(b"[]").is_err());
         assert!(KeySet::parse(b"not json").is_err());
+    }
+
+    #[test]
+    fn tokens_with_critical_header_extensions_are_refused() {
+        use base64::Engine as _;
+        let b64 = |v: serde_json::Value| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string())
+        };
+        let keys =
+            KeySet::parse(br#"{"keys": [{"kty": "RSA", "kid": "r", "n": "sXch", "e": "AQAB"}]}"#)
+                .unwrap();
+        let token = |header: serde_json::Value| {
+            let payload = b64(json!({"iss": "i", "sub": "s", "aud": "a", "exp": 1, "iat": 1}));
+            RawIdToken::new(format!("{}.{payload}.c2ln", b64(header))).unwrap()
+        };
+        let algorithms = ["RS256".to_owned()];
+        let critical = token(json!({"alg": "RS256", "kid": "r", "crit": ["b64"], "b64": false}));
+        let error = verify_signature(&critical, &keys, &algorithms)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("header extensions"), "{error}");
+        // Without `crit` the same token gets as far as its (bad) signature.
+        let plain = token(json!({"alg": "RS256", "kid": "r"}));
+        let error = verify_signature(&plain, &keys, &algorithms)
+            .unwrap_err()
+            .to_string();
+        assert!(!error.contains("header extensions"), "{error}");
     }
 
     #[test]

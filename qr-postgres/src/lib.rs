@@ -30,6 +30,7 @@ mod keys;
 mod links;
 mod listener;
 mod partitions;
+mod passkeys;
 mod pool;
 mod scans;
 mod schema;

@@ -44,6 +44,8 @@ const MIGRATIONS: &[Step] = &[
     Step::Sql(crate::sso::V17_SSO),
     // Version 18: users' second factors and the workspaces requiring one (`credentials.rs`).
     Step::Sql(crate::credentials::TWO_FACTOR_TABLES),
+    // Version 19: passkeys and their ceremonies (`passkeys.rs`).
+    Step::Sql(crate::passkeys::V19_PASSKEYS),
 ];
 
 /// One step of the schema: statements, or work they cannot express (done in the step's

@@ -21,6 +21,7 @@ mod idempotency;
 mod invitations;
 mod keys;
 mod links;
+mod passkeys;
 mod scans;
 mod schema;
 mod sso;

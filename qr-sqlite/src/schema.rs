@@ -132,6 +132,12 @@ const MIGRATIONS: &[Migration] = &[
         precondition: None,
         backfill: None,
     },
+    // Version 17: passkeys and their ceremonies (`passkeys.rs`).
+    Migration {
+        sql: crate::passkeys::V17_PASSKEYS,
+        precondition: None,
+        backfill: None,
+    },
 ];
 
 /// Version 4: links' campaign columns and the scans' variant and rule.

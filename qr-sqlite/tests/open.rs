@@ -145,10 +145,11 @@ fn accounts_sharing_an_address_stop_the_upgrade_until_an_operator_separates_them
     let ids = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
     {
         let conn = Connection::open(&path).unwrap();
-        // Undo versions 16 to 2 (6 changed no table), so the file is what version 1 made (version 8's
+        // Undo versions 17 to 2 (6 changed no table), so the file is what version 1 made (version 8's
         // triggers of the same names write the change log; version 1's only count).
         conn.execute_batch(
-            "DROP TABLE two_factor_required; DROP TABLE two_factors;
+            "DROP TABLE passkey_ceremonies; DROP TABLE passkeys;
+             DROP TABLE two_factor_required; DROP TABLE two_factors;
              ALTER TABLE api_keys DROP COLUMN created_by;
              DROP TABLE sso_identities; DROP TABLE sso_attempts; DROP TABLE sso_settings;
              DROP TABLE invitations; DROP TABLE audit_log;

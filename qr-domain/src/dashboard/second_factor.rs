@@ -63,6 +63,11 @@ impl PendingLogin {
     pub fn expose(&self) -> &str {
         self.0.expose()
     }
+
+    /// The stored form.
+    pub(crate) fn hash(&self) -> crate::dashboard::token::TokenHash {
+        self.0.hash()
+    }
 }
 
 impl fmt::Debug for PendingLogin {
@@ -126,7 +131,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             return Err(SecondFactorError::Expired);
         };
         let now = self.clock.now();
-        let hash = pending.0.hash();
+        let hash = pending.hash();
         // The closure answers Ok(Err(..)) for a refused code so the transaction still commits
         // what a refusal writes (the pending login put back, the audit entry).
         self.store.write(|tx| {
@@ -143,22 +148,12 @@ impl<S: Store, C: Clock> Service<S, C> {
                 tx.insert_token(&token)?;
                 return Ok(Err(e.into()));
             }
-            let Some(mut factor) = tx.two_factor(user.id)?.filter(|f| f.is_confirmed()) else {
-                return Ok(Err(SecondFactorError::Expired));
-            };
-            let method = if is_totp_shaped(code) {
-                factor
-                    .totp_secret
-                    .verify(code, now, factor.last_used_step)
-                    .map(|step| {
-                        factor.last_used_step = Some(step);
-                        LoginMethod::PasswordAndTotp
-                    })
-            } else {
-                factor
-                    .recovery_codes
-                    .redeem(code)
-                    .then_some(LoginMethod::PasswordAndRecoveryCode)
+            // A user whose only second factor is a passkey has no app and no recovery codes:
+            // every code is a wrong one, counted like any other.
+            let mut factor = tx.two_factor(user.id)?.filter(|f| f.is_confirmed());
+            let method = match factor.as_mut() {
+                Some(factor) => Self::redeem_code(factor, code, now),
+                None => None,
             };
             let Some(method) = method else {
                 record_login(
@@ -173,12 +168,37 @@ impl<S: Store, C: Clock> Service<S, C> {
                 self.count_login_failure(client, by_account);
                 return Ok(Err(SecondFactorError::WrongCode));
             };
-            tx.put_two_factor(&factor)?;
+            if let Some(factor) = &factor {
+                tx.put_two_factor(factor)?;
+            }
             match open_session_in(tx, &user, None, method, client, user_agent, now) {
                 Ok(secret) => Ok(Ok((user, secret))),
                 Err(LoginError::Store(e)) => Err(e),
                 Err(e) => Ok(Err(e.into())),
             }
         })?
+    }
+
+    /// Uses up the app's current code (its step) or an unused recovery code of a confirmed
+    /// factor; how the login was finished, or `None` for a wrong code.
+    fn redeem_code(
+        factor: &mut crate::dashboard::two_factor::TwoFactor,
+        code: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Option<LoginMethod> {
+        if is_totp_shaped(code) {
+            factor
+                .totp_secret
+                .verify(code, now, factor.last_used_step)
+                .map(|step| {
+                    factor.last_used_step = Some(step);
+                    LoginMethod::PasswordAndTotp
+                })
+        } else {
+            factor
+                .recovery_codes
+                .redeem(code)
+                .then_some(LoginMethod::PasswordAndRecoveryCode)
+        }
     }
 }

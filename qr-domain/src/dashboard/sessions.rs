@@ -41,8 +41,8 @@ pub enum LoginError {
     Disabled,
     /// The password is right and the user has a second factor: no session yet. The pending
     /// login goes to the browser (a cookie), which finishes it with a code or a recovery code
-    /// ([`Service::finish_login`]).
-    #[error("the password is correct; a code from the authenticator app is needed to finish")]
+    /// ([`Service::finish_login`]) or a passkey ([`Service::finish_passkey_second_step`]).
+    #[error("the password is correct; a second factor is needed to finish")]
     SecondFactorNeeded(PendingLogin),
     /// The OS random number generator failed.
     #[error(transparent)]
@@ -66,7 +66,7 @@ pub struct SessionContext {
     pub workspaces: Vec<(Account, Membership)>,
     /// The session record.
     pub session: Session,
-    /// Whether the user has a confirmed second factor.
+    /// Whether the user has a second factor (a confirmed authenticator app or a passkey).
     pub two_factor_on: bool,
     /// Whether the workspace shown requires its members to have one.
     pub two_factor_required: bool,
@@ -121,6 +121,11 @@ pub enum LoginMethod {
     PasswordAndTotp,
     /// The password, then a recovery code.
     PasswordAndRecoveryCode,
+    /// The password, then a passkey.
+    PasswordAndPasskey,
+    /// A passkey alone, instead of the password (the authenticator verified the person: a PIN
+    /// or biometrics, so two factors in one).
+    Passkey,
     /// A verified identity from elsewhere (single sign-on), which opens a session itself.
     External,
 }
@@ -132,6 +137,8 @@ impl LoginMethod {
             LoginMethod::Password => "password",
             LoginMethod::PasswordAndTotp => "password and authenticator code",
             LoginMethod::PasswordAndRecoveryCode => "password and recovery code",
+            LoginMethod::PasswordAndPasskey => "password and passkey",
+            LoginMethod::Passkey => "passkey",
             LoginMethod::External => "single sign-on",
         }
     }
@@ -178,6 +185,12 @@ pub(crate) fn record_login(
     let object = AuditObject::new(ObjectKind::Workspace, "");
     let changes = [Change::shown("method", None, Some(method.to_owned()))];
     record_in_workspaces(tx, user, client, at, action, &object, &changes)
+}
+
+/// Whether a user has a second factor: a confirmed authenticator app or a passkey. Either
+/// makes the password alone insufficient and meets a workspace's requirement.
+pub(crate) fn has_second_factor(tx: &dyn ReadTx, user: UserId) -> Result<bool, StoreError> {
+    Ok(tx.two_factor(user)?.is_some_and(|f| f.is_confirmed()) || !tx.passkeys_of(user)?.is_empty())
 }
 
 /// The active workspaces of a user with their memberships, oldest membership first.
@@ -244,11 +257,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 return Err(LoginError::Invalid);
             }
         };
-        if self
-            .store
-            .read(|tx| tx.two_factor(user.id))?
-            .is_some_and(|f| f.is_confirmed())
-        {
+        if self.store.read(|tx| has_second_factor(tx, user.id))? {
             let pending = self.begin_second_step(&user)?;
             return Err(LoginError::SecondFactorNeeded(pending));
         }
@@ -363,7 +372,7 @@ impl<S: Store, C: Clock> Service<S, C> {
                 return Ok(None);
             };
             let workspaces = active_workspaces(tx, user.id)?;
-            let two_factor_on = tx.two_factor(user.id)?.is_some_and(|f| f.is_confirmed());
+            let two_factor_on = has_second_factor(tx, user.id)?;
             let Some(shown) = self.shown_workspace(tx, &session)? else {
                 return Ok(None);
             };

@@ -15,7 +15,7 @@ use crate::audit::service::record;
 use crate::clock::Clock;
 use crate::dashboard::password;
 use crate::dashboard::recovery::{RecoveryCode, RecoveryCodeHashes};
-use crate::dashboard::sessions::{SessionContext, record_in_workspaces};
+use crate::dashboard::sessions::{SessionContext, has_second_factor, record_in_workspaces};
 use crate::dashboard::totp::TotpSecret;
 use crate::error::StoreError;
 use crate::ids::UserId;
@@ -231,8 +231,9 @@ impl<S: Store, C: Clock> Service<S, C> {
         })
     }
 
-    /// Requires every member of the caller's workspace to have a second factor (owners and
-    /// admins: [`Operation::WriteSettings`]); the caller must have one.
+    /// Requires every member of the caller's workspace to have a second factor, an authenticator
+    /// app or a passkey (owners and admins: [`Operation::WriteSettings`]); the caller must have
+    /// one.
     pub fn require_two_factor(
         &self,
         caller: &Caller,
@@ -241,10 +242,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         caller.require(Operation::WriteSettings)?;
         let now = self.clock.now();
         self.store.write(|tx| {
-            if !tx
-                .two_factor(ctx.user.id)?
-                .is_some_and(|f| f.is_confirmed())
-            {
+            if !has_second_factor(tx, ctx.user.id)? {
                 return Err(TwoFactorError::EnrolFirst);
             }
             if !tx.two_factor_required(caller.account)? {

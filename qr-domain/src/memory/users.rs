@@ -111,6 +111,9 @@ impl UserWrites for Data {
         self.sessions.retain(|_, s| s.user_id != user);
         self.tokens.retain(|_, t| t.user_id != user);
         self.two_factors.remove(&user);
+        self.passkeys.retain(|_, p| p.user_id != user);
+        self.passkey_ceremonies
+            .retain(|_, c| c.user_id != Some(user));
         Ok(true)
     }
 

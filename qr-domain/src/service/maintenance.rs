@@ -24,7 +24,7 @@ const SCAN_DAYS_AHEAD: u64 = 3;
 pub struct PruneReport {
     /// Scans deleted because they are older than their account's retention.
     pub scans_deleted: u64,
-    /// Expired one-time tokens and ended sessions deleted.
+    /// Expired one-time tokens and passkey ceremonies, and ended sessions, deleted.
     pub credentials_deleted: u64,
     /// Delivered and failed webhook events past their listing time deleted.
     pub webhook_events_deleted: u64,
@@ -122,6 +122,7 @@ impl<S: Store, C: Clock> Service<S, C> {
         report.credentials_deleted = self
             .store
             .write(|tx| tx.prune_credentials(now, now - SESSION_IDLE, now - SESSION_ABSOLUTE))?;
+        report.credentials_deleted += self.store.write(|tx| tx.prune_ceremonies(now))?;
         report.webhook_events_deleted = self.prune_webhook_events()?;
         report.idempotency_deleted = self.store.write(|tx| tx.prune_idempotency_records(now))?;
         report.audit_deleted = self.prune_audit_logs()?;

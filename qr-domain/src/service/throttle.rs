@@ -34,6 +34,12 @@ const LOGIN_ACCOUNT_INTERVAL_MICROS: i64 = 60_000_000;
 pub const FORM_ADDRESS_BURST: i64 = 10;
 const FORM_ADDRESS_INTERVAL_MICROS: i64 = 30_000_000;
 
+/// Passkey logins one address may begin at once, then one every 2 s (30 a minute): each keeps a
+/// ceremony for five minutes before anyone is known, so this bounds what one address can make
+/// the store keep (at most 180 rows) while a person retrying a dismissed prompt never waits.
+pub const PASSKEY_START_BURST: i64 = 30;
+const PASSKEY_START_INTERVAL_MICROS: i64 = 2_000_000;
+
 /// Wrong passwords of one link from one address at once, then one every 12 s (5 a minute):
 /// a visitor with a typo or two never waits, a guesser gets 7,200 tries a day per address.
 pub const LINK_PASSWORD_BURST: i64 = 5;
@@ -98,12 +104,13 @@ impl AuthThrottle {
 }
 
 /// Failed dashboard logins per client address and per account (by e-mail lookup key, so an
-/// address without an account is throttled like one with), and sign-up and e-mail requests
-/// per address.
+/// address without an account is throttled like one with), sign-up and e-mail requests per
+/// address, and passkey logins begun per address.
 pub(crate) struct DashboardThrottles {
     pub(crate) login_address: Throttle<Bucket>,
     pub(crate) login_account: Throttle<String>,
     pub(crate) forms: Throttle<Bucket>,
+    pub(crate) passkey_starts: Throttle<Bucket>,
 }
 
 impl DashboardThrottles {
@@ -112,6 +119,7 @@ impl DashboardThrottles {
             login_address: Throttle::new(LOGIN_ADDRESS_INTERVAL_MICROS, LOGIN_ADDRESS_BURST),
             login_account: Throttle::new(LOGIN_ACCOUNT_INTERVAL_MICROS, LOGIN_ACCOUNT_BURST),
             forms: Throttle::new(FORM_ADDRESS_INTERVAL_MICROS, FORM_ADDRESS_BURST),
+            passkey_starts: Throttle::new(PASSKEY_START_INTERVAL_MICROS, PASSKEY_START_BURST),
         }
     }
 }

@@ -28,6 +28,7 @@ pub use crate::designs::store::{DesignReads, DesignWrites};
 pub use crate::domains::store::{DomainReads, DomainWrites};
 pub use crate::links::idempotency_store::{IdempotencyReads, IdempotencyWrites};
 pub use crate::links::store::{LinkReads, LinkWrites};
+pub use crate::passkeys::store::{PasskeyReads, PasskeyWrites};
 pub use crate::scans::store::{ScanReads, ScanWrites};
 pub use crate::sso::store::{SsoReads, SsoWrites};
 pub use crate::webhooks::store::{WebhookReads, WebhookWrites};
@@ -100,6 +101,7 @@ pub trait ReadTx:
     + DesignReads
     + AuditReads
     + SsoReads
+    + PasskeyReads
 {
 }
 
@@ -118,6 +120,7 @@ impl<T> ReadTx for T where
         + DesignReads
         + AuditReads
         + SsoReads
+        + PasskeyReads
 {
 }
 
@@ -138,6 +141,7 @@ pub trait WriteTx:
     + DesignWrites
     + AuditWrites
     + SsoWrites
+    + PasskeyWrites
 {
 }
 
@@ -157,5 +161,6 @@ impl<T> WriteTx for T where
         + DesignWrites
         + AuditWrites
         + SsoWrites
+        + PasskeyWrites
 {
 }
