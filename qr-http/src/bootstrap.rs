@@ -6,6 +6,7 @@ use qr_domain::domains::service::DomainConfig;
 use std::sync::Arc;
 
 use qr_domain::accounts::limit_state::{LimitState, MemoryLimits};
+use qr_domain::passkeys::PasskeyVerifier;
 use qr_domain::service::{AccountError, AdminError, WebhookSettings};
 use qr_domain::sso::IssuerAddresses;
 use qr_domain::webhooks::webhook::EndpointAddresses;
@@ -14,6 +15,7 @@ use qr_domain::{
     TokenPurpose,
 };
 use qr_oidc::{OidcClient, OidcConfig};
+use qr_passkey::WebauthnVerifier;
 use qr_redis::RedisLimits;
 use qr_store::{Database, Engine};
 use qr_web::{MailConfig, Outbox, SsoClient, Web, WebConfig};
@@ -322,6 +324,18 @@ impl App {
         })
     }
 
+    /// The WebAuthn relying party of the base URL, or none (with the reason in the log) when
+    /// the base URL cannot be one: passkeys are then not offered.
+    fn passkey_verifier(base_url: &str) -> Option<Arc<dyn PasskeyVerifier>> {
+        match WebauthnVerifier::for_base_url(base_url) {
+            Ok(verifier) => Some(Arc::new(verifier)),
+            Err(e) => {
+                tracing::info!("passkeys are off: {e}");
+                None
+            }
+        }
+    }
+
     /// The dashboard, with its mail outbox (the log when SMTP is not configured).
     fn open_web(
         config: &ServerConfig,
@@ -351,6 +365,7 @@ impl App {
                 max_logo_bytes: config.limits.max_logo_bytes,
                 api_reference: crate::openapi::api_reference(base_url),
                 sso: Self::sso_client(config)?,
+                passkeys: Self::passkey_verifier(base_url),
             },
             outbox,
         ));

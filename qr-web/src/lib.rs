@@ -21,6 +21,7 @@ mod response;
 
 use std::sync::Arc;
 
+use qr_domain::passkeys::PasskeyVerifier;
 use qr_domain::sso::{IdentityProvider, IssuerAddresses, RedirectUri};
 use qr_domain::{Clock, Service, Store};
 
@@ -41,6 +42,10 @@ pub struct WebConfig {
     pub api_reference: reference::ApiReference,
     /// Single sign-on's OpenID Connect client and the issuer hosts it may reach.
     pub sso: SsoClient,
+    /// The WebAuthn relying party of the base URL (qr-passkey's in the server), or `None` when
+    /// the base URL cannot be one (an IP address: browsers offer passkeys only on domain
+    /// names); the pages then say so instead of offering passkeys.
+    pub passkeys: Option<Arc<dyn PasskeyVerifier>>,
 }
 
 /// The OpenID Connect client single sign-on talks to providers through (qr-oidc's in the
@@ -73,6 +78,7 @@ pub struct Web<S: Store, C: Clock> {
     sso: SsoClient,
     /// `{base_url}/dashboard/login/sso/callback`, registered at every workspace's provider.
     sso_redirect: Option<RedirectUri>,
+    passkeys: Option<Arc<dyn PasskeyVerifier>>,
 }
 
 impl<S: Store, C: Clock> Web<S, C> {
@@ -93,6 +99,7 @@ impl<S: Store, C: Clock> Web<S, C> {
             api_reference: config.api_reference,
             sso: config.sso,
             sso_redirect,
+            passkeys: config.passkeys,
         }
     }
 

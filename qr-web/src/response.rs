@@ -111,6 +111,14 @@ pub(crate) fn cached_image(
     r
 }
 
+/// A JSON answer to the dashboard's own script (a passkey challenge, or why there is none):
+/// never cached, and with the page headers, so it is as private as the page that asked.
+pub(crate) fn json(status: StatusCode, body: String) -> WebResponse {
+    let mut r = raw(status, "application/json", body.into_bytes());
+    secure(&mut r);
+    r
+}
+
 /// A CSV download.
 pub(crate) fn csv(body: String, filename: &str) -> WebResponse {
     let mut r = raw(StatusCode::OK, "text/csv; charset=utf-8", body.into_bytes());

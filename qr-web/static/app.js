@@ -1,6 +1,7 @@
 // The dashboard's one script, for what JavaScript adds to pages that work without it:
-// a copy button for a new key, confirmations of destructive forms, and the designer's live preview,
-// presets, link picker and contrast advice.
+// a copy button for a new key, confirmations of destructive forms, passkeys (which only a script
+// can ask the browser for), and the designer's live preview, presets, link picker and contrast
+// advice.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -23,6 +24,55 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const form of document.querySelectorAll("form[data-confirm]")) {
     form.addEventListener("submit", (event) => {
       if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+    });
+  }
+
+  // Passkey forms: on submit, ask the server for a challenge (data-options), have the browser's
+  // authenticator answer it (create: a new passkey; get: sign in with one), then post the answer
+  // with the form. Browsers without WebAuthn's JSON helpers (before 2024) are told so.
+  for (const form of document.querySelectorAll("form[data-passkey]")) {
+    const status = form.querySelector(".passkey-status");
+    const say = (message) => {
+      status.textContent = message;
+      status.hidden = false;
+    };
+    form.addEventListener("submit", async (event) => {
+      if (form.dataset.answered === "yes") return;
+      event.preventDefault();
+      const credentials = window.PublicKeyCredential;
+      if (!credentials || !credentials.parseCreationOptionsFromJSON) {
+        say("This browser cannot use passkeys here; use a current browser, or your password.");
+        return;
+      }
+      try {
+        const asked = await fetch(form.dataset.options, {
+          method: "POST",
+          credentials: "same-origin",
+          body: new URLSearchParams({ csrf: form.elements.csrf.value }),
+        });
+        let challenge;
+        try {
+          challenge = await asked.json();
+        } catch (_) {
+          throw new Error("The server refused (" + asked.status + "); reload the page and try again.");
+        }
+        if (!asked.ok) throw new Error(challenge.error);
+        const credential = form.dataset.passkey === "create"
+          ? await navigator.credentials.create({
+            publicKey: credentials.parseCreationOptionsFromJSON(challenge.publicKey),
+          })
+          : await navigator.credentials.get({
+            publicKey: credentials.parseRequestOptionsFromJSON(challenge.publicKey),
+          });
+        form.elements.ceremony.value = challenge.ceremony;
+        form.elements.response.value = JSON.stringify(credential.toJSON());
+        form.dataset.answered = "yes";
+        form.submit();
+      } catch (e) {
+        say(e.name === "NotAllowedError"
+          ? "The passkey prompt was closed or timed out; try again."
+          : e.message);
+      }
     });
   }
 

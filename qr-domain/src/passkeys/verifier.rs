@@ -20,7 +20,7 @@ pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 
 /// What the service needs from a WebAuthn implementation. Every method is pure computation over
 /// its arguments (no I/O): the ceremony's state comes back from the store.
-pub trait PasskeyVerifier: Send + Sync {
+pub trait PasskeyVerifier: Send + Sync + fmt::Debug {
     /// A registration challenge for `user`, excluding the credentials they already have (an
     /// authenticator holding one of them declines instead of making a second). User verification
     /// is required, and a discoverable credential preferred, so the passkey can sign in alone.

@@ -51,6 +51,23 @@ pub fn at(s: &str) -> DateTime<Utc> {
 impl TestServer {
     /// Starts a server with the defaults, adjusted by `configure`.
     pub async fn start(configure: impl FnOnce(&mut ServerConfig)) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::start_on(listener, configure).await
+    }
+
+    /// Starts a server whose base URL is `http://localhost:<port>` (on the loopback): browsers
+    /// offer passkeys only to a domain name, never to an IP address.
+    pub async fn start_at_localhost(configure: impl FnOnce(&mut ServerConfig)) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        Self::start_on(listener, move |c| {
+            c.base_url = Some(format!("http://localhost:{port}"));
+            configure(c);
+        })
+        .await
+    }
+
+    async fn start_on(listener: TcpListener, configure: impl FnOnce(&mut ServerConfig)) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("qr.db");
         let mut config = ServerConfig {
@@ -63,7 +80,6 @@ impl TestServer {
         config.domains.dns_timeout = Some(std::time::Duration::from_millis(300));
         configure(&mut config);
         let clock = TestClock::new(at("2024-05-15T12:00:00Z"));
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let handle = qr_http::start_with(config, listener, Arc::new(clock.clone()))
             .await
             .unwrap();

@@ -171,6 +171,21 @@ pub fn element_text(html: &str, id: &str) -> Option<String> {
 pub const PASSWORD: &str = "plum tree at dawn";
 pub const CSP: &str = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
+/// A server at `http://localhost:<port>` (passkeys need a domain name) with a loopback SMTP
+/// server for its mail.
+pub async fn start_at_localhost(
+    configure: impl FnOnce(&mut qr_http::ServerConfig),
+) -> (TestServer, SmtpServer) {
+    let smtp = SmtpServer::start();
+    let url = smtp.url();
+    let server = TestServer::start_at_localhost(move |c| {
+        c.smtp_url = Some(url);
+        configure(c);
+    })
+    .await;
+    (server, smtp)
+}
+
 pub async fn start(configure: impl FnOnce(&mut qr_http::ServerConfig)) -> (TestServer, SmtpServer) {
     let smtp = SmtpServer::start();
     let url = smtp.url();

@@ -8,6 +8,7 @@ mod audit;
 mod browser;
 mod browser_domains;
 mod browser_sso;
+mod browser_teams;
 mod dashboard;
 mod dashboard_audit_log;
 mod dashboard_designer;

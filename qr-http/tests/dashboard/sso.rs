@@ -15,7 +15,7 @@ pub(crate) const APP_SECRET: &str = "app-secret-7Hq2";
 
 /// The server's callback URL, registered at the provider.
 fn redirect_uri(s: &TestServer) -> String {
-    format!("http://{}/dashboard/login/sso/callback", s.addr)
+    format!("{}/dashboard/login/sso/callback", s.handle.app().base_url())
 }
 
 /// A provider for `s` with clients `app` and `other`, and the people jane and joe (example.com)

@@ -2,7 +2,7 @@
 //!
 //! One file per area: `public` (landing, sign-up, login, verification, password reset),
 //! `overview`, `workspaces` (the switcher), `members` (members, roles and invitations), `invitation`
-//! (an invitation's link: accept, decline, or sign up through it), `sso` (single sign-on's settings, start and callback), `security` (two-factor login and the workspace's requirement of it), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
+//! (an invitation's link: accept, decline, or sign up through it), `sso` (single sign-on's settings, start and callback), `security` (two-factor login and the workspace's requirement of it), `passkeys` (adding and removing one, logging in with one, alone or as the second step), `keys`, `webhooks`, `domains` (the account's own domains), `links` (list, edit,
 //! delete, code images) with `link_form` (the link form's fields and errors) and `link_import`
 //! (another service's export), `analytics`, `design`, `account`, `admin` and `api_reference`
 //! (the API reference, public).
@@ -23,6 +23,7 @@ mod link_input;
 mod links;
 mod members;
 mod overview;
+mod passkeys;
 mod print;
 mod public;
 mod security;
@@ -265,6 +266,8 @@ fn notice(code: &str) -> Option<&'static str> {
         "sso-saved" => "The single sign-on settings were saved; single sign-on is on.",
         "sso-off" => "Single sign-on is off; its settings are kept.",
         "two-factor-off" => "Two-factor login is off. Logins ask for your password only.",
+        "passkey-added" => "Passkey added. It signs you in, and counts as your second factor.",
+        "passkey-removed" => "Passkey removed.",
         "two-factor-required" => "Members of this workspace must now use two-factor login.",
         "two-factor-optional" => "Two-factor login is now optional in this workspace.",
         _ => return None,
@@ -496,6 +499,16 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
             return read_only(req).and_then(|()| sso::callback(web, req));
         }
         ["login", "second-factor"] => return public::second_factor(web, req),
+        ["login", "second-factor", "passkey"] => {
+            return post_only(req).and_then(|()| passkeys::second_step(web, req));
+        }
+        ["login", "second-factor", "passkey", "options"] => {
+            return post_only(req).and_then(|()| passkeys::second_step_options(web, req));
+        }
+        ["login", "passkey"] => return post_only(req).and_then(|()| passkeys::log_in(web, req)),
+        ["login", "passkey", "options"] => {
+            return post_only(req).and_then(|()| passkeys::login_options(web, req));
+        }
         ["verify"] => return public::verify(web, req),
         ["reset"] => return public::reset(web, req),
         ["reset", "password"] => {
@@ -624,6 +637,15 @@ fn route<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest) -> Result<WebRes
         }
         ["account", "security", "require"] => {
             post_only(req).and_then(|()| security::require(web, &user))
+        }
+        ["account", "security", "passkeys"] => {
+            post_only(req).and_then(|()| passkeys::add(web, &user))
+        }
+        ["account", "security", "passkeys", "options"] => {
+            post_only(req).and_then(|()| passkeys::registration_options(web, &user))
+        }
+        ["account", "security", "passkeys", id, "remove"] => {
+            post_only(req).and_then(|()| passkeys::remove(web, &user, id))
         }
         ["account", "export"] => post_only(req).and_then(|()| account::export(web, &user)),
         ["account", "delete"] => post_only(req).and_then(|()| account::delete(web, &user)),

@@ -291,6 +291,38 @@ struct LoginPage {
     csrf: String,
     email: String,
     error: Option<String>,
+    /// Whether the passkey login is offered (the server is a WebAuthn relying party).
+    passkeys: bool,
+}
+
+impl LoginPage {
+    fn new<S: Store, C: Clock>(web: &Web<S, C>, csrf: String) -> Self {
+        LoginPage {
+            layout: Layout::public(
+                "Log in",
+                "Log in to the QR Platform dashboard: your API keys, dynamic links, analytics and designer.",
+            ),
+            csrf,
+            email: String::new(),
+            error: None,
+            passkeys: web.passkeys.is_some(),
+        }
+    }
+}
+
+/// The login page again with a refusal of another way in (a passkey).
+pub(super) fn login_refused<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+    status: StatusCode,
+    message: &str,
+) -> Result<WebResponse, Failure> {
+    let (csrf, fresh) = web.anonymous_csrf(req);
+    let mut form = LoginPage::new(web, csrf);
+    form.error = Some(message.to_owned());
+    let mut response = page(status, &form)?;
+    web.set_form_cookie(&mut response, fresh);
+    Ok(response)
 }
 
 pub(super) fn login<S: Store, C: Clock>(
@@ -299,15 +331,7 @@ pub(super) fn login<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     read_or_post(req)?;
     let (csrf, fresh) = web.anonymous_csrf(req);
-    let mut form = LoginPage {
-        layout: Layout::public(
-            "Log in",
-            "Log in to the QR Platform dashboard: your API keys, dynamic links, analytics and designer.",
-        ),
-        csrf,
-        email: String::new(),
-        error: None,
-    };
+    let mut form = LoginPage::new(web, csrf);
     let mut status = StatusCode::OK;
     if req.is_post() {
         let fields = web.anonymous_form(req)?;
@@ -367,6 +391,63 @@ struct SecondFactorPage {
     error: Option<String>,
     /// The pending login is gone: only "log in again" is offered.
     expired: bool,
+    /// Whether a passkey is offered (the server is a WebAuthn relying party).
+    passkeys: bool,
+}
+
+impl SecondFactorPage {
+    fn new<S: Store, C: Clock>(web: &Web<S, C>, csrf: String) -> Self {
+        SecondFactorPage {
+            layout: Layout::public(
+                "Two-factor login",
+                "The second step of logging in to the QR Platform: a code from your authenticator app or a passkey.",
+            ),
+            csrf,
+            error: None,
+            expired: false,
+            passkeys: web.passkeys.is_some(),
+        }
+    }
+}
+
+/// The pending login of this browser's cookie.
+pub(super) fn pending_login<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+) -> Option<String> {
+    req.cookie(&web.cookies.name(PENDING_LOGIN))
+}
+
+/// The session a finished second step opened: its cookie set, the pending login's cleared.
+pub(super) fn logged_in_after_second_step<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    secret: &str,
+) -> WebResponse {
+    let mut response = redirect("/dashboard");
+    web.cookies.clear(&mut response, PENDING_LOGIN);
+    web.set_session(&mut response, secret);
+    response
+}
+
+/// The second step's page again with a refusal (`expired`: the pending login is gone, and
+/// only "log in again" is offered).
+pub(super) fn second_factor_refused<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    req: &WebRequest,
+    status: StatusCode,
+    message: &str,
+    expired: bool,
+) -> Result<WebResponse, Failure> {
+    let (csrf, fresh) = web.anonymous_csrf(req);
+    let mut form = SecondFactorPage::new(web, csrf);
+    form.error = Some(message.to_owned());
+    form.expired = expired;
+    let mut response = page(status, &form)?;
+    if expired {
+        web.cookies.clear(&mut response, PENDING_LOGIN);
+    }
+    web.set_form_cookie(&mut response, fresh);
+    Ok(response)
 }
 
 /// `/dashboard/login/second-factor`: the code from the app or a recovery code finishes the
@@ -376,19 +457,11 @@ pub(super) fn second_factor<S: Store, C: Clock>(
     req: &WebRequest,
 ) -> Result<WebResponse, Failure> {
     read_or_post(req)?;
-    let Some(pending) = req.cookie(&web.cookies.name(PENDING_LOGIN)) else {
+    let Some(pending) = pending_login(web, req) else {
         return Ok(redirect("/dashboard/login"));
     };
     let (csrf, fresh) = web.anonymous_csrf(req);
-    let mut form = SecondFactorPage {
-        layout: Layout::public(
-            "Two-factor login",
-            "The second step of logging in to the QR Platform: a code from your authenticator app.",
-        ),
-        csrf,
-        error: None,
-        expired: false,
-    };
+    let mut form = SecondFactorPage::new(web, csrf);
     let mut status = StatusCode::OK;
     if req.is_post() {
         let fields = web.anonymous_form(req)?;
@@ -397,12 +470,7 @@ pub(super) fn second_factor<S: Store, C: Clock>(
             .service
             .finish_login(&pending, fields.text("code"), req.client_ip, ua.as_deref())
         {
-            Ok((_, secret)) => {
-                let mut response = redirect("/dashboard");
-                web.cookies.clear(&mut response, PENDING_LOGIN);
-                web.set_session(&mut response, secret.expose());
-                return Ok(response);
-            }
+            Ok((_, secret)) => return Ok(logged_in_after_second_step(web, secret.expose())),
             Err(SecondFactorError::Store(e)) => return Err(e.into()),
             Err(SecondFactorError::Random(e)) => return Err(Failure::Internal(e.to_string())),
             Err(e) => {

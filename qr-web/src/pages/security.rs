@@ -1,4 +1,4 @@
-//! `/dashboard/account/security`: two-factor login for the user (set up an authenticator app from a QR code drawn by qr-core, confirm it with a code, the ten recovery codes shown once, new codes, turning it off) and, for owners and admins, the workspace's requirement of it.
+//! `/dashboard/account/security`: two-factor login for the user (set up an authenticator app from a QR code drawn by qr-core, confirm it with a code, the ten recovery codes shown once, new codes, turning it off), their passkeys (listed here; added and removed by `passkeys.rs`) and, for owners and admins, the workspace's requirement of a second factor.
 
 use askama::Template;
 use http::StatusCode;
@@ -9,7 +9,7 @@ use qr_domain::dashboard::two_factor::{TOTP_ISSUER, TwoFactorError, TwoFactorSta
 use qr_domain::{Clock, Store};
 
 use super::public::capitalised;
-use super::{Failure, Layout, User, page};
+use super::{Failure, Layout, User, page, when};
 use crate::Web;
 use crate::response::{self, WebResponse, redirect};
 
@@ -38,6 +38,20 @@ struct SecurityPage {
     workspace_requires: bool,
     error: Option<String>,
     workspace_error: Option<String>,
+    /// Whether passkeys can be added here (the server is a WebAuthn relying party).
+    passkeys_available: bool,
+    unavailable: &'static str,
+    passkeys: Vec<PasskeyRow>,
+    passkey_error: Option<String>,
+}
+
+/// A passkey as its table row shows it.
+struct PasskeyRow {
+    /// The credential id in hex: the element ids and the removal form's path.
+    id: String,
+    name: String,
+    added: String,
+    last_used: String,
 }
 
 #[derive(Template)]
@@ -61,6 +75,20 @@ fn view<S: Store, C: Clock>(web: &Web<S, C>, user: &User<'_>) -> Result<Security
         workspace_requires: ctx.two_factor_required,
         error: None,
         workspace_error: None,
+        passkeys_available: web.passkeys.is_some(),
+        unavailable: super::passkeys::UNAVAILABLE,
+        passkeys: web
+            .service
+            .passkeys(ctx.user.id)?
+            .into_iter()
+            .map(|p| PasskeyRow {
+                id: p.credential_id.to_hex(),
+                name: p.name.as_str().to_owned(),
+                added: when(p.created_at),
+                last_used: p.last_used_at.map_or_else(|| "never".to_owned(), when),
+            })
+            .collect(),
+        passkey_error: None,
     };
     match web.service.two_factor_status(ctx.user.id)? {
         TwoFactorStatus::Off => {}
@@ -110,6 +138,18 @@ fn refused<S: Store, C: Clock>(
     } else {
         v.error = message;
     }
+    page(status, &v)
+}
+
+/// The page again with a passkey form's refusal beside the passkeys.
+pub(super) fn passkey_refused<S: Store, C: Clock>(
+    web: &Web<S, C>,
+    user: &User<'_>,
+    status: StatusCode,
+    message: &str,
+) -> Result<WebResponse, Failure> {
+    let mut v = view(web, user)?;
+    v.passkey_error = Some(message.to_owned());
     page(status, &v)
 }
 
