@@ -384,6 +384,32 @@ const TABLES: &[Table] = &[
         name: "two_factor_required",
         columns: &[("account_id", Kind::Uuid), ("since", Time)],
     },
+    Table {
+        name: "passkeys",
+        columns: &[
+            ("credential_id", Bytes),
+            ("user_id", Kind::Uuid),
+            ("name", Text),
+            ("data", Text),
+            ("created_at", Time),
+            ("last_used_at", Time),
+        ],
+    },
+    // Copied as `tokens` and `sso_attempts` are: single use and short lived (5 minutes), but a
+    // ceremony begun on SQLite just before the switch still finishes on PostgreSQL, and the copy
+    // moves every data table whole rather than judging rows by age (the destination's pruning
+    // deletes the expired ones as the source's would have).
+    Table {
+        name: "passkey_ceremonies",
+        columns: &[
+            ("hash", Bytes),
+            ("purpose", Text),
+            ("user_id", Kind::Uuid),
+            ("state", Text),
+            ("created_at", Time),
+            ("expires_at", Time),
+        ],
+    },
 ];
 
 /// A value in canonical form.

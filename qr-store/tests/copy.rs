@@ -1,11 +1,16 @@
-//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's users, memberships, invitations, passwords, tokens, sessions, second factors, plan requests and daily counts included), and answers the same there.
+//! `qr_store::copy`: an SQLite deployment moves into PostgreSQL with every record (the dashboard's users, memberships, invitations, passwords, tokens, sessions, second factors, passkeys with their ceremonies, plan requests and daily counts included), and answers the same there.
 
 use std::sync::Arc;
 
 use qr_domain::accounts::caller::Caller;
 use qr_domain::accounts::permissions::MemberRole;
 use qr_domain::chrono::{Duration, TimeZone, Utc};
+use qr_domain::dashboard::token::TokenHash;
 use qr_domain::dashboard::totp::step_at;
+use qr_domain::passkeys::{
+    CEREMONY_LIFETIME, Ceremony, CeremonyPurpose, CeremonyState, CredentialId, Passkey,
+    PasskeyData, PasskeyName,
+};
 use qr_domain::service::LoginError;
 use qr_domain::service::{Resolution, SignUp, Visit};
 use qr_domain::sso::{IssuerAddresses, SsoSettingsInput};
@@ -135,6 +140,33 @@ fn a_deployment_moves_to_postgres_without_loss() {
     let code = totp.code_at_step(step_at(clock.now()).unwrap());
     let recovery = sqlite.confirm_totp_enrolment(&ctx, &code, None).unwrap();
     sqlite.require_two_factor(&ctx.caller(None), &ctx).unwrap();
+    // And a passkey she has signed in with, with two ceremonies in flight: her second step's
+    // and a passkey login's, which names nobody yet.
+    let passkey = Passkey {
+        credential_id: CredentialId::new(vec![0xa5; 32]).unwrap(),
+        user_id: customer_user.id,
+        name: PasskeyName::parse("Work laptop").unwrap(),
+        data: PasskeyData::new(r#"{"cred":"public key","counter":3}"#.to_owned()),
+        created_at: clock.now() - Duration::hours(2),
+        last_used_at: Some(clock.now() - Duration::minutes(30)),
+    };
+    let ceremony = |byte: u8, purpose, user_id| Ceremony {
+        hash: TokenHash([byte; 32]),
+        purpose,
+        user_id,
+        state: CeremonyState::new(format!(r#"{{"challenge":{byte}}}"#)),
+        created_at: clock.now(),
+        expires_at: clock.now() + CEREMONY_LIFETIME,
+    };
+    let second_step = ceremony(1, CeremonyPurpose::SecondFactor, Some(customer_user.id));
+    let passkey_login = ceremony(2, CeremonyPurpose::Login, None);
+    sqlite_store
+        .write(|tx| {
+            tx.insert_passkey(&passkey)?;
+            tx.insert_ceremony(&second_step)?;
+            tx.insert_ceremony(&passkey_login)
+        })
+        .unwrap();
     let query = AnalyticsQuery::default();
     let before = sqlite.analytics(&owner, kept.id, &query).unwrap();
     sqlite.shutdown().unwrap();
@@ -156,6 +188,7 @@ fn a_deployment_moves_to_postgres_without_loss() {
         "daily_usage",
         "two_factors",
         "two_factor_required",
+        "passkeys",
     ] {
         assert_eq!(rows(table), 1, "{table}");
     }
@@ -165,6 +198,7 @@ fn a_deployment_moves_to_postgres_without_loss() {
     assert_eq!(rows("invitations"), 1);
     assert_eq!(rows("sso_settings"), 1);
     assert_eq!(rows("sso_identities"), 1);
+    assert_eq!(rows("passkey_ceremonies"), 2);
     // The scans landed in their days' partitions, which retention drops whole.
     let Location::Postgres(url) = &to else {
         unreachable!("the destination is PostgreSQL")
@@ -245,6 +279,20 @@ fn a_deployment_moves_to_postgres_without_loss() {
         )
         .unwrap();
     assert_eq!(logged_in.id, customer_user.id);
+    assert_eq!(
+        pg.passkeys(customer_user.id).unwrap(),
+        [passkey],
+        "her passkey moved, field for field"
+    );
+    let pg_store = Database::open(&to).unwrap();
+    for moved in [second_step, passkey_login] {
+        assert_eq!(
+            pg_store.write(|tx| tx.take_ceremony(&moved.hash)).unwrap(),
+            Some(moved),
+            "the ceremonies in flight moved"
+        );
+    }
+    drop(pg_store);
     assert_eq!(
         pg.workspaces_of(customer_user.id).unwrap().len(),
         1,

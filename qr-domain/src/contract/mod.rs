@@ -4,7 +4,7 @@
 //! returning `(guard, store)`; the guard (for example a temporary directory) lives as
 //! long as the test. Each check gets a fresh store. The checks live beside what they check, in
 //! each aggregate's `contract` module (`accounts` with its users, invitations and keys, `links` with campaigns and bulk creation,
-//! `scans`, `dashboard` with its credentials, rules and two-factor login, `webhooks`, `domains`, `designs`, `audit`, `sso`); `store.rs` here checks the
+//! `scans`, `dashboard` with its credentials, rules and two-factor login, `webhooks`, `domains`, `designs`, `audit`, `sso`, `passkeys`); `store.rs` here checks the
 //! store as a whole (transactions, isolation across aggregates, restarts, health). This file
 //! holds the macro and the fixtures the checks share, so every adapter proves the same behaviour.
 //! A check is a `pub fn` of one of those files, and the test `every_check_is_in_the_suite`
@@ -22,6 +22,7 @@ pub use crate::dashboard::contract::two_factor;
 pub use crate::designs::contract as designs;
 pub use crate::domains::contract as domains;
 pub use crate::links::contract::{bulk, campaigns, links};
+pub use crate::passkeys::contract as passkeys;
 pub use crate::scans::contract as scans;
 pub use crate::sso::contract as sso;
 pub use crate::webhooks::contract as webhooks;
@@ -148,6 +149,14 @@ macro_rules! contract_suite {
                 sso_identities_link_users_and_go_with_them,
                 service_sso_settings_are_for_owners_and_admins_and_audited,
                 service_sso_sign_in_links_joins_and_refuses;
+            passkeys:
+                passkeys_roundtrip_in_order_and_are_unique,
+                passkeys_are_used_and_deleted_only_as_told,
+                ceremonies_are_taken_once_and_pruned_when_expired,
+                passkeys_and_ceremonies_go_with_their_user,
+                service_passkey_registration, service_passkey_removal, service_passkey_login,
+                service_passkey_second_step, service_passkey_meets_the_workspace_requirement,
+                service_prune_removes_expired_ceremonies;
             store:
                 write_rolls_back_on_error, service_cross_account_isolation,
                 service_sees_changes_made_elsewhere, service_counters_survive_restart,
@@ -363,6 +372,7 @@ mod tests {
             "designs" => include_str!("../designs/contract.rs"),
             "audit" => include_str!("../audit/contract.rs"),
             "sso" => include_str!("../sso/contract.rs"),
+            "passkeys" => include_str!("../passkeys/contract.rs"),
             "store" => include_str!("store.rs"),
             other => panic!("contract_suite! names {other}: add its source here"),
         }
@@ -371,7 +381,7 @@ mod tests {
     #[test]
     fn every_check_is_in_the_suite() {
         let listed = crate::contract_suite!(@list names);
-        assert_eq!(listed.len(), 17, "every contract module is listed once");
+        assert_eq!(listed.len(), 18, "every contract module is listed once");
         for (module, names) in listed {
             let mut names = names.to_vec();
             names.sort_unstable();

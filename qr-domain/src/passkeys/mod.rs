@@ -7,6 +7,8 @@
 //! cryptography is the adapter's ([`PasskeyVerifier`]); which passkey signs in whom is here.
 
 pub mod ceremony;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod contract;
 pub mod credential;
 mod service;
 pub mod store;
