@@ -37,7 +37,7 @@ const AUTHENTICATE: &str = "authenticate";
 /// an answer whose `verifies` is `yes`, to a state of the right kind, from a credential among
 /// the candidates (for an authentication); a credential's record is the state it last answered,
 /// so each use changes it.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct FakeVerifier {
     challenges: AtomicU64,
 }
