@@ -21,6 +21,7 @@ mod dashboard_pages;
 mod dashboard_print;
 mod dashboard_webhooks;
 mod invitations;
+mod passkeys;
 mod sso;
 mod teams;
 mod two_factor;
