@@ -1,4 +1,4 @@
-//! Two-factor login through the real server: TOTP enrolment with a code computed from the shown secret (and the QR code decoded back), logins with a code, a reused code refused, recovery codes working once, wrong codes throttled, the workspace requirement sending a member to enrolment without touching API keys, CSRF on every new form, and the login audit entries.
+//! Two-factor login through the real server: TOTP enrolment with a code computed from the shown secret (and the QR code decoded back in rqrr, rxing, ZXingReader and zbarimg), logins with a code, a reused code refused, recovery codes working once, wrong codes throttled, the workspace requirement sending a member to enrolment without touching API keys, CSRF on every new form, and the login audit entries.
 
 use crate::common;
 
@@ -11,6 +11,7 @@ use qr_domain::audit::query::AuditQuery;
 use qr_domain::chrono::Duration;
 use qr_domain::dashboard::totp::{TotpSecret, step_at};
 use qr_domain::{AccountId, Clock};
+use qr_test_support::decoders::{Decoder, decode_all};
 
 const SECURITY: &str = "/dashboard/account/security";
 const SECOND_FACTOR: &str = "/dashboard/login/second-factor";
@@ -39,6 +40,20 @@ pub(crate) async fn enrol_totp(s: &TestServer, c: &mut Client) -> (TotpSecret, V
     let uri = decode_png(&qr.body);
     assert!(uri.starts_with("otpauth://totp/QR%20Platform:"), "{uri}");
     assert!(uri.contains(&format!("secret={shown}&")), "{uri}");
+    // Every image the service makes reads in the four decoders (rqrr, rxing, ZXingReader,
+    // zbarimg), as the authenticator apps' readers differ.
+    let readings = decode_all("two-factor", &[qr_test_support::image_luma(&qr.body)]);
+    for (decoder, read) in Decoder::ALL.iter().zip(&readings[0]) {
+        if let Some(read) = read {
+            assert_eq!(
+                read.as_deref()
+                    .map(String::from_utf8_lossy)
+                    .map_err(String::as_str),
+                Ok(uri.as_str().into()),
+                "{decoder:?}"
+            );
+        }
+    }
     let confirmed = c
         .post(
             &format!("{SECURITY}/totp/confirm"),
