@@ -47,6 +47,15 @@ pub(crate) fn csrf_of_form(html: &str, action: &str) -> String {
     attribute_after(&html[at..], "name=\"csrf\" value=\"").unwrap()
 }
 
+/// An attribute's text as the page escaped it, back to the characters.
+fn unescape(html: &str) -> String {
+    html.replace("&#x2f;", "/")
+        .replace("&#x3d;", "=")
+        .replace("&#x3D;", "=")
+        .replace("&#61;", "=")
+        .replace("&amp;", "&")
+}
+
 /// The token field of an invitation page.
 fn token_in(html: &str) -> String {
     attribute_after(html, "name=\"token\" value=\"").unwrap()
@@ -192,6 +201,58 @@ async fn a_new_person_signs_up_through_the_mail_and_a_user_accepts_as_themselves
         "{}",
         wrong.text()
     );
+    // Logged out, Bob follows the page's login link and comes back to the invitation.
+    bob.forget_cookies();
+    let logged_out = bob.get(&path_of(&link)).await.text();
+    let at = logged_out
+        .find("id=\"invitation-login\"")
+        .expect("a login link");
+    let href = &logged_out[..at];
+    let login = unescape(&href[href.rfind("href=\"").unwrap() + 6..])
+        .split('"')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(
+        login.starts_with("/dashboard/login?next=%2Fdashboard%2Finvitation%3Ftoken%3D"),
+        "{login}"
+    );
+    let form = bob.get(&login).await.text();
+    let back = bob
+        .post(
+            "/dashboard/login",
+            &[
+                ("csrf", &csrf_in(&form)),
+                (
+                    "next",
+                    &unescape(&attribute_after(&form, "name=\"next\" value=\"").unwrap()),
+                ),
+                ("email", "bob@example.com"),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(back.status, 303, "{}", back.text());
+    assert_eq!(back.header("location"), Some(path_of(&link).as_str()));
+    // A login link naming another site returns to the overview instead.
+    bob.forget_cookies();
+    let form = bob
+        .get("/dashboard/login?next=%2F%2Fevil.example%2F")
+        .await
+        .text();
+    assert!(!form.contains("name=\"next\""), "{form}");
+    let elsewhere = bob
+        .post(
+            "/dashboard/login",
+            &[
+                ("csrf", &csrf_in(&form)),
+                ("next", "//evil.example/"),
+                ("email", "bob@example.com"),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(elsewhere.header("location"), Some("/dashboard"));
     let page = bob.get(&path_of(&link)).await.text();
     let accepted = bob
         .post(

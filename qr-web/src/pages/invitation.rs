@@ -37,6 +37,8 @@ struct InvitationPage {
     /// The address logged in, when it is not the invited one.
     logged_in_as: Option<String>,
     error: Option<String>,
+    /// The login page, returning here.
+    login: String,
 }
 
 /// The page of a link that works, with `error` over the forms.
@@ -76,6 +78,9 @@ fn render<S: Store, C: Clock>(
             accept_csrf,
             logged_in_as,
             error,
+            login: super::public::login_returning_to(&format!(
+                "/dashboard/invitation?token={token}"
+            )),
         },
     )?;
     web.set_form_cookie(&mut response, fresh);

@@ -148,7 +148,8 @@ pub(super) fn log_in<S: Store, C: Clock>(
         ua.as_deref(),
     ) {
         Ok((_, secret)) => {
-            let mut response = redirect("/dashboard");
+            let next = public::return_path(form.text("next")).unwrap_or("/dashboard");
+            let mut response = redirect(next);
             web.set_session(&mut response, secret.expose());
             Ok(response)
         }
@@ -194,7 +195,11 @@ pub(super) fn second_step<S: Store, C: Clock>(
         req.client_ip,
         ua.as_deref(),
     ) {
-        Ok((_, secret)) => Ok(public::logged_in_after_second_step(web, secret.expose())),
+        Ok((_, secret)) => Ok(public::logged_in_after_second_step(
+            web,
+            req,
+            secret.expose(),
+        )),
         Err(e) => {
             let status = status_of(&e)?;
             let expired = e == PasskeyError::Expired;

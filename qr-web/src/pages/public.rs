@@ -284,6 +284,34 @@ fn existing_account_mail<S: Store, C: Clock>(web: &Web<S, C>, to: String) -> Mai
     })
 }
 
+/// The most bytes of a `next` path: an invitation's link (about 90) and room to spare.
+const MAX_NEXT_BYTES: usize = 512;
+
+/// Where a login returns to: a dashboard path given by the page that sent the browser to log in
+/// (an invitation's link), or the overview. Only this site's dashboard paths are followed, so a
+/// crafted login link cannot send a fresh session elsewhere (no scheme, no `//` host, no
+/// backslash, no control character).
+pub(super) fn return_path(raw: &str) -> Option<&str> {
+    let rest = raw.strip_prefix("/dashboard")?;
+    let well_formed = raw.len() <= MAX_NEXT_BYTES
+        && (rest.is_empty() || rest.starts_with('/') || rest.starts_with('?'))
+        && !raw.contains("//")
+        && !raw.contains('\\')
+        && !raw.chars().any(char::is_control);
+    well_formed.then_some(raw)
+}
+
+/// The login page's address returning to `next` afterwards.
+pub(super) fn login_returning_to(next: &str) -> String {
+    let encoded: String = url::form_urlencoded::byte_serialize(next.as_bytes()).collect();
+    format!("/dashboard/login?next={encoded}")
+}
+
+/// Where a finished login goes: `next` when it is a dashboard path, else the overview.
+fn after_login(next: &str) -> String {
+    return_path(next).unwrap_or("/dashboard").to_owned()
+}
+
 #[derive(Template)]
 #[template(path = "login.html")]
 struct LoginPage {
@@ -293,10 +321,12 @@ struct LoginPage {
     error: Option<String>,
     /// Whether the passkey login is offered (the server is a WebAuthn relying party).
     passkeys: bool,
+    /// Where to go after logging in (a checked dashboard path), empty for the overview.
+    next: String,
 }
 
 impl LoginPage {
-    fn new<S: Store, C: Clock>(web: &Web<S, C>, csrf: String) -> Self {
+    fn new<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest, csrf: String) -> Self {
         LoginPage {
             layout: Layout::public(
                 "Log in",
@@ -306,8 +336,19 @@ impl LoginPage {
             email: String::new(),
             error: None,
             passkeys: web.passkeys.is_some(),
+            next: next_of(req),
         }
     }
+}
+
+/// The checked `next` of a login request: the form's on a post, the address's on a page view.
+fn next_of(req: &WebRequest) -> String {
+    let raw = if req.is_post() {
+        req.form().text("next").to_owned()
+    } else {
+        req.query().text("next").to_owned()
+    };
+    return_path(&raw).unwrap_or_default().to_owned()
 }
 
 /// The login page again with a refusal of another way in (a passkey).
@@ -318,7 +359,7 @@ pub(super) fn login_refused<S: Store, C: Clock>(
     message: &str,
 ) -> Result<WebResponse, Failure> {
     let (csrf, fresh) = web.anonymous_csrf(req);
-    let mut form = LoginPage::new(web, csrf);
+    let mut form = LoginPage::new(web, req, csrf);
     form.error = Some(message.to_owned());
     let mut response = page(status, &form)?;
     web.set_form_cookie(&mut response, fresh);
@@ -331,7 +372,7 @@ pub(super) fn login<S: Store, C: Clock>(
 ) -> Result<WebResponse, Failure> {
     read_or_post(req)?;
     let (csrf, fresh) = web.anonymous_csrf(req);
-    let mut form = LoginPage::new(web, csrf);
+    let mut form = LoginPage::new(web, req, csrf);
     let mut status = StatusCode::OK;
     if req.is_post() {
         let fields = web.anonymous_form(req)?;
@@ -344,12 +385,18 @@ pub(super) fn login<S: Store, C: Clock>(
             ua.as_deref(),
         ) {
             Ok((_, secret)) => {
-                let mut response = redirect("/dashboard");
+                let mut response = redirect(&after_login(&form.next));
                 web.set_session(&mut response, secret.expose());
                 return Ok(response);
             }
             Err(LoginError::SecondFactorNeeded(pending)) => {
-                let mut response = redirect(SECOND_FACTOR_PATH);
+                let mut response = if form.next.is_empty() {
+                    redirect(SECOND_FACTOR_PATH)
+                } else {
+                    let encoded: String =
+                        url::form_urlencoded::byte_serialize(form.next.as_bytes()).collect();
+                    redirect(&format!("{SECOND_FACTOR_PATH}?next={encoded}"))
+                };
                 web.cookies.set(
                     &mut response,
                     PENDING_LOGIN,
@@ -370,7 +417,7 @@ pub(super) fn login<S: Store, C: Clock>(
             }
         }
     } else if web.session(req)?.is_some() {
-        return Ok(redirect("/dashboard"));
+        return Ok(redirect(&after_login(&form.next)));
     }
     let mut response = page(status, &form)?;
     web.set_form_cookie(&mut response, fresh);
@@ -393,10 +440,12 @@ struct SecondFactorPage {
     expired: bool,
     /// Whether a passkey is offered (the server is a WebAuthn relying party).
     passkeys: bool,
+    /// Where to go after logging in, carried from the login page.
+    next: String,
 }
 
 impl SecondFactorPage {
-    fn new<S: Store, C: Clock>(web: &Web<S, C>, csrf: String) -> Self {
+    fn new<S: Store, C: Clock>(web: &Web<S, C>, req: &WebRequest, csrf: String) -> Self {
         SecondFactorPage {
             layout: Layout::public(
                 "Two-factor login",
@@ -406,6 +455,7 @@ impl SecondFactorPage {
             error: None,
             expired: false,
             passkeys: web.passkeys.is_some(),
+            next: next_of(req),
         }
     }
 }
@@ -418,12 +468,14 @@ pub(super) fn pending_login<S: Store, C: Clock>(
     req.cookie(&web.cookies.name(PENDING_LOGIN))
 }
 
-/// The session a finished second step opened: its cookie set, the pending login's cleared.
+/// The session a finished second step opened: its cookie set, the pending login's cleared, on
+/// the way to the request's `next` or the overview.
 pub(super) fn logged_in_after_second_step<S: Store, C: Clock>(
     web: &Web<S, C>,
+    req: &WebRequest,
     secret: &str,
 ) -> WebResponse {
-    let mut response = redirect("/dashboard");
+    let mut response = redirect(&after_login(&next_of(req)));
     web.cookies.clear(&mut response, PENDING_LOGIN);
     web.set_session(&mut response, secret);
     response
@@ -439,7 +491,7 @@ pub(super) fn second_factor_refused<S: Store, C: Clock>(
     expired: bool,
 ) -> Result<WebResponse, Failure> {
     let (csrf, fresh) = web.anonymous_csrf(req);
-    let mut form = SecondFactorPage::new(web, csrf);
+    let mut form = SecondFactorPage::new(web, req, csrf);
     form.error = Some(message.to_owned());
     form.expired = expired;
     let mut response = page(status, &form)?;
@@ -461,7 +513,7 @@ pub(super) fn second_factor<S: Store, C: Clock>(
         return Ok(redirect("/dashboard/login"));
     };
     let (csrf, fresh) = web.anonymous_csrf(req);
-    let mut form = SecondFactorPage::new(web, csrf);
+    let mut form = SecondFactorPage::new(web, req, csrf);
     let mut status = StatusCode::OK;
     if req.is_post() {
         let fields = web.anonymous_form(req)?;
@@ -470,7 +522,7 @@ pub(super) fn second_factor<S: Store, C: Clock>(
             .service
             .finish_login(&pending, fields.text("code"), req.client_ip, ua.as_deref())
         {
-            Ok((_, secret)) => return Ok(logged_in_after_second_step(web, secret.expose())),
+            Ok((_, secret)) => return Ok(logged_in_after_second_step(web, req, secret.expose())),
             Err(SecondFactorError::Store(e)) => return Err(e.into()),
             Err(SecondFactorError::Random(e)) => return Err(Failure::Internal(e.to_string())),
             Err(e) => {
