@@ -126,7 +126,7 @@ pub enum LoginMethod {
     /// A passkey alone, instead of the password (the authenticator verified the person: a PIN
     /// or biometrics, so two factors in one).
     Passkey,
-    /// A verified identity from elsewhere (single sign-on), which opens a session itself.
+    /// A verified identity from elsewhere (single sign-on).
     External,
 }
 
@@ -273,32 +273,6 @@ impl<S: Store, C: Clock> Service<S, C> {
             )
         })?;
         Ok((user, secret))
-    }
-
-    /// Opens a session for a user whose identity was verified elsewhere (single sign-on),
-    /// showing `workspace` when they belong to it and it is active, else their first active
-    /// one; a `login.succeeded` entry in each of their workspaces. No second factor is asked:
-    /// the caller's provider authenticated the person (docs/api.md, "Single sign-on and the
-    /// second factor").
-    pub fn open_session(
-        &self,
-        user: &User,
-        workspace: Option<AccountId>,
-        client: Option<IpAddr>,
-        user_agent: Option<&str>,
-    ) -> Result<SessionSecret, LoginError> {
-        let now = self.clock.now();
-        self.store.write(|tx| {
-            open_session_in(
-                tx,
-                user,
-                workspace,
-                LoginMethod::External,
-                client,
-                user_agent,
-                now,
-            )
-        })
     }
 
     /// Refuses unchecked while the client address or the account typed is over its budget of
@@ -459,29 +433,10 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 }
 
-/// Records a new session of `user` showing `account` inside the write transaction `tx` that
-/// admitted them (a single sign-on completion), as [`Service::log_in`] records one.
-pub(crate) fn save_session_in(
-    tx: &mut dyn crate::store::WriteTx,
-    user: UserId,
-    account: AccountId,
-    now: chrono::DateTime<chrono::Utc>,
-    user_agent: Option<&str>,
-) -> Result<SessionSecret, LoginError> {
-    let secret = SessionSecret::generate()?;
-    tx.save_session(&Session {
-        hash: secret.hash(),
-        user_id: user,
-        account_id: Some(account),
-        created_at: now,
-        last_seen_at: now,
-        user_agent: user_agent_label(user_agent),
-    })?;
-    Ok(secret)
-}
-
 /// Saves a new session for `user` showing `workspace` when they belong to it and it is active,
-/// else their first active one, and appends `login.succeeded` to each of their workspaces.
+/// else their first active one, and appends `login.succeeded` (with `method`) to each of their
+/// workspaces: the one way every login (password, second step, passkey, single sign-on) opens a
+/// session, inside the transaction that admitted the user.
 pub(crate) fn open_session_in(
     tx: &mut dyn WriteTx,
     user: &User,

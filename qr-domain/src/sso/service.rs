@@ -22,7 +22,7 @@ use crate::audit::entry::{AuditAction, AuditObject, Change, ObjectKind};
 use crate::audit::service::record;
 use crate::clock::Clock;
 use crate::dashboard::session::SessionSecret;
-use crate::dashboard::sessions::{LoginError, save_session_in};
+use crate::dashboard::sessions::{LoginError, LoginMethod, open_session_in};
 use crate::domains::name::DomainName;
 use crate::error::StoreError;
 use crate::ids::{AccountId, UserId};
@@ -324,7 +324,6 @@ impl<S: Store, C: Clock> Service<S, C> {
                     m
                 }
             };
-            let secret = save_session_in(tx, user.id, account, now, user_agent)?;
             let caller = Caller::member(
                 account,
                 user.id,
@@ -343,14 +342,16 @@ impl<S: Store, C: Clock> Service<S, C> {
                     vec![role],
                 )?;
             }
-            let method = Change::shown("method", None, Some("single sign-on".to_owned()));
-            record(
+            // The session shows this workspace; `login.succeeded` goes to each of the user's
+            // workspaces, as every login's does.
+            let secret = open_session_in(
                 tx,
-                &caller,
+                &user,
+                Some(account),
+                LoginMethod::External,
+                client,
+                user_agent,
                 now,
-                AuditAction::LoginSucceeded,
-                AuditObject::new(ObjectKind::Workspace, account),
-                vec![method],
             )?;
             Ok(SsoLogin {
                 user,
