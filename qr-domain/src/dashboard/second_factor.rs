@@ -10,7 +10,7 @@ use crate::accounts::user::User;
 use crate::audit::entry::AuditAction;
 use crate::clock::Clock;
 use crate::dashboard::session::SessionSecret;
-use crate::dashboard::sessions::{LoginError, LoginMethod, open_session_in, record_login};
+use crate::dashboard::sessions::{LoginError, LoginMethod, admit_login, record_login};
 use crate::dashboard::token::{OneTimeToken, TokenPurpose, TokenSecret};
 use crate::error::StoreError;
 use crate::random::RandomError;
@@ -171,11 +171,7 @@ impl<S: Store, C: Clock> Service<S, C> {
             if let Some(factor) = &factor {
                 tx.put_two_factor(factor)?;
             }
-            match open_session_in(tx, &user, None, method, client, user_agent, now) {
-                Ok(secret) => Ok(Ok((user, secret))),
-                Err(LoginError::Store(e)) => Err(e),
-                Err(e) => Ok(Err(e.into())),
-            }
+            admit_login(tx, user, method, client, user_agent, now)
         })?
     }
 

@@ -433,6 +433,25 @@ impl<S: Store, C: Clock> Service<S, C> {
     }
 }
 
+/// Opens the session of a login admitted inside `tx` ([`open_session_in`], showing the user's
+/// first active workspace): the user and the session's secret, or the refusal the closure
+/// answers so the transaction still commits what it wrote (a user whose workspaces are all
+/// disabled); a store failure aborts the transaction.
+pub(crate) fn admit_login<E: From<LoginError>>(
+    tx: &mut dyn WriteTx,
+    user: User,
+    method: LoginMethod,
+    client: Option<IpAddr>,
+    user_agent: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Result<(User, SessionSecret), E>, StoreError> {
+    match open_session_in(tx, &user, None, method, client, user_agent, now) {
+        Ok(secret) => Ok(Ok((user, secret))),
+        Err(LoginError::Store(e)) => Err(e),
+        Err(e) => Ok(Err(e.into())),
+    }
+}
+
 /// Saves a new session for `user` showing `workspace` when they belong to it and it is active,
 /// else their first active one, and appends `login.succeeded` (with `method`) to each of their
 /// workspaces: the one way every login (password, second step, passkey, single sign-on) opens a

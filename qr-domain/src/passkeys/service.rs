@@ -20,7 +20,7 @@ use crate::dashboard::password;
 use crate::dashboard::second_factor::PendingLogin;
 use crate::dashboard::session::SessionSecret;
 use crate::dashboard::sessions::{
-    LoginError, LoginMethod, SessionContext, open_session_in, record_in_workspaces, record_login,
+    LoginError, LoginMethod, SessionContext, admit_login, record_in_workspaces, record_login,
 };
 use crate::dashboard::token::TokenPurpose;
 use crate::error::StoreError;
@@ -133,11 +133,54 @@ fn record_passkey_change(
     )
 }
 
+/// Who a passkey login is checked for, and where the attempt came from.
+struct LoginCheck<'a> {
+    user: &'a User,
+    client: Option<IpAddr>,
+    /// The account's key in the login throttles (its lowercased address).
+    by_account: String,
+    now: DateTime<Utc>,
+}
+
 /// The result of a transaction that commits what a refusal writes (the audit entry, a pending
 /// login put back) and still refuses: `Ok(Err(..))` from the closure.
 type Refusable<T> = Result<Result<T, PasskeyError>, StoreError>;
 
 impl<S: Store, C: Clock> Service<S, C> {
+    /// Has the verifier check an authentication answer against `candidates` (the user's
+    /// passkeys), storing the used passkey's new record and time. A refused answer is a
+    /// `login.failed` entry of the user and counts against the address and the account; a
+    /// verifier that cannot work is the server's failure, neither counted nor recorded.
+    fn verify_login(
+        &self,
+        tx: &mut dyn WriteTx,
+        verifier: &dyn PasskeyVerifier,
+        ceremony: &Ceremony,
+        response: &AuthenticatorResponse,
+        candidates: &[Passkey],
+        check: LoginCheck<'_>,
+    ) -> Refusable<()> {
+        match verifier.finish_authentication(&ceremony.state, response, candidates) {
+            Ok(verified) => {
+                tx.record_passkey_use(&verified.credential_id, &verified.data, check.now)?;
+                Ok(Ok(()))
+            }
+            Err(e @ VerifierError::Internal(_)) => Ok(Err(PasskeyError::Verifier(e))),
+            Err(_) => {
+                record_login(
+                    tx,
+                    check.user,
+                    check.client,
+                    check.now,
+                    AuditAction::LoginFailed,
+                    "passkey not verified",
+                )?;
+                self.count_login_failure(check.client, check.by_account);
+                Ok(Err(PasskeyError::NotAccepted))
+            }
+        }
+    }
+
     /// The user's passkeys, oldest first.
     pub fn passkeys(&self, user: UserId) -> Result<Vec<Passkey>, StoreError> {
         self.store.read(|tx| tx.passkeys_of(user))
@@ -346,39 +389,18 @@ impl<S: Store, C: Clock> Service<S, C> {
             if let Err(e) = self.login_throttled(client, &by_account) {
                 return Ok(Err(e.into()));
             }
-            let verified =
-                match verifier.finish_authentication(&ceremony.state, &response, &[passkey]) {
-                    Ok(v) => v,
-                    Err(VerifierError::Internal(detail)) => {
-                        return Ok(Err(PasskeyError::Verifier(VerifierError::Internal(detail))));
-                    }
-                    Err(_) => {
-                        record_login(
-                            tx,
-                            &user,
-                            client,
-                            now,
-                            AuditAction::LoginFailed,
-                            "passkey not verified",
-                        )?;
-                        self.count_login_failure(client, by_account);
-                        return Ok(Err(PasskeyError::NotAccepted));
-                    }
-                };
-            tx.record_passkey_use(&verified.credential_id, &verified.data, now)?;
-            match open_session_in(
-                tx,
-                &user,
-                None,
-                LoginMethod::Passkey,
+            let check = LoginCheck {
+                user: &user,
                 client,
-                user_agent,
+                by_account,
                 now,
-            ) {
-                Ok(secret) => Ok(Ok((user, secret))),
-                Err(LoginError::Store(e)) => Err(e),
-                Err(e) => Ok(Err(e.into())),
+            };
+            if let Err(refused) =
+                self.verify_login(tx, verifier, &ceremony, &response, &[passkey], check)?
+            {
+                return Ok(Err(refused));
             }
+            admit_login(tx, user, LoginMethod::Passkey, client, user_agent, now)
         })?
     }
 
@@ -450,41 +472,27 @@ impl<S: Store, C: Clock> Service<S, C> {
                 return Ok(Err(e.into()));
             }
             let passkeys = tx.passkeys_of(user.id)?;
-            let verified =
-                match verifier.finish_authentication(&ceremony.state, &response, &passkeys) {
-                    Ok(v) => v,
-                    Err(VerifierError::Internal(detail)) => {
-                        tx.insert_token(&login)?;
-                        return Ok(Err(PasskeyError::Verifier(VerifierError::Internal(detail))));
-                    }
-                    Err(_) => {
-                        record_login(
-                            tx,
-                            &user,
-                            client,
-                            now,
-                            AuditAction::LoginFailed,
-                            "passkey not verified",
-                        )?;
-                        tx.insert_token(&login)?;
-                        self.count_login_failure(client, by_account);
-                        return Ok(Err(PasskeyError::NotAccepted));
-                    }
-                };
-            tx.record_passkey_use(&verified.credential_id, &verified.data, now)?;
-            match open_session_in(
+            let check = LoginCheck {
+                user: &user,
+                client,
+                by_account,
+                now,
+            };
+            if let Err(refused) =
+                self.verify_login(tx, verifier, &ceremony, &response, &passkeys, check)?
+            {
+                // The pending login stays for another try until it expires.
+                tx.insert_token(&login)?;
+                return Ok(Err(refused));
+            }
+            admit_login(
                 tx,
-                &user,
-                None,
+                user,
                 LoginMethod::PasswordAndPasskey,
                 client,
                 user_agent,
                 now,
-            ) {
-                Ok(secret) => Ok(Ok((user, secret))),
-                Err(LoginError::Store(e)) => Err(e),
-                Err(e) => Ok(Err(e.into())),
-            }
+            )
         })?
     }
 }

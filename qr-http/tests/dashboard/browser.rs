@@ -169,6 +169,31 @@ async fn finder_becomes(browser: &Client, want: [u8; 3]) {
     }
 }
 
+/// Clicks the element with `id` once it is there.
+pub(crate) async fn click(browser: &Client, id: &str) {
+    browser
+        .wait()
+        .for_element(Locator::Id(id))
+        .await
+        .unwrap_or_else(|e| panic!("no #{id}: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Logs in on the login page with a password, in a browser without cookies; lands wherever the
+/// server sends it (the overview, or the second step).
+pub(crate) async fn password_login(browser: &Client, base: &str, email: &str, password: &str) {
+    browser.delete_all_cookies().await.unwrap();
+    browser
+        .goto(&format!("{base}/dashboard/login"))
+        .await
+        .unwrap();
+    fill(browser, "email", email).await;
+    fill(browser, "password", password).await;
+    submit(browser, "/dashboard/login").await;
+}
+
 pub(crate) async fn submit(browser: &Client, form_action: &str) {
     browser
         .wait()

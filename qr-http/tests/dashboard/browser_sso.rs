@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use fantoccini::{Client, Locator};
 
-use crate::browser::{Camera, expect_text, fill, open_chromium, submit, which};
+use crate::browser::{Camera, expect_text, fill, open_chromium, password_login, submit, which};
 use crate::sso::{APP_SECRET, provider_for, sso_server};
 
 /// On the settings page as the owner: the provider at `issuer`, the client `app`, people of
@@ -113,13 +113,13 @@ async fn an_sso_login_in_chromium_lands_in_the_workspace_with_the_default_role()
     let browser = chromium.browser.clone();
 
     // The owner logs in with the password and sets the provider up.
-    browser
-        .goto(&format!("{base}/dashboard/login"))
-        .await
-        .unwrap();
-    fill(&browser, "email", "owner@corp.test").await;
-    fill(&browser, "password", crate::common::web::PASSWORD).await;
-    submit(&browser, "/dashboard/login").await;
+    password_login(
+        &browser,
+        &base,
+        "owner@corp.test",
+        crate::common::web::PASSWORD,
+    )
+    .await;
     expect_text(&browser, "h1", "Overview").await;
     set_up_sso(
         &browser,

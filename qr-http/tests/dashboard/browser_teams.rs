@@ -14,7 +14,9 @@ use qr_domain::chrono::{Duration, Utc};
 use qr_domain::dashboard::totp::TotpSecret;
 use serde_json::json;
 
-use crate::browser::{Camera, expect_text, fill, open_chromium, submit, which};
+use crate::browser::{
+    Camera, click, expect_text, fill, open_chromium, password_login, submit, which,
+};
 use crate::browser_sso::{set_up_sso, sign_in_with_sso};
 use crate::common::web::{PASSWORD, customer, set_plan, start_at_localhost};
 use crate::common::{TestServer, decode_png};
@@ -55,18 +57,6 @@ impl WebDriverCompatibleCommand for AddVirtualAuthenticator {
     }
 }
 
-/// Logs in on the login page with a password; lands wherever the server sends the browser.
-async fn password_login(browser: &Client, base: &str, email: &str, password: &str) {
-    browser.delete_all_cookies().await.unwrap();
-    browser
-        .goto(&format!("{base}/dashboard/login"))
-        .await
-        .unwrap();
-    fill(browser, "email", email).await;
-    fill(browser, "password", password).await;
-    submit(browser, "/dashboard/login").await;
-}
-
 /// On the security page: begins enrolment, reads the key, checks the QR code on the page says the
 /// same, confirms with the app's current code; answers the key.
 async fn enrol_totp(browser: &Client, s: &TestServer, base: &str, camera: &Camera) -> TotpSecret {
@@ -74,13 +64,7 @@ async fn enrol_totp(browser: &Client, s: &TestServer, base: &str, camera: &Camer
         .goto(&format!("{base}/dashboard/account/security"))
         .await
         .unwrap();
-    browser
-        .find(Locator::Id("totp-begin"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(browser, "totp-begin").await;
     let shown = expect_text(browser, "#totp-secret", "").await;
     let secret = TotpSecret::parse_base32(shown.trim()).unwrap();
     // The QR code as the browser received it reads back to the same key.
@@ -157,13 +141,7 @@ async fn a_team_in_chromium_invitations_roles_two_factor_passkeys_and_single_sig
         .click()
         .await
         .unwrap();
-    browser
-        .find(Locator::Id("invite-send"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "invite-send").await;
     expect_text(&browser, "main", MEMBER).await;
     camera.snap(&browser, "teams-invited").await;
 
@@ -174,13 +152,7 @@ async fn a_team_in_chromium_invitations_roles_two_factor_passkeys_and_single_sig
     browser.goto(&format!("{base}{path}")).await.unwrap();
     camera.snap(&browser, "teams-invitation").await;
     fill(&browser, "invitation-password", MEMBER_PASSWORD).await;
-    browser
-        .find(Locator::Id("invitation-signup"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "invitation-signup").await;
     let line = expect_text(&browser, "header", " · ").await;
     assert!(line.contains("Member"), "{line}");
 
@@ -209,13 +181,7 @@ async fn a_team_in_chromium_invitations_roles_two_factor_passkeys_and_single_sig
         .goto(&format!("{base}/dashboard/account/security"))
         .await
         .unwrap();
-    browser
-        .find(Locator::Id("require-2fa"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "require-2fa").await;
     submit(&browser, "/dashboard/account/security/require").await;
     expect_text(&browser, ".notice", "must now use two-factor login").await;
 
@@ -243,13 +209,7 @@ async fn a_team_in_chromium_invitations_roles_two_factor_passkeys_and_single_sig
         .await
         .unwrap();
     fill(&browser, "passkey-name", "Laptop").await;
-    browser
-        .find(Locator::Id("passkey-add"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "passkey-add").await;
     expect_text(&browser, ".notice", "Passkey added").await;
     expect_text(&browser, "#passkeys-table", "Laptop").await;
     camera.snap(&browser, "teams-passkey-added").await;
@@ -261,13 +221,7 @@ async fn a_team_in_chromium_invitations_roles_two_factor_passkeys_and_single_sig
         .await
         .unwrap();
     camera.snap(&browser, "teams-login").await;
-    browser
-        .find(Locator::Id("passkey-login"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "passkey-login").await;
     let line = expect_text(&browser, "header", " · ").await;
     assert!(line.contains(MEMBER), "{line}");
     expect_text(&browser, "h1", "Overview").await;
@@ -275,13 +229,7 @@ async fn a_team_in_chromium_invitations_roles_two_factor_passkeys_and_single_sig
     // And as the second step after the password.
     password_login(&browser, &base, MEMBER, MEMBER_PASSWORD).await;
     expect_text(&browser, "h1", "Two-factor login").await;
-    browser
-        .find(Locator::Id("passkey-second-factor"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "passkey-second-factor").await;
     expect_text(&browser, "h1", "Overview").await;
     browser
         .goto(&format!("{base}/dashboard/account/security"))
