@@ -3,7 +3,7 @@
 //! What crosses the seam is text: the options the page hands to `navigator.credentials`
 //! (WebAuthn Level 3's JSON forms, base64url without padding), the browser's answer (the
 //! credential's `toJSON()`), and two records the store keeps without reading them: a ceremony's
-//! state ([`State`], tagged by kind so an answer to one kind never finishes another) and a
+//! state (tagged by kind so an answer to one kind never finishes another) and a
 //! passkey's credential (webauthn-rs's `Passkey`: public key, algorithm, counter, flags).
 #![forbid(unsafe_code)]
 
