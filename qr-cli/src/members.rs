@@ -1,12 +1,15 @@
-//! `qr members` and `qr workspaces`: the operator lists a workspace's members, adds existing users, changes roles, removes members and hands a workspace over; and lists the workspaces a user belongs to.
+//! `qr members` and `qr workspaces`: the operator lists a workspace's members, adds existing users, changes roles, removes members, hands a workspace over, invites addresses (printing the invitation's link), lists and revokes invitations; and lists the workspaces a user belongs to.
 
 use std::io::Write;
 
+use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand};
 use qr_domain::accounts::caller::Caller;
+use qr_domain::accounts::invitations::{Invitation, InvitationError};
 use qr_domain::accounts::members::MemberError;
 use qr_domain::accounts::permissions::MemberRole;
 use qr_domain::accounts::user::{Membership, User};
+use qr_domain::ids::InvitationId;
 use qr_domain::{Account, Email};
 use serde_json::{Value, json};
 
@@ -86,6 +89,49 @@ enum MembersCommand {
         #[arg(long, value_parser = db::parse_email)]
         email: String,
     },
+    /// Invites an address to a workspace with a role (admin, member or viewer), within the
+    /// plan's seats, and prints the invitation's link (it works 7 days, once, for that address).
+    /// No mail is sent: the operator passes the link on.
+    Invite {
+        /// The invited address (a user or not: the link lets them sign up).
+        address: String,
+        /// The workspace's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// The invitee's role: admin, member or viewer.
+        #[arg(long, default_value = "member", value_parser = parse_role)]
+        role: MemberRole,
+        /// The public address of the service, as `qr serve --base-url` has it.
+        #[arg(
+            long,
+            env = "QR_BASE_URL",
+            value_name = "URL",
+            default_value = "http://127.0.0.1:8080"
+        )]
+        base_url: String,
+        /// Print the invitation and its link as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Lists a workspace's invitations, oldest first; expired ones stay listed (holding no seat)
+    /// until revoked.
+    Invitations {
+        /// The workspace's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+        /// Print `{"invitations": [...]}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revokes an invitation: its link stops working at once and its seat is free.
+    Revoke {
+        /// The invitation's id, as `qr members invitations` lists it.
+        #[arg(value_name = "INVITATION_ID", value_parser = parse_invitation_id)]
+        invitation: InvitationId,
+        /// The workspace's e-mail address.
+        #[arg(long, value_parser = db::parse_email)]
+        email: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -104,6 +150,13 @@ enum WorkspacesCommand {
 /// A role as the flags take it.
 fn parse_role(raw: &str) -> Result<MemberRole, String> {
     raw.parse()
+}
+
+/// An invitation's id as the flags take it; a malformed one is a usage error (exit code 2).
+fn parse_invitation_id(raw: &str) -> Result<InvitationId, String> {
+    raw.trim()
+        .parse()
+        .map_err(|e| format!("not an invitation id: {e}"))
 }
 
 /// Runs `qr members`.
@@ -175,6 +228,79 @@ pub fn run_members(args: MembersArgs, out: &mut dyn Write) -> anyhow::Result<()>
             eprintln!("qr: {} now owns the workspace {}", user.email, account.id);
             Ok(())
         }
+        MembersCommand::Invite {
+            address,
+            email,
+            role,
+            base_url,
+            json,
+        } => {
+            let account = db::account_by_email(&service, &email)?;
+            let (invitation, secret) = service
+                .invite(&Caller::operator(account.id), &address, role)
+                .map_err(invitation_refusal)?;
+            // The same link as the dashboard's invitation mail has.
+            let link = format!(
+                "{}/dashboard/invitation?token={}",
+                base_url.trim_end_matches('/'),
+                secret.expose()
+            );
+            if json {
+                let mut view = invitation_json(&invitation, service.now());
+                view["link"] = Value::String(link);
+                return output::write_json(out, &view);
+            }
+            eprintln!(
+                "qr: invited {} to {} as {} until {}; send them this link:",
+                invitation.email,
+                account.email,
+                invitation.role,
+                output::time(invitation.expires_at)
+            );
+            writeln!(out, "{link}")?;
+            Ok(())
+        }
+        MembersCommand::Invitations { email, json } => {
+            let account = db::account_by_email(&service, &email)?;
+            let invitations = service
+                .invitations(&Caller::operator(account.id))
+                .map_err(invitation_refusal)?;
+            let now = service.now();
+            if json {
+                let list: Vec<Value> = invitations
+                    .iter()
+                    .map(|i| invitation_json(i, now))
+                    .collect();
+                return output::write_json(out, &json!({ "invitations": list }));
+            }
+            let mut table = Table::new(&["ID", "E-MAIL", "ROLE", "INVITED", "EXPIRES"]);
+            for i in &invitations {
+                let expires = if i.is_expired(now) {
+                    format!("{} (expired)", output::time(i.expires_at))
+                } else {
+                    output::time(i.expires_at)
+                };
+                table.row(vec![
+                    i.id.to_string(),
+                    i.email.to_string(),
+                    i.role.to_string(),
+                    output::time(i.created_at),
+                    expires,
+                ]);
+            }
+            Ok(table.write(out)?)
+        }
+        MembersCommand::Revoke { invitation, email } => {
+            let account = db::account_by_email(&service, &email)?;
+            let revoked = service
+                .revoke_invitation(&Caller::operator(account.id), invitation)
+                .map_err(invitation_refusal)?;
+            eprintln!(
+                "qr: the invitation of {} to {} is revoked; its link no longer works",
+                revoked.email, account.email
+            );
+            Ok(())
+        }
     }
 }
 
@@ -223,6 +349,18 @@ fn member_json(m: &Membership, u: &User) -> Value {
     })
 }
 
+/// An invitation as `invite --json` and `invitations --json` print it (`expired` as of `now`).
+fn invitation_json(i: &Invitation, now: DateTime<Utc>) -> Value {
+    json!({
+        "id": i.id,
+        "email": i.email.as_str(),
+        "role": i.role.as_str(),
+        "invitedAt": i.created_at,
+        "expiresAt": i.expires_at,
+        "expired": i.is_expired(now),
+    })
+}
+
 fn workspace_json(a: &Account, m: &Membership) -> Value {
     json!({
         "id": a.id,
@@ -257,6 +395,16 @@ fn print_member(
 fn refusal(e: MemberError) -> anyhow::Error {
     match e {
         MemberError::Email(_) => crate::error::usage(e.to_string()),
+        other => anyhow::Error::new(other),
+    }
+}
+
+/// An invitation refused by the data (exit code 1: seats taken, owner role, member or invited
+/// already, not found), or a wrong command line (exit code 2: an invalid address); the domain's
+/// message either way.
+fn invitation_refusal(e: InvitationError) -> anyhow::Error {
+    match e {
+        InvitationError::Email(_) => crate::error::usage(e.to_string()),
         other => anyhow::Error::new(other),
     }
 }
