@@ -946,10 +946,10 @@ pub fn service_passkey_second_step<S: Store>(store: S) {
     );
     assert_eq!(
         begin(pending.expose()).map(|_| ()),
-        Err(PasskeyError::Expired),
+        Err(PasskeyError::LoginExpired),
         "a pending login is single use"
     );
-    assert_eq!(begin("forged").map(|_| ()), Err(PasskeyError::Expired));
+    assert_eq!(begin("forged").map(|_| ()), Err(PasskeyError::LoginExpired));
 
     // A code is a wrong code for a user whose only second factor is a passkey.
     let pending = pending_of("ann@example.com");
@@ -962,7 +962,8 @@ pub fn service_passkey_second_step<S: Store>(store: S) {
     let (token, _) = begin(pending.expose()).expect("begin");
     finish(pending.expose(), token.expose(), &anns(true)).expect("signed in");
 
-    // The second step's ceremony lasts five minutes (the pending login as long).
+    // The second step's ceremony lasts five minutes, and the pending login as long: past
+    // them the password is asked again.
     let pending = pending_of("bob@example.com");
     let (token, _) = begin(pending.expose()).expect("begin");
     clock.advance(CEREMONY_LIFETIME);
@@ -972,7 +973,7 @@ pub fn service_passkey_second_step<S: Store>(store: S) {
             token.expose(),
             &answer(&phone.credential_id, Some(bob.user.id), true)
         ),
-        Err(PasskeyError::Expired)
+        Err(PasskeyError::LoginExpired)
     );
 
     // A user with an authenticator app and no passkey.

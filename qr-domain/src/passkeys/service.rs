@@ -37,6 +37,10 @@ pub enum PasskeyError {
     /// someone else.
     #[error("this passkey request has expired; try again")]
     Expired,
+    /// A second step's pending login is gone (finished, expired, or never begun): the password
+    /// is asked again.
+    #[error("this login has expired; enter your e-mail address and password again")]
+    LoginExpired,
     /// The answer did not verify, or names no passkey of the account (one message for both, so
     /// the answer says nothing about which passkeys exist).
     #[error("that passkey was not accepted; use a passkey you added to your account here")]
@@ -92,7 +96,7 @@ impl From<LoginError> for PasskeyError {
             LoginError::Disabled => PasskeyError::Disabled,
             LoginError::Random(e) => PasskeyError::Random(e),
             LoginError::Store(e) => PasskeyError::Store(e),
-            LoginError::Invalid | LoginError::SecondFactorNeeded(_) => PasskeyError::Expired,
+            LoginError::Invalid | LoginError::SecondFactorNeeded(_) => PasskeyError::LoginExpired,
         }
     }
 }
@@ -412,17 +416,17 @@ impl<S: Store, C: Clock> Service<S, C> {
         pending: &str,
     ) -> Result<(CeremonyToken, ChallengeOptions), PasskeyError> {
         let Some(pending) = PendingLogin::parse(pending) else {
-            return Err(PasskeyError::Expired);
+            return Err(PasskeyError::LoginExpired);
         };
         let now = self.clock.now();
         let hash = pending.hash();
         let (user, passkeys) = self.store.write(|tx| {
             let Some(token) = tx.take_token(&hash)? else {
-                return Err(PasskeyError::Expired);
+                return Err(PasskeyError::LoginExpired);
             };
             tx.insert_token(&token)?;
             if token.purpose != TokenPurpose::SecondFactor || token.expires_at <= now {
-                return Err(PasskeyError::Expired);
+                return Err(PasskeyError::LoginExpired);
             }
             Ok((token.user_id, tx.passkeys_of(token.user_id)?))
         })?;
@@ -449,7 +453,7 @@ impl<S: Store, C: Clock> Service<S, C> {
     ) -> Result<(User, SessionSecret), PasskeyError> {
         let response = AuthenticatorResponse::parse(response)?;
         let Some(pending) = PendingLogin::parse(pending) else {
-            return Err(PasskeyError::Expired);
+            return Err(PasskeyError::LoginExpired);
         };
         let now = self.clock.now();
         let hash = pending.hash();
@@ -457,14 +461,14 @@ impl<S: Store, C: Clock> Service<S, C> {
             let ceremony = self.take_ceremony(tx, token, CeremonyPurpose::SecondFactor)?;
             let login = match tx.take_token(&hash)? {
                 Some(t) if t.purpose == TokenPurpose::SecondFactor && t.expires_at > now => t,
-                _ => return Ok(Err(PasskeyError::Expired)),
+                _ => return Ok(Err(PasskeyError::LoginExpired)),
             };
             let Some(ceremony) = ceremony.filter(|c| c.user_id == Some(login.user_id)) else {
                 tx.insert_token(&login)?;
                 return Ok(Err(PasskeyError::Expired));
             };
             let Some(user) = tx.user(login.user_id)? else {
-                return Ok(Err(PasskeyError::Expired));
+                return Ok(Err(PasskeyError::LoginExpired));
             };
             let by_account = user.email.as_str().to_ascii_lowercase();
             if let Err(e) = self.login_throttled(client, &by_account) {

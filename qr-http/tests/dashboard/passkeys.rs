@@ -258,6 +258,27 @@ async fn the_second_steps_challenge_needs_a_pending_login_and_a_passkey() {
         )
         .await;
     assert!(refusal(&r, 409).contains("no passkey"));
+    // An answer to a ceremony that is not this login's: refused, and the page keeps the pending
+    // login's forms (only a gone pending login asks for the password again).
+    let step = c.get("/dashboard/login/second-factor").await.text();
+    let refused = c
+        .post(
+            "/dashboard/login/second-factor/passkey",
+            &[
+                (
+                    "csrf",
+                    &csrf_of_form(&step, "/dashboard/login/second-factor/passkey"),
+                ),
+                ("ceremony", &"0".repeat(64)),
+                ("response", "{}"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, 401, "{}", refused.text());
+    let html = refused.text();
+    let shown = element_text(&html, "second-factor-error").unwrap();
+    assert!(shown.contains("passkey request has expired"), "{shown}");
+    assert!(html.contains("id=\"second-factor-code\""), "{html}");
     // The pending login is untouched: the app's next code still finishes it.
     s.clock.set(s.clock.now() + Duration::seconds(30));
     let done = second_factor(&mut c, &code_now(&s, &secret)).await;

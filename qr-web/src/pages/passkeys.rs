@@ -22,7 +22,9 @@ fn status_of(e: &PasskeyError) -> Result<StatusCode, Failure> {
         PasskeyError::Verifier(e) => return Err(Failure::Internal(e.to_string())),
         PasskeyError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
         PasskeyError::Disabled | PasskeyError::WrongPassword => StatusCode::FORBIDDEN,
-        PasskeyError::NotAccepted | PasskeyError::Expired => StatusCode::UNAUTHORIZED,
+        PasskeyError::NotAccepted | PasskeyError::Expired | PasskeyError::LoginExpired => {
+            StatusCode::UNAUTHORIZED
+        }
         PasskeyError::NotFound => StatusCode::NOT_FOUND,
         PasskeyError::TooMany | PasskeyError::AlreadyAdded | PasskeyError::NoPasskey => {
             StatusCode::CONFLICT
@@ -202,7 +204,9 @@ pub(super) fn second_step<S: Store, C: Clock>(
         )),
         Err(e) => {
             let status = status_of(&e)?;
-            let expired = e == PasskeyError::Expired;
+            // Only a gone pending login asks for the password again; an expired ceremony
+            // leaves the pending login for another try.
+            let expired = e == PasskeyError::LoginExpired;
             public::second_factor_refused(web, req, status, &capitalised(&e.to_string()), expired)
         }
     }
