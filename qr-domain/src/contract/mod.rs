@@ -372,7 +372,10 @@ mod tests {
             "designs" => include_str!("../designs/contract.rs"),
             "audit" => include_str!("../audit/contract.rs"),
             "sso" => include_str!("../sso/contract.rs"),
-            "passkeys" => include_str!("../passkeys/contract.rs"),
+            "passkeys" => concat!(
+                include_str!("../passkeys/contract.rs"),
+                include_str!("../passkeys/contract/service.rs")
+            ),
             "store" => include_str!("store.rs"),
             other => panic!("contract_suite! names {other}: add its source here"),
         }
